@@ -1,0 +1,25 @@
+// The shape every `toolgate` subcommand has. Commands get their I/O injected so tests can run them
+// in-process and the real binary wires them to the process.
+
+export interface CliIO {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  stdin: NodeJS.ReadableStream;
+  /** True only when a person can answer prompts. */
+  isTTY: boolean;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+/** Exit codes of DESIGN §7: 0 success, 1 the result is an error, 2 usage or configuration error. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+export interface Command {
+  /** Words that select it, e.g. ['call'] or ['policy', 'explain']. */
+  path: string[];
+  summary: string;
+  /** Full `--help` text. */
+  help: string;
+  run(argv: string[], io: CliIO): Promise<ExitCode>;
+}

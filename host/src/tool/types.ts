@@ -1,0 +1,116 @@
+// The shared vocabulary of toolgate: every other folder speaks in these types.
+
+/** A JSON value. Canonical tool values, arguments and structured content are JSON. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+/** A JSON Schema document (draft 2020-12 subset); kept as plain JSON so it can be exported as is. */
+export type JsonSchema = JsonObject;
+
+export type ContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'image'; data: string; mimeType: string };
+
+/** Stable error codes: callers (scripts, agents, tests) match on these, never on messages. */
+export const ERROR_CODES = [
+  'UNKNOWN_TOOL',
+  'INVALID_ARGS',
+  'DENIED',
+  'GUARD_DENIED',
+  'APPROVAL_DENIED',
+  'BLOCKED',
+  'TIMEOUT',
+  'ABORTED',
+  'ABORTED_BEFORE_DISPATCH',
+  'TOOL_ERROR',
+  'INVALID_OUTPUT',
+  'OUTPUT_TOO_LARGE',
+  'LISTENER_ERROR',
+  'RATE_LIMITED',
+  'SANDBOX_ERROR',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** The result of one call: what `--json` prints and what MCP carries (DESIGN §3). */
+export interface ToolResult {
+  isError: boolean;
+  content: ContentBlock[];
+  structuredContent?: Json;
+  error?: { code: ErrorCode; message: string };
+  meta?: JsonObject;
+}
+
+/** How a tool's canonical value becomes model-facing content. */
+export type OutputRender = 'json' | 'text' | { template: string };
+
+/** MCP tool annotations (hints only; policies may act on them). */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** What a tool may touch, as the host sees it. Policies ask by capability (network, fs-write, secrets). */
+export interface ToolCapabilities {
+  allowedHosts: string[];
+  allowedPaths: Record<string, { host: string; mode: 'ro' | 'rw' }>;
+  secrets: string[];
+  maxPages?: number;
+  timeoutMs?: number;
+  maxOutputBytes?: number;
+}
+
+/**
+ * The immutable identity of one call. Arguments are deep-frozen before any listener sees them.
+ * Only tools/execute wrappers may replace `signal` (on their own copy); nothing may change the rest.
+ */
+export interface ExecIdentity {
+  readonly callId: string;
+  readonly name: string;
+  readonly arguments: Readonly<JsonObject>;
+  readonly agent?: string;
+  readonly token?: string;
+  readonly signal: AbortSignal;
+}
+
+/** One parameter in the defineTool DSL; compiles to JSON Schema. */
+export interface ParamSpec {
+  type: 'string' | 'number' | 'integer' | 'boolean' | 'array' | 'object';
+  required?: boolean;
+  description?: string;
+  enum?: Json[];
+  default?: Json;
+  items?: ParamSpec;
+  properties?: Record<string, ParamSpec>;
+}
+export type ParamsSpec = Record<string, ParamSpec>;
+
+/**
+ * What a tool author (native or via a manifest) hands to the registry. Only name, description,
+ * the parameter schema, title, annotations and output schema are ever shown to a model.
+ */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  title?: string;
+  /** The DSL; exactly one of `parameters` and `inputSchema` may be given (neither = no arguments). */
+  parameters?: ParamsSpec;
+  inputSchema?: JsonSchema;
+  /** Whether arguments not in the schema are accepted. Default false: unknown keys are refused. */
+  allowUnknownArguments?: boolean;
+  output?: { schema?: JsonSchema; render?: OutputRender };
+  /** Returns the canonical value. Throw ToolFailure to report a specific code. */
+  execute(args: Readonly<JsonObject>, exec: ExecIdentity): Promise<Json> | Json;
+  /** Synchronous, content only; runs exactly once on every result. undefined keeps content. */
+  finalizeContent?(content: ContentBlock[], result: Readonly<ToolResult>): ContentBlock[] | undefined;
+  timeoutMs?: number;
+  annotations?: ToolAnnotations;
+  /** Host-only facts policies act on (never shown to a model). */
+  capabilities?: ToolCapabilities;
+  /** Audit records keep a digest of the arguments instead of the arguments. */
+  sensitiveArguments?: boolean;
+  /** Releases what the tool holds (a sandbox pool) when it is unregistered. */
+  dispose?(): Promise<void> | void;
+}
