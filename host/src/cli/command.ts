@@ -9,6 +9,8 @@ export interface CliIO {
   isTTY: boolean;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** Aborted when the user interrupts (Ctrl-C); commands pass it on as the call's signal. */
+  signal?: AbortSignal;
 }
 
 /** Exit codes of DESIGN §7: 0 success, 1 the result is an error, 2 usage or configuration error. */

@@ -1,0 +1,134 @@
+// `toolgate call <tool>`: one call through the whole pipeline, for people and scripts.
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { ToolResult } from '../../tool/index.js';
+import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
+import { UsageError } from '../usage.js';
+
+const HELP = `Usage: toolgate call <tool> [--args JSON | --args-file FILE] [--manifests DIR]...
+                    [--policies DIR] [--json] [--agent NAME]
+
+Runs one call of <tool> through the policy pipeline and prints its content.
+
+Options:
+  --args JSON         the arguments, a JSON object (default {})
+  --args-file FILE    read the arguments from FILE ('-' for stdin)
+  --manifests DIR     folder of tool manifests (repeatable; default ./manifests and the store)
+  --policies DIR      policy set to apply (default ./policies when present)
+  --json              print the whole result (ToolResult) as one line of JSON
+  --agent NAME        the agent this call is made for (policies may act on it)
+  -h, --help          show this help
+
+Exit status: 0 the result is not an error, 1 it is, 2 usage or configuration error.`;
+
+interface CallFlags {
+  tool: string;
+  argsText: string | undefined;
+  argsFrom: string;
+  manifests: string[];
+  policies: string | undefined;
+  json: boolean;
+  agent: string | undefined;
+}
+
+function parse(argv: string[]): CallFlags {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        args: { type: 'string' },
+        'args-file': { type: 'string' },
+        manifests: { type: 'string', multiple: true },
+        policies: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        agent: { type: 'string' },
+      },
+    });
+  } catch (err) {
+    throw new UsageError(`${err instanceof Error ? err.message : String(err)}\nRun 'toolgate call --help' for usage.`);
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length !== 1 || positionals[0] === undefined) {
+    throw new UsageError(`expected exactly one tool name, got ${positionals.length}\nRun 'toolgate call --help' for usage.`);
+  }
+  if (values.args !== undefined && values['args-file'] !== undefined) {
+    throw new UsageError('give either --args or --args-file, not both');
+  }
+  return {
+    tool: positionals[0],
+    argsText: values.args,
+    argsFrom: values['args-file'] ?? '',
+    manifests: values.manifests ?? [],
+    policies: values.policies,
+    json: values.json === true,
+    agent: values.agent,
+  };
+}
+
+async function readArgs(flags: CallFlags, io: CliIO): Promise<unknown> {
+  let text = flags.argsText;
+  let flag = '--args';
+  if (flags.argsFrom !== '') {
+    flag = `--args-file ${flags.argsFrom}`;
+    try {
+      text = flags.argsFrom === '-' ? await readStream(io.stdin) : await readFile(resolve(io.cwd, flags.argsFrom), 'utf8');
+    } catch (err) {
+      throw new UsageError(`--args-file: cannot read ${flags.argsFrom}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  if (text === undefined) return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new UsageError(`${flag}: not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Content as a person reads it: text blocks as is, images as a one-line note. */
+export function contentText(result: ToolResult): string {
+  return result.content
+    .map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}, ${b.data.length} base64 chars]`))
+    .join('\n');
+}
+
+export const callCommand: Command = {
+  path: ['call'],
+  summary: 'call one tool through the policy pipeline and print the result',
+  help: HELP,
+  async run(argv: string[], io: CliIO): Promise<ExitCode> {
+    const flags = parse(argv);
+    const args = await readArgs(flags, io);
+    const { createRuntime } = await import('../runtime.js');
+    const runtime = await createRuntime({
+      io,
+      manifests: flags.manifests,
+      ...(flags.policies !== undefined ? { policies: flags.policies } : {}),
+    });
+    try {
+      const result = await runtime.pipeline.call(flags.tool, args, {
+        ...(flags.agent !== undefined ? { agent: flags.agent } : {}),
+        ...(io.signal !== undefined ? { signal: io.signal } : {}),
+      });
+      if (flags.json) {
+        io.stdout(`${JSON.stringify(result)}\n`);
+      } else {
+        const text = contentText(result);
+        if (text !== '') io.stdout(`${text}\n`);
+        if (result.isError) io.stderr(`toolgate call: ${flags.tool} failed (${result.error?.code ?? 'error'})\n`);
+      }
+      return result.isError ? EXIT.failed : EXIT.ok;
+    } finally {
+      await runtime.dispose();
+    }
+  },
+};

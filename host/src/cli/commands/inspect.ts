@@ -1,0 +1,146 @@
+// `toolgate inspect <tool>`: everything a person should know before letting an agent call a tool,
+// read from its manifest without running the module.
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  describeCapabilities,
+  formatDuration,
+  inputSchemaOf,
+  loadManifestDirs,
+  type LoadedManifest,
+  type ManifestError,
+} from '../../manifest/index.js';
+import type { JsonObject } from '../../tool/index.js';
+import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
+
+const HELP = `Usage: toolgate inspect <tool> [--manifests DIR]... [--json]
+
+Shows a tool's description, input schema, output schema and rendering, annotations, module
+(path, entry, sha256) and capabilities in plain words. The module is read and its sha256 checked,
+but never run.
+
+Options:
+  --manifests DIR   folder of tool manifests (repeatable; default ./manifests)
+  --json            print one JSON object instead of text
+  -h, --help        show this help
+
+Exit status: 0 shown, 2 when the tool is not found, a manifest failed to load, or usage is wrong.`;
+
+function indent(text: string, by: string): string {
+  return text
+    .split('\n')
+    .map((l) => (l === '' ? l : by + l))
+    .join('\n');
+}
+
+/** The JSON form of `--json`; the text form prints the same facts. */
+export function inspectReport(loaded: LoadedManifest): JsonObject {
+  const m = loaded.manifest;
+  const caps = m.capabilities;
+  const report: JsonObject = {
+    name: m.name,
+    version: m.version,
+    description: m.description,
+    manifest: loaded.file,
+    module: { path: loaded.modulePath, entry: m.module.entry, sha256: loaded.sha256, pinned: m.module.sha256 !== undefined },
+    inputSchema: inputSchemaOf(m, loaded.file),
+    output: { render: m.output.render, encoding: m.output.encoding, ...(m.output.schema !== undefined ? { schema: m.output.schema } : {}) },
+    annotations: { ...(m.annotations ?? {}) },
+    capabilities: {
+      allowedHosts: [...caps.allowed_hosts],
+      allowedPaths: structuredClone(loaded.allowedPaths),
+      maxPages: caps.memory.max_pages,
+      maxHttpResponseBytes: caps.memory.max_http_response_bytes,
+      timeoutMs: caps.timeout_ms,
+      maxOutputBytes: caps.max_output_bytes,
+      maxInputBytes: caps.max_input_bytes,
+      configKeys: Object.keys(caps.config),
+      secrets: [...caps.secrets],
+    },
+    capabilityDescription: describeCapabilities(m),
+  };
+  if (m.pool !== undefined) report['pool'] = { ...m.pool };
+  return report;
+}
+
+function textReport(loaded: LoadedManifest): string {
+  const m = loaded.manifest;
+  const out: string[] = [];
+  const title = m.annotations?.title;
+  out.push(`${m.name} ${m.version}${title !== undefined ? ` — ${title}` : ''}`);
+  out.push(indent(m.description, '  '), '');
+  out.push(`manifest: ${loaded.file}`);
+  out.push(`module:   ${loaded.modulePath}`);
+  out.push(`  entry:  ${m.module.entry}`);
+  out.push(`  sha256: ${loaded.sha256} (${m.module.sha256 !== undefined ? 'pinned by the manifest' : 'not pinned by the manifest'})`, '');
+  out.push('input schema:', indent(JSON.stringify(inputSchemaOf(m, loaded.file), null, 2), '  '), '');
+  const render = typeof m.output.render === 'string' ? m.output.render : `template ${JSON.stringify(m.output.render.template)}`;
+  out.push('output:', `  encoding: ${m.output.encoding}`, `  render:   ${render}`);
+  if (m.output.schema !== undefined) out.push('  schema:', indent(JSON.stringify(m.output.schema, null, 2), '    '));
+  out.push('');
+  const hints = Object.entries(m.annotations ?? {}).filter(([k]) => k !== 'title');
+  out.push('annotations:', hints.length === 0 ? '  (none)' : hints.map(([k, v]) => `  ${k}: ${String(v)}`).join('\n'), '');
+  out.push('capabilities:', ...describeCapabilities(m).map((l) => `  - ${l}`));
+  const real = Object.entries(loaded.allowedPaths);
+  if (real.length > 0) out.push('  mounts resolve to:', ...real.map(([g, p]) => `    ${g} -> ${p.host} (${p.mode})`));
+  if (m.pool !== undefined) {
+    const parts = [m.pool.max !== undefined ? `up to ${m.pool.max} instances` : '', m.pool.idle_ms !== undefined ? `idle instances kept ${formatDuration(m.pool.idle_ms)}` : ''];
+    out.push(`pool: ${parts.filter((p) => p !== '').join(', ')}`);
+  }
+  return `${out.join('\n')}\n`;
+}
+
+function reportErrors(io: CliIO, errors: ManifestError[]): void {
+  for (const e of errors) io.stderr(`toolgate inspect: ${e.message}\n`);
+}
+
+export const inspectCommand: Command = {
+  path: ['inspect'],
+  summary: "show a tool's schema, annotations and what it may touch",
+  help: HELP,
+  async run(argv: string[], io: CliIO): Promise<ExitCode> {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: argv,
+        allowPositionals: true,
+        strict: true,
+        options: {
+          manifests: { type: 'string', multiple: true },
+          json: { type: 'boolean', default: false },
+          help: { type: 'boolean', short: 'h', default: false },
+        },
+      });
+    } catch (err) {
+      io.stderr(`toolgate inspect: ${err instanceof Error ? err.message : String(err)}\n\n${HELP}\n`);
+      return EXIT.usage;
+    }
+    if (parsed.values.help === true) {
+      io.stdout(`${HELP}\n`);
+      return EXIT.ok;
+    }
+    const [name, ...extra] = parsed.positionals;
+    if (name === undefined || extra.length > 0) {
+      io.stderr(`toolgate inspect: expected exactly one tool name\n\n${HELP}\n`);
+      return EXIT.usage;
+    }
+    const given = parsed.values.manifests ?? [];
+    const dirs = (given.length > 0 ? given : ['manifests']).map((d) => resolve(io.cwd, d));
+    // The default folder may simply not exist; a folder the user named must.
+    const { manifests, errors } = await loadManifestDirs(dirs, { ignoreMissingDirs: given.length === 0 });
+    reportErrors(io, errors);
+
+    const found = manifests.find((l) => l.manifest.name === name);
+    if (found === undefined) {
+      io.stderr(`toolgate inspect: no tool named "${name}" in ${dirs.join(', ')}\n`);
+      return EXIT.usage;
+    }
+    try {
+      io.stdout(parsed.values.json === true ? `${JSON.stringify(inspectReport(found), null, 2)}\n` : textReport(found));
+    } catch (err) {
+      io.stderr(`toolgate inspect: ${err instanceof Error ? err.message : String(err)}\n`);
+      return EXIT.usage;
+    }
+    return errors.length > 0 ? EXIT.usage : EXIT.ok;
+  },
+};

@@ -1,0 +1,122 @@
+// `toolgate new <tool> --lang as|c|rust|wat [--dir D]`: scaffolds a buildable tool folder with its
+// source, Makefile, manifest, test script and a copy of our PDK helpers for that language.
+import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
+import { LANGUAGES, languageLabel, scaffoldFiles, type Language, type ScaffoldContext } from '../templates/index.js';
+import { shellQuote } from '../templates/common.js';
+import { UsageError } from '../usage.js';
+
+const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+
+const HELP = `Usage: toolgate new <tool> --lang as|c|rust|wat [--dir DIR]
+
+Creates a folder with a working example tool named <tool>: its source, a Makefile, its manifest
+(<tool>.yaml), a test script (test.sh) and our helpers for the language's Extism ABI.
+
+Options:
+  --lang LANG   as (AssemblyScript), c, rust or wat (WebAssembly text)
+  --dir DIR     the folder to create (default ./<tool>); it must not exist or be empty
+  -h, --help    show this help
+
+Then: cd DIR && ./test.sh   (builds the tool and calls it through toolgate)`;
+
+// This file is host/src/cli/commands/new.ts or dist/cli/commands/new.js: three folders up is
+// toolgate's root, where node_modules/ and pdk-examples/ are.
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(HERE, '..', '..', '..');
+const MAIN_JS = resolve(HERE, '..', 'main.js');
+
+interface NewFlags {
+  tool: string;
+  lang: Language;
+  dir: string;
+}
+
+function isLanguage(s: string): s is Language {
+  return (LANGUAGES as readonly string[]).includes(s);
+}
+
+function parse(argv: string[], io: CliIO): NewFlags {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: { lang: { type: 'string' }, dir: { type: 'string' } },
+    });
+  } catch (err) {
+    throw new UsageError(`${err instanceof Error ? err.message : String(err)}\nRun 'toolgate new --help' for usage.`);
+  }
+  const { values, positionals } = parsed;
+  const tool = positionals[0];
+  if (positionals.length !== 1 || tool === undefined) {
+    throw new UsageError(`expected exactly one tool name, got ${positionals.length}\nRun 'toolgate new --help' for usage.`);
+  }
+  if (!TOOL_NAME.test(tool)) {
+    throw new UsageError(`tool name "${tool}" must match ${TOOL_NAME.source} (lowercase letters, digits and _, starting with a letter)`);
+  }
+  const lang = values.lang;
+  if (lang === undefined) throw new UsageError(`--lang is required: one of ${LANGUAGES.join(', ')}`);
+  if (!isLanguage(lang)) throw new UsageError(`--lang "${lang}" is not one of ${LANGUAGES.join(', ')}`);
+  return { tool, lang, dir: resolve(io.cwd, values.dir ?? tool) };
+}
+
+/** Refuses to write into a folder that already has something in it: a scaffold never overwrites. */
+async function ensureEmptyDir(dir: string): Promise<void> {
+  let entries: string[];
+  try {
+    entries = await readdir(dir);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return;
+    if (code === 'ENOTDIR') throw new UsageError(`--dir ${dir} is a file, not a folder`);
+    throw new UsageError(`--dir ${dir}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (entries.length > 0) throw new UsageError(`--dir ${dir} already exists and is not empty; choose a new folder`);
+}
+
+function readHelper(path: string): Uint8Array {
+  const file = join(ROOT, 'pdk-examples', path);
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    throw new UsageError(`cannot read the PDK helper ${file} (is toolgate installed with its pdk-examples?): ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+async function run(argv: string[], io: CliIO): Promise<ExitCode> {
+  const flags = parse(argv, io);
+  await ensureEmptyDir(flags.dir);
+  const ctx: ScaffoldContext = {
+    tool: flags.tool,
+    toolgateRoot: ROOT,
+    toolgateCommand: `node ${shellQuote(MAIN_JS)}`,
+    readHelper,
+  };
+  // Build every file in memory first, so a missing helper leaves nothing half-written.
+  const files = scaffoldFiles(flags.lang, ctx);
+  for (const f of files) {
+    const target = join(flags.dir, ...f.path.split('/'));
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, f.content, { flag: 'wx' });
+    if (f.executable === true) await chmod(target, 0o755);
+  }
+  io.stdout(
+    `Created ${flags.tool} (${languageLabel(flags.lang)}) in ${flags.dir}:\n` +
+      files.map((f) => `  ${f.path}\n`).join('') +
+      `Next: cd ${flags.dir} && ./test.sh\n`,
+  );
+  return EXIT.ok;
+}
+
+export const newCommand: Command = {
+  path: ['new'],
+  summary: 'scaffold a new WebAssembly tool (AssemblyScript, C, Rust or WAT)',
+  help: HELP,
+  run,
+};

@@ -1,0 +1,72 @@
+import { resolve } from 'node:path';
+import { installTool, type PauseHook } from '../../registry/index.js';
+import { EXIT, type CliIO, type Command } from '../command.js';
+import { askFor, homeOf, parse, progressFor, runCommand } from './registry-shared.js';
+
+const help = `Usage: toolgate install REF [--yes] [--allow-unsigned] [--allow-downgrade] [--insecure]
+                        [--ceiling FILE] [--quiet]
+
+REF is one of
+  ./dir                                  a tool folder or an unpacked package
+  ./pkg.tgz                              a package from \`toolgate pack\`
+  https://host/index.json#tool@range     a static HTTP index (range: 1.2.3, ^1.2.0, ~1.2.0, >=1.0.0, *)
+  oci://host:port/repo/name:tag          an OCI registry
+The package's digests are verified, its signature checked against \`toolgate trust\` keys
+(unsigned or untrusted packages are refused unless --allow-unsigned), a lower version than the
+lockfile's is refused unless --allow-downgrade, and a policy ceiling (--ceiling FILE or
+$TOOLGATE_HOME/ceiling.yaml) refuses a package that asks for more. The capabilities are shown and
+must be confirmed on a terminal, or with --yes after review (an upgrade asks again only when they grow).`;
+
+/** TOOLGATE_TEST_PAUSE_AT=<stage> stops the install at that stage (crash tests kill it there). */
+function pauseHook(io: CliIO): PauseHook | undefined {
+  const at = io.env['TOOLGATE_TEST_PAUSE_AT'];
+  if (at === undefined || at === '') return undefined;
+  return async (stage) => {
+    if (stage !== at) return;
+    io.stderr(`toolgate install: paused at ${stage}\n`);
+    await new Promise<never>(() => {
+      setInterval(() => undefined, 1 << 30);
+    });
+  };
+}
+
+export const installCommand: Command = {
+  path: ['install'],
+  summary: 'install a tool from a folder, .tgz, HTTP index or OCI registry',
+  help,
+  run: (argv, io) =>
+    runCommand('install', help, io, async () => {
+      const { values, positionals } = parse(
+        argv,
+        {
+          yes: { type: 'boolean', short: 'y' },
+          'allow-unsigned': { type: 'boolean' },
+          'allow-downgrade': { type: 'boolean' },
+          insecure: { type: 'boolean' },
+          ceiling: { type: 'string' },
+          quiet: { type: 'boolean', short: 'q' },
+        },
+        { min: 1, max: 1 },
+      );
+      const progress = progressFor(io, values.quiet === true);
+      const ask = askFor(io);
+      const pause = pauseHook(io);
+      const res = await installTool({
+        ref: positionals[0] as string,
+        home: homeOf(io),
+        cwd: io.cwd,
+        insecure: values.insecure === true,
+        allowUnsigned: values['allow-unsigned'] === true,
+        allowDowngrade: values['allow-downgrade'] === true,
+        yes: values.yes === true,
+        ...(values.ceiling !== undefined ? { ceilingFile: resolve(io.cwd, values.ceiling) } : {}),
+        ...(progress ? { progress } : {}),
+        ...(ask ? { ask } : {}),
+        ...(pause ? { pause } : {}),
+        say: (t) => io.stderr(t),
+      });
+      const from = res.previousVersion !== undefined && res.outcome !== 'unchanged' ? ` (was ${res.previousVersion})` : '';
+      io.stdout(`${res.outcome} ${res.name}@${res.version}${from}${res.signer ? ` signed by ${res.signer}` : ''}\n`);
+      return EXIT.ok;
+    }),
+};

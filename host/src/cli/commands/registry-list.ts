@@ -1,0 +1,58 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { listInstalled, messageOf, readManifest } from '../../registry/index.js';
+import { EXIT, type CliIO, type Command } from '../command.js';
+import { homeOf, parse, runCommand } from './registry-shared.js';
+
+const help = `Usage: toolgate list [--manifests DIR]... [--json]
+
+Shows installed tools (name, version, source, signer, capabilities) and, with --manifests, the tools
+described by the manifests in each DIR.`;
+
+interface Row {
+  name: string;
+  version: string;
+  source: string;
+  signer: string;
+  capabilities: string[];
+  problem?: string;
+}
+
+async function manifestRows(dir: string): Promise<Row[]> {
+  const rows: Row[] = [];
+  const names = (await readdir(dir)).filter((n) => n.endsWith('.yaml') || n.endsWith('.yml')).sort();
+  for (const n of names) {
+    const file = join(dir, n);
+    try {
+      const m = readManifest(await readFile(file, 'utf8'), file);
+      rows.push({ name: m.name, version: m.version, source: file, signer: '-', capabilities: m.described });
+    } catch (err) {
+      rows.push({ name: n, version: '?', source: file, signer: '-', capabilities: [], problem: messageOf(err) });
+    }
+  }
+  return rows;
+}
+
+function print(io: CliIO, rows: Row[]): void {
+  for (const r of rows) {
+    io.stdout(`${r.name}@${r.version}\n  source: ${r.source}\n  signer: ${r.signer}\n`);
+    if (r.problem) io.stdout(`  PROBLEM: ${r.problem}\n`);
+    for (const c of r.capabilities) io.stdout(`  ${c}\n`);
+  }
+}
+
+export const listCommand: Command = {
+  path: ['list'],
+  summary: 'list installed tools and their capabilities',
+  help,
+  run: (argv, io) =>
+    runCommand('list', help, io, async () => {
+      const { values } = parse(argv, { manifests: { type: 'string', multiple: true }, json: { type: 'boolean' } }, { min: 0, max: 0 });
+      const rows: Row[] = (await listInstalled(homeOf(io))).map(({ manifestFile: _m, ...r }) => r);
+      for (const dir of values.manifests ?? []) rows.push(...(await manifestRows(resolve(io.cwd, dir))));
+      if (values.json === true) io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
+      else if (rows.length === 0) io.stdout('no tools installed\n');
+      else print(io, rows);
+      return rows.some((r) => r.problem !== undefined) ? EXIT.failed : EXIT.ok;
+    }),
+};

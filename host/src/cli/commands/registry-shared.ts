@@ -1,0 +1,82 @@
+// What the registry commands share: argument parsing, the store location, prompts, progress and
+// turning registry errors into stable exit codes and messages.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { createProgress, isRegistryError, messageOf, resolveHome, type Progress, type RegistryErrorCode } from '../../registry/index.js';
+import { EXIT, type CliIO, type ExitCode } from '../command.js';
+
+/** Codes that mean "you asked wrongly", not "the package failed a check" (DESIGN §7 exit 2). */
+const USAGE_CODES: ReadonlySet<RegistryErrorCode> = new Set<RegistryErrorCode>(['CONSENT_REQUIRED', 'BAD_REFERENCE', 'BAD_CONFIG', 'BAD_KEY']);
+
+export class UsageError extends Error {}
+
+export function parse<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T, positionals: { min: number; max: number }) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError(messageOf(err));
+  }
+  if (parsed.positionals.length < positionals.min || parsed.positionals.length > positionals.max) {
+    throw new UsageError(`expected ${positionals.min === positionals.max ? positionals.min : `${positionals.min}-${positionals.max}`} argument(s), got ${parsed.positionals.length}`);
+  }
+  return parsed;
+}
+
+export function homeOf(io: CliIO): string {
+  return resolveHome(io.env);
+}
+
+/** Runs a command body; any failure becomes a message naming the command and a stable code. */
+export async function runCommand(name: string, help: string, io: CliIO, body: () => Promise<ExitCode>): Promise<ExitCode> {
+  try {
+    return await body();
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr(`toolgate ${name}: ${err.message}\n\n${help}\n`);
+      return EXIT.usage;
+    }
+    if (isRegistryError(err)) {
+      io.stderr(`toolgate ${name}: error ${err.code}: ${err.message}\n`);
+      return USAGE_CODES.has(err.code) ? EXIT.usage : EXIT.failed;
+    }
+    io.stderr(`toolgate ${name}: ${messageOf(err)}\n`);
+    return EXIT.failed;
+  }
+}
+
+/** Progress goes to stderr: a bar on a terminal, lines otherwise, nothing with --quiet. */
+export function progressFor(io: CliIO, quiet: boolean): Progress | undefined {
+  const stderrIsTTY = (io as CliIO & { stderrIsTTY?: boolean }).stderrIsTTY ?? io.isTTY;
+  return createProgress(quiet ? 'quiet' : stderrIsTTY ? 'bar' : 'lines', (t) => io.stderr(t));
+}
+
+/** Reads one line from the injected stdin (for y/N prompts). */
+export function readLine(stdin: NodeJS.ReadableStream): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    let buffer = '';
+    const onData = (chunk: Buffer | string): void => {
+      buffer += chunk.toString();
+      const nl = buffer.indexOf('\n');
+      if (nl >= 0) finish(buffer.slice(0, nl));
+    };
+    const onEnd = (): void => finish(buffer === '' ? undefined : buffer);
+    const finish = (line: string | undefined): void => {
+      stdin.off('data', onData);
+      stdin.off('end', onEnd);
+      stdin.pause();
+      resolve(line);
+    };
+    stdin.on('data', onData);
+    stdin.on('end', onEnd);
+    stdin.resume();
+  });
+}
+
+export function askFor(io: CliIO): ((question: string) => Promise<boolean>) | undefined {
+  if (!io.isTTY) return undefined;
+  return async (question) => {
+    io.stderr(question);
+    const answer = (await readLine(io.stdin))?.trim().toLowerCase();
+    return answer === 'y' || answer === 'yes';
+  };
+}

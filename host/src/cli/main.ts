@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+// The `toolgate` binary: wires the process to runCli. Kept tiny so startup stays fast; commands
+// import what they need when they run.
+import type { CliIO } from './command.js';
+import { runCli } from './dispatch.js';
+
+const interrupt = new AbortController();
+let interrupts = 0;
+process.on('SIGINT', () => {
+  // First Ctrl-C cancels the running call cleanly; a second one leaves at once.
+  interrupts += 1;
+  if (interrupts > 1) process.exit(130);
+  interrupt.abort(new Error('interrupted'));
+});
+
+const io: CliIO = {
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (text) => void process.stderr.write(text),
+  stdin: process.stdin,
+  isTTY: process.stdin.isTTY === true && process.stdout.isTTY === true,
+  env: process.env,
+  cwd: process.cwd(),
+  signal: interrupt.signal,
+};
+
+const code = await runCli(process.argv.slice(2), io);
+process.exitCode = code;
+// A tool body that ignored its cancellation must not keep the process alive after we answered.
+setTimeout(() => process.exit(code), 200).unref();

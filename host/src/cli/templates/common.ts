@@ -1,0 +1,80 @@
+// The parts of a scaffold that do not depend on the language: manifest, test script, README.
+import type { LanguageTemplate, ScaffoldContext } from './types.js';
+
+/** Quotes a string for a POSIX shell. */
+export function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+export function manifestYaml(ctx: ScaffoldContext, t: LanguageTemplate): string {
+  return `apiVersion: toolgate/v1
+name: ${ctx.tool}
+version: 0.1.0
+# Say when to use the tool and when not to: this text is what a model reads to decide.
+description: >-
+  Greets a person by name. Replace this with what ${ctx.tool} does, when an agent should use it,
+  and when it should not.
+module:
+  path: build/${ctx.tool}.wasm   # relative to this file; add sha256 when you publish
+  entry: ${ctx.tool}
+parameters:
+  name: { type: string, required: true, description: "The name of the person to greet." }
+output:
+  schema:
+    type: object
+    properties: { greeting: { type: string } }
+    required: [greeting]
+  render: { template: "{{greeting}}" }
+# Least privilege: no hosts, no paths. Add allowed_hosts / allowed_paths / config / secrets only
+# when the tool needs them (docs/authoring.md).
+capabilities:
+  memory: { max_pages: ${t.maxPages} }
+  timeout_ms: 2000
+annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false }
+`;
+}
+
+export function testScript(ctx: ScaffoldContext): string {
+  const tool = ctx.tool;
+  return `#!/bin/sh
+# Builds ${tool} and calls it through toolgate: one good call and one bad one.
+# Set TOOLGATE to the command that runs toolgate if the default below is not right.
+set -eu
+cd "$(dirname "$0")"
+TOOLGATE="\${TOOLGATE:-${ctx.toolgateCommand.replace(/["`$\\]/g, '\\$&')}}"
+make --no-print-directory
+
+out=$($TOOLGATE call ${tool} --manifests . --args '{"name":"Zoë"}' --json) || {
+  echo "FAIL: the call failed: $out" >&2
+  exit 1
+}
+case "$out" in
+  *'"Hello, Zoë!"'*) ;;
+  *) echo "FAIL: unexpected result: $out" >&2; exit 1 ;;
+esac
+
+# Bad input must come back as an error result (exit status 1), never a crash.
+status=0
+$TOOLGATE call ${tool} --manifests . --args '{"name":""}' --json >/dev/null || status=$?
+if [ "$status" -ne 1 ]; then
+  echo "FAIL: an empty name should be an error (exit 1), got exit $status" >&2
+  exit 1
+fi
+echo "ok: ${tool}"
+`;
+}
+
+export function readme(ctx: ScaffoldContext, t: LanguageTemplate): string {
+  return `# ${ctx.tool}
+
+A toolgate tool in ${t.label}, scaffolded by \`toolgate new\`.
+
+- \`make\` builds \`build/${ctx.tool}.wasm\`. ${t.buildNote}
+- \`./test.sh\` builds it and calls it through toolgate (\`toolgate call ${ctx.tool} --manifests .\`).
+- \`${ctx.tool}.yaml\` is its manifest: description, parameters, output schema and capabilities.
+
+The wire ABI: the export \`${ctx.tool}\` gets the validated arguments as UTF-8 JSON, sets its output
+to UTF-8 JSON and returns 0; on bad input it sets an error message and returns 1. See
+docs/authoring.md in toolgate for config, secrets, HTTP, files and limits.
+`;
+}

@@ -1,0 +1,29 @@
+// What a language template gives the scaffolder.
+
+export interface ScaffoldFile {
+  /** Relative to the new tool folder, with '/' separators. */
+  path: string;
+  content: string | Uint8Array;
+  executable?: boolean;
+}
+
+export interface ScaffoldContext {
+  /** The tool name (already checked against the tool name pattern). */
+  tool: string;
+  /** toolgate's own root (holds node_modules/ and pdk-examples/). */
+  toolgateRoot: string;
+  /** How test.sh runs toolgate when $TOOLGATE is not set, e.g. `node '/opt/toolgate/dist/cli/main.js'`. */
+  toolgateCommand: string;
+  /** Reads a PDK helper from pdk-examples/ (path relative to pdk-examples/). */
+  readHelper(path: string): Uint8Array;
+}
+
+export interface LanguageTemplate {
+  label: string;
+  /** Source, Makefile and copied helpers. */
+  files(ctx: ScaffoldContext): ScaffoldFile[];
+  /** The manifest's capabilities.memory.max_pages: the module's declared minimum plus headroom. */
+  maxPages: number;
+  /** How to build, for the README. */
+  buildNote: string;
+}

@@ -1,0 +1,39 @@
+// Help text for the whole command and a usage error type every command can throw.
+/** What help needs of a command (a loaded one or a lazy table entry). */
+type Listed = { path: string[]; summary: string };
+
+/** A mistake in how the command was invoked or configured: exit 2, message on stderr. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export function topHelp(commands: readonly Listed[]): string {
+  const width = Math.max(...commands.map((c) => c.path.join(' ').length), 4);
+  const lines = commands.map((c) => `  ${c.path.join(' ').padEnd(width)}  ${c.summary}`);
+  return [
+    'Usage: toolgate <command> [options]',
+    '',
+    'Runs untrusted WebAssembly tools for AI agents behind a policy pipeline and a sandbox.',
+    '',
+    'Commands:',
+    ...lines,
+    '',
+    "Run 'toolgate <command> --help' for a command's options.",
+    '',
+    'Exit status: 0 success, 1 the tool call returned an error, 2 usage or configuration error.',
+  ].join('\n');
+}
+
+/** Help for a word that only groups subcommands, e.g. `toolgate policy`. */
+export function groupHelp(prefix: string[], commands: readonly Listed[]): string {
+  const subs = commands.filter((c) => prefix.every((w, i) => c.path[i] === w));
+  return [
+    `Usage: toolgate ${prefix.join(' ')} <subcommand> [options]`,
+    '',
+    'Subcommands:',
+    ...subs.map((c) => `  ${c.path.join(' ')}  ${c.summary}`),
+  ].join('\n');
+}

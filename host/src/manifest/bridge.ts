@@ -1,0 +1,133 @@
+// A WASM tool is a tool built from a manifest (DESIGN §2): execute sends the validated arguments to
+// the module as UTF-8 JSON and returns the module's output as the canonical value (§4 wire ABI).
+import type { Logger } from 'pino';
+import { DEFAULT_LIMITS, loadSandboxTool, SandboxLoadError, type SandboxTool, type SandboxToolSpec } from '../sandbox/index.js';
+import { isJson, ToolFailure } from '../tool/index.js';
+import type { Json, JsonObject, ToolDefinition } from '../tool/index.js';
+import { manifestDefinition } from './definition.js';
+import { ManifestError } from './errors.js';
+import type { LoadedManifest } from './load.js';
+
+export interface BridgeOptions {
+  /** Where declared secrets are read from at load. Default process.env. Nothing else is read. */
+  env?: Record<string, string | undefined>;
+  logger?: Logger;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const encoder = new TextEncoder();
+
+/** Short, single-line excerpt of a parse error so a hostile module cannot flood the result. */
+function excerpt(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.replace(/\s+/g, ' ').slice(0, 200);
+}
+
+/** Decodes module output per output.encoding; a malformed output is the module's fault (TOOL_ERROR). */
+export function decodeOutput(bytes: Uint8Array, encoding: 'json' | 'text'): Json {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new ToolFailure('TOOL_ERROR', encoding === 'text' ? 'module output is not valid UTF-8 text' : 'module output is not valid JSON: not valid UTF-8');
+  }
+  if (encoding === 'text') return text;
+  if (text.trim() === '') throw new ToolFailure('TOOL_ERROR', 'module output is not valid JSON: the output is empty');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new ToolFailure('TOOL_ERROR', `module output is not valid JSON: ${excerpt(err)}`);
+  }
+  // JSON.parse turns 1e400 into Infinity, which no JSON consumer downstream can carry.
+  let plain: boolean;
+  try {
+    plain = isJson(value);
+  } catch {
+    plain = false; // nested too deeply to walk
+  }
+  if (!plain) throw new ToolFailure('TOOL_ERROR', 'module output is not valid JSON: a number is out of range or it is nested too deeply');
+  return value as Json;
+}
+
+/**
+ * Secrets reach the module only as Extism config keys of the same name. A secret missing from the
+ * environment does not stop the tool from loading (other tools and `inspect` keep working); every
+ * call fails with TOOL_ERROR naming the variable, because running without it would be a
+ * silent, confusing failure inside the module.
+ */
+function collectSecrets(loaded: LoadedManifest, env: Record<string, string | undefined>) {
+  const config: Record<string, string> = { ...loaded.manifest.capabilities.config };
+  const secretValues: string[] = [];
+  const missing: string[] = [];
+  for (const name of loaded.manifest.capabilities.secrets) {
+    const value = env[name];
+    if (value === undefined) missing.push(name);
+    else {
+      config[name] = value;
+      if (value !== '') secretValues.push(value);
+    }
+  }
+  return { config, secretValues, missing };
+}
+
+export function sandboxSpecFor(loaded: LoadedManifest, opts: BridgeOptions = {}): { spec: SandboxToolSpec; missingSecrets: string[] } {
+  const m = loaded.manifest;
+  const caps = m.capabilities;
+  const { config, secretValues, missing } = collectSecrets(loaded, opts.env ?? process.env);
+  const spec: SandboxToolSpec = {
+    name: m.name,
+    wasm: loaded.wasm,
+    sha256: loaded.sha256,
+    entry: m.module.entry,
+    limits: {
+      ...DEFAULT_LIMITS,
+      maxPages: caps.memory.max_pages,
+      timeoutMs: caps.timeout_ms,
+      maxInputBytes: caps.max_input_bytes,
+      maxOutputBytes: caps.max_output_bytes,
+      maxHttpResponseBytes: caps.memory.max_http_response_bytes,
+    },
+    allowedHosts: [...caps.allowed_hosts],
+    allowedPaths: structuredClone(loaded.allowedPaths),
+    config,
+    secretValues,
+  };
+  if (m.pool !== undefined) {
+    spec.pool = {};
+    if (m.pool.max !== undefined) spec.pool.max = m.pool.max;
+    if (m.pool.idle_ms !== undefined) spec.pool.idleMs = m.pool.idle_ms;
+  }
+  if (opts.logger !== undefined) spec.logger = opts.logger;
+  return { spec, missingSecrets: missing };
+}
+
+/** Compiles the module in the sandbox and returns the tool. Throws ManifestError (SANDBOX_LOAD) when refused. */
+export async function toolFromManifest(loaded: LoadedManifest, opts: BridgeOptions = {}): Promise<ToolDefinition> {
+  const m = loaded.manifest;
+  const { spec, missingSecrets } = sandboxSpecFor(loaded, opts);
+  let sandbox: SandboxTool;
+  try {
+    sandbox = await loadSandboxTool(spec);
+  } catch (err) {
+    const why = err instanceof SandboxLoadError ? `${err.code}: ${err.message}` : excerpt(err);
+    throw new ManifestError('SANDBOX_LOAD', loaded.file, [{ path: 'module.path', rule: `module ${loaded.modulePath} was refused by the sandbox: ${why}` }]);
+  }
+  const encoding = m.output.encoding;
+  const timeoutMs = m.capabilities.timeout_ms;
+  return manifestDefinition(m, {
+    allowedPaths: loaded.allowedPaths,
+    async execute(args: Readonly<JsonObject>, exec): Promise<Json> {
+      if (missingSecrets.length > 0) {
+        const many = missingSecrets.length > 1;
+        throw new ToolFailure(
+          'TOOL_ERROR',
+          `tool ${m.name} needs the environment variable${many ? 's' : ''} ${missingSecrets.join(', ')}, which ${many ? 'are' : 'is'} not set on the host`,
+        );
+      }
+      const output = await sandbox.call(encoder.encode(JSON.stringify(args)), { signal: exec.signal, timeoutMs });
+      return decodeOutput(output, encoding);
+    },
+    dispose: () => sandbox.close(),
+  });
+}

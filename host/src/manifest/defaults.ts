@@ -1,0 +1,32 @@
+// Tight defaults (DESIGN §5): a manifest that says nothing gets no network, no files, 16 MiB of
+// memory, 10 s per call and 1 MiB in each direction. Upper bounds keep an "impossible" value (a
+// typo with three extra zeros) from loading at all.
+
+export const KIB = 1024;
+export const MIB = 1024 * 1024;
+/** One WebAssembly page. */
+export const PAGE_BYTES = 64 * KIB;
+
+export const MANIFEST_DEFAULTS = {
+  maxPages: 256,
+  timeoutMs: 10_000,
+  maxOutputBytes: MIB,
+  maxInputBytes: MIB,
+  maxHttpResponseBytes: MIB,
+} as const;
+
+export const MANIFEST_BOUNDS = {
+  /** The WebAssembly 32-bit maximum (4 GiB). */
+  maxPages: 65_536,
+  /** Ten minutes; policies may cap lower. */
+  timeoutMs: 600_000,
+  /** For every byte cap (input, output, HTTP response). */
+  maxBytes: 64 * MIB,
+  descriptionChars: 4096,
+  titleChars: 256,
+  paramDescriptionChars: 2048,
+  templateChars: 16 * KIB,
+  configValueChars: 64 * KIB,
+  poolMax: 64,
+  poolIdleMs: 3_600_000,
+} as const;

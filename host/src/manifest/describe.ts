@@ -1,0 +1,56 @@
+// What a tool may touch, in words a person can consent to (install prompts, `toolgate inspect`).
+// Every capability is listed, including the absence of network and file access, so a short list
+// never hides a grant.
+import { KIB, MIB, PAGE_BYTES } from './defaults.js';
+import { parseHostPattern } from './host-pattern.js';
+import type { Manifest } from './schema.js';
+
+export function formatBytes(bytes: number): string {
+  if (bytes >= MIB && bytes % (MIB / 4) === 0) return `${trim(bytes / MIB)} MiB`;
+  if (bytes >= KIB && bytes % KIB === 0) return `${trim(bytes / KIB)} KiB`;
+  return `${bytes} bytes`;
+}
+
+export function formatDuration(ms: number): string {
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms >= 1000) return `${trim(ms / 1000)} s`;
+  return `${ms} ms`;
+}
+
+function trim(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(2).replace(/0+$/, '');
+}
+
+/** One host pattern in words; a bare host means the scheme's default port (the sandbox's matching rule). */
+export function describeHost(pattern: string): string {
+  const parsed = parseHostPattern(pattern);
+  if (typeof parsed === 'string') return `may connect to ${pattern}`;
+  const host = parsed.host.includes(':') ? `[${parsed.host}]` : parsed.host;
+  const who = parsed.wildcard ? `any subdomain of ${host}` : host;
+  const how =
+    parsed.port === undefined ? 'https, port 443; http, port 80' : parsed.port === 'any' ? 'any port' : `port ${parsed.port}`;
+  return `may connect to ${who} (${how})`;
+}
+
+export function describeCapabilities(manifest: Manifest): string[] {
+  const caps = manifest.capabilities;
+  const lines: string[] = [];
+  if (caps.allowed_hosts.length === 0) lines.push('has no network access');
+  for (const h of caps.allowed_hosts) lines.push(describeHost(h));
+  if (caps.allowed_hosts.length > 0)
+    lines.push(`each HTTP response may be up to ${formatBytes(caps.memory.max_http_response_bytes)}`);
+
+  const paths = Object.entries(caps.allowed_paths);
+  if (paths.length === 0) lines.push('has no file access');
+  for (const [guest, grant] of paths)
+    lines.push(`${grant.mode === 'rw' ? 'may read and write' : 'may read'} ${guest} (host ${grant.host})`);
+
+  lines.push(`may use up to ${formatBytes(caps.memory.max_pages * PAGE_BYTES)} of memory`);
+  lines.push(`each call may run up to ${formatDuration(caps.timeout_ms)}`);
+  lines.push(`each result may be up to ${formatBytes(caps.max_output_bytes)}`);
+  lines.push(`accepts arguments up to ${formatBytes(caps.max_input_bytes)}`);
+  for (const s of caps.secrets) lines.push(`receives secret ${s}`);
+  const configKeys = Object.keys(caps.config);
+  if (configKeys.length > 0) lines.push(`receives configuration ${configKeys.join(', ')}`);
+  return lines;
+}

@@ -1,0 +1,18 @@
+// The manifest door: YAML manifests -> validated Manifest -> LoadedManifest (module bytes, real
+// paths) -> ToolDefinition running in the sandbox; plus capability descriptions for consent.
+export { ManifestError, MANIFEST_ERROR_CODES, type ManifestErrorCode, type ManifestIssue } from './errors.js';
+export { manifestSchema, paramSpecSchema, TOOL_NAME_PATTERN, type Manifest } from './schema.js';
+export { MANIFEST_DEFAULTS, MANIFEST_BOUNDS } from './defaults.js';
+export { parseManifest, MAX_MANIFEST_BYTES } from './parse.js';
+export { parseHostPattern, type HostPattern } from './host-pattern.js';
+export {
+  loadManifestFile,
+  loadManifestDirs,
+  type LoadedManifest,
+  type LoadDirsOptions,
+  type LoadDirsResult,
+} from './load.js';
+export { toolFromManifest, decodeOutput, sandboxSpecFor, type BridgeOptions } from './bridge.js';
+export { loadToolsFromDirs, type LoadToolsOptions, type LoadToolsResult } from './load-tools.js';
+export { describeCapabilities, describeHost, formatBytes, formatDuration } from './describe.js';
+export { manifestDefinition, inputSchemaOf, type DefinitionParts } from './definition.js';

@@ -1,0 +1,30 @@
+// The one call the CLI and the server make: manifest folders -> ready tools, plus every reason a
+// manifest was skipped. One bad manifest never stops the others from loading.
+import type { ToolDefinition } from '../tool/index.js';
+import { toolFromManifest, type BridgeOptions } from './bridge.js';
+import { ManifestError } from './errors.js';
+import { loadManifestDirs, type LoadDirsOptions } from './load.js';
+
+export type LoadToolsOptions = BridgeOptions & LoadDirsOptions;
+
+export interface LoadToolsResult {
+  tools: ToolDefinition[];
+  errors: ManifestError[];
+}
+
+export async function loadToolsFromDirs(dirs: string[], opts: LoadToolsOptions = {}): Promise<LoadToolsResult> {
+  const { manifests, errors } = await loadManifestDirs(dirs, opts);
+  const tools: ToolDefinition[] = [];
+  for (const loaded of manifests) {
+    try {
+      tools.push(await toolFromManifest(loaded, opts));
+    } catch (err) {
+      errors.push(
+        err instanceof ManifestError
+          ? err
+          : new ManifestError('SANDBOX_LOAD', loaded.file, [{ path: '', rule: err instanceof Error ? err.message : String(err) }]),
+      );
+    }
+  }
+  return { tools, errors };
+}

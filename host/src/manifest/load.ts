@@ -1,0 +1,144 @@
+// Manifest files on disk -> LoadedManifest: the validated manifest plus everything it points at
+// (module bytes checked against sha256, host directories resolved to real absolute paths).
+import { createHash } from 'node:crypto';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { ManifestError, formatKeyPath } from './errors.js';
+import { MAX_MANIFEST_BYTES, parseManifest } from './parse.js';
+import type { Manifest } from './schema.js';
+
+export interface LoadedManifest {
+  /** Absolute path of the manifest file. */
+  file: string;
+  manifest: Manifest;
+  /** Absolute path of the module (module.path resolved against the manifest's folder). */
+  modulePath: string;
+  wasm: Uint8Array;
+  /** sha256 of `wasm` as lower-case hex (what was loaded, whether or not the manifest pins it). */
+  sha256: string;
+  /** allowed_paths with each host directory resolved to its real absolute path. */
+  allowedPaths: Record<string, { host: string; mode: 'ro' | 'rw' }>;
+}
+
+export interface LoadDirsOptions {
+  /** Skip directories that do not exist instead of reporting them (for default search paths). */
+  ignoreMissingDirs?: boolean;
+}
+
+export interface LoadDirsResult {
+  manifests: LoadedManifest[];
+  errors: ManifestError[];
+}
+
+function errnoCode(err: unknown): string | undefined {
+  return err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
+}
+
+function reason(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Loads one manifest and its module. Throws ManifestError naming the file, key path and rule. */
+export async function loadManifestFile(file: string): Promise<LoadedManifest> {
+  const abs = resolve(file);
+  let text: string;
+  try {
+    // Refuse an oversized file before reading it into memory.
+    const size = (await stat(abs)).size;
+    if (size > MAX_MANIFEST_BYTES) throw new ManifestError('INVALID_MANIFEST', abs, [{ path: '', rule: `must be at most ${MAX_MANIFEST_BYTES} bytes (is ${size})` }]);
+    text = await readFile(abs, 'utf8');
+  } catch (err) {
+    if (err instanceof ManifestError) throw err;
+    throw new ManifestError('READ_FAILED', abs, [{ path: '', rule: `cannot be read: ${reason(err)}` }]);
+  }
+  const manifest = parseManifest(text, abs);
+  const dir = dirname(abs);
+
+  const modulePath = resolve(dir, manifest.module.path);
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(modulePath);
+  } catch (err) {
+    const rule =
+      errnoCode(err) === 'ENOENT'
+        ? `module file ${modulePath} does not exist (build the example modules with \`make examples\`)`
+        : `module file ${modulePath} cannot be read: ${reason(err)}`;
+    throw new ManifestError(errnoCode(err) === 'ENOENT' ? 'MODULE_MISSING' : 'READ_FAILED', abs, [{ path: 'module.path', rule }]);
+  }
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const expected = manifest.module.sha256;
+  if (expected !== undefined && expected !== sha256) {
+    throw new ManifestError('SHA256_MISMATCH', abs, [
+      { path: 'module.sha256', rule: `does not match ${modulePath}: expected ${expected}, actual ${sha256}` },
+    ]);
+  }
+
+  const allowedPaths: LoadedManifest['allowedPaths'] = {};
+  for (const [guest, grant] of Object.entries(manifest.capabilities.allowed_paths)) {
+    allowedPaths[guest] = { host: await resolveHostDir(abs, dir, guest, grant.host), mode: grant.mode };
+  }
+  return { file: abs, manifest, modulePath, wasm: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), sha256, allowedPaths };
+}
+
+// The sandbox confines a mount to this real path, so symlinks in the manifest's own path are
+// resolved once here and cannot be swapped later to widen the mount.
+async function resolveHostDir(file: string, dir: string, guest: string, host: string): Promise<string> {
+  const keyPath = formatKeyPath(['capabilities', 'allowed_paths', guest, 'host']);
+  const wanted = resolve(dir, host);
+  let real: string;
+  try {
+    real = await realpath(wanted);
+  } catch (err) {
+    const rule = errnoCode(err) === 'ENOENT' ? `directory ${wanted} does not exist` : `cannot resolve ${wanted}: ${reason(err)}`;
+    throw new ManifestError('PATH_INVALID', file, [{ path: keyPath, rule }]);
+  }
+  const info = await stat(real);
+  if (!info.isDirectory()) throw new ManifestError('PATH_INVALID', file, [{ path: keyPath, rule: `${wanted} must be a directory` }]);
+  return real;
+}
+
+/**
+ * Loads every *.yaml / *.yml directly in each directory (not recursive), in directory order and
+ * then file-name order. A bad manifest is reported and skipped; a duplicate tool name is reported
+ * and the first one wins.
+ */
+export async function loadManifestDirs(dirs: string[], opts: LoadDirsOptions = {}): Promise<LoadDirsResult> {
+  const manifests: LoadedManifest[] = [];
+  const errors: ManifestError[] = [];
+  const byName = new Map<string, string>();
+  for (const d of dirs) {
+    const dir = resolve(d);
+    let names: string[];
+    try {
+      names = (await readdir(dir, { withFileTypes: true }))
+        .filter((e) => (e.isFile() || e.isSymbolicLink()) && /\.ya?ml$/i.test(e.name))
+        .map((e) => e.name)
+        .sort();
+    } catch (err) {
+      if (errnoCode(err) === 'ENOENT' && opts.ignoreMissingDirs === true) continue;
+      const rule = errnoCode(err) === 'ENOENT' ? 'manifest directory does not exist' : `manifest directory cannot be read: ${reason(err)}`;
+      errors.push(new ManifestError(errnoCode(err) === 'ENOENT' ? 'DIR_MISSING' : 'READ_FAILED', dir, [{ path: '', rule }]));
+      continue;
+    }
+    for (const name of names) {
+      const file = join(dir, name);
+      try {
+        const loaded = await loadManifestFile(file);
+        const first = byName.get(loaded.manifest.name);
+        if (first !== undefined) {
+          errors.push(
+            new ManifestError('DUPLICATE_TOOL', loaded.file, [
+              { path: 'name', rule: `tool "${loaded.manifest.name}" is already defined by ${first}; the first one is kept` },
+            ]),
+          );
+          continue;
+        }
+        byName.set(loaded.manifest.name, loaded.file);
+        manifests.push(loaded);
+      } catch (err) {
+        errors.push(err instanceof ManifestError ? err : new ManifestError('READ_FAILED', file, [{ path: '', rule: reason(err) }]));
+      }
+    }
+  }
+  return { manifests, errors };
+}

@@ -1,0 +1,217 @@
+// The manifest YAML schema of DESIGN §5. Strict objects everywhere: an unknown key is a typo or a
+// capability we do not understand, and either way it must not load silently.
+import { z } from 'zod';
+import type { Json, JsonObject, ParamSpec } from '../tool/index.js';
+import { MANIFEST_BOUNDS, MANIFEST_DEFAULTS } from './defaults.js';
+import { parseHostPattern } from './host-pattern.js';
+import { jsonSchemaProblem } from './json-schema-check.js';
+
+export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
+// semver.org's own regular expression (2.0.0).
+const SEMVER =
+  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
+const ENV_NAME = /^[A-Z_][A-Z0-9_]{0,127}$/;
+const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
+
+const json = z.json() as unknown as z.ZodType<Json>;
+const boundedInt = (min: number, max: number) => z.number().int().min(min).max(max);
+
+/** A raw JSON Schema object, checked against the 2020-12 meta-schema. */
+const jsonSchemaObject = z.record(z.string(), json).superRefine((schema, ctx) => {
+  const problem = jsonSchemaProblem(schema);
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+}) as unknown as z.ZodType<JsonObject>;
+
+const PARAM_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object'] as const;
+
+function matchesType(value: Json, type: ParamSpec['type']): boolean {
+  switch (type) {
+    case 'string':
+      return typeof value === 'string';
+    case 'number':
+      return typeof value === 'number';
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'array':
+      return Array.isArray(value);
+    case 'object':
+      return typeof value === 'object' && value !== null && !Array.isArray(value);
+  }
+}
+
+const paramName = z.string().regex(PARAM_NAME, `must match ${PARAM_NAME.source}`);
+
+// Recursive: items and properties are ParamSpecs again; nonsense combinations are refused.
+export const paramSpecSchema: z.ZodType<ParamSpec> = z.lazy(() =>
+  z
+    .strictObject({
+      type: z.enum(PARAM_TYPES),
+      required: z.boolean().optional(),
+      description: z.string().min(1).max(MANIFEST_BOUNDS.paramDescriptionChars).optional(),
+      enum: z.array(json).min(1).optional(),
+      default: json.optional(),
+      items: paramSpecSchema.optional(),
+      properties: z.record(paramName, paramSpecSchema).optional(),
+    })
+    .superRefine((spec, ctx) => {
+      if (spec.items !== undefined && spec.type !== 'array')
+        ctx.addIssue({ code: 'custom', path: ['items'], message: 'is allowed only when type is array' });
+      if (spec.properties !== undefined && spec.type !== 'object')
+        ctx.addIssue({ code: 'custom', path: ['properties'], message: 'is allowed only when type is object' });
+      spec.enum?.forEach((v, i) => {
+        if (!matchesType(v, spec.type))
+          ctx.addIssue({ code: 'custom', path: ['enum', i], message: `must be of type ${spec.type}` });
+      });
+      if (spec.default !== undefined) {
+        if (!matchesType(spec.default, spec.type))
+          ctx.addIssue({ code: 'custom', path: ['default'], message: `must be of type ${spec.type}` });
+        else if (spec.enum !== undefined && !spec.enum.some((v) => JSON.stringify(v) === JSON.stringify(spec.default)))
+          ctx.addIssue({ code: 'custom', path: ['default'], message: 'must be one of the enum values' });
+      }
+    }),
+);
+
+const moduleSchema = z.strictObject({
+  path: z.string().min(1),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal characters')
+    .transform((s) => s.toLowerCase())
+    .optional(),
+  entry: z
+    .string()
+    .min(1)
+    .max(256)
+    .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters')
+    .optional(),
+});
+
+const renderSchema = z.union([
+  z.enum(['json', 'text']),
+  z.strictObject({ template: z.string().min(1).max(MANIFEST_BOUNDS.templateChars) }),
+]);
+
+const outputSchema = z
+  .strictObject({
+    schema: jsonSchemaObject.optional(),
+    render: renderSchema.default('json'),
+    encoding: z.enum(['json', 'text']).default('json'),
+  })
+  .superRefine((out, ctx) => {
+    // With encoding text the value is always a string; a schema that forbids strings can never pass.
+    const type = out.schema?.['type'];
+    if (out.encoding === 'text' && type !== undefined) {
+      const allowsString = type === 'string' || (Array.isArray(type) && type.includes('string'));
+      if (!allowsString)
+        ctx.addIssue({ code: 'custom', path: ['schema', 'type'], message: 'must allow string when output.encoding is text' });
+    }
+  });
+
+const hostPattern = z.string().transform((raw, ctx) => {
+  const parsed = parseHostPattern(raw);
+  if (typeof parsed === 'string') {
+    ctx.addIssue({ code: 'custom', message: `"${raw}" ${parsed}` });
+    return z.NEVER;
+  }
+  return raw.trim().toLowerCase();
+});
+
+function guestPathProblem(key: string): string | undefined {
+  if (!key.startsWith('/')) return 'must be an absolute guest path (start with /)';
+  if (key.length > 1024) return 'must be at most 1024 characters';
+  if (key.includes('\0')) return 'must not contain NUL';
+  const segments = key.split('/').slice(1);
+  if (key !== '/' && segments.some((s) => s === '' || s === '.' || s === '..'))
+    return 'must be a normalized path (no //, . or .. segments, no trailing /)';
+  return undefined;
+}
+
+const pathGrant = z.strictObject({
+  host: z.string().min(1).max(4096),
+  mode: z.enum(['ro', 'rw']).default('ro'),
+});
+
+const allowedPaths = z.record(z.string(), pathGrant).superRefine((paths, ctx) => {
+  for (const key of Object.keys(paths)) {
+    const problem = guestPathProblem(key);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: problem });
+  }
+});
+
+const memorySchema = z.strictObject({
+  max_pages: boundedInt(1, MANIFEST_BOUNDS.maxPages).default(MANIFEST_DEFAULTS.maxPages),
+  max_http_response_bytes: boundedInt(1, MANIFEST_BOUNDS.maxBytes).default(MANIFEST_DEFAULTS.maxHttpResponseBytes),
+});
+
+const capabilitiesSchema = z
+  .strictObject({
+    allowed_hosts: z.array(hostPattern).max(256).default([]),
+    allowed_paths: allowedPaths.default({}),
+    memory: memorySchema.prefault({}),
+    timeout_ms: boundedInt(1, MANIFEST_BOUNDS.timeoutMs).default(MANIFEST_DEFAULTS.timeoutMs),
+    max_output_bytes: boundedInt(1, MANIFEST_BOUNDS.maxBytes).default(MANIFEST_DEFAULTS.maxOutputBytes),
+    max_input_bytes: boundedInt(1, MANIFEST_BOUNDS.maxBytes).default(MANIFEST_DEFAULTS.maxInputBytes),
+    config: z
+      .record(z.string().min(1).max(256), z.string().max(MANIFEST_BOUNDS.configValueChars))
+      .default({}),
+    secrets: z.array(z.string().regex(ENV_NAME, `must be an environment variable name (${ENV_NAME.source})`)).max(64).default([]),
+  })
+  .superRefine((caps, ctx) => {
+    const seen = new Set<string>();
+    caps.secrets.forEach((name, i) => {
+      if (seen.has(name)) ctx.addIssue({ code: 'custom', path: ['secrets', i], message: `lists ${name} twice` });
+      seen.add(name);
+      // Both arrive as Extism config keys; sharing one would let config shadow the secret.
+      if (Object.hasOwn(caps.config, name))
+        ctx.addIssue({ code: 'custom', path: ['secrets', i], message: `${name} is also a config key; config and secrets may not share a key` });
+    });
+  });
+
+const poolSchema = z.strictObject({
+  max: boundedInt(1, MANIFEST_BOUNDS.poolMax).optional(),
+  idle_ms: boundedInt(1, MANIFEST_BOUNDS.poolIdleMs).optional(),
+});
+
+const annotationsSchema = z
+  .strictObject({
+    title: z.string().min(1).max(MANIFEST_BOUNDS.titleChars).optional(),
+    readOnlyHint: z.boolean().optional(),
+    destructiveHint: z.boolean().optional(),
+    idempotentHint: z.boolean().optional(),
+    openWorldHint: z.boolean().optional(),
+  })
+  .superRefine((a, ctx) => {
+    if (a.readOnlyHint === true && a.destructiveHint === true)
+      ctx.addIssue({ code: 'custom', path: ['destructiveHint'], message: 'cannot be true when readOnlyHint is true' });
+  });
+
+export const manifestSchema = z
+  .strictObject({
+    apiVersion: z.literal('toolgate/v1'),
+    name: z.string().regex(TOOL_NAME_PATTERN, `must match ${TOOL_NAME_PATTERN.source}`),
+    version: z.string().regex(SEMVER, 'must be a semantic version such as 1.2.0'),
+    description: z
+      .string()
+      .max(MANIFEST_BOUNDS.descriptionChars)
+      .refine((s) => s.trim() !== '', 'must not be empty'),
+    module: moduleSchema,
+    parameters: z.record(paramName, paramSpecSchema).optional(),
+    inputSchema: jsonSchemaObject.optional(),
+    output: outputSchema.prefault({}),
+    capabilities: capabilitiesSchema.prefault({}),
+    pool: poolSchema.optional(),
+    annotations: annotationsSchema.optional(),
+  })
+  .superRefine((m, ctx) => {
+    if (m.parameters !== undefined && m.inputSchema !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['inputSchema'], message: 'cannot be given together with parameters (use one)' });
+    const type = m.inputSchema?.['type'];
+    if (m.inputSchema !== undefined && type !== undefined && type !== 'object')
+      ctx.addIssue({ code: 'custom', path: ['inputSchema', 'type'], message: 'must be object (arguments are a JSON object)' });
+  })
+  .transform((m) => ({ ...m, module: { ...m.module, entry: m.module.entry ?? m.name } }));
+
+/** A manifest after validation, with every default applied (snake_case as in the YAML). */
+export type Manifest = z.output<typeof manifestSchema>;

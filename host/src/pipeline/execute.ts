@@ -1,0 +1,99 @@
+// Stage 4: the tools/execute waterfall around the body, under the tool's deadline.
+import { ERROR_CODES, ToolFailure, isJson, type ExecIdentity, type Tool } from '../tool/index.js';
+import { ListenerError, abortCode, attempt, errorMessage, raceSignal } from './async.js';
+import type { HookEntry } from './hooks.js';
+import { failureOf } from './outcome.js';
+import type { ExecOutcome, ExecReplace, ExecuteWrapper } from './types.js';
+
+/**
+ * `exec.signal` is the caller's own signal. The body always gets a signal that aborts when the
+ * caller cancels or the deadline passes, whatever a wrapper passed to next(). The caller is
+ * answered the moment either happens, even if a body or wrapper ignores its signal.
+ */
+export async function runExecute(
+  exec: Readonly<ExecIdentity>,
+  tool: Tool,
+  wrappers: readonly HookEntry<ExecuteWrapper>[],
+): Promise<ExecOutcome> {
+  const callerSignal = exec.signal;
+  const timeoutMs = tool.definition.timeoutMs;
+  const deadline = new AbortController();
+  const timer =
+    timeoutMs === undefined
+      ? undefined
+      : setTimeout(
+          () => deadline.abort(new ToolFailure('TIMEOUT', `tool "${tool.name}" did not finish within its deadline of ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+  const base = AbortSignal.any([callerSignal, deadline.signal]);
+
+  const codeOf = (signal: AbortSignal): ExecOutcome & { ok: false } => {
+    if (callerSignal.aborted) return { ok: false, error: { code: 'ABORTED', message: `call to "${tool.name}" was cancelled by the caller` } };
+    const reason: unknown = deadline.signal.aborted ? deadline.signal.reason : signal.reason;
+    const code = abortCode(reason);
+    return { ok: false, error: { code, message: reason instanceof Error ? reason.message : `call to "${tool.name}" was aborted (${code})` } };
+  };
+
+  const body = async (e: Readonly<ExecIdentity>): Promise<ExecOutcome> => {
+    try {
+      const value: unknown = await raceSignal(attempt(() => tool.definition.execute(e.arguments, e)), e.signal);
+      if (!isJson(value)) {
+        return { ok: false, error: { code: 'INVALID_OUTPUT', message: `tool "${tool.name}" returned a value that is not JSON` } };
+      }
+      const check = tool.checkOutput(value);
+      if (!check.ok) return { ok: false, error: { code: 'INVALID_OUTPUT', message: `tool "${tool.name}" returned invalid output: ${check.message}` } };
+      return { ok: true, value };
+    } catch (err) {
+      if (e.signal.aborted) return codeOf(e.signal);
+      return failureOf(err, tool.name);
+    }
+  };
+
+  const dispatch = async (i: number, e: Readonly<ExecIdentity>): Promise<ExecOutcome> => {
+    const w = wrappers[i];
+    if (w === undefined) return body(e);
+    const next = (replace?: ExecReplace): Promise<ExecOutcome> => {
+      if (replace !== undefined) checkReplace(w.id, replace);
+      const signal = replace?.signal === undefined ? e.signal : AbortSignal.any([base, replace.signal]);
+      return dispatch(i + 1, Object.freeze({ ...e, signal }));
+    };
+    let out: unknown;
+    try {
+      out = await attempt(() => w.fn(e, next, tool));
+    } catch (err) {
+      throw err instanceof ListenerError ? err : new ListenerError(`execute wrapper "${w.id}" threw: ${errorMessage(err)}`);
+    }
+    if (!isOutcome(out)) throw new ListenerError(`execute wrapper "${w.id}" returned no outcome ({ok:true, value} | {ok:false, error:{code, message}})`);
+    return out;
+  };
+
+  try {
+    return await raceSignal(dispatch(0, Object.freeze({ ...exec, signal: base })), base);
+  } catch (err) {
+    if (err instanceof ListenerError) return { ok: false, error: { code: 'LISTENER_ERROR', message: err.message } };
+    if (base.aborted) return codeOf(base);
+    return { ok: false, error: { code: 'LISTENER_ERROR', message: errorMessage(err) } };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function checkReplace(id: string, replace: unknown): void {
+  if (typeof replace !== 'object' || replace === null) throw new ListenerError(`execute wrapper "${id}": next() takes { signal } or nothing`);
+  for (const key of Object.keys(replace)) {
+    if (key !== 'signal') throw new ListenerError(`execute wrapper "${id}": next() may replace only the signal, not "${key}"`);
+  }
+  const signal = (replace as { signal?: unknown }).signal;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new ListenerError(`execute wrapper "${id}": next({signal}) needs an AbortSignal`);
+}
+
+function isOutcome(v: unknown): v is ExecOutcome {
+  if (typeof v !== 'object' || v === null) return false;
+  const o = v as Record<string, unknown>;
+  if (o.ok === true) return 'value' in o;
+  if (o.ok === false) {
+    const e = o.error as Record<string, unknown> | undefined;
+    return typeof e === 'object' && e !== null && (ERROR_CODES as readonly unknown[]).includes(e.code) && typeof e.message === 'string';
+  }
+  return false;
+}

@@ -1,0 +1,10 @@
+// The pipeline: the six stages of DESIGN §3, their listener types, and `explain` for policy tools.
+export { Pipeline, type PipelineOptions, type Explanation } from './pipeline.js';
+export { Hooks, type HookEntry, type HookSnapshot } from './hooks.js';
+export { STAGES, isStage } from './types.js';
+export type {
+  Decision, PreExecuteInfo, PreExecuteListener, Guard, ExecOutcome, ExecReplace, ExecuteWrapper, AcceptInput,
+  PostExecuteCall, PostExecuteListener, CallRecord, ResultObserver, StageListeners, Stage, TrailStep,
+  DecisionTrail, ApprovalOutcome, ApprovalRequest, ApprovalService, PipelineLogger, CallOptions,
+} from './types.js';
+export { renderContent } from './render.js';

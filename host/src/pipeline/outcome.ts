@@ -1,0 +1,46 @@
+// The mutable state of one call between stages, and how it becomes a ToolResult.
+import { cloneJson, deepFreeze, isJson, isJsonObject, ToolFailure } from '../tool/index.js';
+import type { ContentBlock, ErrorCode, Json, JsonObject, Tool, ToolResult } from '../tool/index.js';
+import { renderContent } from './render.js';
+import type { ExecOutcome } from './types.js';
+
+export type CallState =
+  | { ok: true; value: Json; content: ContentBlock[] }
+  | { ok: false; error: { code: ErrorCode; message: string }; content: ContentBlock[] };
+
+export function failed(code: ErrorCode, message: string): CallState & { ok: false } {
+  return { ok: false, error: { code, message }, content: [{ type: 'text', text: message }] };
+}
+
+/** Validates a canonical value against output.schema and renders it; invalid -> INVALID_OUTPUT. */
+export function succeeded(tool: Tool, value: Json): CallState {
+  if (!isJson(value)) return failed('INVALID_OUTPUT', `tool "${tool.name}" produced a value that is not JSON`);
+  const check = tool.checkOutput(value);
+  if (!check.ok) return failed('INVALID_OUTPUT', `tool "${tool.name}" returned invalid output: ${check.message}`);
+  const frozen = deepFreeze(cloneJson(value));
+  return { ok: true, value: frozen, content: renderContent(frozen, tool.render) };
+}
+
+export function fromOutcome(tool: Tool, outcome: ExecOutcome): CallState {
+  return outcome.ok ? succeeded(tool, outcome.value) : failed(outcome.error.code, outcome.error.message);
+}
+
+/** A thrown body: ToolFailure keeps its code, anything else is TOOL_ERROR. */
+export function failureOf(err: unknown, tool: string): ExecOutcome & { ok: false } {
+  if (err instanceof ToolFailure) return { ok: false, error: { code: err.code, message: err.message } };
+  const msg = err instanceof Error ? err.message : String(err);
+  return { ok: false, error: { code: 'TOOL_ERROR', message: `tool "${tool}" failed: ${msg}` } };
+}
+
+/**
+ * structuredContent is set only for a JSON object value: MCP allows nothing else there. Arrays,
+ * strings and numbers reach the model through content alone.
+ */
+export function toResult(state: CallState, meta: JsonObject): ToolResult {
+  if (state.ok) {
+    return isJsonObject(state.value)
+      ? { isError: false, content: state.content, structuredContent: state.value, meta }
+      : { isError: false, content: state.content, meta };
+  }
+  return { isError: true, content: state.content, error: { ...state.error }, meta };
+}

@@ -1,0 +1,190 @@
+// One call through the fixed stages of DESIGN §3. call() never rejects: every failure, including a
+// broken listener, becomes an isError result with a stable code.
+import { randomUUID } from 'node:crypto';
+import { deepFreeze, type JsonObject, type Tool, type ToolRegistry, type ToolResult } from '../tool/index.js';
+import { errorMessage } from './async.js';
+import { gate, newTrail } from './decide.js';
+import { runExecute } from './execute.js';
+import { Hooks } from './hooks.js';
+import { failed, fromOutcome, toResult, type CallState } from './outcome.js';
+import { runPostExecute } from './post.js';
+import { copyContent, isContent } from './render.js';
+import type { ApprovalService, CallOptions, CallRecord, Decision, DecisionTrail, PipelineLogger } from './types.js';
+
+export interface PipelineOptions {
+  tools: ToolRegistry;
+  hooks?: Hooks;
+  approval?: ApprovalService;
+  /** How long a person gets to answer an 'ask' (default 120 s). */
+  approvalTimeoutMs?: number;
+  /** How long one pre/post-execute listener may take (default 30 s). */
+  listenerTimeoutMs?: number;
+  logger?: PipelineLogger;
+}
+
+/** What `policy explain` prints: the decision a call would get, without running anything. */
+export interface Explanation {
+  tool: string;
+  outcome: 'allow' | 'deny' | 'ask' | 'unknown-tool' | 'invalid-args';
+  /** Why: the deny/ask reason, the guard's reason, or the argument error. */
+  reason?: string;
+  /** The stable code a real call would fail with (DENIED, GUARD_DENIED, LISTENER_ERROR...). */
+  code?: string;
+  trail: DecisionTrail;
+}
+
+const silent: PipelineLogger = { warn() {}, error() {} };
+
+export class Pipeline {
+  readonly tools: ToolRegistry;
+  readonly hooks: Hooks;
+  approval: ApprovalService | undefined;
+  readonly #approvalTimeoutMs: number;
+  readonly #listenerTimeoutMs: number;
+  readonly #log: PipelineLogger;
+
+  constructor(options: PipelineOptions) {
+    this.tools = options.tools;
+    this.hooks = options.hooks ?? new Hooks();
+    this.approval = options.approval;
+    this.#approvalTimeoutMs = options.approvalTimeoutMs ?? 120_000;
+    this.#listenerTimeoutMs = options.listenerTimeoutMs ?? 30_000;
+    this.#log = options.logger ?? silent;
+  }
+
+  async call(name: string, args: unknown, options: CallOptions = {}): Promise<ToolResult> {
+    const startedAt = new Date();
+    const t0 = performance.now();
+    const callId = options.callId ?? randomUUID();
+    const hooks = this.hooks.snapshot();
+    const trail = newTrail();
+    const tool = this.tools.get(name);
+    const meta = (): JsonObject => ({
+      callId,
+      tool: name,
+      decision: JSON.parse(JSON.stringify(trail)) as JsonObject,
+      durationMs: Math.round((performance.now() - t0) * 1000) / 1000,
+    });
+    let state: CallState;
+    let frozenArgs: Readonly<JsonObject> | undefined;
+    try {
+      if (tool === undefined) {
+        state = failed('UNKNOWN_TOOL', `unknown tool "${name}"`);
+      } else {
+        const checked = tool.checkArguments(args);
+        if (!checked.ok) {
+          state = failed('INVALID_ARGS', `invalid arguments for tool "${name}": ${checked.message}`);
+        } else {
+          frozenArgs = deepFreeze(checked.args);
+          state = await this.#dispatch(tool, frozenArgs, callId, options, trail, hooks, meta);
+        }
+        state = finalize(tool, state, meta());
+      }
+    } catch (err) {
+      // Only a bug in the pipeline itself lands here; the caller still gets a result.
+      this.#log.error({ err, callId, tool: name }, 'pipeline failure');
+      state = failed('LISTENER_ERROR', `internal pipeline error: ${errorMessage(err)}`);
+    }
+    const result = deepFreeze(toResult(state, meta()));
+    const record: CallRecord = Object.freeze({
+      callId,
+      tool: name,
+      ...(options.agent !== undefined ? { agent: options.agent } : {}),
+      ...(frozenArgs !== undefined ? { arguments: frozenArgs } : {}),
+      sensitiveArguments: tool?.definition.sensitiveArguments === true,
+      trail: deepFreeze(trail),
+      startedAt: startedAt.toISOString(),
+      durationMs: performance.now() - t0,
+    });
+    for (const { id, fn } of hooks['tools/result']) {
+      try {
+        const r: unknown = fn(result, record);
+        if (r instanceof Promise) r.catch((err: unknown) => this.#log.warn({ err, id }, 'tools/result observer rejected'));
+      } catch (err) {
+        this.#log.warn({ err, id, callId }, `tools/result observer "${id}" threw; ignored`);
+      }
+    }
+    return result;
+  }
+
+  async #dispatch(
+    tool: Tool,
+    args: Readonly<JsonObject>,
+    callId: string,
+    options: CallOptions,
+    trail: DecisionTrail,
+    hooks: ReturnType<Hooks['snapshot']>,
+    meta: () => JsonObject,
+  ): Promise<CallState> {
+    const signal = options.signal ?? new AbortController().signal;
+    const exec = Object.freeze({
+      callId,
+      name: tool.name,
+      arguments: args,
+      ...(options.agent !== undefined ? { agent: options.agent } : {}),
+      ...(options.token !== undefined ? { token: options.token } : {}),
+      signal,
+    });
+    if (signal.aborted) return failed('ABORTED_BEFORE_DISPATCH', `call to "${tool.name}" was cancelled before dispatch`);
+    const refused = await gate(exec, tool, hooks['tools/pre-execute'], hooks.guards, trail, {
+      dryRun: false,
+      listenerTimeoutMs: this.#listenerTimeoutMs,
+      approval: this.approval,
+      approvalTimeoutMs: this.#approvalTimeoutMs,
+    });
+    let state: CallState;
+    if (refused !== null) {
+      state = refused;
+    } else if (signal.aborted) {
+      state = failed('ABORTED_BEFORE_DISPATCH', `call to "${tool.name}" was cancelled before dispatch`);
+    } else {
+      state = fromOutcome(tool, await runExecute(exec, tool, hooks['tools/execute']));
+      // A success the caller no longer wants is not a success; a specific failure says more.
+      if (state.ok && signal.aborted) state = failed('ABORTED', `call to "${tool.name}" was cancelled by the caller`);
+    }
+    return runPostExecute(state, exec, tool, hooks['tools/post-execute'], trail, meta, this.#listenerTimeoutMs);
+  }
+
+  /** The decision a call would get (pre-execute in dry-run mode, then guards); nothing executes. */
+  async explain(name: string, args: unknown, options: Omit<CallOptions, 'signal'> = {}): Promise<Explanation> {
+    const trail = newTrail();
+    const tool = this.tools.get(name);
+    if (tool === undefined) return { tool: name, outcome: 'unknown-tool', reason: `unknown tool "${name}"`, code: 'UNKNOWN_TOOL', trail };
+    const checked = tool.checkArguments(args);
+    if (!checked.ok) return { tool: name, outcome: 'invalid-args', reason: checked.message, code: 'INVALID_ARGS', trail };
+    const hooks = this.hooks.snapshot();
+    const exec = Object.freeze({
+      callId: options.callId ?? `explain-${randomUUID()}`,
+      name,
+      arguments: deepFreeze(checked.args),
+      ...(options.agent !== undefined ? { agent: options.agent } : {}),
+      ...(options.token !== undefined ? { token: options.token } : {}),
+      signal: new AbortController().signal,
+    });
+    const failure = await gate(exec, tool, hooks['tools/pre-execute'], hooks.guards, trail, {
+      dryRun: true,
+      listenerTimeoutMs: this.#listenerTimeoutMs,
+      approval: undefined,
+      approvalTimeoutMs: this.#approvalTimeoutMs,
+    });
+    if (failure !== null) return { tool: name, outcome: 'deny', reason: failure.error.message, code: failure.error.code, trail };
+    const d: Decision | null = trail.decision;
+    if (d?.kind === 'ask') return { tool: name, outcome: 'ask', reason: d.reason ?? `tool "${name}" needs approval`, trail };
+    return { tool: name, outcome: 'allow', trail };
+  }
+}
+
+/** Stage 6: the tool's finalizeContent, exactly once, on content only. */
+function finalize(tool: Tool, state: CallState, meta: JsonObject): CallState {
+  const fn = tool.definition.finalizeContent;
+  if (fn === undefined) return state;
+  try {
+    const snapshot = deepFreeze(toResult({ ...state, content: copyContent(state.content) }, meta));
+    const out = fn.call(tool.definition, copyContent(state.content), snapshot);
+    if (out === undefined) return state;
+    if (!isContent(out)) return failed('TOOL_ERROR', `finalizeContent of tool "${tool.name}" returned something that is not content blocks`);
+    return { ...state, content: copyContent(out) };
+  } catch (err) {
+    return failed('TOOL_ERROR', `finalizeContent of tool "${tool.name}" threw: ${errorMessage(err)}`);
+  }
+}

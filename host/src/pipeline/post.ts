@@ -1,0 +1,83 @@
+// Stage 5: tools/post-execute. Listeners run in order on the result the previous one left; a
+// failure stays a failure (accept({value}) is refused on it), so no listener can turn a denial
+// into data.
+import { deepFreeze, type ExecIdentity, type Json, type JsonObject, type Tool } from '../tool/index.js';
+import { ListenerError, attempt, errorMessage, withTimeout } from './async.js';
+import type { HookEntry } from './hooks.js';
+import { failed, succeeded, toResult, type CallState } from './outcome.js';
+import { copyContent, isContent } from './render.js';
+import type { AcceptInput, DecisionTrail, PostExecuteCall, PostExecuteListener } from './types.js';
+
+export async function runPostExecute(
+  start: CallState,
+  exec: Readonly<ExecIdentity>,
+  tool: Tool,
+  listeners: readonly HookEntry<PostExecuteListener>[],
+  trail: DecisionTrail,
+  meta: () => JsonObject,
+  timeoutMs: number,
+): Promise<CallState> {
+  let state = start;
+  for (const { id, fn } of listeners) {
+    let live = true;
+    const use = (what: string): void => {
+      if (!live) throw new ListenerError(`post-execute listener "${id}" called ${what} after it returned`);
+    };
+    const call: PostExecuteCall = {
+      exec,
+      tool,
+      trail,
+      get result() {
+        return deepFreeze(toResult({ ...state, content: copyContent(state.content) }, meta()));
+      },
+      get value(): Json | undefined {
+        return state.ok ? state.value : undefined;
+      },
+      accept(input?: AcceptInput) {
+        use('accept()');
+        if (input === undefined) return;
+        if (Array.isArray(input)) {
+          state = withContent(state, id, input);
+          return;
+        }
+        const obj = input as Record<string, unknown>;
+        const hasContent = typeof obj === 'object' && obj !== null && 'content' in obj;
+        const hasValue = typeof obj === 'object' && obj !== null && 'value' in obj;
+        if (hasContent && hasValue) {
+          state = failed('LISTENER_ERROR', `post-execute listener "${id}": accept() takes content or a value, not both`);
+        } else if (hasContent) {
+          state = withContent(state, id, obj.content);
+        } else if (hasValue) {
+          if (!state.ok) {
+            throw new ListenerError(`post-execute listener "${id}": accept({value}) is not allowed on a failed result (${state.error.code})`);
+          }
+          state = succeeded(tool, obj.value as Json);
+        } else {
+          throw new ListenerError(`post-execute listener "${id}": accept() takes content blocks, {content} or {value}`);
+        }
+      },
+      block(feedback: string) {
+        use('block()');
+        const text = typeof feedback === 'string' && feedback !== '' ? feedback : `blocked by "${id}"`;
+        state = failed('BLOCKED', text);
+      },
+    };
+    try {
+      await withTimeout(
+        attempt(() => fn(call)),
+        timeoutMs,
+        () => new ListenerError(`post-execute listener "${id}" did not finish within ${timeoutMs} ms`),
+      );
+    } catch (err) {
+      state = failed('LISTENER_ERROR', err instanceof ListenerError ? err.message : `post-execute listener "${id}" threw: ${errorMessage(err)}`);
+    } finally {
+      live = false;
+    }
+  }
+  return state;
+}
+
+function withContent(state: CallState, id: string, content: unknown): CallState {
+  if (!isContent(content)) throw new ListenerError(`post-execute listener "${id}": content must be an array of {type:'text', text} or {type:'image', data, mimeType}`);
+  return { ...state, content: copyContent(content) };
+}

@@ -1,0 +1,115 @@
+// A policy ceiling: what no installed tool may ask for, whatever the person at the keyboard answers.
+// Read from `--ceiling FILE` or $TOOLGATE_HOME/ceiling.yaml. Absent keys set no limit.
+import { readFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { RegistryError } from './errors.js';
+import type { CapabilitySet } from './manifest-adapter.js';
+
+const ceilingSchema = z.strictObject({
+  /** Host globs a tool's allowed_hosts must fall under, e.g. ["*.example.com"]; [] = no network. */
+  allowed_hosts: z.array(z.string().min(1)).optional(),
+  /** false = no filesystem mounts at all. */
+  allow_paths: z.boolean().optional(),
+  /** false = read-only mounts only. */
+  allow_rw_paths: z.boolean().optional(),
+  max_pages: z.number().int().positive().optional(),
+  max_http_response_bytes: z.number().int().positive().optional(),
+  max_timeout_ms: z.number().int().positive().optional(),
+  max_output_bytes: z.number().int().positive().optional(),
+  /** Secret names a tool may receive; [] = none. */
+  allowed_secrets: z.array(z.string()).optional(),
+});
+export type Ceiling = z.infer<typeof ceilingSchema>;
+
+export function parseCeiling(text: string, file: string): Ceiling {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text) ?? {};
+  } catch (err) {
+    throw new RegistryError('BAD_CONFIG', `${file}: not valid YAML (${(err as Error).message})`);
+  }
+  const parsed = ceilingSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : '(top level)';
+    throw new RegistryError('BAD_CONFIG', `${file}: ${path}: ${issue?.message ?? 'invalid ceiling'}`);
+  }
+  return parsed.data;
+}
+
+/** Loads the ceiling file; a missing optional file (the store default) means no ceiling. */
+export async function loadCeiling(file: string, required: boolean): Promise<Ceiling | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !required) return undefined;
+    throw new RegistryError('BAD_CONFIG', `${file}: cannot read ceiling file (${(err as Error).message})`);
+  }
+  return parseCeiling(text, file);
+}
+
+function splitHostPort(text: string): { host: string; port?: string } {
+  const lower = text.toLowerCase();
+  if (lower.startsWith('[')) {
+    const close = lower.indexOf(']');
+    const rest = lower.slice(close + 1);
+    return { host: lower.slice(0, close + 1), ...(rest.startsWith(':') ? { port: rest.slice(1) } : {}) };
+  }
+  const colon = lower.lastIndexOf(':');
+  if (colon > 0 && lower.indexOf(':') === colon) return { host: lower.slice(0, colon), port: lower.slice(colon + 1) };
+  return { host: lower };
+}
+
+/**
+ * Whether a requested host pattern can only reach hosts the ceiling pattern allows. `*.x.com` covers
+ * `a.x.com`, `a.b.x.com` and `*.a.x.com` but not `x.com`; a ceiling pattern without a port allows
+ * any port, one with a port only that port.
+ */
+export function hostCovered(requested: string, ceilingPattern: string): boolean {
+  const req = splitHostPort(requested);
+  const pat = splitHostPort(ceilingPattern);
+  if (pat.port !== undefined && req.port !== pat.port) return false;
+  if (pat.host === '*') return true;
+  if (pat.host.startsWith('*.')) {
+    const suffix = pat.host.slice(1);
+    const rest = req.host.startsWith('*.') ? req.host.slice(1) : req.host;
+    return rest.endsWith(suffix) && !rest.slice(0, rest.length - suffix.length).includes('*');
+  }
+  return !req.host.includes('*') && req.host === pat.host;
+}
+
+/** Every way `caps` exceeds `ceiling`, in words; empty = within the ceiling. */
+export function ceilingViolations(caps: CapabilitySet, ceiling: Ceiling): string[] {
+  const out: string[] = [];
+  if (ceiling.allowed_hosts !== undefined) {
+    const allowed = ceiling.allowed_hosts;
+    for (const h of caps.hosts) {
+      if (!allowed.some((p) => hostCovered(h, p))) {
+        out.push(`network host ${h} is outside the allowed hosts [${allowed.join(', ')}]`);
+      }
+    }
+  }
+  for (const p of caps.paths) {
+    if (ceiling.allow_paths === false) out.push(`filesystem mount ${p.guest} -> ${p.host} is not allowed (allow_paths: false)`);
+    else if (p.mode === 'rw' && ceiling.allow_rw_paths === false) {
+      out.push(`read-write mount ${p.guest} -> ${p.host} is not allowed (allow_rw_paths: false)`);
+    }
+  }
+  const caps_: Array<[string, number, number | undefined]> = [
+    ['memory.max_pages', caps.maxPages, ceiling.max_pages],
+    ['memory.max_http_response_bytes', caps.maxHttpResponseBytes, ceiling.max_http_response_bytes],
+    ['timeout_ms', caps.timeoutMs, ceiling.max_timeout_ms],
+    ['max_output_bytes', caps.maxOutputBytes, ceiling.max_output_bytes],
+  ];
+  for (const [what, asked, limit] of caps_) {
+    if (limit !== undefined && asked > limit) out.push(`${what} ${asked} is above the ceiling of ${limit}`);
+  }
+  if (ceiling.allowed_secrets !== undefined) {
+    for (const s of caps.secrets) {
+      if (!ceiling.allowed_secrets.includes(s)) out.push(`secret ${s} is not in the allowed secrets`);
+    }
+  }
+  return out;
+}

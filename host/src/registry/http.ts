@@ -1,0 +1,159 @@
+// All registry HTTP goes through undici. Plain http is allowed only to 127.0.0.0/8 or with an explicit
+// --insecure; every redirect hop is checked again. Downloads are hashed as they stream, capped in
+// size, and refused on a digest mismatch before any byte is used.
+import { createHash } from 'node:crypto';
+import { request } from 'undici';
+import { RegistryError } from './errors.js';
+
+export type Headers = Record<string, string | string[] | undefined>;
+
+const MAX_REDIRECTS = 5;
+const TIMEOUT_MS = 60_000;
+
+export function isLoopbackHost(hostname: string): boolean {
+  const m = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(hostname);
+  return m !== null && m.slice(1).every((o) => Number(o) <= 255);
+}
+
+export function checkTransport(url: URL, insecure: boolean): void {
+  if (url.protocol === 'https:') return;
+  if (url.protocol !== 'http:') throw new RegistryError('BAD_REFERENCE', `${url.href}: only https (or http to 127.0.0.0/8) is supported`);
+  if (isLoopbackHost(url.hostname) || insecure) return;
+  throw new RegistryError('INSECURE_TRANSPORT', `${url.href}: plain http is allowed only to 127.0.0.0/8; use https or pass --insecure`);
+}
+
+export function header(headers: Headers, name: string): string | undefined {
+  const v = headers[name.toLowerCase()];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function statusError(status: number, url: string, what: string): RegistryError {
+  if (status === 404) return new RegistryError('NOT_FOUND', `${what}: not found (HTTP 404 from ${url})`);
+  if (status === 401 || status === 403) {
+    return new RegistryError('AUTH_REQUIRED', `${what}: the server requires authentication (HTTP ${status} from ${url}); toolgate supports only anonymous access`);
+  }
+  return new RegistryError('NETWORK', `${what}: HTTP ${status} from ${url}`);
+}
+
+export interface Progress {
+  start(what: string, total: number | undefined): void;
+  advance(bytes: number): void;
+  done(): void;
+}
+
+export interface FetchOptions {
+  what: string;
+  insecure: boolean;
+  maxBytes: number;
+  headers?: Record<string, string>;
+  /** `sha256:<hex>`: the body must hash to this, or DIGEST_MISMATCH. */
+  expectDigest?: string;
+  expectSize?: number;
+  progress?: Progress;
+}
+
+export interface Fetched {
+  bytes: Buffer;
+  headers: Headers;
+  url: string;
+  digest: string;
+}
+
+export async function fetchBytes(urlText: string, opts: FetchOptions): Promise<Fetched> {
+  let url = new URL(urlText);
+  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+    checkTransport(url, opts.insecure);
+    let res;
+    try {
+      res = await request(url, {
+        method: 'GET',
+        headers: opts.headers ?? {},
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
+    } catch (err) {
+      throw new RegistryError('NETWORK', `${opts.what}: cannot reach ${url.href} (${(err as Error).message})`);
+    }
+    if (res.statusCode >= 300 && res.statusCode < 400) {
+      await res.body.dump();
+      const location = header(res.headers, 'location');
+      if (!location) throw new RegistryError('NETWORK', `${opts.what}: redirect without Location from ${url.href}`);
+      url = new URL(location, url);
+      continue;
+    }
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      await res.body.dump();
+      throw statusError(res.statusCode, url.href, opts.what);
+    }
+    const lengthText = header(res.headers, 'content-length');
+    const length = lengthText === undefined ? undefined : Number(lengthText);
+    if (length !== undefined && length > opts.maxBytes) {
+      await res.body.dump();
+      throw new RegistryError('TOO_LARGE', `${opts.what}: ${length} bytes is over the limit of ${opts.maxBytes}`);
+    }
+    if (opts.expectSize !== undefined && length !== undefined && length !== opts.expectSize) {
+      await res.body.dump();
+      throw new RegistryError('DIGEST_MISMATCH', `${opts.what}: size ${length} does not match the expected ${opts.expectSize}`);
+    }
+    const hash = createHash('sha256');
+    const chunks: Buffer[] = [];
+    let received = 0;
+    opts.progress?.start(opts.what, length ?? opts.expectSize);
+    try {
+      for await (const chunk of res.body) {
+        const buf = chunk as Buffer;
+        received += buf.length;
+        if (received > opts.maxBytes || (opts.expectSize !== undefined && received > opts.expectSize)) {
+          res.body.destroy();
+          throw new RegistryError(
+            received > opts.maxBytes ? 'TOO_LARGE' : 'DIGEST_MISMATCH',
+            `${opts.what}: body is longer than ${Math.min(opts.maxBytes, opts.expectSize ?? Infinity)} bytes`,
+          );
+        }
+        hash.update(buf);
+        chunks.push(buf);
+        opts.progress?.advance(buf.length);
+      }
+    } catch (err) {
+      if (err instanceof RegistryError) throw err;
+      throw new RegistryError('NETWORK', `${opts.what}: download from ${url.href} failed (${(err as Error).message})`);
+    } finally {
+      opts.progress?.done();
+    }
+    const digest = `sha256:${hash.digest('hex')}`;
+    if (opts.expectDigest !== undefined && digest !== opts.expectDigest) {
+      throw new RegistryError('DIGEST_MISMATCH', `${opts.what}: downloaded bytes have digest ${digest}, expected ${opts.expectDigest} (${url.href})`);
+    }
+    return { bytes: Buffer.concat(chunks), headers: res.headers, url: url.href, digest };
+  }
+  throw new RegistryError('NETWORK', `${opts.what}: more than ${MAX_REDIRECTS} redirects`);
+}
+
+export interface Sent {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+/** One request with a small body (publishing); the caller decides which statuses are success. */
+export async function send(
+  method: 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'GET',
+  urlText: string,
+  opts: { what: string; insecure: boolean; headers?: Record<string, string>; body?: Uint8Array | string },
+): Promise<Sent> {
+  const url = new URL(urlText);
+  checkTransport(url, opts.insecure);
+  try {
+    const res = await request(url, {
+      method,
+      headers: opts.headers ?? {},
+      ...(opts.body !== undefined ? { body: opts.body } : {}),
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+    const text = method === 'HEAD' ? (await res.body.dump(), '') : await res.body.text();
+    if (res.statusCode === 401 || res.statusCode === 403) throw statusError(res.statusCode, url.href, opts.what);
+    return { status: res.statusCode, headers: res.headers, text };
+  } catch (err) {
+    if (err instanceof RegistryError) throw err;
+    throw new RegistryError('NETWORK', `${opts.what}: cannot reach ${url.href} (${(err as Error).message})`);
+  }
+}

@@ -1,0 +1,127 @@
+// `toolgate install`: fetch, verify digests and signature, check the lockfile (downgrades), the
+// policy ceiling and the user's consent, then commit atomically to the store.
+import { RegistryError } from './errors.js';
+import { diffCapabilities } from './capabilities.js';
+import { ceilingViolations, loadCeiling } from './ceiling.js';
+import type { Progress } from './http.js';
+import { readLock } from './lockfile.js';
+import { compareVersionText } from './semver.js';
+import { fetchPackage, parseSourceRef } from './sources.js';
+import { commitInstall, installedPackageManifest, withStore, type PauseHook } from './store.js';
+import { judgeSignature, requireTrust } from './trust-check.js';
+
+export interface InstallOptions {
+  ref: string;
+  home: string;
+  cwd: string;
+  insecure?: boolean;
+  allowUnsigned?: boolean;
+  allowDowngrade?: boolean;
+  /** Consent given up front (after the user reviewed the capabilities). */
+  yes?: boolean;
+  /** An explicit ceiling file; otherwise $TOOLGATE_HOME/ceiling.yaml if it exists. */
+  ceilingFile?: string;
+  progress?: Progress;
+  /** Where notes and warnings go (stderr). */
+  say(text: string): void;
+  /** Asks a yes/no question; undefined when nobody can answer (no TTY). */
+  ask?: (question: string) => Promise<boolean>;
+  pause?: PauseHook;
+}
+
+export type InstallOutcome = 'installed' | 'upgraded' | 'downgraded' | 'unchanged';
+
+export interface InstallResult {
+  name: string;
+  version: string;
+  outcome: InstallOutcome;
+  previousVersion?: string;
+  signer?: string;
+}
+
+function sameDigests(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  const ka = Object.keys(a).sort();
+  const kb = Object.keys(b).sort();
+  return ka.length === kb.length && ka.every((k, i) => k === kb[i] && a[k] === b[k]);
+}
+
+export async function installTool(opts: InstallOptions): Promise<InstallResult> {
+  const source = await parseSourceRef(opts.ref, opts.cwd);
+  const fetched = await fetchPackage(source, { insecure: opts.insecure === true, ...(opts.progress ? { progress: opts.progress } : {}) });
+  const pkg = fetched.pkg;
+  const what = `${pkg.name}@${pkg.version}`;
+
+  return withStore(opts.home, async (layout) => {
+    const verdict = await judgeSignature(pkg, layout.trust);
+    const warning = requireTrust(pkg, verdict, opts.allowUnsigned === true);
+    if (warning) opts.say(`\n!!! ${warning}\n\n`);
+
+    const lock = await readLock(layout.lock);
+    const previous = lock.tools[pkg.name];
+    let outcome: InstallOutcome = 'installed';
+    if (previous) {
+      const order = compareVersionText(pkg.version, previous.version);
+      if (order === 0) {
+        if (sameDigests(previous.digests, pkg.digests as Record<string, string>)) {
+          return {
+            name: pkg.name,
+            version: pkg.version,
+            outcome: 'unchanged',
+            previousVersion: previous.version,
+            ...(previous.signer ? { signer: previous.signer.name } : {}),
+          };
+        }
+        throw new RegistryError('VERSION_CONFLICT', `${what}: the installed ${what} has different contents (file digests differ); a publisher must not reuse a version`);
+      }
+      if (order < 0 && opts.allowDowngrade !== true) {
+        throw new RegistryError('DOWNGRADE', `${what} is lower than the installed ${previous.version} pinned in ${layout.lock}; pass --allow-downgrade to go back`);
+      }
+      outcome = order < 0 ? 'downgraded' : 'upgraded';
+    }
+
+    const ceiling = await loadCeiling(opts.ceilingFile ?? layout.ceiling, opts.ceilingFile !== undefined);
+    if (ceiling) {
+      const violations = ceilingViolations(pkg.manifest.capabilities, ceiling);
+      if (violations.length > 0) {
+        throw new RegistryError('CEILING_EXCEEDED', `${what} asks for more than the policy ceiling (${opts.ceilingFile ?? layout.ceiling}) allows:\n  - ${violations.join('\n  - ')}`);
+      }
+    }
+
+    const before = previous ? await installedPackageManifest(layout, previous) : undefined;
+    let needsConsent = true;
+    if (before) {
+      const diff = diffCapabilities(before.capabilities, pkg.manifest.capabilities);
+      opts.say(`${pkg.name}: ${previous?.version ?? '?'} -> ${pkg.version}; capability changes:\n`);
+      opts.say(diff.lines.length === 0 ? '  (none)\n' : diff.lines.map((l) => `  ${l}\n`).join(''));
+      needsConsent = diff.grew;
+    } else {
+      opts.say(`${what} (${fetched.source}) asks for:\n${pkg.manifest.described.map((l) => `  ${l}\n`).join('')}`);
+    }
+    if (needsConsent && opts.yes !== true) {
+      if (!opts.ask) {
+        throw new RegistryError('CONSENT_REQUIRED', `${what}: review the capabilities above and pass --yes to install without a terminal`);
+      }
+      const ok = await opts.ask(`Install ${what} with these capabilities? [y/N] `);
+      if (!ok) throw new RegistryError('CONSENT_DECLINED', `${what}: not installed (declined)`);
+    }
+
+    await commitInstall(
+      layout,
+      pkg,
+      {
+        version: pkg.version,
+        source: fetched.source,
+        signer: verdict.kind === 'trusted' ? { keyId: verdict.keyId, name: verdict.name, signature: verdict.signature } : null,
+        ...(fetched.resolved !== undefined ? { resolved: fetched.resolved } : {}),
+      },
+      opts.pause,
+    );
+    return {
+      name: pkg.name,
+      version: pkg.version,
+      outcome,
+      ...(previous ? { previousVersion: previous.version } : {}),
+      ...(verdict.kind === 'trusted' ? { signer: verdict.name } : {}),
+    };
+  });
+}

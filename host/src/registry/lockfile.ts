@@ -1,0 +1,66 @@
+// $TOOLGATE_HOME/toolgate.lock (JSON): what is installed, pinned by version, source, digests and
+// signer. It is only ever replaced by rename, as the last step of a store transaction.
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { RegistryError } from './errors.js';
+
+const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
+
+const lockEntrySchema = z.strictObject({
+  version: z.string(),
+  /** The reference it was installed from, as the user gave it (resolved to a full path/URL). */
+  source: z.string(),
+  /** Digest of each package file (manifest.yaml, module.wasm, README.md). */
+  digests: z.record(z.string(), digest),
+  /** Digest of tools/<name>/manifest.yaml as the store wrote it. */
+  installedManifest: digest,
+  /** null = installed unsigned/untrusted with --allow-unsigned. */
+  signer: z.strictObject({ keyId: z.string(), name: z.string(), signature: z.string() }).nullable(),
+  /** For OCI sources: the manifest digest the tag resolved to. */
+  resolved: z.string().optional(),
+});
+const lockSchema = z.strictObject({
+  lockfileVersion: z.literal(1),
+  tools: z.record(z.string(), lockEntrySchema),
+});
+export type LockEntry = z.infer<typeof lockEntrySchema>;
+export type Lockfile = z.infer<typeof lockSchema>;
+
+export function emptyLock(): Lockfile {
+  return { lockfileVersion: 1, tools: {} };
+}
+
+export function parseLock(text: string, file: string): Lockfile {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new RegistryError('STORE_CORRUPT', `${file}: not valid JSON`);
+  }
+  const parsed = lockSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new RegistryError('STORE_CORRUPT', `${file}: ${issue?.path.map(String).join('.') ?? ''}: ${issue?.message ?? 'invalid lockfile'}`);
+  }
+  return parsed.data;
+}
+
+export async function readLock(file: string): Promise<Lockfile> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return emptyLock();
+    throw err;
+  }
+  return parseLock(text, file);
+}
+
+export function serializeLock(lock: Lockfile): string {
+  const tools: Record<string, LockEntry> = {};
+  for (const name of Object.keys(lock.tools).sort()) {
+    const entry = lock.tools[name];
+    if (entry) tools[name] = entry;
+  }
+  return JSON.stringify({ lockfileVersion: 1, tools }, null, 2) + '\n';
+}

@@ -1,0 +1,90 @@
+// The registry needs only a few facts from a tool manifest: name, version, module and the
+// capabilities it asks for. This adapter is the one place that reads manifests, so the registry
+// follows the manifest folder's rules (and can swap to its door) without touching anything else.
+import { parseDocument } from 'yaml';
+import { describeCapabilities, MANIFEST_DEFAULTS, ManifestError, parseManifest } from '../manifest/index.js';
+import { RegistryError } from './errors.js';
+
+export interface PathGrant {
+  guest: string;
+  host: string;
+  mode: 'ro' | 'rw';
+}
+
+/** What a tool asks for, with the host defaults (DESIGN §5) filled in so two sets can be compared. */
+export interface CapabilitySet {
+  hosts: string[];
+  paths: PathGrant[];
+  maxPages: number;
+  maxHttpResponseBytes: number;
+  timeoutMs: number;
+  maxOutputBytes: number;
+  secrets: string[];
+}
+
+export interface PackagedManifest {
+  name: string;
+  version: string;
+  description: string;
+  module: { path: string; sha256?: string; entry?: string };
+  capabilities: CapabilitySet;
+  /** The capabilities in plain words, as the manifest folder words them (consent, list). */
+  described: string[];
+}
+
+/** DESIGN §5 defaults, as the manifest folder applies them. */
+export const CAPABILITY_DEFAULTS = {
+  maxPages: MANIFEST_DEFAULTS.maxPages,
+  maxHttpResponseBytes: MANIFEST_DEFAULTS.maxHttpResponseBytes,
+  timeoutMs: MANIFEST_DEFAULTS.timeoutMs,
+  maxOutputBytes: MANIFEST_DEFAULTS.maxOutputBytes,
+} as const;
+
+/**
+ * Parses manifest YAML with the manifest folder's own validator (so an installed tool is one the
+ * server will load) and keeps the facts the registry needs. Errors name the file, key path and rule.
+ */
+export function readManifest(text: string, file: string): PackagedManifest {
+  let m;
+  try {
+    m = parseManifest(text, file);
+  } catch (err) {
+    if (err instanceof ManifestError) throw new RegistryError('BAD_MANIFEST', err.message);
+    throw err;
+  }
+  const caps = m.capabilities;
+  return {
+    name: m.name,
+    version: m.version,
+    description: m.description,
+    module: {
+      path: m.module.path,
+      ...(m.module.sha256 !== undefined ? { sha256: m.module.sha256 } : {}),
+      entry: m.module.entry,
+    },
+    capabilities: {
+      hosts: [...caps.allowed_hosts].sort(),
+      paths: Object.entries(caps.allowed_paths)
+        .map(([guest, grant]) => ({ guest, host: grant.host, mode: grant.mode }))
+        .sort((a, b) => (a.guest < b.guest ? -1 : a.guest > b.guest ? 1 : 0)),
+      maxPages: caps.memory.max_pages,
+      maxHttpResponseBytes: caps.memory.max_http_response_bytes,
+      timeoutMs: caps.timeout_ms,
+      maxOutputBytes: caps.max_output_bytes,
+      secrets: [...caps.secrets].sort(),
+    },
+    described: describeCapabilities(m),
+  };
+}
+
+/**
+ * The same manifest with module.path and module.sha256 replaced, comments and key order kept.
+ * Used to point a packaged manifest at `module.wasm` and an installed one at its blob.
+ */
+export function rewriteModule(text: string, file: string, modulePath: string, sha256Hex: string): string {
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0) throw new RegistryError('BAD_MANIFEST', `${file}: not valid YAML (${doc.errors[0]?.message ?? ''})`);
+  doc.setIn(['module', 'path'], modulePath);
+  doc.setIn(['module', 'sha256'], sha256Hex);
+  return doc.toString({ lineWidth: 0 }); // never fold a long path or digest
+}

@@ -1,0 +1,74 @@
+// One call's deadline and cancellation. Every wait in the sandbox races `cancelled`, so the caller is
+// answered the moment the deadline passes or the signal aborts, whatever the instance is doing.
+import { ToolFailure } from '../tool/index.js';
+
+export class CallControl {
+  readonly deadline: number;
+  /** Rejects with the TIMEOUT / ABORTED failure; never resolves. */
+  readonly cancelled: Promise<never>;
+  /** Aborted together with the call: handed to host-side work done for the module (HTTP). */
+  readonly signal: AbortSignal;
+  failure: ToolFailure | undefined;
+
+  readonly #controller = new AbortController();
+  readonly #timer: NodeJS.Timeout;
+  readonly #timeoutMs: number;
+  readonly #callerSignal: AbortSignal;
+  readonly #onAbort = (): void => this.cancel(new ToolFailure('ABORTED', 'the call was aborted by its caller'));
+  #reject: (err: ToolFailure) => void = () => {};
+  readonly #listeners: ((failure: ToolFailure) => void)[] = [];
+
+  constructor(callerSignal: AbortSignal, timeoutMs: number) {
+    this.deadline = performance.now() + timeoutMs;
+    this.signal = this.#controller.signal;
+    this.#callerSignal = callerSignal;
+    this.cancelled = new Promise<never>((_, reject) => {
+      this.#reject = reject;
+    });
+    this.cancelled.catch(() => {}); // observed through race(); never an unhandled rejection
+    this.#timeoutMs = timeoutMs;
+    this.#timer = setTimeout(() => this.expire(), timeoutMs);
+    callerSignal.addEventListener('abort', this.#onAbort, { once: true });
+    if (callerSignal.aborted) this.#onAbort();
+  }
+
+  /** The deadline has passed. */
+  expire(): void {
+    this.cancel(new ToolFailure('TIMEOUT', `the call did not finish within its ${this.#timeoutMs} ms deadline`));
+  }
+
+  remainingMs(): number {
+    return Math.max(0, this.deadline - performance.now());
+  }
+
+  /** Ends the call with `failure` (first one wins) and runs the cancel listeners. */
+  cancel(failure: ToolFailure): void {
+    if (this.failure) return;
+    this.failure = failure;
+    this.#reject(failure);
+    this.#controller.abort(failure);
+    for (const fn of this.#listeners.splice(0)) fn(failure);
+    this.dispose();
+  }
+
+  onCancel(fn: (failure: ToolFailure) => void): () => void {
+    if (this.failure) {
+      fn(this.failure);
+      return () => {};
+    }
+    this.#listeners.push(fn);
+    return () => {
+      const i = this.#listeners.indexOf(fn);
+      if (i >= 0) this.#listeners.splice(i, 1);
+    };
+  }
+
+  race<T>(p: Promise<T>): Promise<T> {
+    return Promise.race([p, this.cancelled]);
+  }
+
+  dispose(): void {
+    clearTimeout(this.#timer);
+    this.#callerSignal.removeEventListener('abort', this.#onAbort);
+  }
+}

@@ -1,0 +1,112 @@
+// The host<->worker channel: one SharedArrayBuffer per instance. Strictly alternating messages
+// (call -> [http request -> http response]* -> result), so one data area serves both directions.
+// The worker blocks with Atomics.wait; the host waits with Atomics.waitAsync. No postMessage on the hot path.
+
+const HEADER_BYTES = 64;
+const TO_WORKER = 0; // sequence number the host bumps
+const TO_HOST = 1; // sequence number the worker bumps
+const OP = 2;
+const LEN = 3;
+const AUX = 4;
+
+export const Op = {
+  // worker -> host
+  READY: 1,
+  INIT_FAILED: 2,
+  RESULT_OK: 3,
+  RESULT_ERR: 4,
+  HTTP_REQUEST: 5,
+  // host -> worker
+  CALL: 10,
+  HTTP_RESPONSE: 11,
+} as const;
+
+/** Failure kinds a worker reports with RESULT_ERR / INIT_FAILED (in AUX). */
+export const Fault = {
+  /** The module reported an error and is still usable (error_set, non-zero status). */
+  TOOL_ERROR: 1,
+  /** A trap or host-function failure: the instance state is suspect and is replaced. */
+  TOOL_TRAP: 2,
+  OUTPUT_TOO_LARGE: 3,
+  OUTPUT_TOO_LARGE_TRAP: 4,
+} as const;
+
+export interface Message { op: number; aux: number; data: Uint8Array }
+
+export class Channel {
+  readonly ctrl: Int32Array;
+  readonly data: Uint8Array;
+
+  constructor(readonly sab: SharedArrayBuffer) {
+    this.ctrl = new Int32Array(sab, 0, HEADER_BYTES / 4);
+    this.data = new Uint8Array(sab, HEADER_BYTES);
+  }
+
+  static create(capacity: number): Channel {
+    return new Channel(new SharedArrayBuffer(HEADER_BYTES + capacity));
+  }
+
+  get capacity(): number {
+    return this.data.length;
+  }
+
+  /** Writes a message into the shared area; false if it does not fit. */
+  write(op: number, payload: Uint8Array | undefined, aux = 0): boolean {
+    const n = payload?.length ?? 0;
+    if (n > this.data.length) return false;
+    if (payload) this.data.set(payload, 0);
+    Atomics.store(this.ctrl, LEN, n);
+    Atomics.store(this.ctrl, AUX, aux);
+    Atomics.store(this.ctrl, OP, op);
+    return true;
+  }
+
+  /** Reads the current message; `data` is a copy unless `view` (valid only until the next write). */
+  read(view = false): Message {
+    const n = Atomics.load(this.ctrl, LEN);
+    const bytes = this.data.subarray(0, n);
+    return { op: Atomics.load(this.ctrl, OP), aux: Atomics.load(this.ctrl, AUX), data: view ? bytes : bytes.slice() };
+  }
+
+  // --- host side ---
+  hostSeen = 0;
+
+  sendToWorker(): void {
+    Atomics.add(this.ctrl, TO_WORKER, 1);
+    Atomics.notify(this.ctrl, TO_WORKER);
+  }
+
+  /** Resolves when the worker has posted a new message (or after timeoutMs, false). */
+  async waitForWorker(timeoutMs: number): Promise<boolean> {
+    for (;;) {
+      const now = Atomics.load(this.ctrl, TO_HOST);
+      if (now !== this.hostSeen) {
+        this.hostSeen = now;
+        return true;
+      }
+      const w = Atomics.waitAsync(this.ctrl, TO_HOST, now, Math.max(0, timeoutMs));
+      const outcome = w.async ? await w.value : w.value;
+      if (outcome === 'timed-out') return false;
+    }
+  }
+
+  // --- worker side ---
+  workerSeen = 0;
+
+  sendToHost(): void {
+    Atomics.add(this.ctrl, TO_HOST, 1);
+    Atomics.notify(this.ctrl, TO_HOST);
+  }
+
+  /** Blocks the worker thread until the host posts a message. */
+  waitForHost(): void {
+    for (;;) {
+      const now = Atomics.load(this.ctrl, TO_WORKER);
+      if (now !== this.workerSeen) {
+        this.workerSeen = now;
+        return;
+      }
+      Atomics.wait(this.ctrl, TO_WORKER, now);
+    }
+  }
+}

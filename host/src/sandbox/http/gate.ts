@@ -1,0 +1,127 @@
+// The HTTP gate: the only way a sandboxed module reaches the network. Each hop (the first URL and
+// every redirect) is checked against allowed_hosts and the address rules before a single byte is
+// sent to it, and the connection is pinned to the addresses that were checked.
+import { rootCertificates } from 'node:tls';
+import { z } from 'zod';
+import { describeNetworkError, shortReason } from './describe-error.js';
+import { exchange, type ExchangeSettings } from './exchange.js';
+import { PinnedPools, type PoolSettings } from './pinned-pools.js';
+import { hostPort, parseHostPattern, type HostPattern } from './host-pattern.js';
+import { ResponseTooLarge } from './read-capped.js';
+import { redirectedRequest } from './redirect.js';
+import { LIMITS, cleanRequest } from './request-shape.js';
+import { checkTarget, parseTargetUrl, systemLookup } from './target.js';
+import type { ClosableHttpGate, HostLookup, HttpOutcome, HttpPolicy, HttpRequestSpec } from './types.js';
+
+interface Settings extends ExchangeSettings, PoolSettings {
+  patterns: HostPattern[];
+  lookup: HostLookup;
+  maxRequestBytes: number;
+  maxRedirects: number;
+}
+
+const policySchema = z.object({
+  allowedHosts: z.array(z.string()).max(1000),
+  maxResponseBytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  timeoutMs: z.number().int().min(1).max(24 * 60 * 60 * 1000),
+  lookup: z.custom<HostLookup>((v) => typeof v === 'function').optional(),
+  maxRequestBytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  maxRedirects: z.number().int().min(0).max(20).optional(),
+  extraCaPem: z.string().max(1024 * 1024).optional(),
+});
+
+/** Checks the policy once, up front; a bad policy is a configuration error and throws here. */
+function settingsOf(policy: HttpPolicy): Settings {
+  const parsed = policySchema.safeParse(policy);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`invalid HTTP policy: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'malformed'}`);
+  }
+  const p = parsed.data;
+  const patterns = p.allowedHosts.map((entry, i) => {
+    const pattern = parseHostPattern(entry);
+    if (typeof pattern === 'string') throw new Error(`allowed_hosts[${i}] ${JSON.stringify(entry)}: ${pattern}`);
+    return pattern;
+  });
+  return {
+    patterns,
+    maxResponseBytes: p.maxResponseBytes,
+    timeoutMs: p.timeoutMs,
+    lookup: p.lookup ?? systemLookup,
+    maxRequestBytes: p.maxRequestBytes ?? LIMITS.defaultMaxRequestBytes,
+    maxRedirects: p.maxRedirects ?? LIMITS.defaultMaxRedirects,
+    // tls `ca` replaces the default roots, so the extra ones are appended to them.
+    ca: p.extraCaPem === undefined ? undefined : [...rootCertificates, p.extraCaPem],
+  };
+}
+
+export function createHttpGate(policy: HttpPolicy): ClosableHttpGate {
+  const settings = settingsOf(policy);
+  const pools = new PinnedPools(settings);
+  return {
+    request(req: HttpRequestSpec, signal: AbortSignal): Promise<HttpOutcome> {
+      const callSignal = signal instanceof AbortSignal ? signal : new AbortController().signal;
+      return runRequest(settings, pools, req, callSignal).catch(
+        (error: unknown): HttpOutcome => ({ ok: false, error: `request failed: ${shortReason(error)}` }),
+      );
+    },
+    close: () => pools.destroy(),
+  };
+}
+
+const fail = (error: string): HttpOutcome => ({ ok: false, error });
+const ABORTED = Symbol('aborted');
+
+async function runRequest(s: Settings, pools: PinnedPools, req: HttpRequestSpec, signal: AbortSignal): Promise<HttpOutcome> {
+  const clean = cleanRequest(req, s.maxRequestBytes);
+  if (typeof clean === 'string') return fail(clean);
+  if (signal.aborted) return fail('request aborted');
+  const deadline = AbortSignal.timeout(s.timeoutMs);
+  const combined = AbortSignal.any([signal, deadline]);
+  // The caller's abort wins over our deadline when both have fired.
+  const whyStopped = (): string => (signal.aborted ? 'request aborted' : `request timed out after ${s.timeoutMs} ms`);
+
+  const first = parseTargetUrl(clean.url);
+  if (typeof first === 'string') return fail(first);
+  let url = first;
+  let { method, body } = clean;
+  let headers = { ...clean.headers };
+
+  for (let hop = 0; ; hop++) {
+    const target = await untilAborted(checkTarget(url, s.patterns, s.lookup), combined);
+    if (target === ABORTED) return fail(whyStopped());
+    if (typeof target === 'string') return fail(hop === 0 ? target : `redirect to ${url.href} refused: ${target}`);
+
+    const result = await exchange(s, pools, target, method, headers, body, combined).catch((error: unknown): HttpOutcome => {
+      if (combined.aborted) return fail(whyStopped());
+      if (error instanceof ResponseTooLarge) return fail(error.message);
+      return fail(describeNetworkError(error, hostPort(target.host, target.port)));
+    });
+    if (!('redirect' in result)) return result;
+
+    if (hop >= s.maxRedirects) return fail(`too many redirects (more than ${s.maxRedirects})`);
+    const next = parseTargetUrl(result.redirect, url);
+    if (typeof next === 'string') return fail(`redirect to ${result.redirect.slice(0, 200)} refused: ${next}`);
+    ({ method, body, headers } = redirectedRequest(url, next, result.status, method, body, headers));
+    url = next;
+  }
+}
+
+/** Resolves with ABORTED as soon as the signal fires (DNS lookups cannot be cancelled). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
+  if (signal.aborted) return Promise.resolve(ABORTED);
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => resolve(ABORTED);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

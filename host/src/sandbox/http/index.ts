@@ -1,0 +1,15 @@
+// The sandbox's HTTP gate (DESIGN §4 "Network"): what a module's http_request may reach, checked
+// per hop, pinned to the checked addresses, capped in bytes and time. Never throws from request().
+export type {
+  HttpRequestSpec,
+  HttpOutcome,
+  HttpPolicy,
+  HttpGate,
+  ClosableHttpGate,
+  HostLookup,
+  ResolvedAddress,
+} from './types.js';
+export { createHttpGate } from './gate.js';
+export { matchHost, checkHostPattern, parseHostPattern, type HostPattern } from './host-pattern.js';
+export { classifyAddress, type AddressClass } from './address-class.js';
+export { LIMITS as HTTP_LIMITS } from './request-shape.js';

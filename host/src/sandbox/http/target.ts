@@ -1,0 +1,91 @@
+// Decides whether one URL (the first one or a redirect hop) may be contacted, and to which
+// addresses. The addresses returned are the only ones the connection may use: the name is never
+// resolved a second time, so a DNS answer that changes after the check cannot redirect us.
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { classifyAddress, describeClass } from './address-class.js';
+import { DEFAULT_PORTS, canonicalHost, hostPort, patternMatches, type HostPattern, type Scheme } from './host-pattern.js';
+import type { HostLookup, ResolvedAddress } from './types.js';
+
+export interface CheckedTarget {
+  url: URL;
+  scheme: Scheme;
+  /** Canonical host name or IP literal (IPv6 without brackets). */
+  host: string;
+  port: number;
+  addresses: ResolvedAddress[];
+}
+
+export const systemLookup: HostLookup = async (hostname) => {
+  const found = await dnsLookup(hostname, { all: true, verbatim: true });
+  return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+};
+
+/** Parses and checks scheme and credentials; the result is either a URL or the rule broken. */
+export function parseTargetUrl(text: string, base?: URL): URL | string {
+  let url: URL;
+  try {
+    url = base === undefined ? new URL(text) : new URL(text, base);
+  } catch {
+    return `invalid URL ${JSON.stringify(text.slice(0, 200))}`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return `scheme ${url.protocol} is not allowed; only http and https`;
+  }
+  if (url.username !== '' || url.password !== '') return 'URLs with credentials (user:password@) are refused';
+  return url;
+}
+
+/** The host:port check against allowed_hosts, then DNS and the address-class check. */
+export async function checkTarget(
+  url: URL,
+  patterns: readonly HostPattern[],
+  lookup: HostLookup,
+): Promise<CheckedTarget | string> {
+  const scheme: Scheme = url.protocol === 'https:' ? 'https' : 'http';
+  const host = canonicalHost(url.hostname);
+  if (host === undefined) return `invalid host ${JSON.stringify(url.hostname)}`;
+  const port = url.port === '' ? DEFAULT_PORTS[scheme] : Number(url.port);
+  const where = hostPort(host, port);
+  if (!patterns.some((p) => patternMatches(p, host, port, scheme))) {
+    return `host ${where} is not in allowed_hosts`;
+  }
+
+  let addresses: ResolvedAddress[];
+  if (isIP(host) !== 0) {
+    addresses = [{ address: host, family: isIP(host) === 6 ? 6 : 4 }];
+  } else {
+    try {
+      addresses = await lookup(host);
+    } catch (error) {
+      const code = error instanceof Error && 'code' in error ? String(error.code) : 'lookup failed';
+      return `cannot resolve ${host}: ${code}`;
+    }
+    if (addresses.length === 0) return `cannot resolve ${host}: no addresses`;
+  }
+
+  // A special address is reachable only when that very address is listed (for this port):
+  // a listed name, or a glob, never vouches for where it happens to resolve.
+  for (const { address } of addresses) {
+    const canonical = canonicalHost(address);
+    const cls = canonical === undefined ? 'reserved' : classifyAddress(canonical);
+    if (cls === undefined || canonical === undefined) continue;
+    const listed = patterns.some((p) => p.kind === 'ip' && patternMatches(p, canonical, port, scheme));
+    if (listed) continue;
+    const literal = hostPort(canonical, port);
+    return isIP(host) !== 0
+      ? `${literal} is ${describeClass(cls)}; list it in allowed_hosts to allow it`
+      : `${host} resolves to ${canonical}, ${describeClass(cls)}; list ${literal} in allowed_hosts to allow it`;
+  }
+  return {
+    url,
+    scheme,
+    host,
+    port,
+    // Every address passed the loop above, so each is a canonical IP literal.
+    addresses: addresses.map((a) => {
+      const address = canonicalHost(a.address) ?? a.address;
+      return { address, family: isIP(address) === 6 ? 6 : 4 };
+    }),
+  };
+}

@@ -1,0 +1,189 @@
+// The host side of one isolated instance: a worker thread running one plugin, reached through a
+// shared-memory channel. Teardown is worker.terminate(): whatever the module does, it stops.
+import { Worker } from 'node:worker_threads';
+import { z } from 'zod';
+import { ToolFailure } from '../tool/index.js';
+import type { HttpGate } from './http/index.js';
+import type { CallControl } from './call-control.js';
+import { Channel, Fault, Op } from './channel.js';
+import { sanitizeMessage } from './sanitize.js';
+import type { LogMessage, WorkerInit } from './worker/protocol.js';
+
+export interface InstanceSetup {
+  tool: string;
+  workerFile: URL;
+  init: Omit<WorkerInit, 'sab'>;
+  channelCapacity: number;
+  secrets: readonly string[];
+  http: HttpGate | undefined;
+  onLog(msg: LogMessage): void;
+}
+
+/** A JS-side leak in the worker is bounded too (the module's own memory is capped by max_pages). */
+const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 8, stackSizeMb: 4 };
+
+const httpRequestJson = z.object({
+  url: z.string(),
+  method: z.string().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+});
+
+export class SandboxInstance {
+  /** Set when the instance must not serve another call (trap, protocol error, crash). */
+  poisoned = false;
+  #dead = false;
+  readonly #died: Promise<never>;
+  #die: (failure: ToolFailure) => void = () => {};
+  readonly #encoder = new TextEncoder();
+
+  private constructor(
+    private readonly setup: InstanceSetup,
+    private readonly worker: Worker,
+    private readonly channel: Channel,
+  ) {
+    this.#died = new Promise<never>((_, reject) => {
+      this.#die = reject;
+    });
+    this.#died.catch(() => {});
+    worker.on('message', (m: unknown) => {
+      if (typeof m === 'object' && m !== null && (m as { kind?: unknown }).kind === 'log') setup.onLog(m as LogMessage);
+    });
+    worker.on('error', (err) => this.#markDead(`the instance crashed: ${err.message}`));
+    worker.on('exit', (code) => this.#markDead(`the instance exited (code ${code})`));
+    // idle instances must not keep the process alive; a running call holds its own deadline timer
+    worker.unref();
+  }
+
+  get dead(): boolean {
+    return this.#dead;
+  }
+
+  #markDead(reason: string): void {
+    if (this.#dead) return;
+    this.#dead = true;
+    this.poisoned = true;
+    this.#die(new ToolFailure('TOOL_ERROR', sanitizeMessage(reason, this.setup.secrets)));
+  }
+
+  /** Starts a worker and waits (within the call's deadline) until the module is instantiated and initialized. */
+  static async spawn(setup: InstanceSetup, ctl: CallControl): Promise<SandboxInstance> {
+    const channel = Channel.create(setup.channelCapacity);
+    const init: WorkerInit = { ...setup.init, sab: channel.sab };
+    const worker = new Worker(setup.workerFile, {
+      workerData: init,
+      env: {},
+      argv: [],
+      // the SDK imports node:wasi at load (unused here); its warning is not for users
+      execArgv: ['--disable-warning=ExperimentalWarning'],
+      resourceLimits: RESOURCE_LIMITS,
+      name: `toolgate:${setup.tool}`,
+    });
+    const instance = new SandboxInstance(setup, worker, channel);
+    try {
+      const msg = await instance.#next(ctl);
+      if (msg.op === Op.READY) return instance;
+      const text = msg.op === Op.INIT_FAILED ? new TextDecoder().decode(msg.data) : 'the instance sent an unexpected message while starting';
+      throw new ToolFailure('TOOL_ERROR', sanitizeMessage(text, setup.secrets));
+    } catch (err) {
+      void instance.terminate();
+      throw err;
+    }
+  }
+
+  async #next(ctl: CallControl): Promise<{ op: number; aux: number; data: Uint8Array }> {
+    const arrived = await ctl.race(Promise.race([this.channel.waitForWorker(ctl.remainingMs()), this.#died]));
+    if (!arrived) {
+      // the wait ran out at the deadline: end the call now even if its timer has not fired yet
+      ctl.expire();
+      throw ctl.failure ?? new ToolFailure('TIMEOUT', 'the call did not finish within its deadline');
+    }
+    return this.channel.read();
+  }
+
+  /** Runs one call. Throws ToolFailure; on TIMEOUT/ABORTED the caller terminates this instance. */
+  async run(input: Uint8Array, ctl: CallControl): Promise<Uint8Array> {
+    if (this.#dead) throw new ToolFailure('TOOL_ERROR', 'the instance is gone');
+    if (!this.channel.write(Op.CALL, input)) {
+      throw new ToolFailure('INVALID_ARGS', `input of ${input.length} bytes does not fit the channel (${this.channel.capacity})`);
+    }
+    this.channel.sendToWorker();
+    for (;;) {
+      const msg = await this.#next(ctl);
+      switch (msg.op) {
+        case Op.RESULT_OK:
+          return msg.data;
+        case Op.RESULT_ERR: {
+          if (msg.aux === Fault.TOOL_TRAP || msg.aux === Fault.OUTPUT_TOO_LARGE_TRAP) this.poisoned = true;
+          const code = msg.aux === Fault.OUTPUT_TOO_LARGE || msg.aux === Fault.OUTPUT_TOO_LARGE_TRAP ? 'OUTPUT_TOO_LARGE' : 'TOOL_ERROR';
+          throw new ToolFailure(code, sanitizeMessage(new TextDecoder().decode(msg.data), this.setup.secrets));
+        }
+        case Op.HTTP_REQUEST:
+          await this.#serveHttp(msg.data, ctl);
+          break;
+        default:
+          this.poisoned = true;
+          throw new ToolFailure('SANDBOX_ERROR', `unexpected message ${msg.op} from the instance`);
+      }
+    }
+  }
+
+  /** Does the module's HTTP request on the main thread while the worker waits, then wakes it. */
+  async #serveHttp(payload: Uint8Array, ctl: CallControl): Promise<void> {
+    const reply = (status: number, body: Uint8Array): void => {
+      if (!this.channel.write(Op.HTTP_RESPONSE, body, status)) {
+        this.channel.write(Op.HTTP_RESPONSE, this.#encoder.encode(`http_request failed: the response (${body.length} bytes) does not fit the channel`), -1);
+      }
+      this.channel.sendToWorker();
+    };
+    const refuse = (why: string): void =>
+      reply(-1, this.#encoder.encode(why.startsWith('http_request') ? why : `http_request refused: ${why}`));
+
+    const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
+    const jsonLength = payload.length >= 4 ? view.getUint32(0, true) : 0;
+    let json: unknown;
+    try {
+      json = JSON.parse(new TextDecoder().decode(payload.subarray(4, 4 + jsonLength)));
+    } catch {
+      return refuse('the request block is not JSON');
+    }
+    const parsed = httpRequestJson.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return refuse(`request ${issue?.path.join('.') || 'block'}: ${issue?.message ?? 'malformed'}`);
+    }
+    if (!this.setup.http) return refuse('this tool has no network access');
+    const body = payload.subarray(4 + jsonLength);
+    let outcome;
+    try {
+      outcome = await ctl.race(
+        this.setup.http.request(
+          {
+            method: parsed.data.method ?? 'GET',
+            url: parsed.data.url,
+            headers: parsed.data.headers ?? {},
+            ...(body.length > 0 ? { body: body.slice() } : {}),
+          },
+          ctl.signal,
+        ),
+      );
+    } catch (err) {
+      if (err instanceof ToolFailure && ctl.failure === err) throw err;
+      return refuse(err instanceof Error ? err.message : String(err));
+    }
+    if (!outcome.ok) return refuse(outcome.error);
+    const headers = this.#encoder.encode(JSON.stringify(outcome.headers));
+    const out = new Uint8Array(4 + headers.length + outcome.body.length);
+    new DataView(out.buffer).setUint32(0, headers.length, true);
+    out.set(headers, 4);
+    out.set(outcome.body, 4 + headers.length);
+    reply(outcome.status, out);
+  }
+
+  terminate(): Promise<void> {
+    this.#markDead('the instance was torn down');
+    return this.worker.terminate().then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+}

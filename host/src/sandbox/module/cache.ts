@@ -1,0 +1,51 @@
+// One compiled module per (sha256, memory cap, entry): compiling is the expensive step, and the
+// patched bytes depend on the cap and on the entry (the status wrapper).
+import { createHash } from 'node:crypto';
+import { SandboxLoadError } from '../load-error.js';
+import { prepareModule, type PrepareOptions, type PreparedModule } from './prepare.js';
+
+export interface CompiledModule {
+  sha256: string;
+  module: WebAssembly.Module;
+  info: Omit<PreparedModule, 'bytes'>;
+}
+
+const cache = new Map<string, Promise<CompiledModule>>();
+
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+export function compileModule(wasm: Uint8Array, opts: PrepareOptions, sha256?: string): Promise<CompiledModule> {
+  const digest = sha256Hex(wasm);
+  if (sha256 !== undefined && sha256.toLowerCase() !== digest) {
+    return Promise.reject(
+      new SandboxLoadError('BAD_MODULE', `tool "${opts.tool}": module sha256 is ${digest}, the manifest pins ${sha256}`),
+    );
+  }
+  const key = `${digest}:${opts.maxPages}:${opts.entry}`;
+  let hit = cache.get(key);
+  if (!hit) {
+    hit = build(wasm, opts, digest);
+    cache.set(key, hit);
+    // a failed load is not cached: the next load reports it afresh
+    hit.catch(() => cache.delete(key));
+  }
+  return hit;
+}
+
+async function build(wasm: Uint8Array, opts: PrepareOptions, digest: string): Promise<CompiledModule> {
+  const { bytes, ...info } = prepareModule(wasm, opts);
+  let module: WebAssembly.Module;
+  try {
+    module = await WebAssembly.compile(bytes);
+  } catch (err) {
+    throw new SandboxLoadError('BAD_MODULE', `tool "${opts.tool}": module does not compile: ${(err as Error).message}`);
+  }
+  return { sha256: digest, module, info };
+}
+
+/** How many compiled modules are cached (for stats and tests). */
+export function compiledModuleCount(): number {
+  return cache.size;
+}

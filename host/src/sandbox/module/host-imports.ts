@@ -1,0 +1,20 @@
+/** The Extism kernel imports toolgate provides; a module importing anything else from this namespace is refused. */
+export const EXTISM_NAMESPACE = 'extism:host/env';
+export const WASI_NAMESPACE = 'wasi_snapshot_preview1';
+/** WASI imports are renamed to this namespace so the SDK never wires Node's own WASI. */
+export const TOOLGATE_WASI_NAMESPACE = 'toolgate:wasi';
+
+export const EXTISM_IMPORT_NAMES: readonly string[] = [
+  'alloc', 'free', 'load_u8', 'load_u64', 'store_u8', 'store_u64', 'input_offset', 'input_length',
+  'input_load_u8', 'input_load_u64', 'output_set', 'error_set', 'error_get', 'config_get', 'var_get',
+  'var_set', 'http_request', 'http_status_code', 'http_headers', 'length', 'length_unsafe', 'log_warn',
+  'log_info', 'log_debug', 'log_error', 'log_trace', 'get_log_level',
+];
+
+/** Exports toolgate adds to a module; a module may not define names in this space itself. */
+export const EXPORT_PREFIX = 'toolgate:';
+export const ENTRY_EXPORT = 'toolgate:entry';
+export const STATUS_EXPORT = 'toolgate:status';
+export const MEMORY_EXPORT = 'toolgate:memory';
+export const INITIALIZE_EXPORT = 'toolgate:_initialize';
+export const START_EXPORT = 'toolgate:_start';

@@ -1,0 +1,230 @@
+// Instances of one tool: at most `max`, one call at a time each (FINDINGS 12), reused across calls,
+// queued FIFO beyond the bound with each queued call's deadline still running, trimmed when idle.
+import { ToolFailure } from '../tool/index.js';
+import type { CallControl } from './call-control.js';
+import type { SandboxInstance } from './instance.js';
+
+export interface PoolOptions {
+  max: number;
+  idleMs: number;
+  spawn(ctl: CallControl): Promise<SandboxInstance>;
+  /** A deadline for starting a replacement in the background after a teardown. */
+  warmStartMs: number;
+  newControl(timeoutMs: number): CallControl;
+}
+
+export interface PoolStats {
+  live: number;
+  busy: number;
+  idle: number;
+  queued: number;
+}
+
+/** What a queued call is handed: an instance, or the right to start one. */
+type Grant = SandboxInstance | 'spawn';
+
+interface Waiter {
+  grant(g: Grant): void;
+  fail(err: ToolFailure): void;
+}
+
+export class InstancePool {
+  readonly #all = new Set<SandboxInstance>();
+  readonly #busy = new Set<SandboxInstance>();
+  #idle: SandboxInstance[] = [];
+  readonly #idleTimers = new Map<SandboxInstance, NodeJS.Timeout>();
+  readonly #queue: Waiter[] = [];
+  readonly #active = new Set<CallControl>();
+  #starting = 0;
+  /** Background replacements being started; a new call waits for one instead of starting its own. */
+  #warming = 0;
+  #closed = false;
+  /** Set once an instance has started: only then is a background replacement worth its cost. */
+  #everStarted = false;
+
+  constructor(private readonly opts: PoolOptions) {}
+
+  stats(): PoolStats {
+    return { live: this.#all.size + this.#starting, busy: this.#busy.size, idle: this.#idle.length, queued: this.#queue.length };
+  }
+
+  async run(input: Uint8Array, ctl: CallControl): Promise<Uint8Array> {
+    this.#active.add(ctl);
+    try {
+      const instance = await this.#acquire(ctl);
+      if (ctl.failure) {
+        // cancelled in the instant between being handed an instance and resuming
+        this.#release(instance);
+        throw ctl.failure;
+      }
+      // on deadline or abort the instance is torn down at once, before the caller even resumes
+      const off = ctl.onCancel(() => this.#discard(instance));
+      try {
+        const out = await instance.run(input, ctl);
+        off();
+        this.#release(instance);
+        return out;
+      } catch (err) {
+        off();
+        if (!this.#all.has(instance)) throw err; // already torn down
+        if (instance.poisoned || instance.dead || !(err instanceof ToolFailure)) this.#discard(instance);
+        else this.#release(instance);
+        throw err;
+      }
+    } finally {
+      this.#active.delete(ctl);
+    }
+  }
+
+  async #acquire(ctl: CallControl): Promise<SandboxInstance> {
+    if (this.#closed) throw new ToolFailure('ABORTED', 'the sandbox is closed');
+    const idle = this.#takeIdle();
+    if (idle) return idle;
+    if (this.#warming <= this.#queue.length && this.#all.size + this.#starting < this.opts.max) return this.#start(ctl);
+
+    let grant: Grant;
+    await new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        grant: (g) => {
+          off();
+          grant = g;
+          resolve();
+        },
+        fail: (err) => {
+          off();
+          reject(err);
+        },
+      };
+      const off = ctl.onCancel((failure) => {
+        const i = this.#queue.indexOf(waiter);
+        if (i >= 0) this.#queue.splice(i, 1);
+        reject(failure);
+      });
+      this.#queue.push(waiter);
+    });
+    const g = grant!;
+    if (g === 'spawn') return this.#start(ctl);
+    return g;
+  }
+
+  #takeIdle(): SandboxInstance | undefined {
+    for (;;) {
+      const inst = this.#idle.pop(); // most recently used first: its caches are warm
+      if (!inst) return undefined;
+      clearTimeout(this.#idleTimers.get(inst));
+      this.#idleTimers.delete(inst);
+      if (inst.dead) {
+        this.#all.delete(inst);
+        continue;
+      }
+      this.#busy.add(inst);
+      return inst;
+    }
+  }
+
+  async #start(ctl: CallControl): Promise<SandboxInstance> {
+    this.#starting++;
+    let inst: SandboxInstance;
+    try {
+      inst = await this.opts.spawn(ctl);
+    } catch (err) {
+      this.#starting--;
+      this.#pump();
+      throw err;
+    }
+    this.#starting--;
+    this.#everStarted = true;
+    this.#all.add(inst);
+    this.#busy.add(inst);
+    if (this.#closed) {
+      this.#discard(inst);
+      throw new ToolFailure('ABORTED', 'the sandbox is closed');
+    }
+    return inst;
+  }
+
+  #release(inst: SandboxInstance): void {
+    this.#busy.delete(inst);
+    if (this.#closed || inst.dead) {
+      this.#discard(inst);
+      return;
+    }
+    const waiter = this.#queue.shift();
+    if (waiter) {
+      this.#busy.add(inst);
+      waiter.grant(inst);
+      return;
+    }
+    this.#idle.push(inst);
+    const timer = setTimeout(() => this.#trim(inst), this.opts.idleMs);
+    timer.unref();
+    this.#idleTimers.set(inst, timer);
+  }
+
+  #trim(inst: SandboxInstance): void {
+    const i = this.#idle.indexOf(inst);
+    if (i < 0) return;
+    this.#idle.splice(i, 1);
+    this.#idleTimers.delete(inst);
+    this.#all.delete(inst);
+    void inst.terminate();
+  }
+
+  #discard(inst: SandboxInstance): void {
+    if (!this.#all.has(inst)) return;
+    this.#busy.delete(inst);
+    this.#all.delete(inst);
+    void inst.terminate();
+    this.#pump();
+    // after the caller has been answered: starting a worker costs the main thread a few ms
+    if (this.#queue.length === 0) setImmediate(() => this.#warmReplacement());
+  }
+
+  /** Capacity freed: the first queued call may start its own instance. */
+  #pump(): void {
+    while (this.#queue.length > 0 && this.#all.size + this.#starting < this.opts.max) {
+      (this.#queue.shift() as Waiter).grant('spawn');
+      // the granted call increments #starting when it starts; count it now so the loop stops
+      this.#starting++;
+      queueMicrotask(() => this.#starting--);
+    }
+  }
+
+  /** After a teardown, start the replacement now so the next call does not pay for it. */
+  #warmReplacement(): void {
+    if (this.#closed || !this.#everStarted || this.#all.size + this.#starting >= this.opts.max) return;
+    const ctl = this.opts.newControl(this.opts.warmStartMs);
+    this.#starting++;
+    this.#warming++;
+    this.opts.spawn(ctl).then(
+      (inst) => {
+        this.#starting--;
+        this.#warming--;
+        ctl.dispose();
+        this.#all.add(inst);
+        this.#busy.add(inst);
+        this.#release(inst);
+      },
+      () => {
+        this.#starting--;
+        this.#warming--;
+        ctl.dispose();
+        this.#pump();
+      },
+    );
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const aborted = (): ToolFailure => new ToolFailure('ABORTED', 'the sandbox was closed while the call was pending');
+    for (const w of this.#queue.splice(0)) w.fail(aborted());
+    for (const ctl of this.#active) ctl.cancel(aborted());
+    for (const t of this.#idleTimers.values()) clearTimeout(t);
+    this.#idleTimers.clear();
+    this.#idle = [];
+    const all = [...this.#all];
+    this.#all.clear();
+    this.#busy.clear();
+    await Promise.all(all.map((i) => i.terminate()));
+  }
+}

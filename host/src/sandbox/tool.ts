@@ -1,0 +1,101 @@
+// A loaded WASM tool: module checked and compiled now, instances started on demand and pooled.
+import type { Logger } from 'pino';
+import { ToolFailure } from '../tool/index.js';
+import { CallControl } from './call-control.js';
+import { createHttpGate } from './http/index.js';
+import { SandboxInstance, type InstanceSetup } from './instance.js';
+import { allocBudget } from './limits.js';
+import { compileModule } from './module/cache.js';
+import { InstancePool, type PoolStats } from './pool.js';
+import { cleanLogLine } from './sanitize.js';
+import { checkSpec, type SandboxToolSpec } from './spec.js';
+import { WASI_IMPORT_NAMES } from './wasi/index.js';
+import { instanceWorkerFile } from './worker-file.js';
+import { MAX_LOG_LINES, type LogMessage } from './worker/protocol.js';
+
+export interface SandboxTool {
+  /** Runs the entry with `input`; resolves with its output bytes, throws ToolFailure. */
+  call(input: Uint8Array, opts: { signal: AbortSignal; timeoutMs?: number }): Promise<Uint8Array>;
+  stats(): PoolStats;
+  /** Terminates every worker; pending and queued calls are answered ABORTED. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_POOL_MAX = 2;
+const DEFAULT_IDLE_MS = 60_000;
+/** Room in the channel for HTTP response headers and framing beside the largest payload. */
+const CHANNEL_SLACK = 64 * 1024;
+
+export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxTool> {
+  checkSpec(spec);
+  const workerFile = instanceWorkerFile();
+  const { limits } = spec;
+  const compiled = await compileModule(
+    spec.wasm,
+    { tool: spec.name, entry: spec.entry, maxPages: limits.maxPages, wasiImportNames: WASI_IMPORT_NAMES },
+    spec.sha256,
+  );
+  const secrets = [...spec.secretValues].filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
+  const logger = spec.logger;
+  const setup: InstanceSetup = {
+    tool: spec.name,
+    workerFile,
+    init: {
+      module: compiled.module,
+      returnsStatus: compiled.info.returnsStatus,
+      hasInitialize: compiled.info.hasInitialize,
+      hasStart: compiled.info.hasStart,
+      usesWasi: compiled.info.usesWasi,
+      config: { ...spec.config },
+      mounts: Object.entries(spec.allowedPaths).map(([guest, m]) => ({ guest, host: m.host, mode: m.mode })),
+      maxOutputBytes: limits.maxOutputBytes,
+      maxVarBytes: limits.maxVarBytes,
+      maxLogBytes: limits.maxLogBytes,
+      maxLogLines: MAX_LOG_LINES,
+      allocBudget: allocBudget(limits),
+    },
+    channelCapacity: Math.max(limits.maxInputBytes, limits.maxOutputBytes, limits.maxHttpResponseBytes) + CHANNEL_SLACK,
+    secrets,
+    http: compiled.info.usesHttp
+      ? createHttpGate({ allowedHosts: spec.allowedHosts, maxResponseBytes: limits.maxHttpResponseBytes, timeoutMs: limits.timeoutMs })
+      : undefined,
+    onLog: (msg) => forwardLog(logger, spec.name, secrets, msg),
+  };
+
+  const pool = new InstancePool({
+    max: spec.pool?.max ?? DEFAULT_POOL_MAX,
+    idleMs: spec.pool?.idleMs ?? DEFAULT_IDLE_MS,
+    spawn: (ctl) => SandboxInstance.spawn(setup, ctl),
+    warmStartMs: limits.timeoutMs,
+    newControl: (ms) => new CallControl(new AbortController().signal, ms),
+  });
+  let closed = false;
+
+  return {
+    async call(input, opts) {
+      if (closed) throw new ToolFailure('ABORTED', `tool "${spec.name}": the sandbox is closed`);
+      if (opts.signal.aborted) throw new ToolFailure('ABORTED', 'the call was aborted by its caller');
+      if (input.length > limits.maxInputBytes) {
+        throw new ToolFailure('INVALID_ARGS', `input is ${input.length} bytes; max_input_bytes is ${limits.maxInputBytes}`);
+      }
+      // a caller may shorten the deadline, never extend it past the tool's limit
+      const timeoutMs = Math.min(opts.timeoutMs ?? limits.timeoutMs, limits.timeoutMs);
+      const ctl = new CallControl(opts.signal, timeoutMs);
+      try {
+        return await ctl.race(pool.run(input, ctl));
+      } finally {
+        ctl.dispose();
+      }
+    },
+    stats: () => pool.stats(),
+    async close() {
+      closed = true;
+      await pool.close();
+    },
+  };
+}
+
+function forwardLog(logger: Logger | undefined, tool: string, secrets: readonly string[], msg: LogMessage): void {
+  if (!logger) return;
+  logger[msg.level]({ tool, source: 'module' }, cleanLogLine(msg.line, secrets));
+}

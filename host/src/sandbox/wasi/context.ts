@@ -1,0 +1,13 @@
+import type { FdTable } from './fd-table.js';
+import type { GuestMemory } from './memory.js';
+import type { Mount } from './mounts.js';
+
+/** Everything one instance's WASI calls share. One per createWasiImports call, never shared. */
+export interface WasiContext {
+  readonly mem: GuestMemory;
+  readonly fds: FdTable;
+  readonly mounts: readonly Mount[];
+  readonly args: readonly string[];
+  writeStdout(bytes: Uint8Array): void;
+  writeStderr(bytes: Uint8Array): void;
+}

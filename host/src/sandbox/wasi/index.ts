@@ -1,0 +1,43 @@
+// toolgate's own wasi_snapshot_preview1: Node's WASI follows directory symlinks out of a mount and
+// has no read-only mounts (FINDINGS 3), so the sandbox plugs these functions in instead.
+import type { WasiContext } from './context.js';
+import { FdTable } from './fd-table.js';
+import { buildImports } from './imports.js';
+import { GuestMemory } from './memory.js';
+import { prepareMounts, type WasiMount } from './mounts.js';
+
+export { WASI_IMPORT_NAMES } from './imports.js';
+export { WasiExit } from './errors.js';
+export type { WasiMount } from './mounts.js';
+export { MAX_OPEN_FDS } from './fd-table.js';
+export { MAX_IO_BYTES } from './io.js';
+
+export interface WasiOptions {
+  /** Preopened as fd 3, 4, ... in this order, each named by its guest path. */
+  mounts: WasiMount[];
+  /** The instance's exported memory once it exists; read on every call (memory.grow swaps buffers). */
+  getMemory(): WebAssembly.Memory | undefined;
+  /** Gets a copy of each fd_write to fd 1. Whatever it throws propagates out of the guest call. */
+  writeStdout(bytes: Uint8Array): void;
+  writeStderr(bytes: Uint8Array): void;
+  /** argv as the module sees it; default none. */
+  args?: string[];
+}
+
+/**
+ * The wasi_snapshot_preview1 import object for ONE instance (fresh descriptor table). Throws an
+ * Error naming the mount when a mount is invalid or its host directory does not exist.
+ */
+export function createWasiImports(opts: WasiOptions): Record<string, (...args: (number | bigint)[]) => number | bigint | void> {
+  const mounts = prepareMounts(opts.mounts);
+  const ctx: WasiContext = {
+    mem: new GuestMemory(() => opts.getMemory()),
+    fds: new FdTable(mounts),
+    mounts,
+    args: [...(opts.args ?? [])],
+    writeStdout: (bytes) => opts.writeStdout(bytes),
+    writeStderr: (bytes) => opts.writeStderr(bytes),
+  };
+  const imports: Record<string, (...args: (number | bigint)[]) => number | bigint | void> = buildImports(ctx);
+  return imports;
+}

@@ -1,0 +1,225 @@
+// One sandbox instance: runs the plugin with the SDK in its main-thread mode inside this worker, and
+// talks to the host only through the shared channel. Everything that can block (HTTP) is done by the
+// host while this thread sleeps in Atomics.wait, so terminating the worker always cancels the call.
+import { parentPort, workerData } from 'node:worker_threads';
+import createPlugin, { type CallContext, type Plugin } from '@extism/extism';
+import { Channel, Fault, Op } from '../channel.js';
+import {
+  ENTRY_EXPORT, EXTISM_NAMESPACE, INITIALIZE_EXPORT, MEMORY_EXPORT, START_EXPORT, STATUS_EXPORT,
+  TOOLGATE_WASI_NAMESPACE,
+} from '../module/host-imports.js';
+import type { LogLevelName, LogMessage, WorkerInit } from './protocol.js';
+
+const init = workerData as WorkerInit;
+const channel = new Channel(init.sab);
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+/** Errors sent back are cut here; the host cuts again (1 KiB) after sanitizing. */
+const MAX_ERROR_BYTES = 4096;
+const PLUGIN_ERROR_PREFIX = 'Plugin-originated error: ';
+
+// ---- per-call state ----
+let allocated = 0;
+let allocRefused = false;
+let logLines = 0;
+let logBytes = 0;
+let logDropped = 0;
+let httpStatus = 0;
+let httpHeaders: string | undefined;
+
+function resetCallState(): void {
+  allocated = 0;
+  allocRefused = false;
+  logLines = 0;
+  logBytes = 0;
+  logDropped = 0;
+  httpStatus = 0;
+  httpHeaders = undefined;
+}
+
+function emitLog(level: LogLevelName, text: string): void {
+  const size = Buffer.byteLength(text);
+  if (logLines >= init.maxLogLines || logBytes + size > init.maxLogBytes) {
+    logDropped++;
+    return;
+  }
+  logLines++;
+  logBytes += size;
+  const msg: LogMessage = { kind: 'log', level, line: text };
+  parentPort?.postMessage(msg);
+}
+
+function flushDropped(): void {
+  if (logDropped > 0) {
+    const msg: LogMessage = { kind: 'log', level: 'warn', line: `${logDropped} log lines dropped` };
+    parentPort?.postMessage(msg);
+  }
+}
+
+// The SDK logs through a Console-shaped object; only these five methods are used.
+const logger = {
+  trace: (t: string) => emitLog('trace', String(t)),
+  debug: (t: string) => emitLog('debug', String(t)),
+  info: (t: string) => emitLog('info', String(t)),
+  warn: (t: string) => emitLog('warn', String(t)),
+  error: (t: string) => emitLog('error', String(t)),
+} as unknown as Console;
+
+// ---- host functions (a fresh set per instance: FINDINGS 15) ----
+type HostFn = (ctx: CallContext, ...args: (number | bigint)[]) => number | bigint | void;
+
+const extism: Record<string, HostFn> = {
+  // A per-call budget: host-side buffers are never unbounded, whatever the module asks for.
+  alloc: (ctx, n) => {
+    const size = Number(n);
+    if (!(size >= 0) || allocated + size > init.allocBudget) {
+      allocRefused = true;
+      throw new Error(`alloc of ${size} bytes refused: this call may allocate ${init.allocBudget} bytes of host memory (${allocated} used)`);
+    }
+    allocated += size;
+    return ctx.alloc(size);
+  },
+  var_set: (ctx, keyAddr, valueAddr) => {
+    const key = ctx.read(BigInt(keyAddr));
+    if (key === null) throw new Error('var_set: the key address is not a valid block');
+    if (BigInt(valueAddr) === 0n) {
+      ctx.deleteVariable(key.string());
+      return;
+    }
+    const value = ctx.read(BigInt(valueAddr));
+    if (value === null) throw new Error('var_set: the value address is not a valid block');
+    // setVariable throws past memory.maxVarBytes (total of all vars)
+    ctx.setVariable(key.string(), value.bytes().slice());
+  },
+  http_request: (ctx, reqAddr, bodyAddr) => {
+    const req = ctx.read(BigInt(reqAddr));
+    if (req === null) throw new Error('http_request: the request address is not a valid block');
+    const body = BigInt(bodyAddr) === 0n ? undefined : ctx.read(BigInt(bodyAddr))?.bytes();
+    const reqBytes = req.bytes();
+    const payload = new Uint8Array(4 + reqBytes.length + (body?.length ?? 0));
+    new DataView(payload.buffer).setUint32(0, reqBytes.length, true);
+    payload.set(reqBytes, 4);
+    if (body) payload.set(body, 4 + reqBytes.length);
+    if (!channel.write(Op.HTTP_REQUEST, payload)) {
+      throw new Error(`http_request refused: the request is ${payload.length} bytes; at most ${channel.capacity} fit`);
+    }
+    channel.sendToHost();
+    channel.waitForHost();
+    const reply = channel.read(true);
+    if (reply.op !== Op.HTTP_RESPONSE) throw new Error('http_request: protocol error');
+    if (reply.aux < 0) throw new Error(decoder.decode(reply.data));
+    const headersLength = new DataView(reply.data.buffer, reply.data.byteOffset).getUint32(0, true);
+    httpStatus = reply.aux;
+    httpHeaders = decoder.decode(reply.data.subarray(4, 4 + headersLength));
+    // store() copies out of the shared buffer into a fresh block
+    return ctx.store(reply.data.subarray(4 + headersLength));
+  },
+  http_status_code: () => httpStatus,
+  http_headers: (ctx) => (httpHeaders === undefined ? 0n : ctx.store(httpHeaders)),
+};
+
+let memory: WebAssembly.Memory | undefined;
+let plugin: Plugin;
+let instance: WebAssembly.Instance;
+let isWasiExit: (err: unknown) => number | undefined = () => undefined;
+
+async function wasiFunctions(): Promise<Record<string, HostFn>> {
+  const wasi = await import('../wasi/index.js');
+  isWasiExit = (err) => (err instanceof wasi.WasiExit ? err.code : undefined);
+  const fns = wasi.createWasiImports({
+    mounts: init.mounts,
+    getMemory: () => memory,
+    writeStdout: (bytes) => emitLog('info', decoder.decode(bytes)),
+    writeStderr: (bytes) => emitLog('warn', decoder.decode(bytes)),
+    args: [],
+  });
+  // the SDK passes its call context first; WASI functions do not take it
+  const out: Record<string, HostFn> = {};
+  for (const [name, fn] of Object.entries(fns)) out[name] = (_ctx, ...args) => fn(...args);
+  return out;
+}
+
+function describe(err: unknown): string {
+  const code = isWasiExit(err);
+  if (code !== undefined) return `module called proc_exit(${code})`;
+  if (err instanceof WebAssembly.RuntimeError) return `trap: ${err.message}`;
+  if (err instanceof Error) {
+    return err.message.startsWith(PLUGIN_ERROR_PREFIX) ? err.message.slice(PLUGIN_ERROR_PREFIX.length) : err.message;
+  }
+  return String(err);
+}
+
+function sendResult(op: number, payload: Uint8Array, aux = 0): void {
+  channel.write(op, payload, aux);
+  channel.sendToHost();
+}
+
+function sendError(fault: number, message: string): void {
+  sendResult(Op.RESULT_ERR, encoder.encode(message).subarray(0, MAX_ERROR_BYTES), fault);
+}
+
+async function start(): Promise<boolean> {
+  try {
+    const functions: Record<string, Record<string, HostFn>> = { [EXTISM_NAMESPACE]: extism };
+    if (init.usesWasi) functions[TOOLGATE_WASI_NAMESPACE] = await wasiFunctions();
+    plugin = await createPlugin(init.module, {
+      useWasi: false,
+      runInWorker: false,
+      functions,
+      config: init.config,
+      logger,
+      logLevel: 'trace',
+      memory: { maxVarBytes: init.maxVarBytes },
+    });
+    instance = await plugin.getInstance();
+    memory = instance.exports[MEMORY_EXPORT] as WebAssembly.Memory | undefined;
+    // renamed at load so they run here, after memory is known to the WASI functions
+    if (init.hasInitialize) (instance.exports[INITIALIZE_EXPORT] as () => void)();
+    if (init.hasStart) (instance.exports[START_EXPORT] as () => void)();
+    sendResult(Op.READY, new Uint8Array(0));
+    return true;
+  } catch (err) {
+    channel.write(Op.INIT_FAILED, encoder.encode(`instance failed to start: ${describe(err)}`).subarray(0, MAX_ERROR_BYTES), Fault.TOOL_TRAP);
+    channel.sendToHost();
+    return false;
+  }
+}
+
+async function runCall(input: Uint8Array): Promise<void> {
+  resetCallState();
+  try {
+    const output = await plugin.call(ENTRY_EXPORT, input);
+    if (init.returnsStatus) {
+      const status = (instance.exports[STATUS_EXPORT] as WebAssembly.Global).value as number;
+      if (status !== 0) {
+        sendError(Fault.TOOL_ERROR, `the module returned status ${status}`);
+        return;
+      }
+    }
+    const bytes = output === null ? new Uint8Array(0) : output.bytes();
+    if (bytes.length > init.maxOutputBytes) {
+      sendError(Fault.OUTPUT_TOO_LARGE, `output is ${bytes.length} bytes; max_output_bytes is ${init.maxOutputBytes}`);
+      return;
+    }
+    sendResult(Op.RESULT_OK, bytes);
+  } catch (err) {
+    const clean = err instanceof Error && err.message.startsWith(PLUGIN_ERROR_PREFIX);
+    const fault = allocRefused ? Fault.OUTPUT_TOO_LARGE_TRAP : clean ? Fault.TOOL_ERROR : Fault.TOOL_TRAP;
+    sendError(fault, describe(err));
+  } finally {
+    flushDropped();
+    // drop this call's Extism blocks now (FINDINGS 14)
+    await plugin.reset();
+  }
+}
+
+async function main(): Promise<void> {
+  if (!(await start())) return;
+  for (;;) {
+    channel.waitForHost();
+    const msg = channel.read(true);
+    if (msg.op === Op.CALL) await runCall(msg.data);
+  }
+}
+
+void main();

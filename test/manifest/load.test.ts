@@ -1,0 +1,176 @@
+import { createHash } from 'node:crypto';
+import { mkdir, realpath, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { ManifestError } from '../../host/src/manifest/errors.js';
+import { loadManifestDirs, loadManifestFile } from '../../host/src/manifest/load.js';
+import { FAKE_WASM, manifestWith, tempDir, writeFileIn, yamlOf } from './helpers.js';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => {
+  ({ dir, cleanup } = await tempDir());
+});
+afterEach(async () => {
+  await cleanup();
+});
+
+const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+async function failure(p: Promise<unknown>): Promise<ManifestError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof ManifestError) return err;
+    throw err;
+  }
+  throw new Error('expected a ManifestError');
+}
+
+describe('loadManifestFile', () => {
+  test('module.path is resolved against the manifest folder, not the working directory', async () => {
+    await writeFileIn(dir, 'modules/demo.wasm', FAKE_WASM);
+    const file = await writeFileIn(dir, 'tools/sub/demo.yaml', yamlOf(manifestWith({ module: { path: '../../modules/demo.wasm' } })));
+    const loaded = await loadManifestFile(file);
+    expect(loaded.file).toBe(file);
+    expect(loaded.modulePath).toBe(join(dir, 'modules/demo.wasm'));
+    expect([...loaded.wasm]).toEqual([...FAKE_WASM]);
+    expect(loaded.sha256).toBe(sha(FAKE_WASM));
+  });
+
+  test('a module whose bytes match module.sha256 loads', async () => {
+    await writeFileIn(dir, 'demo.wasm', FAKE_WASM);
+    const file = await writeFileIn(dir, 'demo.yaml', yamlOf(manifestWith({ module: { path: 'demo.wasm', sha256: sha(FAKE_WASM).toUpperCase() } })));
+    expect((await loadManifestFile(file)).sha256).toBe(sha(FAKE_WASM));
+  });
+
+  test('a sha256 mismatch is refused naming the file, the expected and the actual digest', async () => {
+    await writeFileIn(dir, 'demo.wasm', FAKE_WASM);
+    const wrong = '0'.repeat(64);
+    const file = await writeFileIn(dir, 'demo.yaml', yamlOf(manifestWith({ module: { path: 'demo.wasm', sha256: wrong } })));
+    const err = await failure(loadManifestFile(file));
+    expect(err.code).toBe('SHA256_MISMATCH');
+    expect(err.file).toBe(file);
+    expect(err.path).toBe('module.sha256');
+    expect(err.message).toContain(`expected ${wrong}`);
+    expect(err.message).toContain(`actual ${sha(FAKE_WASM)}`);
+  });
+
+  test('a missing module names the resolved path and hints make examples', async () => {
+    const file = await writeFileIn(dir, 'm/demo.yaml', yamlOf(manifestWith({ module: { path: '../build/nothere.wasm' } })));
+    const err = await failure(loadManifestFile(file));
+    expect(err.code).toBe('MODULE_MISSING');
+    expect(err.path).toBe('module.path');
+    expect(err.message).toContain(join(dir, 'build/nothere.wasm'));
+    expect(err.message).toContain('make examples');
+  });
+
+  test('a missing manifest file is a READ_FAILED error naming it', async () => {
+    const err = await failure(loadManifestFile(join(dir, 'none.yaml')));
+    expect(err.code).toBe('READ_FAILED');
+    expect(err.file).toBe(join(dir, 'none.yaml'));
+  });
+
+  test('an oversized manifest file is refused before it is parsed', async () => {
+    const file = await writeFileIn(dir, 'big.yaml', `# ${'x'.repeat(300 * 1024)}\n`);
+    const err = await failure(loadManifestFile(file));
+    expect(err.code).toBe('INVALID_MANIFEST');
+    expect(err.rule).toContain('must be at most 262144 bytes');
+  });
+
+  test('allowed_paths host dirs are resolved against the manifest folder to real absolute paths', async () => {
+    await writeFileIn(dir, 'demo.wasm', FAKE_WASM);
+    await mkdir(join(dir, 'real-workspace'));
+    await symlink(join(dir, 'real-workspace'), join(dir, 'workspace'));
+    const absDir = join(dir, 'abs');
+    await mkdir(absDir);
+    const file = await writeFileIn(
+      dir,
+      'demo.yaml',
+      yamlOf(manifestWith({ module: { path: 'demo.wasm' }, capabilities: { allowed_paths: { '/data': { host: './workspace', mode: 'ro' }, '/out': { host: absDir, mode: 'rw' } } } })),
+    );
+    const loaded = await loadManifestFile(file);
+    expect(loaded.allowedPaths).toEqual({
+      '/data': { host: await realpath(join(dir, 'real-workspace')), mode: 'ro' },
+      '/out': { host: await realpath(absDir), mode: 'rw' },
+    });
+    // The parsed manifest keeps what the author wrote (for consent text).
+    expect(loaded.manifest.capabilities.allowed_paths['/data']?.host).toBe('./workspace');
+  });
+
+  test('an allowed_paths host that does not exist is refused with its key path', async () => {
+    await writeFileIn(dir, 'demo.wasm', FAKE_WASM);
+    const file = await writeFileIn(dir, 'demo.yaml', yamlOf(manifestWith({ module: { path: 'demo.wasm' }, capabilities: { allowed_paths: { '/data': { host: './nope' } } } })));
+    const err = await failure(loadManifestFile(file));
+    expect(err.code).toBe('PATH_INVALID');
+    expect(err.path).toBe('capabilities.allowed_paths["/data"].host');
+    expect(err.rule).toContain(`directory ${join(dir, 'nope')} does not exist`);
+  });
+
+  test('an allowed_paths host that is a file is refused', async () => {
+    await writeFileIn(dir, 'demo.wasm', FAKE_WASM);
+    const file = await writeFileIn(dir, 'demo.yaml', yamlOf(manifestWith({ module: { path: 'demo.wasm' }, capabilities: { allowed_paths: { '/data': { host: 'demo.wasm' } } } })));
+    const err = await failure(loadManifestFile(file));
+    expect(err.code).toBe('PATH_INVALID');
+    expect(err.rule).toContain('must be a directory');
+  });
+});
+
+describe('loadManifestDirs', () => {
+  async function tool(sub: string, fileName: string, name: string) {
+    await writeFileIn(dir, `${sub}/${name}.wasm`, FAKE_WASM);
+    return writeFileIn(dir, `${sub}/${fileName}`, yamlOf(manifestWith({ name, module: { path: `${name}.wasm` } })));
+  }
+
+  test('one bad manifest is reported and skipped while the others load', async () => {
+    await tool('m', 'a.yaml', 'alpha');
+    const bad = await writeFileIn(dir, 'm/b.yaml', yamlOf(manifestWith({ name: 'beta', capabilities: { timeout_ms: -1 } })));
+    await tool('m', 'c.yml', 'gamma');
+    const { manifests, errors } = await loadManifestDirs([join(dir, 'm')]);
+    expect(manifests.map((m) => m.manifest.name)).toEqual(['alpha', 'gamma']);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.file).toBe(bad);
+    expect(errors[0]?.path).toBe('capabilities.timeout_ms');
+    expect(errors[0]?.rule).toBe('must be >= 1');
+  });
+
+  test('files load in name order; other files and sub-folders are ignored', async () => {
+    await tool('m', 'z.yaml', 'zeta');
+    await tool('m', 'a.yaml', 'alpha');
+    await tool('m/nested', 'n.yaml', 'nested');
+    await writeFileIn(dir, 'm/notes.txt', 'not a manifest');
+    const { manifests, errors } = await loadManifestDirs([join(dir, 'm')]);
+    expect(manifests.map((m) => m.manifest.name)).toEqual(['alpha', 'zeta']);
+    expect(errors).toEqual([]);
+  });
+
+  test('a duplicate tool name is an error naming both files, and the first one wins', async () => {
+    const first = await tool('one', 'x.yaml', 'same');
+    await writeFileIn(dir, 'two/same.wasm', new Uint8Array([1, 2, 3]));
+    const second = await writeFileIn(dir, 'two/y.yaml', yamlOf(manifestWith({ name: 'same', module: { path: 'same.wasm' } })));
+    const { manifests, errors } = await loadManifestDirs([join(dir, 'one'), join(dir, 'two')]);
+    expect(manifests).toHaveLength(1);
+    expect(manifests[0]?.file).toBe(first);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.code).toBe('DUPLICATE_TOOL');
+    expect(errors[0]?.file).toBe(second);
+    expect(errors[0]?.message).toContain(first);
+  });
+
+  test('a directory that does not exist is reported, or skipped when asked', async () => {
+    const missing = join(dir, 'nowhere');
+    const reported = await loadManifestDirs([missing]);
+    expect(reported.errors.map((e) => [e.code, e.file])).toEqual([['DIR_MISSING', missing]]);
+    const skipped = await loadManifestDirs([missing], { ignoreMissingDirs: true });
+    expect(skipped).toEqual({ manifests: [], errors: [] });
+  });
+
+  test('a YAML syntax error in one file does not stop the folder', async () => {
+    await writeFileIn(dir, 'm/a.yaml', 'name: [broken\n');
+    await tool('m', 'b.yaml', 'beta');
+    const { manifests, errors } = await loadManifestDirs([join(dir, 'm')]);
+    expect(manifests.map((m) => m.manifest.name)).toEqual(['beta']);
+    expect(errors[0]?.code).toBe('YAML_SYNTAX');
+    expect(errors[0]?.message).toMatch(/line \d+, column \d+/);
+  });
+});

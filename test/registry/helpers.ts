@@ -1,0 +1,202 @@
+// Shared test scaffolding for the registry: temp dirs, tool folders built from the WAT fixtures,
+// an in-process CliIO, a static HTTP server and a real OCI registry (Debian docker-registry),
+// all on 127.0.0.1 and all cleaned up by the caller.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, normalize, resolve } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import type { CliIO, Command, ExitCode } from '../../host/src/cli/command.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const FIXTURES = resolve(here, '../fixtures/registry');
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `tg-reg-${prefix}-`));
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Builds test/fixtures/registry/<name>.wat with wabt into `outDir`. */
+export function buildWat(name: string, outDir: string): string {
+  const out = join(outDir, `${name}.wasm`);
+  execFileSync('/usr/bin/wat2wasm', ['--enable-all', join(FIXTURES, `${name}.wat`), '-o', out]);
+  return out;
+}
+
+export interface ToolSpec {
+  name?: string;
+  version: string;
+  wasm: string;
+  hosts?: string[];
+  paths?: Record<string, { host: string; mode: 'ro' | 'rw' }>;
+  maxPages?: number;
+  timeoutMs?: number;
+  secrets?: string[];
+  readme?: string;
+}
+
+/** A tool author's folder: manifest.yaml (module.path pointing outside the folder) + README.md. */
+export function writeToolDir(dir: string, spec: ToolSpec): string {
+  mkdirSync(dir, { recursive: true });
+  const name = spec.name ?? 'registry_echo';
+  const lines = [
+    'apiVersion: toolgate/v1',
+    `name: ${name}`,
+    `version: ${spec.version}`,
+    'description: Echo tool used by the registry tests.',
+    'module:',
+    `  path: ${JSON.stringify(spec.wasm)}`,
+    '  entry: registry_echo',
+    'capabilities:',
+    `  allowed_hosts: ${JSON.stringify(spec.hosts ?? [])}`,
+    `  allowed_paths: ${JSON.stringify(spec.paths ?? {})}`,
+    `  memory: { max_pages: ${spec.maxPages ?? 16} }`,
+    `  timeout_ms: ${spec.timeoutMs ?? 2000}`,
+    `  secrets: ${JSON.stringify(spec.secrets ?? [])}`,
+    '',
+  ];
+  writeFileSync(join(dir, 'manifest.yaml'), lines.join('\n'));
+  writeFileSync(join(dir, 'README.md'), spec.readme ?? `# ${name}\n\nA test tool.\n`);
+  return dir;
+}
+
+export interface TestIO {
+  io: CliIO;
+  out(): string;
+  err(): string;
+  stdin: PassThrough;
+}
+
+export function makeIO(opts: { home: string; cwd: string; isTTY?: boolean; stdin?: string; env?: Record<string, string> }): TestIO {
+  let out = '';
+  let err = '';
+  const stdin = new PassThrough();
+  if (opts.stdin !== undefined) stdin.end(opts.stdin);
+  const io: CliIO = {
+    stdout: (t) => {
+      out += t;
+    },
+    stderr: (t) => {
+      err += t;
+    },
+    stdin,
+    isTTY: opts.isTTY ?? false,
+    env: { TOOLGATE_HOME: opts.home, ...(opts.env ?? {}) },
+    cwd: opts.cwd,
+  };
+  return { io, out: () => out, err: () => err, stdin };
+}
+
+export interface Ran {
+  code: ExitCode;
+  out: string;
+  err: string;
+}
+
+export async function run(command: Command, argv: string[], opts: Parameters<typeof makeIO>[0]): Promise<Ran> {
+  const t = makeIO(opts);
+  const code = await command.run(argv, t.io);
+  return { code, out: t.out(), err: t.err() };
+}
+
+export interface StaticServer {
+  url: string;
+  close(): Promise<void>;
+  hits: string[];
+}
+
+/** Serves files under `root` read-only on 127.0.0.1 (a static HTTP index host). */
+export async function serveStatic(root: string, opts: { status?: number } = {}): Promise<StaticServer> {
+  const hits: string[] = [];
+  const server: Server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    hits.push(path);
+    if (opts.status !== undefined) {
+      res.writeHead(opts.status).end();
+      return;
+    }
+    const file = normalize(join(root, path));
+    if (!file.startsWith(root)) {
+      res.writeHead(403).end();
+      return;
+    }
+    try {
+      const body = readFileSync(file);
+      res.writeHead(200, { 'content-length': body.length }).end(body);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    hits,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+async function freePort(): Promise<number> {
+  const srv = createNetServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as AddressInfo).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+export interface OciRegistry {
+  host: string;
+  storage: string;
+  close(): Promise<void>;
+}
+
+/** Starts Debian's docker-registry (distribution 2.8) on 127.0.0.1 with storage in a temp dir. */
+export async function startRegistry(): Promise<OciRegistry> {
+  const dir = tempDir('oci');
+  const storage = join(dir, 'data');
+  const port = await freePort();
+  const config = join(dir, 'config.yml');
+  writeFileSync(
+    config,
+    ['version: 0.1', 'log:', '  level: error', 'storage:', '  filesystem:', `    rootdirectory: ${storage}`, 'http:', `  addr: 127.0.0.1:${port}`, ''].join('\n'),
+  );
+  const child: ChildProcess = spawn('/usr/bin/docker-registry', ['serve', config], { stdio: 'ignore' });
+  const host = `127.0.0.1:${port}`;
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    try {
+      const res = await fetch(`http://${host}/v2/`);
+      if (res.status === 200) break;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline || child.exitCode !== null) {
+      child.kill('SIGKILL');
+      removeDir(dir);
+      throw new Error(`docker-registry did not answer on ${host}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    host,
+    storage,
+    close: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise<void>((r) => child.once('exit', () => r()));
+        child.kill('SIGKILL');
+        await exited;
+      }
+      removeDir(dir);
+    },
+  };
+}
