@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { ToolFailure, type Json } from '../../host/src/tool/index.js';
 import { harness, recordingTool, sleep, text } from './helpers.js';
@@ -144,6 +145,19 @@ describe('pipeline stage 4: tools/execute', () => {
     const r = await h.pipeline.call('rec', {});
     expect(r.error).toEqual({ code: 'LISTENER_ERROR', message: 'execute wrapper "bad" threw: oops' });
     expect(text(r)).toBe('execute wrapper "bad" threw: oops');
+  });
+});
+
+describe('pipeline: signal hygiene', () => {
+  it("a finished call leaves no listener on the caller's signal, whatever wrappers, deadlines and approvals did", async () => {
+    const { InMemoryApprovalService } = await import('../../host/src/approval/index.js');
+    const h = harness({ approval: new InMemoryApprovalService([], 'allowed-once') });
+    h.tools.register(recordingTool({ timeoutMs: 1000 }));
+    h.hooks.on('tools/pre-execute', 'ask', () => ({ kind: 'ask' }));
+    h.hooks.on('tools/execute', 'deadline', (_e, next) => next({ signal: new AbortController().signal }));
+    const caller = new AbortController();
+    for (let i = 0; i < 20; i++) expect((await h.pipeline.call('rec', {}, { signal: caller.signal })).isError).toBe(false);
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
   });
 });
 

@@ -112,11 +112,16 @@ export interface StaticServer {
 }
 
 /** Serves files under `root` read-only on 127.0.0.1 (a static HTTP index host). */
-export async function serveStatic(root: string, opts: { status?: number } = {}): Promise<StaticServer> {
+export async function serveStatic(root: string, opts: { status?: number; redirects?: Record<string, string> } = {}): Promise<StaticServer> {
   const hits: string[] = [];
   const server: Server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
     hits.push(path);
+    const target = opts.redirects?.[path];
+    if (target !== undefined) {
+      res.writeHead(302, { location: target }).end();
+      return;
+    }
     if (opts.status !== undefined) {
       res.writeHead(opts.status).end();
       return;

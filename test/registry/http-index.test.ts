@@ -159,6 +159,19 @@ describe('install from a static HTTP index', () => {
     }
   });
 
+  it('a redirect to plain http outside 127.0.0.0/8 is refused at that hop', async () => {
+    await publish('1.0.0');
+    const redirecting = await serveStatic(site, { redirects: { '/packages/registry_echo-1.0.0.tgz': 'http://registry.example.com/registry_echo.tgz' } });
+    try {
+      const res = await run(installCommand, [`${redirecting.url}/index.json#registry_echo`, '--yes'], { home, cwd });
+      expect(res.code).toBe(1);
+      expect(res.err).toContain('error INSECURE_TRANSPORT: http://registry.example.com/registry_echo.tgz');
+      expect(redirecting.hits).toEqual(['/index.json', '/packages/registry_echo-1.0.0.tgz']);
+    } finally {
+      await redirecting.close();
+    }
+  });
+
   it('plain http to a host outside 127.0.0.0/8 is refused before connecting unless --insecure', async () => {
     const res = await run(installCommand, ['http://registry.example.com/index.json#registry_echo', '--yes'], { home, cwd });
     expect(res.code).toBe(1);

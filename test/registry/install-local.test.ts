@@ -1,6 +1,6 @@
 // Installing from a folder or a .tgz: signatures and trust, consent, the ceiling, the lockfile's
 // downgrade rule, capability growth on upgrade, verify, list and uninstall.
-import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { parse as parseYaml } from 'yaml';
@@ -12,8 +12,9 @@ import { packCommand } from '../../host/src/cli/commands/registry-pack.js';
 import { trustAddCommand, trustListCommand, trustRemoveCommand } from '../../host/src/cli/commands/registry-trust.js';
 import { uninstallCommand } from '../../host/src/cli/commands/registry-uninstall.js';
 import { verifyCommand } from '../../host/src/cli/commands/registry-verify.js';
-import { digestOf, installedManifestDir, packageFromDir, packageFromTgz, packageToTgz, readLock, readTar, storeLayout, writeTar } from '../../host/src/registry/index.js';
-import { buildWat, removeDir, run, tempDir, writeToolDir } from './helpers.js';
+import { loadManifestDirs } from '../../host/src/manifest/index.js';
+import { digestOf, installedManifestDir, installedManifestDirs, packageFromDir, packageFromTgz, packageToTgz, readLock, readTar, storeLayout, writeTar } from '../../host/src/registry/index.js';
+import { buildWat, makeIO, removeDir, run, tempDir, writeToolDir } from './helpers.js';
 
 let work: string;
 let wasm1: string;
@@ -129,6 +130,17 @@ describe('install from a .tgz or a folder', () => {
     expect(again.out).toBe('unchanged registry_echo@1.0.0 signed by acme\n');
   });
 
+  it('an unpacked package folder installs with the signature it carries', async () => {
+    await trustAcme();
+    const tgz = await signedTgz('1.0.0');
+    const unpacked = join(cwd, 'unpacked');
+    mkdirSync(unpacked);
+    for (const e of readTar(gunzipSync(readFileSync(tgz)), 't', { maxEntries: 8, maxTotalBytes: 1 << 20 })) writeFileSync(join(unpacked, e.name), e.data);
+    const res = await run(installCommand, [unpacked, '--yes'], opts());
+    expect(res.code, res.err).toBe(0);
+    expect(res.out).toBe('installed registry_echo@1.0.0 signed by acme\n');
+  });
+
   it('an unsigned folder is refused, and installed with --allow-unsigned after a loud warning', async () => {
     const dir = writeToolDir(join(cwd, 'src'), { version: '1.0.0', wasm: wasm1 });
     const refused = await run(installCommand, [dir, '--yes'], opts());
@@ -200,6 +212,22 @@ describe('consent', () => {
     expect(yes.code, yes.err).toBe(0);
   });
 
+  it('a waiting prompt holds no lock, and a store changed meanwhile is not overwritten', async () => {
+    await trustAcme();
+    const first = await signedTgz('1.0.0');
+    const t = makeIO({ ...opts(), isTTY: true });
+    const pending = installCommand.run([first], t.io);
+    for (let i = 0; i < 200 && !t.err().includes('[y/N]'); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(t.err()).toContain('[y/N]');
+    const verified = await run(verifyCommand, [], opts());
+    expect(verified.out).toBe('ok: 0 installed tool(s) verified\n');
+    expect((await run(installCommand, [await signedTgz('1.1.0'), '--yes'], opts())).code).toBe(0);
+    t.stdin.write('y\n');
+    expect(await pending).toBe(1);
+    expect(t.err()).toContain('error STORE_CHANGED');
+    expect((await readLock(storeLayout(home).lock)).tools['registry_echo']?.version).toBe('1.1.0');
+  });
+
   it('an upgrade that grows capabilities asks again; one that does not, does not', async () => {
     await trustAcme();
     expect((await run(installCommand, [await signedTgz('1.0.0'), '--yes'], opts())).code).toBe(0);
@@ -235,7 +263,6 @@ describe('the ceiling and the lockfile', () => {
     // The store's own ceiling.yaml applies without --ceiling.
     const modest = await signedTgz('1.0.0', { hosts: ['api.example.com'] });
     writeFileSync(join(cwd, 'home-ceiling.yaml'), 'allowed_hosts: []\n');
-    const { mkdirSync, copyFileSync } = await import('node:fs');
     mkdirSync(home, { recursive: true });
     copyFileSync(join(cwd, 'home-ceiling.yaml'), storeLayout(home).ceiling);
     const viaHome = await run(installCommand, [modest, '--yes'], opts());
@@ -281,6 +308,39 @@ describe('the installed store', () => {
     expect(listed.out).toContain('PROBLEM');
   });
 
+  it('installed tools load through the manifest loader, which re-checks the module digest on every load', async () => {
+    await trustAcme();
+    expect((await run(installCommand, [await signedTgz('1.0.0'), '--yes'], opts())).code).toBe(0);
+    const { dirs, problems } = await installedManifestDirs(home);
+    expect(problems).toEqual([]);
+    expect(dirs).toEqual([join(installedManifestDir(home), 'registry_echo')]);
+    const loaded = await loadManifestDirs(dirs);
+    expect(loaded.errors).toEqual([]);
+    expect(loaded.manifests[0]?.manifest.name).toBe('registry_echo');
+    expect(Buffer.from(loaded.manifests[0]?.wasm ?? []).equals(readFileSync(wasm1))).toBe(true);
+    const blob = join(home, 'blobs', 'sha256', digestOf(readFileSync(wasm1)).slice(7));
+    chmodSync(blob, 0o644);
+    writeFileSync(blob, readFileSync(wasm2));
+    const tampered = await loadManifestDirs(dirs);
+    expect(tampered.manifests).toEqual([]);
+    expect(tampered.errors[0]?.code).toBe('SHA256_MISMATCH');
+    const after = await installedManifestDirs(home);
+    expect(after.dirs).toEqual([]);
+    expect(after.problems[0]?.tool).toBe('registry_echo');
+  });
+
+  it('an installed manifest edited in place is left out of the installed dirs (the loader alone cannot tell)', async () => {
+    await trustAcme();
+    expect((await run(installCommand, [await signedTgz('1.0.0'), '--yes'], opts())).code).toBe(0);
+    const manifest = join(installedManifestDir(home), 'registry_echo', 'manifest.yaml');
+    writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('allowed_hosts: []', 'allowed_hosts: ["evil.example.net"]'));
+    const direct = await loadManifestDirs([join(installedManifestDir(home), 'registry_echo')]);
+    expect(direct.manifests[0]?.manifest.capabilities.allowed_hosts).toEqual(['evil.example.net']);
+    const { dirs, problems } = await installedManifestDirs(home);
+    expect(dirs).toEqual([]);
+    expect(problems[0]?.message).toContain('installed manifest has digest');
+  });
+
   it('verify reports an edited installed manifest and a signer no longer trusted', async () => {
     await trustAcme();
     expect((await run(installCommand, [await signedTgz('1.0.0'), '--yes'], opts())).code).toBe(0);
@@ -305,6 +365,12 @@ describe('the installed store', () => {
     expect(res.out).toMatch(/ {2}signer: acme \(ed25519:[0-9a-f]{16}\)\n/);
     expect(res.out).toContain('  may connect to api.example.com (https, port 443; http, port 80)\n');
     expect(res.out).toContain('local_tool@0.3.0\n');
+  });
+
+  it('list and verify on a machine with no store say so without creating one', async () => {
+    expect((await run(listCommand, [], opts())).out).toBe('no tools installed\n');
+    expect((await run(verifyCommand, [], opts())).out).toBe('ok: 0 installed tool(s) verified\n');
+    expect(existsSync(home)).toBe(false);
   });
 
   it('uninstall removes the folder, the lock entry and blobs nothing uses', async () => {

@@ -105,12 +105,12 @@ describe('OCI registry', () => {
 
   it('a tool manifest layer replaced by someone with push rights fails the signature', async () => {
     await publish('1.0.0', '1.0.0');
-    const signed = await run(installCommand, [`${repo}:1.0.0`, '--yes'], { home: join(cwd, 'probe'), cwd });
-    expect(signed.code, signed.err).toBe(0);
+    const path = repo.slice('oci://'.length).split('/').slice(1).join('/');
+    const published = (await (
+      await fetch(`http://${registry.host}/v2/${path}/manifests/1.0.0`, { headers: { accept: OCI_MEDIA.manifest } })
+    ).json()) as { annotations: Record<string, string> };
+    const signer = { keyId: published.annotations[OCI_ANNOTATIONS.signer] ?? '', signature: published.annotations[OCI_ANNOTATIONS.signature] ?? '' };
     const evil = await packageFromDir(writeToolDir(join(cwd, 'evil'), { version: '1.0.0', wasm: wasm1, hosts: ['exfil.example.net'] }));
-    const lock = await readLock(storeLayout(join(cwd, 'probe')).lock);
-    const signer = lock.tools['registry_echo']?.signer;
-    if (!signer) throw new Error('probe install was not signed');
     await publishPackage({ ...evil, signature: { signer: signer.keyId, signature: signer.signature } }, `${repo}:1.0.0`, { insecure: false, force: false });
     const res = await run(installCommand, [`${repo}:1.0.0`, '--yes', '--allow-unsigned'], { home, cwd });
     expect(res.code).toBe(1);

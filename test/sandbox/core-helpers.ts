@@ -61,3 +61,12 @@ export function capturingLogger(): { logger: Logger; lines: LogRecord[] } {
 export async function settle(ms: number): Promise<void> {
   await new Promise((r) => setTimeout(r, ms));
 }
+
+/** Polls `cond` every 5 ms for at most `ms`; fails the test if it never holds. */
+export async function until(cond: () => boolean, ms = 5000): Promise<void> {
+  const end = performance.now() + ms;
+  while (!cond()) {
+    if (performance.now() > end) throw new Error(`condition not met within ${ms} ms`);
+    await settle(5);
+  }
+}

@@ -1,7 +1,7 @@
 // The sandbox core: happy path, reuse, limits on sizes, errors reported bounded and sanitized.
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadSandboxTool, type SandboxTool } from '../../host/src/sandbox/index.js';
-import { capturingLogger, failure, kitSpec, never, settle, text, utf8, type SpecOverrides } from './core-helpers.js';
+import { capturingLogger, failure, kitSpec, moduleSpec, never, text, until, utf8, type SpecOverrides } from './core-helpers.js';
 
 const open: SandboxTool[] = [];
 async function kit(entry: string, over: SpecOverrides = {}): Promise<SandboxTool> {
@@ -47,6 +47,23 @@ describe('environment and config', () => {
   });
 });
 
+describe('WASI supplied by toolgate', () => {
+  it('a WASI module runs without Node\'s WASI: _initialize ran, stdout goes to the log, no environment is visible', async () => {
+    process.env.TOOLGATE_TEST_LEAK = 'leaked';
+    const { logger, lines } = capturingLogger();
+    const tool = await loadSandboxTool(moduleSpec('core_wasi', 'run', { logger }));
+    open.push(tool);
+    const out = await tool.call(new Uint8Array(0), { signal: never() });
+    const view = new DataView(out.buffer, out.byteOffset);
+    expect(view.getUint32(0, true)).toBe(0); // environ count
+    expect(view.getUint32(4, true)).toBe(1); // _initialize ran before the first call
+    await until(() => lines.some((l) => l.msg === 'hello from wasi'));
+    const msgs = lines.filter((l) => l.tool === 't_run').map((l) => l.msg);
+    expect(msgs).toContain('init ran');
+    expect(msgs).toContain('hello from wasi');
+  });
+});
+
 describe('sizes', () => {
   it('input over max_input_bytes is refused before the module sees it', async () => {
     const tool = await kit('greet', { limits: { maxInputBytes: 16 } });
@@ -86,7 +103,7 @@ describe('sizes', () => {
     const { logger, lines } = capturingLogger();
     const tool = await kit('log_spam', { logger });
     await tool.call(new Uint8Array(0), { signal: never() });
-    await settle(100);
+    await until(() => lines.some((l) => l.msg === '9744 log lines dropped'));
     const fromModule = lines.filter((l) => l.tool === 't_log_spam');
     expect(fromModule.length).toBeLessThanOrEqual(257);
     expect(fromModule.filter((l) => l.msg === 'spam line from the module').length).toBe(256);
@@ -94,7 +111,7 @@ describe('sizes', () => {
 
     const small = await kit('log_spam', { logger, limits: { maxLogBytes: 250 }, name: 't_small' });
     await small.call(new Uint8Array(0), { signal: never() });
-    await settle(100);
+    await until(() => lines.some((l) => l.msg === '9990 log lines dropped'));
     const capped = lines.filter((l) => l.tool === 't_small');
     expect(capped.length).toBe(11); // 10 lines of 25 bytes, then the drop notice
     expect(capped.at(-1)?.msg).toBe('9990 log lines dropped');
@@ -104,7 +121,7 @@ describe('sizes', () => {
     const { logger, lines } = capturingLogger();
     const tool = await kit('log_spam', { logger, secretValues: ['spam line'], limits: { maxLogBytes: 100 } });
     await tool.call(new Uint8Array(0), { signal: never() });
-    await settle(100);
+    await until(() => lines.some((l) => /log lines dropped/.test(l.msg)));
     const msgs = lines.filter((l) => l.tool === 't_log_spam').map((l) => l.msg);
     expect(msgs[0]).toBe('[REDACTED] from the module');
     expect(msgs.join('\n')).not.toContain('spam line');

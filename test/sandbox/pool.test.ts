@@ -2,7 +2,7 @@
 // instance at a time, idle instances trimmed, close() answering everything pending.
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadSandboxTool, type SandboxTool } from '../../host/src/sandbox/index.js';
-import { failure, kitSpec, never, settle, text, utf8, type SpecOverrides } from './core-helpers.js';
+import { failure, kitSpec, never, settle, text, until, utf8, type SpecOverrides } from './core-helpers.js';
 
 const open: SandboxTool[] = [];
 async function kit(entry: string, over: SpecOverrides = {}): Promise<SandboxTool> {
@@ -46,7 +46,8 @@ describe('pool', () => {
     const tool = await kit('burn', { pool: { max: 1 }, limits: { timeoutMs: 5000 } });
     const ac = new AbortController();
     const busy = tool.call(Uint8Array.of(31), { signal: ac.signal });
-    await settle(50);
+    busy.catch(() => undefined);
+    await until(() => tool.stats().busy === 1);
     const t0 = performance.now();
     const queued = tool.call(Uint8Array.of(2), { signal: never(), timeoutMs: 150 });
     await settle(10);
@@ -75,7 +76,7 @@ describe('pool', () => {
   });
 
   it('an instance torn down by a timeout is replaced and queued calls are served', async () => {
-    const tool = await kit('burn', { pool: { max: 1 }, limits: { timeoutMs: 300 } });
+    const tool = await kit('burn', { pool: { max: 1 }, limits: { timeoutMs: 5000 } });
     const spinning = tool.call(Uint8Array.of(31), { signal: never(), timeoutMs: 100 });
     const waiting = tool.call(Uint8Array.of(2), { signal: never() });
     await failure(spinning, 'TIMEOUT');
@@ -84,19 +85,23 @@ describe('pool', () => {
   });
 
   it('idle instances are trimmed after idleMs', async () => {
-    const tool = await kit('greet', { pool: { max: 2, idleMs: 100 } });
+    const tool = await kit('slow_echo', { pool: { max: 2, idleMs: 500 } });
     await Promise.all([tool.call(utf8('a'), { signal: never() }), tool.call(utf8('b'), { signal: never() })]);
+    const done = performance.now();
     expect(tool.stats()).toMatchObject({ live: 2, idle: 2 });
-    await settle(300);
+    await until(() => tool.stats().live === 0, 5000);
+    expect(performance.now() - done).toBeGreaterThanOrEqual(450);
     expect(tool.stats()).toEqual({ live: 0, busy: 0, idle: 0, queued: 0 });
-    expect(text(await tool.call(utf8('again'), { signal: never() }))).toBe('Hello, again');
+    expect(text(await tool.call(utf8('again'), { signal: never() }))).toBe('again');
   });
 
   it('close() answers running and queued calls ABORTED and terminates every instance', async () => {
     const tool = await loadSandboxTool(kitSpec('burn', { pool: { max: 1 }, limits: { timeoutMs: 5000 } }));
     const running = tool.call(Uint8Array.of(31), { signal: never() });
     const queued = tool.call(Uint8Array.of(2), { signal: never() });
-    await settle(50);
+    running.catch(() => undefined);
+    queued.catch(() => undefined);
+    await until(() => tool.stats().busy === 1);
     await tool.close();
     await failure(running, 'ABORTED');
     await failure(queued, 'ABORTED');

@@ -4,6 +4,8 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { closeSync, openSync } from 'node:fs';
+import { assertOpenedInside } from '../../host/src/sandbox/wasi/host-file.js';
 import { createWasiImports, MAX_IO_BYTES, MAX_OPEN_FDS, WASI_IMPORT_NAMES, type WasiMount } from '../../host/src/sandbox/wasi/index.js';
 
 const E = { SUCCESS: 0, BADF: 8, EXIST: 20, FAULT: 21, INVAL: 28, MFILE: 33, NOENT: 44, NOTDIR: 54, NOSYS: 52, NOTSUP: 58, PERM: 63, ROFS: 69, NOTCAPABLE: 76 } as const;
@@ -200,6 +202,9 @@ describe('descriptors', () => {
     expect(v.getUint32(120, true)).toBe(4);
     h.str(300, 'XXXX');
     expect(Buffer.from(h.stdout[0] ?? []).toString()).toBe('out!');
+    expect(h.call('fd_read', 1, 100, 1, 120)).toBe(E.BADF);
+    expect(h.call('fd_write', 0, 100, 1, 120)).toBe(E.BADF);
+    expect(h.call('fd_write', 99, 100, 1, 120)).toBe(E.BADF);
   });
 
   it('seek, tell, pread and pwrite use the offsets they are given', () => {
@@ -266,6 +271,22 @@ describe('paths are resolved by the host', () => {
     expect(h.call('path_create_directory', 3, p, n)).toBe(E.ROFS);
     expect(statSync(join(root, 'ro', 'hello.txt')).size).toBe(13);
     expect(() => statSync(join(root, 'ro', 'new.txt'))).toThrow();
+  });
+
+  it('a descriptor the kernel opened outside the mount root is rejected after the open (race backstop)', () => {
+    const mount = { guest: '/work', root: join(root, 'rw'), mode: 'rw' as const };
+    const outside = openSync(join(root, 'secret.txt'), 'r');
+    const inside = openSync(join(root, 'rw', 'data.bin'), 'r');
+    const sibling = openSync(join(root, 'ro', 'hello.txt'), 'r');
+    try {
+      expect(() => assertOpenedInside(outside, mount)).toThrow(/left the mount/);
+      expect(() => assertOpenedInside(sibling, { ...mount, root: join(root, 'r') })).toThrow(/left the mount/);
+      expect(() => assertOpenedInside(inside, mount)).not.toThrow();
+    } finally {
+      closeSync(outside);
+      closeSync(inside);
+      closeSync(sibling);
+    }
   });
 
   it('path_symlink and path_link are refused with EPERM on an rw mount', () => {
@@ -389,5 +410,23 @@ describe('process surface', () => {
     expect(v.getUint16(108, true)).toBe(0);
     expect(v.getUint8(110)).toBe(0);
     expect(h.call('poll_oneoff', 0, 100, 0, 200)).toBe(E.INVAL);
+  });
+});
+
+describe('a module lying about import types', () => {
+  it('wrong parameter and result types give the guest an errno or a trap, never a host crash', async () => {
+    const bytes = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'build', 'fs_badsig.wasm'));
+    let memory: WebAssembly.Memory | undefined;
+    const stdout: string[] = [];
+    const wasi = createWasiImports({ mounts: [], getMemory: () => memory, writeStdout: (b) => stdout.push(Buffer.from(b).toString()), writeStderr: () => undefined });
+    const instance = await WebAssembly.instantiate(new WebAssembly.Module(bytes), { wasi_snapshot_preview1: wasi });
+    memory = instance.exports.memory as WebAssembly.Memory;
+    const ex = instance.exports as Record<string, () => number | bigint>;
+    // i64 arguments are narrowed to the spec's u32: fd 0x100000001 -> 1 (stdout)
+    expect(ex.write_i64?.()).toBe(E.SUCCESS);
+    expect(stdout).toEqual(['hello']);
+    // an errno returned where the module declared i64 cannot convert: the call traps with a TypeError
+    expect(() => ex.close_i64?.()).toThrow(TypeError);
+    expect(() => ex.exit_i64?.()).toThrow(/proc_exit\(3\)/);
   });
 });

@@ -2,3 +2,8 @@
 // elicitation, http) implement ApprovalService; the in-memory one answers from a script.
 export type { ApprovalService, ApprovalRequest, ApprovalOutcome } from '../pipeline/index.js';
 export { InMemoryApprovalService, type ApprovalAnswer } from './memory.js';
+export { ApprovalRouter, type ElicitationApproval } from './router.js';
+export { TtyApprovalChannel, type TtyChannelOptions } from './tty.js';
+export { HttpApprovalChannel, type HttpChannelOptions, type HttpApprovalBody } from './http-callback.js';
+export { ApprovalQueue, type PendingApproval } from './queue.js';
+export { APPROVAL_OUTCOMES, isApprovalOutcome } from './outcome.js';

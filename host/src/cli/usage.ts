@@ -30,10 +30,11 @@ export function topHelp(commands: readonly Listed[]): string {
 /** Help for a word that only groups subcommands, e.g. `toolgate policy`. */
 export function groupHelp(prefix: string[], commands: readonly Listed[]): string {
   const subs = commands.filter((c) => prefix.every((w, i) => c.path[i] === w));
+  const width = Math.max(...subs.map((c) => c.path.join(' ').length));
   return [
     `Usage: toolgate ${prefix.join(' ')} <subcommand> [options]`,
     '',
     'Subcommands:',
-    ...subs.map((c) => `  ${c.path.join(' ')}  ${c.summary}`),
+    ...subs.map((c) => `  ${c.path.join(' ').padEnd(width)}  ${c.summary}`),
   ].join('\n');
 }

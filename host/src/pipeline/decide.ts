@@ -1,7 +1,7 @@
 // Stages 2 and 3: the pre-execute waterfall, approval for 'ask', then guards. Shared by a real call
 // and by `policy explain` (dryRun), so what explain prints is what a call would do.
 import type { ExecIdentity, Tool } from '../tool/index.js';
-import { ListenerError, attempt, errorMessage, raceSignal, withTimeout } from './async.js';
+import { ListenerError, attempt, errorMessage, linkSignals, raceSignal, withTimeout } from './async.js';
 import type { HookEntry } from './hooks.js';
 import { failed, type CallState } from './outcome.js';
 import type {
@@ -157,7 +157,8 @@ async function askApproval(
   }
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(), opts.approvalTimeoutMs);
-  const signal = AbortSignal.any([exec.signal, timeout.signal]);
+  const linked = linkSignals([exec.signal, timeout.signal]);
+  const signal = linked.signal;
   const service = opts.approval;
   let outcome: unknown;
   try {
@@ -171,6 +172,7 @@ async function askApproval(
     return deny('error', `approval service failed: ${errorMessage(err)} (${reason})`);
   } finally {
     clearTimeout(timer);
+    linked.release();
   }
   switch (outcome) {
     case 'allowed-once':

@@ -1,6 +1,6 @@
 // Stage 4: the tools/execute waterfall around the body, under the tool's deadline.
 import { ERROR_CODES, ToolFailure, isJson, type ExecIdentity, type Tool } from '../tool/index.js';
-import { ListenerError, abortCode, attempt, errorMessage, raceSignal } from './async.js';
+import { ListenerError, abortCode, attempt, errorMessage, linkSignals, raceSignal } from './async.js';
 import type { HookEntry } from './hooks.js';
 import { failureOf } from './outcome.js';
 import type { ExecOutcome, ExecReplace, ExecuteWrapper } from './types.js';
@@ -17,36 +17,48 @@ export async function runExecute(
 ): Promise<ExecOutcome> {
   const callerSignal = exec.signal;
   const timeoutMs = tool.definition.timeoutMs;
-  const deadline = new AbortController();
+  const deadline = timeoutMs === undefined ? undefined : new AbortController();
   const timer =
-    timeoutMs === undefined
+    deadline === undefined
       ? undefined
       : setTimeout(
           () => deadline.abort(new ToolFailure('TIMEOUT', `tool "${tool.name}" did not finish within its deadline of ${timeoutMs} ms`)),
           timeoutMs,
         );
-  const base = AbortSignal.any([callerSignal, deadline.signal]);
+  // Combining signals costs a few µs; skip it when there is no deadline to combine.
+  // Every linked signal is released when the call ends, so nothing stays attached to the caller's.
+  const links: (() => void)[] = [];
+  const link = (sources: AbortSignal[]): AbortSignal => {
+    const l = linkSignals(sources);
+    links.push(l.release);
+    return l.signal;
+  };
+  const base = deadline === undefined ? callerSignal : link([callerSignal, deadline.signal]);
 
   const codeOf = (signal: AbortSignal): ExecOutcome & { ok: false } => {
     if (callerSignal.aborted) return { ok: false, error: { code: 'ABORTED', message: `call to "${tool.name}" was cancelled by the caller` } };
-    const reason: unknown = deadline.signal.aborted ? deadline.signal.reason : signal.reason;
+    const reason: unknown = deadline?.signal.aborted === true ? deadline.signal.reason : signal.reason;
     const code = abortCode(reason);
     return { ok: false, error: { code, message: reason instanceof Error ? reason.message : `call to "${tool.name}" was aborted (${code})` } };
   };
 
   const body = async (e: Readonly<ExecIdentity>): Promise<ExecOutcome> => {
+    let value: unknown;
     try {
-      const value: unknown = await raceSignal(attempt(() => tool.definition.execute(e.arguments, e)), e.signal);
-      if (!isJson(value)) {
-        return { ok: false, error: { code: 'INVALID_OUTPUT', message: `tool "${tool.name}" returned a value that is not JSON` } };
-      }
-      const check = tool.checkOutput(value);
-      if (!check.ok) return { ok: false, error: { code: 'INVALID_OUTPUT', message: `tool "${tool.name}" returned invalid output: ${check.message}` } };
-      return { ok: true, value };
+      value = await raceSignal(attempt(() => tool.definition.execute(e.arguments, e)), e.signal);
     } catch (err) {
-      if (e.signal.aborted) return codeOf(e.signal);
+      // A ToolFailure says more than the abort that came with it; anything else is the abort's echo.
+      if (e.signal.aborted && !(err instanceof ToolFailure)) return codeOf(e.signal);
       return failureOf(err, tool.name);
     }
+    // A value that arrives after the signal fired is an answer nobody is waiting for.
+    if (e.signal.aborted) return codeOf(e.signal);
+    if (!isJson(value)) {
+      return { ok: false, error: { code: 'INVALID_OUTPUT', message: `tool "${tool.name}" returned a value that is not JSON` } };
+    }
+    const check = tool.checkOutput(value);
+    if (!check.ok) return { ok: false, error: { code: 'INVALID_OUTPUT', message: `tool "${tool.name}" returned invalid output: ${check.message}` } };
+    return { ok: true, value };
   };
 
   const dispatch = async (i: number, e: Readonly<ExecIdentity>): Promise<ExecOutcome> => {
@@ -54,7 +66,7 @@ export async function runExecute(
     if (w === undefined) return body(e);
     const next = (replace?: ExecReplace): Promise<ExecOutcome> => {
       if (replace !== undefined) checkReplace(w.id, replace);
-      const signal = replace?.signal === undefined ? e.signal : AbortSignal.any([base, replace.signal]);
+      const signal = replace?.signal === undefined ? e.signal : link([base, replace.signal]);
       return dispatch(i + 1, Object.freeze({ ...e, signal }));
     };
     let out: unknown;
@@ -75,6 +87,7 @@ export async function runExecute(
     return { ok: false, error: { code: 'LISTENER_ERROR', message: errorMessage(err) } };
   } finally {
     clearTimeout(timer);
+    for (const release of links) release();
   }
 }
 

@@ -1,5 +1,19 @@
 // One call through the fixed stages of DESIGN §3. call() never rejects: every failure, including a
 // broken listener, becomes an isError result with a stable code.
+//
+// Decisions where DESIGN §3 is silent:
+// - Schema defaults are filled in before the arguments are frozen: execute, listeners and the audit
+//   record all see the same complete arguments.
+// - Stage-1 failures (UNKNOWN_TOOL, INVALID_ARGS, ABORTED_BEFORE_DISPATCH on an already-aborted
+//   signal) skip stages 2-5; finalizeContent (when the tool is known) and observers still run.
+// - A pre-execute listener may override what next() returned (middleware); the trail records who
+//   decided. Guards are the layer no listener can override. A failure anywhere in the chain stands.
+// - The caller cancelling during pre-execute or approval is ABORTED_BEFORE_DISPATCH.
+// - tool.timeoutMs bounds the whole execute stage (wrappers and body, retries included).
+// - A value that arrives after the body's signal fired counts as aborted/timed out.
+// - structuredContent is set only for JSON-object values; 'json' renders compact JSON.
+// - post-execute is a sequential waterfall (no next()): each listener sees what the previous left.
+// - meta = { callId, tool, decision: DecisionTrail, durationMs }.
 import { randomUUID } from 'node:crypto';
 import { deepFreeze, type JsonObject, type Tool, type ToolRegistry, type ToolResult } from '../tool/index.js';
 import { errorMessage } from './async.js';
@@ -34,6 +48,8 @@ export interface Explanation {
 }
 
 const silent: PipelineLogger = { warn() {}, error() {} };
+/** Shared by calls made without a signal; it never aborts, so sharing it is safe. */
+const NEVER_ABORTED = new AbortController().signal;
 
 export class Pipeline {
   readonly tools: ToolRegistry;
@@ -78,7 +94,7 @@ export class Pipeline {
           frozenArgs = deepFreeze(checked.args);
           state = await this.#dispatch(tool, frozenArgs, callId, options, trail, hooks, meta);
         }
-        state = finalize(tool, state, meta());
+        state = finalize(tool, state, meta);
       }
     } catch (err) {
       // Only a bug in the pipeline itself lands here; the caller still gets a result.
@@ -116,7 +132,7 @@ export class Pipeline {
     hooks: ReturnType<Hooks['snapshot']>,
     meta: () => JsonObject,
   ): Promise<CallState> {
-    const signal = options.signal ?? new AbortController().signal;
+    const signal = options.signal ?? NEVER_ABORTED;
     const exec = Object.freeze({
       callId,
       name: tool.name,
@@ -142,7 +158,7 @@ export class Pipeline {
       // A success the caller no longer wants is not a success; a specific failure says more.
       if (state.ok && signal.aborted) state = failed('ABORTED', `call to "${tool.name}" was cancelled by the caller`);
     }
-    return runPostExecute(state, exec, tool, hooks['tools/post-execute'], trail, meta, this.#listenerTimeoutMs);
+    return runPostExecute(state, exec, tool, hooks['tools/post-execute'], trail, meta, this.#listenerTimeoutMs, this.#log);
   }
 
   /** The decision a call would get (pre-execute in dry-run mode, then guards); nothing executes. */
@@ -159,7 +175,7 @@ export class Pipeline {
       arguments: deepFreeze(checked.args),
       ...(options.agent !== undefined ? { agent: options.agent } : {}),
       ...(options.token !== undefined ? { token: options.token } : {}),
-      signal: new AbortController().signal,
+      signal: NEVER_ABORTED,
     });
     const failure = await gate(exec, tool, hooks['tools/pre-execute'], hooks.guards, trail, {
       dryRun: true,
@@ -175,11 +191,11 @@ export class Pipeline {
 }
 
 /** Stage 6: the tool's finalizeContent, exactly once, on content only. */
-function finalize(tool: Tool, state: CallState, meta: JsonObject): CallState {
+function finalize(tool: Tool, state: CallState, meta: () => JsonObject): CallState {
   const fn = tool.definition.finalizeContent;
   if (fn === undefined) return state;
   try {
-    const snapshot = deepFreeze(toResult({ ...state, content: copyContent(state.content) }, meta));
+    const snapshot = deepFreeze(toResult({ ...state, content: copyContent(state.content) }, meta()));
     const out = fn.call(tool.definition, copyContent(state.content), snapshot);
     if (out === undefined) return state;
     if (!isContent(out)) return failed('TOOL_ERROR', `finalizeContent of tool "${tool.name}" returned something that is not content blocks`);

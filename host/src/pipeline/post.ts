@@ -6,7 +6,7 @@ import { ListenerError, attempt, errorMessage, withTimeout } from './async.js';
 import type { HookEntry } from './hooks.js';
 import { failed, succeeded, toResult, type CallState } from './outcome.js';
 import { copyContent, isContent } from './render.js';
-import type { AcceptInput, DecisionTrail, PostExecuteCall, PostExecuteListener } from './types.js';
+import type { AcceptInput, DecisionTrail, PipelineLogger, PostExecuteCall, PostExecuteListener } from './types.js';
 
 export async function runPostExecute(
   start: CallState,
@@ -16,12 +16,17 @@ export async function runPostExecute(
   trail: DecisionTrail,
   meta: () => JsonObject,
   timeoutMs: number,
+  log: PipelineLogger,
 ): Promise<CallState> {
   let state = start;
   for (const { id, fn } of listeners) {
     let live = true;
-    const use = (what: string): void => {
-      if (!live) throw new ListenerError(`post-execute listener "${id}" called ${what} after it returned`);
+    // After the listener has returned its call is settled; a late accept/block (from a timer, say)
+    // is ignored and logged, not thrown where nobody could catch it.
+    const late = (what: string): boolean => {
+      if (live) return false;
+      log.warn({ listener: id, callId: exec.callId }, `post-execute listener "${id}" called ${what} after it returned; ignored`);
+      return true;
     };
     const call: PostExecuteCall = {
       exec,
@@ -34,7 +39,7 @@ export async function runPostExecute(
         return state.ok ? state.value : undefined;
       },
       accept(input?: AcceptInput) {
-        use('accept()');
+        if (late('accept()')) return;
         if (input === undefined) return;
         if (Array.isArray(input)) {
           state = withContent(state, id, input);
@@ -57,7 +62,7 @@ export async function runPostExecute(
         }
       },
       block(feedback: string) {
-        use('block()');
+        if (late('block()')) return;
         const text = typeof feedback === 'string' && feedback !== '' ? feedback : `blocked by "${id}"`;
         state = failed('BLOCKED', text);
       },

@@ -107,6 +107,8 @@ export class Context {
    * Mounts a child plugin; disposing this plugin disposes the child too. A synchronous apply that
    * throws is undone and rethrown as PluginError; an async one rejects `ready` the same way.
    */
+  plugin<C>(plugin: PluginApply<C>, config: NoInfer<C>, options?: { name?: string }): PluginHandle;
+  plugin<C>(plugin: PluginModule<C>, config: NoInfer<C>, options?: { name?: string }): PluginHandle;
   plugin<C>(plugin: Plugin<C>, config: C, options: { name?: string } = {}): PluginHandle {
     this.#alive('plugin()');
     const apply = typeof plugin === 'function' ? plugin : plugin?.apply;

@@ -1,5 +1,5 @@
-// Capabilities in plain words (what a person consents to) and the difference between two sets
-// (an upgrade must ask again when what a tool may touch grows).
+// The difference between two capability sets, in plain words: an upgrade must ask again when what a
+// tool may touch grows. (The full list for a first install is the manifest folder's describeCapabilities.)
 import type { CapabilitySet, PathGrant } from './manifest-adapter.js';
 
 const MIB = 1024 * 1024;
@@ -14,22 +14,6 @@ function pathWords(p: PathGrant): string {
   return p.mode === 'rw'
     ? `files: may READ AND WRITE host folder ${p.host} (seen by the tool as ${p.guest})`
     : `files: may read host folder ${p.host} (seen by the tool as ${p.guest})`;
-}
-
-/** One plain sentence per capability, in a fixed order. */
-export function describeCapabilitySet(caps: CapabilitySet): string[] {
-  const lines: string[] = [];
-  if (caps.hosts.length === 0) lines.push('network: none');
-  for (const host of caps.hosts) lines.push(`network: may connect to ${host}`);
-  if (caps.paths.length === 0) lines.push('files: none');
-  for (const p of caps.paths) lines.push(pathWords(p));
-  lines.push(`memory: up to ${caps.maxPages} pages (${bytes(caps.maxPages * 65536)})`);
-  lines.push(`http responses: up to ${bytes(caps.maxHttpResponseBytes)} each`);
-  lines.push(`time: up to ${caps.timeoutMs} ms per call`);
-  lines.push(`output: up to ${bytes(caps.maxOutputBytes)}`);
-  if (caps.secrets.length === 0) lines.push('secrets: none');
-  for (const s of caps.secrets) lines.push(`secrets: receives the secret ${s}`);
-  return lines;
 }
 
 export interface CapabilityDiff {

@@ -23,6 +23,7 @@ export const REGISTRY_ERROR_CODES = [
   'TOO_LARGE',
   'NOT_INSTALLED',
   'STORE_CORRUPT',
+  'STORE_CHANGED',
 ] as const;
 export type RegistryErrorCode = (typeof REGISTRY_ERROR_CODES)[number];
 

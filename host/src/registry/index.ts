@@ -5,7 +5,7 @@ export { satisfies, maxSatisfying, compareVersionText, parseVersion, isVersion }
 export { writeTar, readTar, type TarEntry } from './tar.js';
 export { digestOf } from './digest.js';
 export { readManifest, CAPABILITY_DEFAULTS, type CapabilitySet, type PackagedManifest, type PathGrant } from './manifest-adapter.js';
-export { describeCapabilitySet, diffCapabilities, type CapabilityDiff } from './capabilities.js';
+export { diffCapabilities, type CapabilityDiff } from './capabilities.js';
 export { parseCeiling, loadCeiling, ceilingViolations, hostCovered, type Ceiling } from './ceiling.js';
 export { signedStatement, keyIdOf, generateSigningKey, type PackageSignature } from './signing.js';
 export { addTrusted, listTrusted, removeTrusted, type TrustedKey } from './trust.js';
@@ -30,4 +30,4 @@ export { uninstallTool } from './uninstall.js';
 export { verifyStore, type VerifyReport } from './verify.js';
 export { listInstalled, type ListedTool } from './list.js';
 export { readLock, type Lockfile, type LockEntry } from './lockfile.js';
-export { installedManifestDir, resolveHome, storeLayout, type StoreLayout, type StoreProblem, type PauseHook } from './store.js';
+export { installedManifestDir, installedManifestDirs, resolveHome, storeLayout, type InstalledDirs, type StoreLayout, type StoreProblem, type PauseHook } from './store.js';

@@ -51,62 +51,70 @@ export async function installTool(opts: InstallOptions): Promise<InstallResult> 
   const pkg = fetched.pkg;
   const what = `${pkg.name}@${pkg.version}`;
 
-  return withStore(opts.home, async (layout) => {
-    const verdict = await judgeSignature(pkg, layout.trust);
-    const warning = requireTrust(pkg, verdict, opts.allowUnsigned === true);
-    if (warning) opts.say(`\n!!! ${warning}\n\n`);
+  // Settle whatever a killed process left (briefly holding the store), then decide without holding
+  // it: a person may take minutes to answer, and other commands must not wait on them.
+  const layout = await withStore(opts.home, async (l) => l);
+  const verdict = await judgeSignature(pkg, layout.trust);
+  const warning = requireTrust(pkg, verdict, opts.allowUnsigned === true);
+  if (warning) opts.say(`\n!!! ${warning}\n\n`);
 
-    const lock = await readLock(layout.lock);
-    const previous = lock.tools[pkg.name];
-    let outcome: InstallOutcome = 'installed';
-    if (previous) {
-      const order = compareVersionText(pkg.version, previous.version);
-      if (order === 0) {
-        if (sameDigests(previous.digests, pkg.digests as Record<string, string>)) {
-          return {
-            name: pkg.name,
-            version: pkg.version,
-            outcome: 'unchanged',
-            previousVersion: previous.version,
-            ...(previous.signer ? { signer: previous.signer.name } : {}),
-          };
-        }
-        throw new RegistryError('VERSION_CONFLICT', `${what}: the installed ${what} has different contents (file digests differ); a publisher must not reuse a version`);
+  const lock = await readLock(layout.lock);
+  const previous = lock.tools[pkg.name];
+  let outcome: InstallOutcome = 'installed';
+  if (previous) {
+    const order = compareVersionText(pkg.version, previous.version);
+    if (order === 0) {
+      if (sameDigests(previous.digests, pkg.digests as Record<string, string>)) {
+        return {
+          name: pkg.name,
+          version: pkg.version,
+          outcome: 'unchanged',
+          previousVersion: previous.version,
+          ...(previous.signer ? { signer: previous.signer.name } : {}),
+        };
       }
-      if (order < 0 && opts.allowDowngrade !== true) {
-        throw new RegistryError('DOWNGRADE', `${what} is lower than the installed ${previous.version} pinned in ${layout.lock}; pass --allow-downgrade to go back`);
-      }
-      outcome = order < 0 ? 'downgraded' : 'upgraded';
+      throw new RegistryError('VERSION_CONFLICT', `${what}: the installed ${what} has different contents (file digests differ); a publisher must not reuse a version`);
     }
+    if (order < 0 && opts.allowDowngrade !== true) {
+      throw new RegistryError('DOWNGRADE', `${what} is lower than the installed ${previous.version} pinned in ${layout.lock}; pass --allow-downgrade to go back`);
+    }
+    outcome = order < 0 ? 'downgraded' : 'upgraded';
+  }
 
-    const ceiling = await loadCeiling(opts.ceilingFile ?? layout.ceiling, opts.ceilingFile !== undefined);
-    if (ceiling) {
-      const violations = ceilingViolations(pkg.manifest.capabilities, ceiling);
-      if (violations.length > 0) {
-        throw new RegistryError('CEILING_EXCEEDED', `${what} asks for more than the policy ceiling (${opts.ceilingFile ?? layout.ceiling}) allows:\n  - ${violations.join('\n  - ')}`);
-      }
+  const ceiling = await loadCeiling(opts.ceilingFile ?? layout.ceiling, opts.ceilingFile !== undefined);
+  if (ceiling) {
+    const violations = ceilingViolations(pkg.manifest.capabilities, ceiling);
+    if (violations.length > 0) {
+      throw new RegistryError('CEILING_EXCEEDED', `${what} asks for more than the policy ceiling (${opts.ceilingFile ?? layout.ceiling}) allows:\n  - ${violations.join('\n  - ')}`);
     }
+  }
 
-    const before = previous ? await installedPackageManifest(layout, previous) : undefined;
-    let needsConsent = true;
-    if (before) {
-      const diff = diffCapabilities(before.capabilities, pkg.manifest.capabilities);
-      opts.say(`${pkg.name}: ${previous?.version ?? '?'} -> ${pkg.version}; capability changes:\n`);
-      opts.say(diff.lines.length === 0 ? '  (none)\n' : diff.lines.map((l) => `  ${l}\n`).join(''));
-      needsConsent = diff.grew;
-    } else {
-      opts.say(`${what} (${fetched.source}) asks for:\n${pkg.manifest.described.map((l) => `  ${l}\n`).join('')}`);
+  const before = previous ? await installedPackageManifest(layout, previous) : undefined;
+  let needsConsent = true;
+  if (before) {
+    const diff = diffCapabilities(before.capabilities, pkg.manifest.capabilities);
+    opts.say(`${pkg.name}: ${previous?.version ?? '?'} -> ${pkg.version}; capability changes:\n`);
+    opts.say(diff.lines.length === 0 ? '  (none)\n' : diff.lines.map((l) => `  ${l}\n`).join(''));
+    needsConsent = diff.grew;
+  } else {
+    opts.say(`${what} (${fetched.source}) asks for:\n${pkg.manifest.described.map((l) => `  ${l}\n`).join('')}`);
+  }
+  if (needsConsent && opts.yes !== true) {
+    if (!opts.ask) {
+      throw new RegistryError('CONSENT_REQUIRED', `${what}: review the capabilities above and pass --yes to install without a terminal`);
     }
-    if (needsConsent && opts.yes !== true) {
-      if (!opts.ask) {
-        throw new RegistryError('CONSENT_REQUIRED', `${what}: review the capabilities above and pass --yes to install without a terminal`);
-      }
-      const ok = await opts.ask(`Install ${what} with these capabilities? [y/N] `);
-      if (!ok) throw new RegistryError('CONSENT_DECLINED', `${what}: not installed (declined)`);
-    }
+    const ok = await opts.ask(`Install ${what} with these capabilities? [y/N] `);
+    if (!ok) throw new RegistryError('CONSENT_DECLINED', `${what}: not installed (declined)`);
+  }
 
+  await withStore(opts.home, async (held) => {
+    // What the person agreed to must still be what gets replaced.
+    const now = (await readLock(held.lock)).tools[pkg.name];
+    if (JSON.stringify(now ?? null) !== JSON.stringify(previous ?? null)) {
+      throw new RegistryError('STORE_CHANGED', `${pkg.name}: the store changed while this install was waiting (another install or uninstall); run it again`);
+    }
     await commitInstall(
-      layout,
+      held,
       pkg,
       {
         version: pkg.version,
@@ -116,12 +124,12 @@ export async function installTool(opts: InstallOptions): Promise<InstallResult> 
       },
       opts.pause,
     );
-    return {
-      name: pkg.name,
-      version: pkg.version,
-      outcome,
-      ...(previous ? { previousVersion: previous.version } : {}),
-      ...(verdict.kind === 'trusted' ? { signer: verdict.name } : {}),
-    };
   });
+  return {
+    name: pkg.name,
+    version: pkg.version,
+    outcome,
+    ...(previous ? { previousVersion: previous.version } : {}),
+    ...(verdict.kind === 'trusted' ? { signer: verdict.name } : {}),
+  };
 }

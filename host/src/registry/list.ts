@@ -1,6 +1,7 @@
 // What is installed, for `toolgate list`: name, version, source, signer and capabilities.
 import { readLock } from './lockfile.js';
 import { loadInstalled, withStore } from './store.js';
+import { exists } from './store-txn.js';
 
 export interface ListedTool {
   name: string;
@@ -14,6 +15,7 @@ export interface ListedTool {
 }
 
 export async function listInstalled(home: string): Promise<ListedTool[]> {
+  if (!(await exists(home))) return []; // reading must not create ~/.toolgate
   return withStore(home, async (layout) => {
     const lock = await readLock(layout.lock);
     const out: ListedTool[] = [];

@@ -21,7 +21,8 @@ const lockEntrySchema = z.strictObject({
 });
 const lockSchema = z.strictObject({
   lockfileVersion: z.literal(1),
-  tools: z.record(z.string(), lockEntrySchema),
+  // Names become folder names under tools/: only tool names, never a path.
+  tools: z.record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'must be a tool name'), lockEntrySchema),
 });
 export type LockEntry = z.infer<typeof lockEntrySchema>;
 export type Lockfile = z.infer<typeof lockSchema>;

@@ -7,8 +7,7 @@ import { replaceFile } from './fs-atomic.js';
 import { publishToDir } from './http-index.js';
 import { parseOciRef, pushOci } from './oci.js';
 import { packageFromDir, packageFromTgz, packageToTgz, statementOf, withSignature, type ToolPackage } from './package.js';
-import { generateSigningKey, keyIdOf, loadPrivateKey, signPackage } from './signing.js';
-import { createPublicKey } from 'node:crypto';
+import { generateSigningKey, loadPrivateKey, signPackage } from './signing.js';
 
 /** Writes an ed25519 private key (0600, never overwritten unless force) and `<file>.pub`. */
 export async function keygen(fileArg: string, force: boolean): Promise<{ keyId: string; privateFile: string; publicFile: string }> {
@@ -40,10 +39,6 @@ export async function signWithKeyFile(pkg: ToolPackage, keyFileArg: string): Pro
   });
   const key = loadPrivateKey(pem, keyFile);
   return withSignature(pkg, signPackage(key, statementOf(pkg)));
-}
-
-export function keyIdOfPrivateKeyPem(pem: string, file: string): string {
-  return keyIdOf(createPublicKey(loadPrivateKey(pem, file)));
 }
 
 /** A package from a tool folder or a .tgz. */

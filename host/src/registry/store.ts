@@ -1,171 +1,47 @@
-// The installed store under $TOOLGATE_HOME:
-//   blobs/sha256/<hex>          content-addressed package files
-//   tools/<name>/manifest.yaml  the installed manifest; module.path -> its blob, module.sha256 set
-//   toolgate.lock               what is installed (lockfile.ts)
-//   txn.json + tmp/<id>/        a committed transaction not yet fully applied
-// A change is staged in tmp/, committed by the atomic rename of txn.json, then applied by renames.
-// Opening the store rolls a committed transaction forward and drops uncommitted staging, so a kill
-// at any moment leaves either the old state or the new one.
+// The installed store: content-addressed blobs, one tools/<name>/manifest.yaml per tool (module.path
+// -> its blob, module.sha256 set) and the lockfile; installs and uninstalls go through store-txn.
 import { randomBytes } from 'node:crypto';
-import { homedir } from 'node:os';
-import { mkdir, open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
-import { join, relative, resolve, dirname } from 'node:path';
-import { z } from 'zod';
+import { readFile, readdir, rename, rm } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
 import { digestHex, digestOf, normalizeDigest, sha256Hex } from './digest.js';
 import { RegistryError } from './errors.js';
-import { fsyncDir, replaceFile, writeDurable } from './fs-atomic.js';
-import { readLock, serializeLock, type LockEntry, type Lockfile } from './lockfile.js';
+import { fsyncDir, writeDurable } from './fs-atomic.js';
+import { readLock, type LockEntry, type Lockfile } from './lockfile.js';
 import { readManifest, rewriteModule, type PackagedManifest } from './manifest-adapter.js';
 import { MODULE_FILE, MANIFEST_FILE, type ToolPackage } from './package.js';
+import { blobPath, storeLayout, type StoreLayout, type StoreProblem } from './store-layout.js';
+import { newTxn, stageAndCommit, type PauseHook } from './store-txn.js';
 
-export interface StoreLayout {
-  home: string;
-  blobs: string;
-  tools: string;
-  tmp: string;
-  lock: string;
-  txn: string;
-  trust: string;
-  ceiling: string;
-  mutex: string;
+export { blobPath, installedManifestDir, resolveHome, storeLayout, type StoreLayout, type StoreProblem } from './store-layout.js';
+export { withStore, type PauseHook } from './store-txn.js';
+
+export interface InstalledDirs {
+  /** One manifests dir per installed tool that passed its checks. */
+  dirs: string[];
+  /** Tools left out, and why (tampered blob or manifest). */
+  problems: StoreProblem[];
 }
 
-export function resolveHome(env: NodeJS.ProcessEnv): string {
-  const fromEnv = env['TOOLGATE_HOME'];
-  return resolve(fromEnv !== undefined && fromEnv !== '' ? fromEnv : join(homedir(), '.toolgate'));
-}
-
-export function storeLayout(home: string): StoreLayout {
-  const h = resolve(home);
-  return {
-    home: h,
-    blobs: join(h, 'blobs', 'sha256'),
-    tools: join(h, 'tools'),
-    tmp: join(h, 'tmp'),
-    lock: join(h, 'toolgate.lock'),
-    txn: join(h, 'txn.json'),
-    trust: join(h, 'trust.json'),
-    ceiling: join(h, 'ceiling.yaml'),
-    mutex: join(h, 'store.pid'),
-  };
-}
-
-/** The folder of installed tools: each tools/<name>/manifest.yaml is a loadable manifest. */
-export function installedManifestDir(home: string): string {
-  return storeLayout(home).tools;
-}
-
-export function blobPath(layout: StoreLayout, digest: string): string {
-  return join(layout.blobs, digestHex(digest, 'blob'));
-}
-
-/** A pause point for crash tests: the install stops here until killed. */
-export type PauseHook = (stage: 'blobs-written' | 'staged' | 'committed') => Promise<void>;
-
-const txnSchema = z.strictObject({
-  id: z.string().regex(/^[0-9a-f]{16}$/),
-  kind: z.enum(['install', 'uninstall']),
-  tool: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/),
-});
-type Txn = z.infer<typeof txnSchema>;
-
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(
-    () => true,
-    () => false,
-  );
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** One writer at a time. A lock left by a killed process (its pid is gone) is taken over. */
-async function acquire(layout: StoreLayout): Promise<() => Promise<void>> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    try {
-      const handle = await open(layout.mutex, 'wx');
-      await handle.writeFile(String(process.pid));
-      await handle.close();
-      return () => rm(layout.mutex, { force: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const owner = Number((await readFile(layout.mutex, 'utf8').catch(() => '')).trim());
-      if (!Number.isInteger(owner) || owner <= 0 || !pidAlive(owner)) {
-        await rm(layout.mutex, { force: true });
-        continue;
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  throw new RegistryError('BAD_CONFIG', `${layout.mutex}: the store is busy (another toolgate process holds it)`);
-}
-
-async function applyTxn(layout: StoreLayout, txn: Txn): Promise<void> {
-  const staged = join(layout.tmp, txn.id);
-  const toolDir = join(layout.tools, txn.tool);
-  if (txn.kind === 'install') {
-    const manifest = join(staged, MANIFEST_FILE);
-    if (await exists(manifest)) {
-      await mkdir(toolDir, { recursive: true });
-      await rename(manifest, join(toolDir, MANIFEST_FILE));
-      await fsyncDir(toolDir);
-    }
-  } else {
-    await rm(toolDir, { recursive: true, force: true });
-    await fsyncDir(layout.tools);
-  }
-  const lock = join(staged, 'toolgate.lock');
-  if (await exists(lock)) {
-    await rename(lock, layout.lock);
-    await fsyncDir(layout.home);
-  }
-  await rm(layout.txn, { force: true });
-  await fsyncDir(layout.home);
-  await rm(staged, { recursive: true, force: true });
-}
-
-/** Creates the layout and finishes or drops whatever a killed process left behind. */
-async function recover(layout: StoreLayout): Promise<void> {
-  await mkdir(layout.blobs, { recursive: true });
-  await mkdir(layout.tools, { recursive: true });
-  await mkdir(layout.tmp, { recursive: true });
-  let text: string | undefined;
-  try {
-    text = await readFile(layout.txn, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  if (text !== undefined) {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      raw = undefined;
-    }
-    const parsed = txnSchema.safeParse(raw);
-    if (!parsed.success) throw new RegistryError('STORE_CORRUPT', `${layout.txn}: unreadable transaction record`);
-    await applyTxn(layout, parsed.data);
-  }
-  for (const name of await readdir(layout.tmp)) await rm(join(layout.tmp, name), { recursive: true, force: true });
-}
-
-/** Runs `fn` holding the store, after recovery. Read-only callers use it too, to see a settled store. */
-export async function withStore<T>(home: string, fn: (layout: StoreLayout) => Promise<T>): Promise<T> {
+/**
+ * The manifests dirs of installed tools (tools/<name>/, holding manifest.yaml) for loaders that read
+ * *.yaml directly in each dir (the manifest folder's loadManifestDirs). Each tool is checked against
+ * the lockfile first (blobs and the installed manifest itself, which the loader cannot know), so a
+ * tampered tool is left out and reported rather than loaded. Read-only and lock-free: a store
+ * mid-transaction shows the previous state, which is whole.
+ */
+export async function installedManifestDirs(home: string): Promise<InstalledDirs> {
   const layout = storeLayout(home);
-  await mkdir(layout.home, { recursive: true });
-  const release = await acquire(layout);
-  try {
-    await recover(layout);
-    return await fn(layout);
-  } finally {
-    await release();
+  const lock = await readLock(layout.lock);
+  const dirs: string[] = [];
+  const problems: StoreProblem[] = [];
+  for (const name of Object.keys(lock.tools).sort()) {
+    const entry = lock.tools[name];
+    if (!entry) continue;
+    const found = await checkInstalled(layout, name, entry);
+    if (found.length > 0) problems.push(...found);
+    else dirs.push(join(layout.tools, name));
   }
+  return { dirs, problems };
 }
 
 async function putBlob(layout: StoreLayout, bytes: Uint8Array): Promise<string> {
@@ -189,23 +65,6 @@ function installedManifestText(layout: StoreLayout, pkg: ToolPackage): string {
   return rewriteModule(pkg.manifestText, `${pkg.name}/${MANIFEST_FILE}`, rel, digestHex(moduleDigest, MODULE_FILE));
 }
 
-async function stageAndCommit(
-  layout: StoreLayout,
-  txn: Txn,
-  lock: Lockfile,
-  manifestText: string | undefined,
-  pause?: PauseHook,
-): Promise<void> {
-  const staged = join(layout.tmp, txn.id);
-  await mkdir(staged, { recursive: true });
-  if (manifestText !== undefined) await writeDurable(join(staged, MANIFEST_FILE), manifestText);
-  await writeDurable(join(staged, 'toolgate.lock'), serializeLock(lock));
-  await fsyncDir(staged);
-  await pause?.('staged');
-  await replaceFile(layout.txn, JSON.stringify(txn) + '\n'); // the commit point
-  await pause?.('committed');
-  await applyTxn(layout, txn);
-}
 
 export type NewLockEntry = Omit<LockEntry, 'installedManifest' | 'digests'>;
 
@@ -221,17 +80,17 @@ export async function commitInstall(layout: StoreLayout, pkg: ToolPackage, entry
     installedManifest: digestOf(Buffer.from(manifestText, 'utf8')),
   };
   lock.tools[pkg.name] = full;
-  await stageAndCommit(layout, { id: randomBytes(8).toString('hex'), kind: 'install', tool: pkg.name }, lock, manifestText, pause);
+  await stageAndCommit(layout, newTxn('install', pkg.name), lock, manifestText, pause);
   await collectGarbage(layout);
   return full;
 }
 
-export async function commitUninstall(layout: StoreLayout, name: string): Promise<LockEntry> {
+export async function commitUninstall(layout: StoreLayout, name: string, pause?: PauseHook): Promise<LockEntry> {
   const lock = await readLock(layout.lock);
   const entry = lock.tools[name];
   if (!entry) throw new RegistryError('NOT_INSTALLED', `${name}: not installed (not in ${layout.lock})`);
   delete lock.tools[name];
-  await stageAndCommit(layout, { id: randomBytes(8).toString('hex'), kind: 'uninstall', tool: name }, lock, undefined);
+  await stageAndCommit(layout, newTxn('uninstall', name), lock, undefined, pause);
   await collectGarbage(layout);
   return entry;
 }
@@ -242,12 +101,6 @@ async function collectGarbage(layout: StoreLayout): Promise<void> {
   const live = new Set<string>();
   for (const entry of Object.values(lock.tools)) for (const d of Object.values(entry.digests)) live.add(digestHex(d, 'lockfile'));
   for (const hex of await readdir(layout.blobs)) if (!live.has(hex)) await rm(join(layout.blobs, hex), { force: true });
-}
-
-export interface StoreProblem {
-  tool: string;
-  file: string;
-  message: string;
 }
 
 async function readBlob(layout: StoreLayout, digest: string): Promise<Buffer | undefined> {

@@ -5,6 +5,7 @@ import { MODULE_FILE } from './package.js';
 import { loadPublicKey, signedStatement, verifyPackageSignature } from './signing.js';
 import { checkInstalled, strayToolDirs, withStore, type StoreProblem } from './store.js';
 import { findTrustedByKeyId } from './trust.js';
+import { exists } from './store-txn.js';
 
 export interface VerifyReport {
   tools: number;
@@ -12,6 +13,7 @@ export interface VerifyReport {
 }
 
 export async function verifyStore(home: string): Promise<VerifyReport> {
+  if (!(await exists(home))) return { tools: 0, problems: [] }; // reading must not create ~/.toolgate
   return withStore(home, async (layout) => {
     const lock = await readLock(layout.lock);
     const problems: StoreProblem[] = [];

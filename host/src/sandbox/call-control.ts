@@ -7,10 +7,15 @@ export class CallControl {
   /** Rejects with the TIMEOUT / ABORTED failure; never resolves. */
   readonly cancelled: Promise<never>;
   /** Aborted together with the call: handed to host-side work done for the module (HTTP). */
-  readonly signal: AbortSignal;
+  get signal(): AbortSignal {
+    // made on first use: most calls never do host-side I/O
+    this.#controller ??= new AbortController();
+    if (this.failure && !this.#controller.signal.aborted) this.#controller.abort(this.failure);
+    return this.#controller.signal;
+  }
   failure: ToolFailure | undefined;
 
-  readonly #controller = new AbortController();
+  #controller: AbortController | undefined;
   readonly #timer: NodeJS.Timeout;
   readonly #timeoutMs: number;
   readonly #callerSignal: AbortSignal;
@@ -20,7 +25,6 @@ export class CallControl {
 
   constructor(callerSignal: AbortSignal, timeoutMs: number) {
     this.deadline = performance.now() + timeoutMs;
-    this.signal = this.#controller.signal;
     this.#callerSignal = callerSignal;
     this.cancelled = new Promise<never>((_, reject) => {
       this.#reject = reject;
@@ -46,7 +50,7 @@ export class CallControl {
     if (this.failure) return;
     this.failure = failure;
     this.#reject(failure);
-    this.#controller.abort(failure);
+    this.#controller?.abort(failure);
     for (const fn of this.#listeners.splice(0)) fn(failure);
     this.dispose();
   }

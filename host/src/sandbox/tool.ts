@@ -11,6 +11,7 @@ import { cleanLogLine } from './sanitize.js';
 import { checkSpec, type SandboxToolSpec } from './spec.js';
 import { WASI_IMPORT_NAMES } from './wasi/index.js';
 import { instanceWorkerFile } from './worker-file.js';
+import { retainSpare } from './worker-spare.js';
 import { MAX_LOG_LINES, type LogMessage } from './worker/protocol.js';
 
 export interface SandboxTool {
@@ -70,6 +71,7 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
     newControl: (ms) => new CallControl(new AbortController().signal, ms),
   });
   let closed = false;
+  const releaseSpare = retainSpare(workerFile);
 
   return {
     async call(input, opts) {
@@ -90,6 +92,7 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
     stats: () => pool.stats(),
     async close() {
       closed = true;
+      releaseSpare();
       await pool.close();
     },
   };

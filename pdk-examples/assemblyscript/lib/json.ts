@@ -68,23 +68,26 @@ export function numberToJson(n: f64): string {
 
 const HEX = "0123456789abcdef";
 
-/** s as a JSON string literal. */
+/** s as a JSON string literal. Pieces are joined once: += in a loop would be quadratic. */
 export function quote(s: string): string {
-  let out = "\"";
+  const parts = new Array<string>();
+  parts.push("\"");
   let run = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c >= 0x20 && c != 0x22 && c != 0x5c) continue;
-    out += s.substring(run, i);
+    parts.push(s.substring(run, i));
     run = i + 1;
-    if (c == 0x22) out += "\\\"";
-    else if (c == 0x5c) out += "\\\\";
-    else if (c == 0x0a) out += "\\n";
-    else if (c == 0x0d) out += "\\r";
-    else if (c == 0x09) out += "\\t";
-    else out += "\\u00" + HEX.charAt(c >> 4) + HEX.charAt(c & 15);
+    if (c == 0x22) parts.push("\\\"");
+    else if (c == 0x5c) parts.push("\\\\");
+    else if (c == 0x0a) parts.push("\\n");
+    else if (c == 0x0d) parts.push("\\r");
+    else if (c == 0x09) parts.push("\\t");
+    else parts.push("\\u00" + HEX.charAt(c >> 4) + HEX.charAt(c & 15));
   }
-  return out + s.substring(run) + "\"";
+  parts.push(s.substring(run));
+  parts.push("\"");
+  return parts.join("");
 }
 
 export class JsonParser {

@@ -1,9 +1,10 @@
-// The command table. Adding a command = one entry here: either the Command itself, or (for a
-// command that imports heavy modules at load) a lazy entry so `toolgate --help` stays fast.
+// The command table. Adding a command = one entry here: the Command itself, or, for a command
+// whose module imports heavy things (zod schemas, the sandbox, the MCP SDK), a lazy entry so
+// `toolgate --help` and `toolgate call` do not pay for modules they never use.
 import type { Command } from '../command.js';
 import { callCommand } from './call.js';
 
-/** A command loaded only when it is the one being run. */
+/** A command loaded only when it is the one being run (its summary is repeated here for --help). */
 export interface LazyCommand {
   path: string[];
   summary: string;
@@ -11,11 +12,24 @@ export interface LazyCommand {
 }
 export type CommandEntry = Command | LazyCommand;
 
+function lazy(path: string[], summary: string, load: () => Promise<Command>): LazyCommand {
+  return { path, summary, load };
+}
+
 export const commands: readonly CommandEntry[] = [
   callCommand,
-  {
-    path: ['inspect'],
-    summary: "show a tool's schema, annotations and what it may touch",
-    load: async () => (await import('./inspect.js')).inspectCommand,
-  },
+  lazy(['inspect'], 'show a tool\'s schema, annotations and what it may touch', async () => (await import('./inspect.js')).inspectCommand),
+  lazy(['serve'], 'serve the tools over MCP (stdio or HTTP) and a plain HTTP API', async () => (await import('./serve.js')).serveCommand),
+  lazy(['schema'], 'print the tool list as MCP, OpenAI or Anthropic tool definitions', async () => (await import('./schema.js')).schemaCommand),
+  lazy(['new'], 'scaffold a new WebAssembly tool (AssemblyScript, C, Rust or WAT)', async () => (await import('./new.js')).newCommand),
+  lazy(['list'], 'list installed tools and their capabilities', async () => (await import('./registry-list.js')).listCommand),
+  lazy(['install'], 'install a tool from a folder, .tgz, HTTP index or OCI registry', async () => (await import('./registry-install.js')).installCommand),
+  lazy(['uninstall'], 'remove an installed tool', async () => (await import('./registry-uninstall.js')).uninstallCommand),
+  lazy(['verify'], 're-check every installed tool against the lockfile', async () => (await import('./registry-verify.js')).verifyCommand),
+  lazy(['pack'], 'pack a tool folder into a .tgz package', async () => (await import('./registry-pack.js')).packCommand),
+  lazy(['publish'], 'publish a package to a directory index or an OCI registry', async () => (await import('./registry-publish.js')).publishCommand),
+  lazy(['keygen'], 'create an ed25519 publisher signing key', async () => (await import('./registry-keygen.js')).keygenCommand),
+  lazy(['trust', 'add'], 'trust a publisher public key', async () => (await import('./registry-trust.js')).trustAddCommand),
+  lazy(['trust', 'list'], 'list trusted publisher keys', async () => (await import('./registry-trust.js')).trustListCommand),
+  lazy(['trust', 'remove'], 'stop trusting a publisher key', async () => (await import('./registry-trust.js')).trustRemoveCommand),
 ];

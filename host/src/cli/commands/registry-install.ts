@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
-import { installTool, type PauseHook } from '../../registry/index.js';
-import { EXIT, type CliIO, type Command } from '../command.js';
-import { askFor, homeOf, parse, progressFor, runCommand } from './registry-shared.js';
+import { installTool } from '../../registry/index.js';
+import { EXIT, type Command } from '../command.js';
+import { askFor, homeOf, parse, pauseHook, progressFor, runCommand } from './registry-shared.js';
 
 const help = `Usage: toolgate install REF [--yes] [--allow-unsigned] [--allow-downgrade] [--insecure]
                         [--ceiling FILE] [--quiet]
@@ -16,19 +16,6 @@ The package's digests are verified, its signature checked against \`toolgate tru
 lockfile's is refused unless --allow-downgrade, and a policy ceiling (--ceiling FILE or
 $TOOLGATE_HOME/ceiling.yaml) refuses a package that asks for more. The capabilities are shown and
 must be confirmed on a terminal, or with --yes after review (an upgrade asks again only when they grow).`;
-
-/** TOOLGATE_TEST_PAUSE_AT=<stage> stops the install at that stage (crash tests kill it there). */
-function pauseHook(io: CliIO): PauseHook | undefined {
-  const at = io.env['TOOLGATE_TEST_PAUSE_AT'];
-  if (at === undefined || at === '') return undefined;
-  return async (stage) => {
-    if (stage !== at) return;
-    io.stderr(`toolgate install: paused at ${stage}\n`);
-    await new Promise<never>(() => {
-      setInterval(() => undefined, 1 << 30);
-    });
-  };
-}
 
 export const installCommand: Command = {
   path: ['install'],
@@ -50,7 +37,7 @@ export const installCommand: Command = {
       );
       const progress = progressFor(io, values.quiet === true);
       const ask = askFor(io);
-      const pause = pauseHook(io);
+      const pause = pauseHook(io, 'install');
       const res = await installTool({
         ref: positionals[0] as string,
         home: homeOf(io),

@@ -1,7 +1,7 @@
 // What the registry commands share: argument parsing, the store location, prompts, progress and
 // turning registry errors into stable exit codes and messages.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { createProgress, isRegistryError, messageOf, resolveHome, type Progress, type RegistryErrorCode } from '../../registry/index.js';
+import { createProgress, isRegistryError, messageOf, resolveHome, type PauseHook, type Progress, type RegistryErrorCode } from '../../registry/index.js';
 import { EXIT, type CliIO, type ExitCode } from '../command.js';
 
 /** Codes that mean "you asked wrongly", not "the package failed a check" (DESIGN §7 exit 2). */
@@ -78,5 +78,18 @@ export function askFor(io: CliIO): ((question: string) => Promise<boolean>) | un
     io.stderr(question);
     const answer = (await readLine(io.stdin))?.trim().toLowerCase();
     return answer === 'y' || answer === 'yes';
+  };
+}
+
+/** TOOLGATE_TEST_PAUSE_AT=<stage> stops an install or uninstall at that stage (crash tests kill it there). */
+export function pauseHook(io: CliIO, command: string): PauseHook | undefined {
+  const at = io.env['TOOLGATE_TEST_PAUSE_AT'];
+  if (at === undefined || at === '') return undefined;
+  return async (stage) => {
+    if (stage !== at) return;
+    io.stderr(`toolgate ${command}: paused at ${stage}\n`);
+    await new Promise<never>(() => {
+      setInterval(() => undefined, 1 << 30);
+    });
   };
 }

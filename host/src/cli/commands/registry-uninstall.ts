@@ -1,6 +1,6 @@
 import { uninstallTool } from '../../registry/index.js';
 import { EXIT, type Command } from '../command.js';
-import { homeOf, parse, runCommand } from './registry-shared.js';
+import { homeOf, parse, pauseHook, runCommand } from './registry-shared.js';
 
 const help = `Usage: toolgate uninstall TOOL
 
@@ -15,7 +15,7 @@ export const uninstallCommand: Command = {
     runCommand('uninstall', help, io, async () => {
       const { positionals } = parse(argv, {}, { min: 1, max: 1 });
       const name = positionals[0] as string;
-      const entry = await uninstallTool(homeOf(io), name);
+      const entry = await uninstallTool(homeOf(io), name, pauseHook(io, 'uninstall'));
       io.stdout(`uninstalled ${name}@${entry.version}\n`);
       return EXIT.ok;
     }),

@@ -1,5 +1,15 @@
 // toolgate's own wasi_snapshot_preview1: Node's WASI follows directory symlinks out of a mount and
 // has no read-only mounts (FINDINGS 3), so the sandbox plugs these functions in instead.
+//
+// Decisions a module can observe:
+// - leaving a mount (`..` above its root, an absolute guest path, a symlink whose target is outside
+//   the same mount, also when dangling or in the middle of a path) -> ENOTCAPABLE (76);
+// - any write, create, delete, rename or metadata change on an ro mount -> EROFS (69);
+// - path_symlink and path_link -> EPERM (63) on every mount: a module never makes links;
+// - readlink rewrites an absolute target inside the mount to its guest path and refuses one outside;
+// - the environment is always empty; stdin is always empty; sockets are ENOTSUP, proc_raise ENOSYS;
+// - poll_oneoff sleeps on clocks (at most 10 s a call) and reports fd subscriptions ready at once.
+// No host descriptor outlives one import call, so terminating the worker cannot leak any.
 import type { WasiContext } from './context.js';
 import { FdTable } from './fd-table.js';
 import { buildImports } from './imports.js';

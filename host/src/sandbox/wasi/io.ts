@@ -80,6 +80,7 @@ export function fdRead(ctx: WasiContext, fd: number, iovsPtr: number, iovsLen: n
     ctx.mem.setU32(nreadPtr, 0); // stdin is always empty
     return Errno.SUCCESS;
   }
+  if (entry.kind !== 'file' && entry.kind !== 'dir') throw new WasiError(Errno.BADF, `fd ${fd} is write-only`);
   const file = fileFor(ctx, fd, Rights.FD_READ);
   const n = readAt(ctx, file, spans, file.position);
   file.position += n;
@@ -112,6 +113,7 @@ export function fdWrite(ctx: WasiContext, fd: number, iovsPtr: number, iovsLen: 
     ctx.mem.setU32(nwrittenPtr, total);
     return Errno.SUCCESS;
   }
+  if (entry.kind === 'stdin') throw new WasiError(Errno.BADF, 'fd 0 is read-only');
   const file = fileFor(ctx, fd, Rights.FD_WRITE);
   requireWritable(file.mount);
   const append = (file.fdflags & FdFlags.APPEND) !== 0;

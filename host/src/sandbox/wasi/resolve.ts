@@ -65,8 +65,7 @@ export function resolvePath(dir: DirEntry, guestPath: string, followFinal: boole
   let stack = [...dir.parts];
   let links = 0;
 
-  while (pending.length > 0) {
-    const name = pending.shift() as string;
+  for (let name = pending.shift(); name !== undefined; name = pending.shift()) {
     if (name === '.') continue;
     if (name === '..') {
       if (stack.length === 0) throw new WasiError(Errno.NOTCAPABLE, `'..' would leave the mount ${mount.guest}`);

@@ -1,7 +1,7 @@
 // One sandbox instance: runs the plugin with the SDK in its main-thread mode inside this worker, and
 // talks to the host only through the shared channel. Everything that can block (HTTP) is done by the
 // host while this thread sleeps in Atomics.wait, so terminating the worker always cancels the call.
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import createPlugin, { type CallContext, type Plugin } from '@extism/extism';
 import { Channel, Fault, Op } from '../channel.js';
 import {
@@ -10,8 +10,9 @@ import {
 } from '../module/host-imports.js';
 import type { LogLevelName, LogMessage, WorkerInit } from './protocol.js';
 
-const init = workerData as WorkerInit;
-const channel = new Channel(init.sab);
+// Set by the host's first (and only) message: the worker boots before it knows its module.
+let init!: WorkerInit;
+let channel!: Channel;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 /** Errors sent back are cut here; the host cuts again (1 KiB) after sanitizing. */
@@ -122,15 +123,17 @@ let memory: WebAssembly.Memory | undefined;
 let plugin: Plugin;
 let instance: WebAssembly.Instance;
 let isWasiExit: (err: unknown) => number | undefined = () => undefined;
+// loaded while the worker waits as a spare, so a WASI module does not pay for it
+const wasiModule = import('../wasi/index.js');
 
 async function wasiFunctions(): Promise<Record<string, HostFn>> {
-  const wasi = await import('../wasi/index.js');
+  const wasi = await wasiModule;
   isWasiExit = (err) => (err instanceof wasi.WasiExit ? err.code : undefined);
   const fns = wasi.createWasiImports({
     mounts: init.mounts,
     getMemory: () => memory,
-    writeStdout: (bytes) => emitLog('info', decoder.decode(bytes)),
-    writeStderr: (bytes) => emitLog('warn', decoder.decode(bytes)),
+    writeStdout: (bytes) => emitLog('info', decoder.decode(bytes).replace(/\n$/, '')),
+    writeStderr: (bytes) => emitLog('warn', decoder.decode(bytes).replace(/\n$/, '')),
     args: [],
   });
   // the SDK passes its call context first; WASI functions do not take it
@@ -222,4 +225,8 @@ async function main(): Promise<void> {
   }
 }
 
-void main();
+parentPort?.once('message', (message: unknown) => {
+  init = message as WorkerInit;
+  channel = new Channel(init.sab);
+  void main();
+});

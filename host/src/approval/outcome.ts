@@ -1,0 +1,19 @@
+// The four answers a channel may give; anything else from outside reads as 'unavailable' (fail closed).
+import type { ApprovalOutcome } from '../pipeline/index.js';
+
+export const APPROVAL_OUTCOMES = ['allowed-once', 'rejected', 'cancelled', 'unavailable'] as const satisfies readonly ApprovalOutcome[];
+
+export function isApprovalOutcome(v: unknown): v is ApprovalOutcome {
+  return typeof v === 'string' && (APPROVAL_OUTCOMES as readonly string[]).includes(v);
+}
+
+/** Arguments as a person reads them in a prompt: JSON, cut at `max` characters. */
+export function argumentsPreview(args: unknown, max = 2000): string {
+  let text: string;
+  try {
+    text = JSON.stringify(args) ?? 'undefined';
+  } catch {
+    text = '(unprintable)';
+  }
+  return text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text;
+}

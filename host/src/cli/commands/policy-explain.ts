@@ -1,0 +1,81 @@
+// `toolgate policy explain <tool> --args JSON`: the decision chain a call would get, without
+// running the tool (pre-execute in dry-run mode, then guards; rate limits count nothing).
+import { parseArgs } from 'node:util';
+import { formatExplanation } from '../../policy/index.js';
+import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
+import { UsageError } from '../usage.js';
+
+const HELP = `Usage: toolgate policy explain <tool> [--args JSON] [--policies DIR] [--manifests DIR]...
+                              [--agent NAME] [--json]
+
+Shows which policy entry would decide a call of <tool> with these arguments, and why,
+without running the tool. Rate limits are not consumed; nobody is asked for approval.
+
+Options:
+  --args JSON       the arguments, a JSON object (default {})
+  --policies DIR    policy set to apply (default ./policies when present)
+  --manifests DIR   folder of tool manifests (repeatable; default ./manifests and the store)
+  --agent NAME      the agent the call would be made for
+  --json            print the explanation as one line of JSON
+  -h, --help        show this help
+
+Exit status: 0 the call would be allowed, 1 it would be denied or needs approval
+(or the tool or arguments are wrong), 2 usage or configuration error.`;
+
+function parse(argv: string[]) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        args: { type: 'string' },
+        policies: { type: 'string' },
+        manifests: { type: 'string', multiple: true },
+        agent: { type: 'string' },
+        json: { type: 'boolean', default: false },
+      },
+    });
+  } catch (err) {
+    throw new UsageError(`${err instanceof Error ? err.message : String(err)}\nRun 'toolgate policy explain --help' for usage.`);
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length !== 1 || positionals[0] === undefined) {
+    throw new UsageError(`expected exactly one tool name, got ${positionals.length}\nRun 'toolgate policy explain --help' for usage.`);
+  }
+  let args: unknown = {};
+  if (values.args !== undefined) {
+    try {
+      args = JSON.parse(values.args) as unknown;
+    } catch (err) {
+      throw new UsageError(`--args: not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  return { tool: positionals[0], args, policies: values.policies, manifests: values.manifests ?? [], agent: values.agent, json: values.json === true };
+}
+
+export const policyExplainCommand: Command = {
+  path: ['policy', 'explain'],
+  summary: 'show which policy entry would allow, deny or ask for a call, and why',
+  help: HELP,
+  async run(argv: string[], io: CliIO): Promise<ExitCode> {
+    const flags = parse(argv);
+    const { createRuntime } = await import('../runtime.js');
+    let runtime;
+    try {
+      runtime = await createRuntime({ io, manifests: flags.manifests, ...(flags.policies !== undefined ? { policies: flags.policies } : {}) });
+    } catch (err) {
+      if (err instanceof UsageError) throw err;
+      // A broken policy set or manifest is a configuration error: exit 2 with its message.
+      throw new UsageError(err instanceof Error ? err.message : String(err));
+    }
+    try {
+      const e = await runtime.pipeline.explain(flags.tool, flags.args, flags.agent !== undefined ? { agent: flags.agent } : {});
+      io.stdout(flags.json ? `${JSON.stringify(e)}\n` : formatExplanation(e));
+      return e.outcome === 'allow' ? EXIT.ok : EXIT.failed;
+    } finally {
+      await runtime.dispose();
+    }
+  },
+};

@@ -1,0 +1,215 @@
+// `toolgate serve`: the sidecar. MCP over stdio (default) or Streamable HTTP, plus the plain HTTP
+// API, over one runtime whose manifest folders are watched while serving.
+import { Readable } from 'node:stream';
+import { parseArgs } from 'node:util';
+import type { ApprovalService } from '../../pipeline/index.js';
+import {
+  DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, isLoopback, ManifestTools, parseBindAddress, serveHttp, serveStdio,
+  SessionApprovals, SidecarCore, sinkWritable, type ApprovalQueue, type BindAddress, type ChangeSource, type MetricsSource,
+} from '../../server/index.js';
+import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
+import { VERSION } from '../dispatch.js';
+import { UsageError } from '../usage.js';
+
+const HELP = `Usage: toolgate serve [--stdio | --http HOST:PORT] [--manifests DIR]... [--policies DIR]
+                     [--token TOKEN] [--allowed-host NAME]... [--allow-origin ORIGIN]...
+
+Serves the tools to agents: MCP over stdio (the default) or over Streamable HTTP at /mcp, and
+on the same HTTP port a plain API (GET /v1/tools, POST /v1/tools/NAME/call, GET /v1/approvals,
+POST /v1/approvals/ID, GET /metrics, GET /healthz). Manifest folders are watched: adding,
+changing or removing a manifest updates the tool list and notifies clients (tools/list_changed).
+
+Options:
+  --stdio                 MCP over stdin/stdout (stdout carries only JSON-RPC; logs go to stderr)
+  --http HOST:PORT        listen on HOST:PORT (port 0 = any free port; the address is printed on
+                          stderr). Anything other than loopback needs a token.
+  --manifests DIR         folder of tool manifests (repeatable; default ./manifests and the store)
+  --policies DIR          policy set to apply (default ./policies when present)
+  --token TOKEN           bearer token every HTTP request must carry (default $TOOLGATE_TOKEN)
+  --allowed-host NAME     a name the Host header may carry (repeatable; default: loopback names)
+  --allow-origin ORIGIN   a browser origin allowed to call (repeatable; default: none)
+  --max-body BYTES        request body cap, answered 413 above it (default ${DEFAULT_MAX_BODY_BYTES})
+  --max-concurrent N      open requests per client, answered 429 above it (default ${DEFAULT_MAX_CONCURRENT})
+  --shutdown-timeout MS   on SIGTERM/SIGINT, how long running calls may finish (default 10000)
+  --no-watch              do not watch the manifest folders
+  -h, --help              show this help
+
+Exit status: 0 after a clean shutdown, 2 usage or configuration error.`;
+
+interface ServeFlags {
+  http: BindAddress | undefined;
+  manifests: string[];
+  policies: string | undefined;
+  token: string | undefined;
+  allowedHosts: string[];
+  allowOrigins: string[];
+  maxBody: number;
+  maxConcurrent: number;
+  shutdownMs: number;
+  watch: boolean;
+}
+
+function positiveInt(flag: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag}: must be a positive integer, got "${text}"`);
+  return n;
+}
+
+function parse(argv: string[], env: NodeJS.ProcessEnv): ServeFlags {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: false,
+      strict: true,
+      options: {
+        stdio: { type: 'boolean', default: false },
+        http: { type: 'string' },
+        manifests: { type: 'string', multiple: true },
+        policies: { type: 'string' },
+        token: { type: 'string' },
+        'allowed-host': { type: 'string', multiple: true },
+        'allow-origin': { type: 'string', multiple: true },
+        'max-body': { type: 'string' },
+        'max-concurrent': { type: 'string' },
+        'shutdown-timeout': { type: 'string' },
+        'no-watch': { type: 'boolean', default: false },
+      },
+    });
+  } catch (err) {
+    throw new UsageError(`${err instanceof Error ? err.message : String(err)}\nRun 'toolgate serve --help' for usage.`);
+  }
+  const v = parsed.values;
+  if (v.stdio === true && v.http !== undefined) throw new UsageError('give either --stdio or --http, not both');
+  let http: BindAddress | undefined;
+  if (v.http !== undefined) {
+    try {
+      http = parseBindAddress(v.http);
+    } catch (err) {
+      throw new UsageError(err instanceof Error ? err.message : String(err));
+    }
+  }
+  const token = v.token ?? env.TOOLGATE_TOKEN;
+  if (http !== undefined && !isLoopback(http.host) && (token === undefined || token === '')) {
+    throw new UsageError(`--http ${v.http ?? ''}: refusing to listen off loopback without a bearer token; set --token or TOOLGATE_TOKEN`);
+  }
+  return {
+    http,
+    manifests: v.manifests ?? [],
+    policies: v.policies,
+    token: token === '' ? undefined : token,
+    allowedHosts: v['allowed-host'] ?? [],
+    allowOrigins: v['allow-origin'] ?? [],
+    maxBody: positiveInt('--max-body', v['max-body'], DEFAULT_MAX_BODY_BYTES),
+    maxConcurrent: positiveInt('--max-concurrent', v['max-concurrent'], DEFAULT_MAX_CONCURRENT),
+    shutdownMs: positiveInt('--shutdown-timeout', v['shutdown-timeout'], 10_000),
+    watch: v['no-watch'] !== true,
+  };
+}
+
+/** What the policy engine offers the server, when it is mounted (see policyLink). */
+interface PolicyLink {
+  fallback?: ApprovalService;
+  metrics?: MetricsSource;
+  queue?: ApprovalQueue;
+  changes?: ChangeSource;
+}
+
+/** Resolves on SIGTERM, on the CLI's interrupt (SIGINT) or when `also` resolves. */
+function stopRequested(io: CliIO, also: Promise<unknown>): { reason: Promise<string>; dispose(): void } {
+  let onTerm: () => void = () => {};
+  let onAbort: () => void = () => {};
+  const reason = new Promise<string>((resolve) => {
+    onTerm = () => resolve('SIGTERM');
+    onAbort = () => resolve('SIGINT');
+    process.once('SIGTERM', onTerm);
+    if (io.signal?.aborted === true) resolve('SIGINT');
+    io.signal?.addEventListener('abort', onAbort, { once: true });
+    void also.then(() => resolve('stdin closed'));
+  });
+  return {
+    reason,
+    dispose() {
+      process.off('SIGTERM', onTerm);
+      io.signal?.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
+export const serveCommand: Command = {
+  path: ['serve'],
+  summary: 'serve the tools over MCP (stdio or HTTP) and a plain HTTP API',
+  help: HELP,
+  async run(argv: string[], io: CliIO): Promise<ExitCode> {
+    const flags = parse(argv, io.env);
+    const approvals = new SessionApprovals();
+    const { createRuntime } = await import('../runtime.js');
+    const runtime = await createRuntime({
+      io,
+      manifests: flags.manifests,
+      ...(flags.policies !== undefined ? { policies: flags.policies } : {}),
+      approval: approvals,
+    });
+    const log = runtime.logger;
+    const link: PolicyLink = {};
+    if (link.fallback !== undefined) approvals.fallback = link.fallback;
+    const manifests = new ManifestTools({ dirs: runtime.manifestDirs, ctx: runtime.host.root, logger: log, compile: 'background' });
+    let core: SidecarCore | undefined;
+    let closeTransport: () => Promise<void> = async () => {};
+    let stopAccepting: () => void = () => {};
+    let stdinClosed: Promise<unknown> = new Promise(() => {});
+    try {
+      await manifests.sync();
+      if (flags.watch) manifests.watch();
+      core = new SidecarCore({
+        runtime,
+        approvals,
+        version: VERSION,
+        ...(link.metrics !== undefined ? { metrics: link.metrics } : {}),
+        ...(link.queue !== undefined ? { approvalQueue: link.queue } : {}),
+        ...(link.changes !== undefined ? { policyChanges: link.changes } : {}),
+      });
+      if (flags.http !== undefined) {
+        const http = await serveHttp(core, {
+          bind: flags.http,
+          ...(flags.token !== undefined ? { token: flags.token } : {}),
+          allowedHosts: flags.allowedHosts,
+          allowedOrigins: flags.allowOrigins,
+          maxBodyBytes: flags.maxBody,
+          maxConcurrentPerClient: flags.maxConcurrent,
+        });
+        io.stderr(`toolgate serve: listening on ${http.url}/mcp (API at ${http.url}/v1)\n`);
+        closeTransport = () => http.close();
+        stopAccepting = () => http.stopAccepting();
+      } else {
+        const stdin = io.stdin instanceof Readable ? io.stdin : new Readable().wrap(io.stdin);
+        const session = await serveStdio(core, stdin, sinkWritable(io.stdout));
+        stdinClosed = session.closed;
+        closeTransport = () => session.close();
+      }
+    } catch (err) {
+      core?.close();
+      await manifests.close();
+      await runtime.dispose();
+      if (err instanceof Error && 'code' in err && (err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL')) {
+        throw new UsageError(`--http: cannot listen: ${err.message}`);
+      }
+      throw err;
+    }
+
+    const stop = stopRequested(io, stdinClosed);
+    const why = await stop.reason;
+    stop.dispose();
+    log.info({ reason: why }, 'shutting down');
+    stopAccepting();
+    const aborted = await core.calls.drain(flags.shutdownMs);
+    if (aborted > 0) io.stderr(`toolgate serve: ${aborted} call(s) still running after ${flags.shutdownMs} ms were cancelled\n`);
+    await closeTransport();
+    core.close();
+    await manifests.close();
+    await runtime.dispose();
+    log.flush();
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,76 @@
+// tools/result observers: the audit log and the metrics. Both are synchronous and read-only.
+import { createHash } from 'node:crypto';
+import { isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+import type { Json, JsonObject } from '../../tool/index.js';
+import type { CallRecord } from '../../pipeline/index.js';
+import { canonicalJson } from '../audit/chain.js';
+import { definePolicy, service } from '../module.js';
+import { redactText } from '../secrets.js';
+import { mapStrings } from '../values.js';
+
+function trailJson(record: CallRecord): Json {
+  return JSON.parse(JSON.stringify(record.trail)) as Json;
+}
+
+export const auditLog = definePolicy({
+  name: 'audit-log',
+  inject: ['audit', 'logger'],
+  config: z
+    .strictObject({
+      /** Default $TOOLGATE_HOME/audit.jsonl; a relative path is relative to the working directory. */
+      path: z.string().min(1).optional(),
+    })
+    .default({}),
+  apply(ctx, cfg) {
+    const audit = service(ctx, 'audit');
+    const path = cfg.path === undefined ? audit.defaultPath : isAbsolute(cfg.path) ? cfg.path : resolve(cfg.path);
+    const { writer, release } = audit.open(path);
+    ctx.effect(() => release);
+    ctx.on('tools/result', ctx.entryId, (result, record) => {
+      const tool = ctx.tools.get(record.tool);
+      const secretValues = (tool?.definition.capabilities?.secrets ?? [])
+        .map((n) => audit.env[n])
+        .filter((v): v is string => typeof v === 'string' && v !== '');
+      let args: JsonObject = {};
+      if (record.arguments !== undefined) {
+        args = record.sensitiveArguments
+          ? { argumentsSha256: createHash('sha256').update(canonicalJson(record.arguments)).digest('hex') }
+          : { arguments: record.arguments as JsonObject };
+      }
+      const raw: JsonObject = {
+        v: 1,
+        time: record.startedAt,
+        callId: record.callId,
+        tool: record.tool,
+        ...(record.agent !== undefined ? { agent: record.agent } : {}),
+        ...args,
+        decision: trailJson(record),
+        durationMs: Math.round(record.durationMs * 1000) / 1000,
+        outcome: result.isError ? 'error' : 'ok',
+        ...(result.error ? { error: { code: result.error.code, message: result.error.message } } : {}),
+      };
+      // Secrets never reach the file: declared secret values and token shapes are cut everywhere.
+      const clean = mapStrings(raw, (s) => redactText(s, { tokens: true, emails: false, values: secretValues })).value as JsonObject;
+      writer.append(clean);
+    });
+  },
+});
+
+export const metrics = definePolicy({
+  name: 'metrics',
+  inject: ['metrics'],
+  config: z.strictObject({}).default({}),
+  apply(ctx) {
+    const m = service(ctx, 'metrics');
+    ctx.on('tools/result', ctx.entryId, (result, record) => {
+      const outcome = result.isError ? (result.error?.code ?? 'error') : 'ok';
+      m.calls.inc({ tool: record.tool, outcome });
+      m.duration.observe({ tool: record.tool }, record.durationMs / 1000);
+      if (result.error?.code === 'TIMEOUT') m.timeouts.inc({ tool: record.tool });
+      if (record.trail.final === 'denied') {
+        m.denials.inc({ entry: record.trail.guard?.id ?? record.trail.decidedBy ?? 'pipeline' });
+      }
+    });
+  },
+});

@@ -1,0 +1,61 @@
+// Globs for paths and hosts, compiled once to RegExp. Paths: `*` stays inside one segment, `**/`
+// spans any number of them (including none), so `**/.env*` matches `.env`, `a/.env` and `/x/y/.env.local`.
+// Hosts: `*` spans labels (`*.example.com` covers `a.b.example.com`) and matching ignores case.
+
+const SPECIAL = /[.+^${}()|[\]\\]/g;
+
+function braces(src: string, i: number): { re: string; end: number } | undefined {
+  const close = src.indexOf('}', i);
+  if (close === -1) return undefined;
+  const alts = src.slice(i + 1, close).split(',').map((a) => a.replace(SPECIAL, '\\$&').replace(/\*/g, '[^/]*'));
+  return { re: `(?:${alts.join('|')})`, end: close };
+}
+
+export function pathGlob(glob: string): RegExp {
+  let re = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i] as string;
+    if (c === '*' && glob[i + 1] === '*') {
+      if (glob[i + 2] === '/') {
+        re += '(?:.*/)?';
+        i += 2;
+      } else {
+        re += '.*';
+        i += 1;
+      }
+    } else if (c === '*') re += '[^/]*';
+    else if (c === '?') re += '[^/]';
+    else if (c === '{') {
+      const b = braces(glob, i);
+      if (b === undefined) re += '\\{';
+      else {
+        re += b.re;
+        i = b.end;
+      }
+    } else re += c.replace(SPECIAL, '\\$&');
+  }
+  return new RegExp(`^${re}$`);
+}
+
+export function hostGlob(glob: string): RegExp {
+  const re = glob
+    .split('*')
+    .map((part) => part.replace(SPECIAL, '\\$&').replace(/\?/g, '\\?'))
+    .join('[^:/]*');
+  return new RegExp(`^${re}$`, 'i');
+}
+
+/** The part of a path glob before its first wildcard, e.g. `/etc/**` -> `/etc`. */
+export function staticPrefix(glob: string): string {
+  const cut = glob.search(/[*?{[]/);
+  const head = cut === -1 ? glob : glob.slice(0, cut);
+  const slash = head.lastIndexOf('/');
+  if (cut === -1) return head.replace(/\/+$/, '') || '/';
+  return slash <= 0 ? (head.startsWith('/') ? '/' : '') : head.slice(0, slash);
+}
+
+/** A list of tool-name globs (`*`, `fs_*`); an empty or absent list matches nothing. */
+export function nameMatcher(globs: readonly string[] | undefined): (name: string) => boolean {
+  const res = (globs ?? []).map((g) => new RegExp(`^${g.split('*').map((p) => p.replace(SPECIAL, '\\$&')).join('.*')}$`));
+  return (name) => res.some((r) => r.test(name));
+}

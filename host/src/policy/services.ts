@@ -1,0 +1,69 @@
+// The services the host gives policy modules (named in a module's `inject`), and the process-wide
+// default the CLI and server share: the server exposes metrics, the approval queue and events.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { pino, type Logger } from 'pino';
+import { ApprovalQueue, ApprovalRouter, type TtyChannelOptions } from '../approval/index.js';
+import { AuditService } from './audit/log.js';
+import { PolicyEvents } from './events.js';
+import { Metrics } from './metrics.js';
+
+export interface PolicyServices {
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  /** The approval service the pipeline asks; channels are configured by the `approvals` entry. */
+  readonly approvals: ApprovalRouter;
+  /** Pending approvals for the `queue` channel (the server lists and resolves them). */
+  readonly queue: ApprovalQueue;
+  readonly audit: AuditService;
+  readonly events: PolicyEvents;
+  /** Where audit-log writes when its entry names no path: $TOOLGATE_HOME/audit.jsonl. */
+  readonly auditPath: string;
+  /** The terminal the `tty` approval channel uses. */
+  readonly tty: TtyChannelOptions;
+  /** Where declared secret values are read from (to redact them). */
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** Names a policy module may list in `inject`. */
+export const INJECTABLE = ['logger', 'metrics', 'approvals', 'queue', 'audit', 'events', 'tty'] as const;
+export type ServiceName = (typeof INJECTABLE)[number];
+export type InjectedServices = Partial<Pick<PolicyServices, ServiceName>>;
+
+export interface PolicyServicesOptions {
+  logger?: Logger;
+  env?: NodeJS.ProcessEnv;
+  auditPath?: string;
+  tty?: TtyChannelOptions;
+}
+
+export function createPolicyServices(options: PolicyServicesOptions = {}): PolicyServices {
+  const env = options.env ?? process.env;
+  const logger = options.logger ?? pino({ level: 'silent' });
+  const home = env.TOOLGATE_HOME ?? join(homedir(), '.toolgate');
+  const auditPath = options.auditPath ?? join(home, 'audit.jsonl');
+  return {
+    logger,
+    metrics: new Metrics({ onError: (err, name) => logger.warn({ err, metric: name }, 'metrics gauge callback failed') }),
+    approvals: new ApprovalRouter({ onError: (err) => logger.warn({ err }, 'approval channel failed; treated as unavailable') }),
+    queue: new ApprovalQueue(),
+    audit: new AuditService({ defaultPath: auditPath, env }),
+    events: new PolicyEvents(),
+    auditPath,
+    tty: options.tty ?? { input: process.stdin, output: process.stderr, isTTY: process.stdin.isTTY === true },
+    env,
+  };
+}
+
+let shared: PolicyServices | undefined;
+
+/** The process-wide services used by `policyLoader` (created on first use). */
+export function defaultPolicyServices(): PolicyServices {
+  shared ??= createPolicyServices();
+  return shared;
+}
+
+/** Replaces the process-wide services (the CLI does this once, with its logger and I/O). */
+export function setDefaultPolicyServices(services: PolicyServices): void {
+  shared = services;
+}

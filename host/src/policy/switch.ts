@@ -1,0 +1,72 @@
+// Which policy set serves which call. A call is pinned to the set that is current when it is first
+// seen (the loader's own pre-execute listener, first in the chain) and keeps it through every later
+// stage, so no call ever runs half under one set and half under another. A set that was swapped
+// out stops taking new calls at once and is disposed when its last pinned call has finished.
+import type { PluginHandle } from '../plugin/index.js';
+
+export class PolicySet {
+  readonly generation: number;
+  readonly entries: readonly string[];
+  handle: PluginHandle | undefined;
+  /** Removes this set's listeners from the hooks (running calls keep their snapshot). */
+  readonly offs: (() => void)[] = [];
+  pins = 0;
+  retired = false;
+
+  constructor(generation: number, entries: readonly string[]) {
+    this.generation = generation;
+    this.entries = entries;
+  }
+}
+
+export class SetSwitch {
+  #current: PolicySet | undefined;
+  readonly #pins = new Map<string, PolicySet>();
+  readonly #onDispose: (set: PolicySet) => void;
+
+  constructor(onDispose: (set: PolicySet) => void) {
+    this.#onDispose = onDispose;
+  }
+
+  get current(): PolicySet | undefined {
+    return this.#current;
+  }
+
+  get pinned(): number {
+    return this.#pins.size;
+  }
+
+  /** The set serving `callId`, pinning the current one on first sight. */
+  pinFor(callId: string): PolicySet | undefined {
+    const pinned = this.#pins.get(callId);
+    if (pinned !== undefined) return pinned;
+    const set = this.#current;
+    if (set === undefined) return undefined;
+    this.#pins.set(callId, set);
+    set.pins++;
+    return set;
+  }
+
+  unpin(callId: string): void {
+    const set = this.#pins.get(callId);
+    if (set === undefined) return;
+    this.#pins.delete(callId);
+    set.pins--;
+    if (set.retired && set.pins === 0) this.#onDispose(set);
+  }
+
+  /** Makes `next` current in one step; the old set retires. */
+  swap(next: PolicySet): void {
+    const old = this.#current;
+    this.#current = next;
+    if (old !== undefined) this.retire(old);
+  }
+
+  retire(set: PolicySet): void {
+    if (set.retired) return;
+    set.retired = true;
+    if (this.#current === set) this.#current = undefined;
+    for (const off of set.offs.splice(0)) off();
+    if (set.pins === 0) this.#onDispose(set);
+  }
+}

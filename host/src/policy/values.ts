@@ -1,0 +1,45 @@
+// Walks every string inside a JSON value (any depth), with the key path that leads to it, so rules
+// on argument values cannot be dodged by nesting a value in an object or an array.
+import type { Json } from '../tool/index.js';
+
+export interface StringAt {
+  path: string;
+  value: string;
+}
+
+const MAX_STRINGS = 10_000;
+
+export function stringsIn(value: Json | Readonly<Record<string, Json>>, base = ''): StringAt[] {
+  const out: StringAt[] = [];
+  const walk = (v: unknown, path: string): void => {
+    if (out.length >= MAX_STRINGS) return;
+    if (typeof v === 'string') out.push({ path: path === '' ? '(value)' : path, value: v });
+    else if (Array.isArray(v)) v.forEach((item, i) => walk(item, `${path}[${i}]`));
+    else if (typeof v === 'object' && v !== null) {
+      for (const [k, item] of Object.entries(v)) walk(item, path === '' ? k : `${path}.${k}`);
+    }
+  };
+  walk(value, base);
+  return out;
+}
+
+/** A copy of `value` with every string passed through `fn`; `changed` says whether any string moved. */
+export function mapStrings(value: Json, fn: (s: string) => string): { value: Json; changed: boolean } {
+  let changed = false;
+  const walk = (v: Json): Json => {
+    if (typeof v === 'string') {
+      const next = fn(v);
+      if (next !== v) changed = true;
+      return next;
+    }
+    if (Array.isArray(v)) return v.map(walk);
+    if (typeof v === 'object' && v !== null) {
+      const o: Record<string, Json> = {};
+      for (const [k, item] of Object.entries(v)) o[k] = walk(item);
+      return o;
+    }
+    return v;
+  };
+  const mapped = walk(value);
+  return { value: mapped, changed };
+}

@@ -1,0 +1,144 @@
+// Store transactions. A change is staged in tmp/<id>/ and fsynced, committed by the atomic rename of
+// txn.json, then applied by renames. Opening the store rolls a committed transaction forward and
+// drops uncommitted staging, so a kill at any moment leaves either the old state or the new one.
+// One writer at a time, by a pid file that a killed process's successor takes over.
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { RegistryError } from './errors.js';
+import { fsyncDir, replaceFile, writeDurable } from './fs-atomic.js';
+import { serializeLock, type Lockfile } from './lockfile.js';
+import { MANIFEST_FILE } from './package.js';
+import { storeLayout, type StoreLayout } from './store-layout.js';
+
+/** A pause point for crash tests: the install stops here until killed. */
+export type PauseHook = (stage: 'blobs-written' | 'staged' | 'committed') => Promise<void>;
+
+const txnSchema = z.strictObject({
+  id: z.string().regex(/^[0-9a-f]{16}$/),
+  kind: z.enum(['install', 'uninstall']),
+  tool: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/),
+});
+export type Txn = z.infer<typeof txnSchema>;
+
+export async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** One writer at a time. A lock left by a killed process (its pid is gone) is taken over. */
+async function acquire(layout: StoreLayout): Promise<() => Promise<void>> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    try {
+      const handle = await open(layout.mutex, 'wx');
+      await handle.writeFile(String(process.pid));
+      await handle.close();
+      return () => rm(layout.mutex, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const owner = Number((await readFile(layout.mutex, 'utf8').catch(() => '')).trim());
+      if (!Number.isInteger(owner) || owner <= 0 || !pidAlive(owner)) {
+        await rm(layout.mutex, { force: true });
+        continue;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new RegistryError('BAD_CONFIG', `${layout.mutex}: the store is busy (another toolgate process holds it)`);
+}
+
+async function applyTxn(layout: StoreLayout, txn: Txn): Promise<void> {
+  const staged = join(layout.tmp, txn.id);
+  const toolDir = join(layout.tools, txn.tool);
+  if (txn.kind === 'install') {
+    const manifest = join(staged, MANIFEST_FILE);
+    if (await exists(manifest)) {
+      await mkdir(toolDir, { recursive: true });
+      await rename(manifest, join(toolDir, MANIFEST_FILE));
+      await fsyncDir(toolDir);
+    }
+  } else {
+    await rm(toolDir, { recursive: true, force: true });
+    await fsyncDir(layout.tools);
+  }
+  const lock = join(staged, 'toolgate.lock');
+  if (await exists(lock)) {
+    await rename(lock, layout.lock);
+    await fsyncDir(layout.home);
+  }
+  await rm(layout.txn, { force: true });
+  await fsyncDir(layout.home);
+  await rm(staged, { recursive: true, force: true });
+}
+
+/** Creates the layout and finishes or drops whatever a killed process left behind. */
+async function recover(layout: StoreLayout): Promise<void> {
+  await mkdir(layout.blobs, { recursive: true });
+  await mkdir(layout.tools, { recursive: true });
+  await mkdir(layout.tmp, { recursive: true });
+  let text: string | undefined;
+  try {
+    text = await readFile(layout.txn, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  if (text !== undefined) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      raw = undefined;
+    }
+    const parsed = txnSchema.safeParse(raw);
+    if (!parsed.success) throw new RegistryError('STORE_CORRUPT', `${layout.txn}: unreadable transaction record`);
+    await applyTxn(layout, parsed.data);
+  }
+  for (const name of await readdir(layout.tmp)) await rm(join(layout.tmp, name), { recursive: true, force: true });
+}
+
+/** Runs `fn` holding the store, after recovery. Read-only callers use it too, to see a settled store. */
+export async function withStore<T>(home: string, fn: (layout: StoreLayout) => Promise<T>): Promise<T> {
+  const layout = storeLayout(home);
+  await mkdir(layout.home, { recursive: true });
+  const release = await acquire(layout);
+  try {
+    await recover(layout);
+    return await fn(layout);
+  } finally {
+    await release();
+  }
+}
+
+export function newTxn(kind: Txn['kind'], tool: string): Txn {
+  return { id: randomBytes(8).toString('hex'), kind, tool };
+}
+
+export async function stageAndCommit(
+  layout: StoreLayout,
+  txn: Txn,
+  lock: Lockfile,
+  manifestText: string | undefined,
+  pause?: PauseHook,
+): Promise<void> {
+  const staged = join(layout.tmp, txn.id);
+  await mkdir(staged, { recursive: true });
+  if (manifestText !== undefined) await writeDurable(join(staged, MANIFEST_FILE), manifestText);
+  await writeDurable(join(staged, 'toolgate.lock'), serializeLock(lock));
+  await fsyncDir(staged);
+  await pause?.('staged');
+  await replaceFile(layout.txn, JSON.stringify(txn) + '\n'); // the commit point
+  await pause?.('committed');
+  await applyTxn(layout, txn);
+}

@@ -1,0 +1,59 @@
+// Every call in flight, so a shutdown can stop taking new ones, let the running ones finish up to
+// a deadline, and then cancel the rest (which tears their instances down) instead of hanging.
+
+export class ServerClosingError extends Error {
+  constructor() {
+    super('the server is shutting down; the call was not started');
+    this.name = 'ServerClosingError';
+  }
+}
+
+export class CallTracker {
+  readonly #running = new Map<Promise<unknown>, AbortController>();
+  #draining = false;
+  #total = 0;
+
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  get inFlight(): number {
+    return this.#running.size;
+  }
+
+  /** Calls started since the process began (for /metrics and tests). */
+  get total(): number {
+    return this.#total;
+  }
+
+  /** Runs `fn` with a signal that fires on the caller's abort or when shutdown gives up waiting. */
+  run<T>(callerSignal: AbortSignal | undefined, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    if (this.#draining) return Promise.reject(new ServerClosingError());
+    const stop = new AbortController();
+    const signal = callerSignal === undefined ? stop.signal : AbortSignal.any([callerSignal, stop.signal]);
+    this.#total += 1;
+    const p = fn(signal);
+    this.#running.set(p, stop);
+    const forget = () => this.#running.delete(p);
+    p.then(forget, forget);
+    return p;
+  }
+
+  /**
+   * Refuses new calls, waits up to `deadlineMs` for the running ones, then aborts what is left and
+   * waits (bounded) for those to answer. Resolves with how many had to be aborted.
+   */
+  async drain(deadlineMs: number): Promise<number> {
+    this.#draining = true;
+    const settled = (ms: number) =>
+      Promise.race([
+        Promise.allSettled([...this.#running.keys()]).then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref()),
+      ]);
+    if (this.#running.size === 0 || (await settled(deadlineMs))) return 0;
+    const left = this.#running.size;
+    for (const stop of this.#running.values()) stop.abort(new Error('the server is shutting down'));
+    await settled(2_000);
+    return left;
+  }
+}

@@ -1,0 +1,112 @@
+// What every session and both transports share: the runtime's registry and pipeline, the approval
+// routing, the calls in flight, metrics, and the list_changed broadcast to connected sessions.
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Logger } from 'pino';
+import type { ApprovalOutcome, Pipeline } from '../pipeline/index.js';
+import type { PluginHost } from '../plugin/index.js';
+import type { Json, ToolRegistry } from '../tool/index.js';
+import { CallTracker } from './call-tracker.js';
+import { CallMetrics, type MetricsSource } from './metrics.js';
+import { SessionApprovals } from './session-approvals.js';
+
+/** The part of the CLI's Runtime the server needs (kept structural so server does not import cli). */
+export interface ServerRuntime {
+  readonly host: PluginHost;
+  readonly tools: ToolRegistry;
+  readonly pipeline: Pipeline;
+  readonly logger: Logger;
+}
+
+/** Pending approvals a person answers over HTTP (the policy engine's queue, adapted). */
+export interface ApprovalQueue {
+  list(): Json[];
+  /** false when no pending approval has this id. */
+  resolve(id: string, outcome: ApprovalOutcome): boolean | Promise<boolean>;
+}
+
+/** Anything that says "the policy set changed" (the policy engine's reload events). */
+export type ChangeSource = (listener: () => void) => () => void;
+
+export interface SidecarOptions {
+  runtime: ServerRuntime;
+  /** The ApprovalService given to createRuntime (so the pipeline routes asks back here). */
+  approvals: SessionApprovals;
+  version?: string;
+  /** How long an elicitation may wait for the person. Default 120 s. */
+  approvalTimeoutMs?: number;
+  metrics?: MetricsSource;
+  approvalQueue?: ApprovalQueue;
+  policyChanges?: ChangeSource;
+  /** Coalesces bursts of registry changes into one notification. Default 50 ms. */
+  listChangedDebounceMs?: number;
+}
+
+export class SidecarCore {
+  readonly tools: ToolRegistry;
+  readonly pipeline: Pipeline;
+  readonly logger: Logger;
+  readonly approvals: SessionApprovals;
+  readonly calls = new CallTracker();
+  readonly metrics: MetricsSource;
+  readonly approvalQueue: ApprovalQueue | undefined;
+  readonly version: string;
+  readonly approvalTimeoutMs: number;
+  readonly #servers = new Set<Server>();
+  readonly #undo: (() => void)[] = [];
+  readonly #debounceMs: number;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(options: SidecarOptions) {
+    const { runtime } = options;
+    this.tools = runtime.tools;
+    this.pipeline = runtime.pipeline;
+    this.logger = runtime.logger;
+    this.approvals = options.approvals;
+    this.approvalQueue = options.approvalQueue;
+    this.version = options.version ?? '0.0.0';
+    this.approvalTimeoutMs = options.approvalTimeoutMs ?? 120_000;
+    this.#debounceMs = options.listChangedDebounceMs ?? 50;
+    if (options.metrics !== undefined) {
+      this.metrics = options.metrics;
+    } else {
+      const own = new CallMetrics();
+      own.gauges.set('toolgate_calls_in_flight', { help: 'Tool calls running now.', read: () => this.calls.inFlight });
+      own.gauges.set('toolgate_mcp_sessions', { help: 'Connected MCP sessions.', read: () => this.#servers.size });
+      const off = runtime.host.root.on('tools/result', 'server-metrics', (result, record) => own.observe(result, record));
+      this.#undo.push(() => off());
+      this.metrics = own;
+    }
+    this.#undo.push(this.tools.subscribe(() => this.toolsChanged()));
+    if (options.policyChanges !== undefined) this.#undo.push(options.policyChanges(() => this.toolsChanged()));
+  }
+
+  /** A connected session; it gets list_changed until the returned function runs. */
+  attach(server: Server): () => void {
+    this.#servers.add(server);
+    return () => {
+      this.#servers.delete(server);
+    };
+  }
+
+  get sessions(): number {
+    return this.#servers.size;
+  }
+
+  /** Debounced: a folder of manifests changing at once sends one notification, not twenty. */
+  toolsChanged(): void {
+    if (this.#timer !== undefined) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      for (const server of this.#servers) {
+        server.sendToolListChanged().catch((err: unknown) => this.logger.debug({ err }, 'tools/list_changed not delivered'));
+      }
+    }, this.#debounceMs);
+    this.#timer.unref();
+  }
+
+  close(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    for (const undo of this.#undo.splice(0)) undo();
+    this.#servers.clear();
+  }
+}

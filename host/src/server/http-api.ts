@@ -1,0 +1,122 @@
+// The plain HTTP API for agents without MCP: list tools in three shapes, call one, answer
+// approvals, scrape metrics, check health. Bodies are zod-validated; errors name the field.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
+import type { ToolResult } from '../tool/index.js';
+import { ServerClosingError } from './call-tracker.js';
+import type { SidecarCore } from './core.js';
+import { exportTools, isSchemaFormat, SCHEMA_FORMATS } from './schema-export.js';
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent) return;
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+export function sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  sendJson(res, status, { error: { status, message } }, headers);
+}
+
+const callBody = z.strictObject({ arguments: z.record(z.string(), z.json()).optional() });
+const approvalBody = z.strictObject({ outcome: z.enum(['allowed-once', 'rejected']) });
+
+/** "arguments: expected record, received string" — the field and the rule, for the caller. */
+function zodMessage(err: z.ZodError): string {
+  return err.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(body)'}: ${i.message}`).join('; ');
+}
+
+function parseJson(body: Buffer): { ok: true; value: unknown } | { ok: false; message: string } {
+  if (body.length === 0) return { ok: true, value: {} };
+  try {
+    return { ok: true, value: JSON.parse(body.toString('utf8')) as unknown };
+  } catch (err) {
+    return { ok: false, message: `body is not valid JSON: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}
+
+/** Answers with an error; returns true (the route matched) so handlers can `return fail(...)`. */
+function fail(res: ServerResponse, status: number, message: string): true {
+  sendError(res, status, message);
+  return true;
+}
+
+/** Returns false when no API route matched (the caller answers 404). */
+export async function handleApi(core: SidecarCore, req: IncomingMessage, res: ServerResponse, url: URL, body: () => Promise<Buffer>): Promise<boolean> {
+  const path = url.pathname;
+  const method = req.method ?? 'GET';
+
+  if (path === '/healthz' && method === 'GET') {
+    sendJson(res, core.calls.draining ? 503 : 200, { status: core.calls.draining ? 'draining' : 'ok', tools: core.tools.list().length, inFlight: core.calls.inFlight });
+    return true;
+  }
+  if (path === '/metrics' && method === 'GET') {
+    const text = core.metrics.render();
+    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+    return true;
+  }
+  if (path === '/v1/tools' && method === 'GET') {
+    const format = url.searchParams.get('format') ?? 'mcp';
+    if (!isSchemaFormat(format)) {
+      sendError(res, 400, `format: must be one of ${SCHEMA_FORMATS.join(', ')} (got "${format}")`);
+      return true;
+    }
+    sendJson(res, 200, exportTools(core.tools.list(), format));
+    return true;
+  }
+  const call = /^\/v1\/tools\/([^/]+)\/call$/.exec(path);
+  if (call !== null && method === 'POST') {
+    const name = decodeURIComponent(call[1] ?? '');
+    if (core.tools.get(name) === undefined) {
+      sendError(res, 404, `unknown tool "${name}"`);
+      return true;
+    }
+    const parsed = parseJson(await body());
+    if (!parsed.ok) return fail(res, 400, parsed.message);
+    const input = callBody.safeParse(parsed.value);
+    if (!input.success) return fail(res, 400, zodMessage(input.error));
+    // A client that hangs up cancels its call (and tears its instance down).
+    const hangup = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) hangup.abort(new Error('the HTTP client disconnected'));
+    });
+    const callId = randomUUID();
+    const unbind = core.approvals.bind(callId, { sessionId: undefined });
+    const agent = req.headers['x-toolgate-agent'];
+    let result: ToolResult;
+    try {
+      result = await core.calls.run(hangup.signal, (signal) =>
+        core.pipeline.call(name, input.data.arguments ?? {}, { signal, callId, ...(typeof agent === 'string' ? { agent } : {}) }),
+      );
+    } catch (err) {
+      if (err instanceof ServerClosingError) return fail(res, 503, err.message);
+      throw err;
+    } finally {
+      unbind();
+    }
+    if (result.error?.code === 'UNKNOWN_TOOL') sendError(res, 404, `unknown tool "${name}"`);
+    else sendJson(res, 200, result, { 'x-toolgate-call-id': callId });
+    return true;
+  }
+  if (path === '/v1/approvals' && method === 'GET') {
+    if (core.approvalQueue === undefined) return fail(res, 404, 'no approval queue is configured');
+    sendJson(res, 200, { approvals: core.approvalQueue.list() });
+    return true;
+  }
+  const approval = /^\/v1\/approvals\/([^/]+)$/.exec(path);
+  if (approval !== null && method === 'POST') {
+    if (core.approvalQueue === undefined) return fail(res, 404, 'no approval queue is configured');
+    const parsed = parseJson(await body());
+    if (!parsed.ok) return fail(res, 400, parsed.message);
+    const input = approvalBody.safeParse(parsed.value);
+    if (!input.success) return fail(res, 400, zodMessage(input.error));
+    const id = decodeURIComponent(approval[1] ?? '');
+    const found = await core.approvalQueue.resolve(id, input.data.outcome);
+    if (!found) return fail(res, 404, `no pending approval with id "${id}"`);
+    sendJson(res, 200, { id, outcome: input.data.outcome });
+    return true;
+  }
+  return false;
+}

@@ -1,0 +1,169 @@
+// One node:http server on one port: MCP Streamable HTTP at /mcp (a session per client) and the
+// plain API beside it. Safety checks run before any route (http-guard.ts).
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { formatAddress, isLoopback, type BindAddress } from './address.js';
+import type { SidecarCore } from './core.js';
+import { handleApi, sendError, sendJson } from './http-api.js';
+import { allowedHostsFor, BodyTooLargeError, checkHost, checkOrigin, checkToken, ConcurrencyLimit, readBody, type GuardConfig } from './http-guard.js';
+import { createMcpServer } from './mcp-server.js';
+
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_MAX_CONCURRENT = 64;
+export const DEFAULT_MAX_SESSIONS = 256;
+
+export interface HttpOptions {
+  bind: BindAddress;
+  token?: string;
+  /** Extra names the Host header may carry (replaces the loopback defaults). */
+  allowedHosts?: string[];
+  allowedOrigins?: string[];
+  maxBodyBytes?: number;
+  /** Open requests per client (MCP session, else remote address) before 429. */
+  maxConcurrentPerClient?: number;
+  maxSessions?: number;
+}
+
+export interface HttpSidecar {
+  /** The bound address (the real port when 0 was asked for). */
+  readonly address: BindAddress;
+  readonly url: string;
+  /** Stops accepting connections; requests in progress go on. */
+  stopAccepting(): void;
+  /** Closes every MCP session and connection. */
+  close(): Promise<void>;
+}
+
+export class InsecureBindError extends Error {
+  constructor(host: string) {
+    super(`refusing to listen on ${host} without a bearer token: set --token or TOOLGATE_TOKEN (anything off loopback can reach this address)`);
+    this.name = 'InsecureBindError';
+  }
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  close(): Promise<void>;
+}
+
+function rpcError(res: ServerResponse, status: number, code: number, message: string): void {
+  sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+export async function serveHttp(core: SidecarCore, options: HttpOptions): Promise<HttpSidecar> {
+  const token = options.token === '' ? undefined : options.token;
+  if (!isLoopback(options.bind.host) && token === undefined) throw new InsecureBindError(options.bind.host);
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const limit = new ConcurrencyLimit(options.maxConcurrentPerClient ?? DEFAULT_MAX_CONCURRENT);
+  const sessions = new Map<string, Session>();
+  const guard: GuardConfig = {
+    allowedHosts: allowedHostsFor(options.bind.host, options.allowedHosts ?? []),
+    port: options.bind.port,
+    allowedOrigins: (options.allowedOrigins ?? []).map((o) => o.toLowerCase().replace(/\/$/, '')),
+    token,
+  };
+
+  async function newSession(): Promise<StreamableHTTPServerTransport> {
+    const server = createMcpServer(core);
+    let detach: () => void = () => {};
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, close: () => server.close() });
+        detach = core.attach(server);
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+      detach();
+    };
+    transport.onerror = (err) => core.logger.debug({ err }, 'mcp http transport error');
+    await server.connect(transport);
+    return transport;
+  }
+
+  async function handleMcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const header = req.headers['mcp-session-id'];
+    const sessionId = typeof header === 'string' ? header : undefined;
+    let parsed: unknown;
+    if (req.method === 'POST') {
+      const raw = await readBody(req, maxBody);
+      try {
+        parsed = JSON.parse(raw.toString('utf8')) as unknown;
+      } catch {
+        return rpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
+      }
+    }
+    if (sessionId !== undefined) {
+      const session = sessions.get(sessionId);
+      if (session === undefined) return rpcError(res, 404, -32001, 'Session not found');
+      return session.transport.handleRequest(req, res, parsed);
+    }
+    if (req.method === 'POST' && isInitializeRequest(parsed)) {
+      if (sessions.size >= maxSessions) return rpcError(res, 503, -32000, `too many MCP sessions (${maxSessions})`);
+      const transport = await newSession();
+      return transport.handleRequest(req, res, parsed);
+    }
+    return rpcError(res, 400, -32000, 'Bad Request: no valid mcp-session-id header (send initialize first)');
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const refused = checkHost(req, guard) ?? checkOrigin(req, guard);
+    if (refused !== undefined) return sendError(res, refused.status, refused.message);
+    const url = new URL(req.url ?? '/', 'http://toolgate.invalid');
+    if (url.pathname !== '/healthz') {
+      const denied = checkToken(req, guard);
+      if (denied !== undefined) return sendError(res, denied.status, denied.message, { 'www-authenticate': 'Bearer' });
+    }
+    const sid = req.headers['mcp-session-id'];
+    const key = typeof sid === 'string' ? `session:${sid}` : `addr:${req.socket.remoteAddress ?? '?'}`;
+    const leave = limit.enter(key);
+    if (leave === undefined) return sendError(res, 429, `too many concurrent requests from this client (max ${limit.max})`, { 'retry-after': '1' });
+    res.once('close', leave);
+    try {
+      if (url.pathname === '/mcp') return await handleMcp(req, res);
+      const matched = await handleApi(core, req, res, url, () => readBody(req, maxBody));
+      if (!matched) sendError(res, 404, `no route for ${req.method ?? 'GET'} ${url.pathname}`);
+    } catch (err) {
+      if (err instanceof BodyTooLargeError) return sendError(res, 413, err.message, { connection: 'close' });
+      core.logger.error({ err }, 'http request failed');
+      sendError(res, 500, 'internal error');
+    }
+  }
+
+  const http: NodeHttpServer = createServer((req, res) => void handle(req, res));
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.bind.port, options.bind.host, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  http.on('error', (err) => core.logger.error({ err }, 'http server error'));
+  const info = http.address() as AddressInfo;
+  const address = { host: options.bind.host, port: info.port };
+  guard.port = info.port;
+
+  let accepting = true;
+  const stopAccepting = () => {
+    if (!accepting) return;
+    accepting = false;
+    http.close();
+    http.closeIdleConnections();
+  };
+  return {
+    address,
+    url: `http://${formatAddress(address)}`,
+    stopAccepting,
+    async close() {
+      stopAccepting();
+      await Promise.allSettled([...sessions.values()].map((s) => s.close()));
+      sessions.clear();
+      http.closeAllConnections();
+    },
+  };
+}

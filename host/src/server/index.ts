@@ -1,0 +1,20 @@
+// The sidecar: MCP over stdio and Streamable HTTP, the plain HTTP API, and tool schema export.
+export { parseBindAddress, isLoopback, formatAddress, type BindAddress } from './address.js';
+export { SidecarCore, type SidecarOptions, type ServerRuntime, type ApprovalQueue, type ChangeSource } from './core.js';
+export { SessionApprovals, type CallRoute } from './session-approvals.js';
+export { CallTracker, ServerClosingError } from './call-tracker.js';
+export { createMcpServer, SERVER_NAME } from './mcp-server.js';
+export { toCallToolResult } from './mcp-result.js';
+export { serveStdio, sinkWritable, type StdioSession } from './stdio.js';
+export {
+  serveHttp, InsecureBindError, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS,
+  type HttpOptions, type HttpSidecar,
+} from './http-server.js';
+export { tokenMatches } from './http-guard.js';
+export { ManifestTools, type ManifestToolsOptions } from './manifest-tools.js';
+export { CallMetrics, type MetricsSource } from './metrics.js';
+export { approvalForm, argumentSummary, outcomeOf } from './elicit.js';
+export {
+  exportTools, sanitizeName, mcpToolView, isSchemaFormat, SCHEMA_FORMATS, EXPORT_NAME_RE,
+  type SchemaFormat, type ExportedTools,
+} from './schema-export.js';

@@ -1,0 +1,180 @@
+// Manifest folders kept in step with the registry: each manifest is one child plugin of the root,
+// so removing or changing the file unregisters exactly that tool (and closes its sandbox pool).
+import { createHash } from 'node:crypto';
+import { watch, type FSWatcher } from 'node:fs';
+import type { Logger } from 'pino';
+import { loadManifestDirs, manifestDefinition, toolFromManifest, type LoadedManifest } from '../manifest/index.js';
+import type { Context, PluginHandle } from '../plugin/index.js';
+import type { Json, JsonObject, ToolDefinition } from '../tool/index.js';
+
+export interface ManifestToolsOptions {
+  dirs: string[];
+  /** Where each manifest's plugin is mounted (runtime.host.root). */
+  ctx: Context;
+  logger: Logger;
+  /**
+   * When modules compile: 'now' before sync() resolves; 'background' right after it (the tool is
+   * listed at once and its first call waits for the compile); 'on-call' only on first use.
+   * Default 'background'.
+   */
+  compile?: 'now' | 'background' | 'on-call';
+  debounceMs?: number;
+}
+
+interface Entry {
+  name: string;
+  fingerprint: string;
+  handle: PluginHandle;
+  warm: () => Promise<void>;
+}
+
+/** Same manifest, same module bytes, same resolved mounts = nothing to reload. */
+function fingerprint(loaded: LoadedManifest): string {
+  return createHash('sha256')
+    .update(JSON.stringify(loaded.manifest))
+    .update(loaded.sha256)
+    .update(JSON.stringify(loaded.allowedPaths))
+    .digest('hex');
+}
+
+/**
+ * A tool whose sandbox is built on first use: the model sees it at once, and serving starts
+ * without paying every module's compile. A module the sandbox refuses fails its calls with the
+ * load error (and is unregistered by the background warm-up).
+ */
+function lazyTool(loaded: LoadedManifest, logger: Logger): { def: ToolDefinition; warm: () => Promise<ToolDefinition> } {
+  let real: Promise<ToolDefinition> | undefined;
+  const warm = () => (real ??= toolFromManifest(loaded, { logger }));
+  const def = manifestDefinition(loaded.manifest, {
+    allowedPaths: loaded.allowedPaths,
+    async execute(args: Readonly<JsonObject>, exec): Promise<Json> {
+      const tool = await warm();
+      return tool.execute(args, exec);
+    },
+    async dispose() {
+      if (real === undefined) return;
+      const tool = await real.catch(() => undefined);
+      await tool?.dispose?.();
+    },
+  });
+  return { def, warm };
+}
+
+export class ManifestTools {
+  readonly #opts: ManifestToolsOptions;
+  readonly #entries = new Map<string, Entry>(); // by manifest file
+  readonly #watchers: FSWatcher[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #syncing: Promise<void> = Promise.resolve();
+  #closed = false;
+
+  constructor(opts: ManifestToolsOptions) {
+    this.#opts = opts;
+  }
+
+  /** Tool names this loader registered (others may have been loaded by the runtime itself). */
+  get names(): string[] {
+    return [...this.#entries.values()].map((e) => e.name);
+  }
+
+  /** Loads or reloads what changed; one sync at a time, in order. */
+  sync(): Promise<void> {
+    this.#syncing = this.#syncing.then(() => this.#sync()).catch((err: unknown) => this.#opts.logger.error({ err }, 'manifest sync failed'));
+    return this.#syncing;
+  }
+
+  /** fs.watch on each folder; bursts of events (editors write twice) become one sync. */
+  watch(): void {
+    for (const dir of this.#opts.dirs) {
+      try {
+        const w = watch(dir, { persistent: false }, () => this.#schedule());
+        w.on('error', (err) => this.#opts.logger.warn({ err, dir }, 'manifest watch failed'));
+        this.#watchers.push(w);
+      } catch (err) {
+        this.#opts.logger.warn({ err, dir }, 'cannot watch manifest folder; changes need a restart');
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    for (const w of this.#watchers.splice(0)) w.close();
+    await this.#syncing;
+  }
+
+  #schedule(): void {
+    if (this.#closed) return;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      void this.sync();
+    }, this.#opts.debounceMs ?? 150);
+    this.#timer.unref();
+  }
+
+  async #sync(): Promise<void> {
+    if (this.#closed) return;
+    const { ctx, logger } = this.#opts;
+    const { manifests, errors } = await loadManifestDirs(this.#opts.dirs, { ignoreMissingDirs: true });
+    for (const e of errors) logger.warn({ file: e.file }, e.message);
+    const seen = new Set<string>();
+    const added: Entry[] = [];
+    for (const loaded of manifests) {
+      seen.add(loaded.file);
+      const fp = fingerprint(loaded);
+      const old = this.#entries.get(loaded.file);
+      if (old !== undefined && old.fingerprint === fp && !old.handle.disposed) continue;
+      if (old !== undefined) {
+        this.#entries.delete(loaded.file);
+        await old.handle.dispose();
+      }
+      const name = loaded.manifest.name;
+      if (ctx.tools.get(name) !== undefined) {
+        // Loaded by someone else (the runtime's own loader, a builtin): theirs to manage.
+        logger.info({ file: loaded.file, tool: name }, 'tool already registered; the manifest is not reloaded here');
+        continue;
+      }
+      const entry = this.#add(loaded, fp);
+      if (entry !== undefined) added.push(entry);
+    }
+    for (const [file, entry] of [...this.#entries]) {
+      if (seen.has(file)) continue;
+      this.#entries.delete(file);
+      await entry.handle.dispose();
+    }
+    const compile = this.#opts.compile ?? 'background';
+    if (compile === 'now') await Promise.all(added.map((e) => e.warm()));
+    else if (compile === 'background') void Promise.all(added.map((e) => e.warm()));
+  }
+
+  #add(loaded: LoadedManifest, fp: string): Entry | undefined {
+    const { ctx, logger } = this.#opts;
+    const name = loaded.manifest.name;
+    let handle: PluginHandle;
+    const made = lazyTool(loaded, logger);
+    try {
+      handle = ctx.plugin((c) => void c.tool(made.def), undefined, { name: `manifest:${name}` });
+    } catch (err) {
+      logger.warn({ err, file: loaded.file }, `tool "${name}" could not be registered`);
+      return undefined;
+    }
+    const entry: Entry = {
+      name,
+      fingerprint: fp,
+      handle,
+      warm: async () => {
+        try {
+          await made.warm();
+        } catch (err) {
+          // The sandbox refused the module: no call could ever succeed, so take it off the list.
+          logger.warn({ err, file: loaded.file }, `tool "${name}" was refused by the sandbox and is unregistered`);
+          if (this.#entries.get(loaded.file) === entry) this.#entries.delete(loaded.file);
+          await handle.dispose();
+        }
+      },
+    };
+    this.#entries.set(loaded.file, entry);
+    return entry;
+  }
+}

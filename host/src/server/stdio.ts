@@ -1,0 +1,48 @@
+// MCP over stdio: one session on the process's stdin/stdout. Only JSON-RPC is written to stdout;
+// everything else (logs, warnings) goes to stderr, or the client's parser breaks.
+import { Writable, type Readable } from 'node:stream';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { SidecarCore } from './core.js';
+import { createMcpServer } from './mcp-server.js';
+
+export interface StdioSession {
+  /** Resolves when the client closes stdin (or the transport closes). */
+  readonly closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A Writable over a `(text) => void` sink, for a CliIO whose stdout is a function. */
+export function sinkWritable(write: (text: string) => void): Writable {
+  return new Writable({
+    write(chunk: Buffer | string, _enc, done) {
+      write(typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
+      done();
+    },
+  });
+}
+
+export async function serveStdio(core: SidecarCore, stdin: Readable, stdout: Writable): Promise<StdioSession> {
+  const server = createMcpServer(core);
+  const transport = new StdioServerTransport(stdin, stdout);
+  const detach = core.attach(server);
+  let resolveClosed: () => void = () => {};
+  const closed = new Promise<void>((r) => {
+    resolveClosed = r;
+  });
+  const onEnd = () => resolveClosed();
+  stdin.once('end', onEnd);
+  stdin.once('close', onEnd);
+  transport.onclose = () => resolveClosed();
+  transport.onerror = (err) => core.logger.warn({ err }, 'stdio: unreadable message ignored');
+  await server.connect(transport);
+  return {
+    closed,
+    async close() {
+      stdin.off('end', onEnd);
+      stdin.off('close', onEnd);
+      detach();
+      await server.close().catch(() => {});
+      resolveClosed();
+    },
+  };
+}

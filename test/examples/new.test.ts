@@ -1,0 +1,80 @@
+// `toolgate new`: for every language the scaffold builds with its own Makefile, loads through its
+// own manifest and answers good and bad input through `toolgate call` and its test.sh.
+import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, ROOT, buildOnce, callTool, run, tempDir } from './helpers.js';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+
+beforeAll(async () => {
+  await buildOnce();
+  ({ dir, cleanup } = await tempDir('new'));
+}, 300_000);
+afterAll(async () => cleanup?.());
+
+const toolgate = (...args: string[]) => run(process.execPath, [CLI, ...args]);
+
+describe.each([
+  ['as', 'lib/toolgate.ts', 'assemblyscript/lib/toolgate.ts'],
+  ['c', 'include/toolgate.h', 'c/include/toolgate.h'],
+  ['rust', 'toolgate_pdk.rs', 'rust/toolgate_pdk.rs'],
+  ['wat', 'Makefile', undefined],
+] as const)('toolgate new --lang %s', (lang, helper, original) => {
+  const tool = `hello_${lang}`;
+  const folder = () => join(dir, tool);
+
+  it('scaffolds a folder that builds quietly with its own Makefile', async () => {
+    const made = await toolgate('new', tool, '--lang', lang, '--dir', folder());
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stdout).toContain(`${tool}.yaml`);
+    const build = await run('make', ['--no-print-directory', '-C', folder()], { timeoutMs: 120_000 });
+    expect(build.code, build.stderr).toBe(0);
+    expect(build.stdout + build.stderr).toBe('');
+    if (original !== undefined) {
+      // the copy is the helper the bundled examples are built and tested with
+      expect(await readFile(join(folder(), helper))).toEqual(await readFile(join(ROOT, 'pdk-examples', original)));
+    }
+  }, 180_000);
+
+  it('answers through toolgate call with its manifest, including Unicode', async () => {
+    const ok = await callTool(tool, { name: 'Zoë 🎉' }, folder());
+    expect(ok.code, JSON.stringify(ok.result)).toBe(0);
+    expect(ok.result.structuredContent).toEqual({ greeting: 'Hello, Zoë 🎉!' });
+    const bad = await callTool(tool, { name: '' }, folder());
+    expect(bad.code).toBe(1);
+    expect(bad.result.error?.message).toContain("argument 'name' must not be empty");
+  }, 60_000);
+
+  it('passes its own test.sh', async () => {
+    const env = { ...process.env, ...(process.env.TOOLGATE_TEST_CLI ? { TOOLGATE: `${process.execPath} ${CLI}` } : {}) };
+    const r = await run('sh', [join(folder(), 'test.sh')], { env, timeoutMs: 120_000 });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain(`ok: ${tool}`);
+  }, 180_000);
+});
+
+describe('toolgate new refuses what it cannot scaffold', () => {
+  it('refuses a name that is not a tool name (exit 2)', async () => {
+    const r = await toolgate('new', 'Bad-Name', '--lang', 'c', '--dir', join(dir, 'bad'));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('tool name "Bad-Name" must match');
+  });
+
+  it('refuses an unknown language (exit 2)', async () => {
+    const r = await toolgate('new', 'x', '--lang', 'cobol', '--dir', join(dir, 'x'));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--lang "cobol" is not one of as, c, rust, wat');
+  });
+
+  it('never writes into a folder that already has files', async () => {
+    const target = join(dir, 'taken');
+    await mkdir(target);
+    await writeFile(join(target, 'keep.txt'), 'mine');
+    const r = await toolgate('new', 'taken', '--lang', 'wat', '--dir', target);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('already exists and is not empty');
+    expect(await readFile(join(target, 'keep.txt'), 'utf8')).toBe('mine');
+  });
+});
