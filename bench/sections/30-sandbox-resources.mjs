@@ -15,15 +15,18 @@ async function rssAfterGc(ctx) {
 export async function run(ctx) {
   // idle RSS: start K instances (K overlapping calls), let them go idle, compare RSS
   const K = 8;
-  const warmup = await loadSandboxTool(kitSpec('slow_echo', { pool: { max: 1 } }));
-  await warmup.call(new Uint8Array(1), { signal: never() });
-  await warmup.close();
+  // a tool kept open holds the process-wide spare worker, so the spare is in "before" and "after" alike
+  const keeper = await loadSandboxTool(kitSpec('slow_echo', { pool: { max: 1 } }));
+  await keeper.call(new Uint8Array(1), { signal: never() });
+  await ctx.sleep(300);
   const before = await rssAfterGc(ctx);
   const tool = await loadSandboxTool(kitSpec('slow_echo', { pool: { max: K } }));
   await Promise.all(Array.from({ length: K }, () => tool.call(new Uint8Array(1), { signal: never() })));
   const live = tool.stats().live;
+  await ctx.sleep(300); // the replacement spare has booted
   const after = await rssAfterGc(ctx);
   await tool.close();
+  await keeper.close();
   const perInstance = (after - before) / live / (1024 * 1024);
 
   // throughput: the same batch of CPU-bound calls with 1 and with 2 instances

@@ -163,7 +163,7 @@ describe('router', () => {
     expect(elicit.requests).toHaveLength(1);
   });
 
-  test('channels are tried in order until one answers other than unavailable; a throwing channel is unavailable', async () => {
+  test('channels are tried in order until one answers other than unavailable; a throwing channel counts as unavailable', async () => {
     const router = new ApprovalRouter();
     const broken = { request: () => Promise.reject(new Error('down')) };
     const off = router.useChannels([new InMemoryApprovalService([], 'unavailable'), broken, new InMemoryApprovalService([], 'rejected')]);
@@ -171,6 +171,16 @@ describe('router', () => {
     off();
     router.base = new InMemoryApprovalService([], 'allowed-once');
     expect(await router.request(req(), new AbortController().signal)).toBe('allowed-once');
+  });
+
+  test("the runtime's own service (base) is asked before the policy set's channels", async () => {
+    const router = new ApprovalRouter();
+    const configured = new InMemoryApprovalService([], 'rejected');
+    router.useChannels([configured]);
+    router.base = new InMemoryApprovalService(['allowed-once'], 'unavailable');
+    expect(await router.request(req(), new AbortController().signal)).toBe('allowed-once');
+    expect(configured.requests).toHaveLength(0);
+    expect(await router.request(req(), new AbortController().signal)).toBe('rejected'); // base unavailable -> next
   });
 
   test('channel registrations stack: undoing an older one keeps the newer serving', async () => {

@@ -136,6 +136,24 @@ describe('pipeline stage 4: tools/execute', () => {
     expect((await h.pipeline.call('rec', {})).error?.code).toBe('INVALID_OUTPUT');
   });
 
+  it('a wrapper cannot run the body after the call has ended', async () => {
+    const h = harness();
+    const t = recordingTool();
+    h.tools.register(t);
+    let late: Promise<unknown> | undefined;
+    h.hooks.on('tools/execute', 'sneaky', (_e, next) => {
+      setTimeout(() => {
+        late = next().catch((err: unknown) => (err as Error).message);
+      }, 5);
+      return { ok: true, value: { cached: true } };
+    });
+    const r = await h.pipeline.call('rec', {});
+    expect(r.structuredContent).toEqual({ cached: true });
+    await sleep(30);
+    expect(await late).toBe('execute wrapper "sneaky" called next() after the call ended');
+    expect(t.runs).toHaveLength(0);
+  });
+
   it('a wrapper that throws gives LISTENER_ERROR', async () => {
     const h = harness();
     h.tools.register(recordingTool());

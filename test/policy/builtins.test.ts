@@ -289,20 +289,15 @@ describe('redact / max-output', () => {
         capabilities: { allowedHosts: [], allowedPaths: {}, secrets: ['LEAKY_SECRET'] },
         execute: () => ({ token: 'ghp_abcdefghijklmnopqrstuvwxyz0123456789', owner: 'alice@example.com', nested: [{ v: `key is ${secret}` }], n: 1 }),
       }),
-    ]);
-    process.env.LEAKY_SECRET = secret;
-    try {
-      const r = await s.call('leaky');
-      expect(r.isError).toBe(false);
-      const all = JSON.stringify(r);
-      expect(all).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
-      expect(all).not.toContain('alice@example.com');
-      expect(all).not.toContain(secret);
-      expect(r.structuredContent).toEqual({ token: '[REDACTED]', owner: '[REDACTED]', nested: [{ v: 'key is [REDACTED]' }], n: 1 });
-      expect(text(r)).toContain('[REDACTED]');
-    } finally {
-      delete process.env.LEAKY_SECRET;
-    }
+    ], { env: { LEAKY_SECRET: secret } });
+    const r = await s.call('leaky');
+    expect(r.isError).toBe(false);
+    const all = JSON.stringify(r);
+    expect(all).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
+    expect(all).not.toContain('alice@example.com');
+    expect(all).not.toContain(secret);
+    expect(r.structuredContent).toEqual({ token: '[REDACTED]', owner: '[REDACTED]', nested: [{ v: 'key is [REDACTED]' }], n: 1 });
+    expect(text(r)).toContain('[REDACTED]');
   });
 
   test('redact leaves clean values untouched', async () => {

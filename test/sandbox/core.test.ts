@@ -20,6 +20,11 @@ describe('happy path and reuse', () => {
     expect(text(await tool.call(utf8('héllo ✓'), { signal: never() }))).toBe('Hello, héllo ✓');
   });
 
+  it('an entry that returns nothing (no status) works the same', async () => {
+    const tool = await kit('void_greet');
+    expect(text(await tool.call(utf8('void'), { signal: never() }))).toBe('Hello, void');
+  });
+
   it('instances are started lazily and reused across calls (vars persist on the reused instance)', async () => {
     const tool = await kit('counter');
     expect(tool.stats()).toEqual({ live: 0, busy: 0, idle: 0, queued: 0 });

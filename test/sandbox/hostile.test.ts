@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadSandboxTool, SandboxLoadError, type SandboxTool } from '../../host/src/sandbox/index.js';
-import { failure, fixture, kitSpec, moduleSpec, never, text, utf8, type SpecOverrides } from './core-helpers.js';
+import { failure, kitSpec, moduleSpec, never, text, utf8, type SpecOverrides } from './core-helpers.js';
 
 const open: SandboxTool[] = [];
 async function load(file: string, entry: string, over: SpecOverrides = {}): Promise<SandboxTool> {
@@ -232,4 +232,3 @@ describe('time: torn down at the deadline, the host stays responsive', () => {
   });
 });
 
-void fixture;

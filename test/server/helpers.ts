@@ -127,7 +127,8 @@ export async function startHttp(args: string[], env: Record<string, string> = {}
     },
     async stop() {
       await Promise.allSettled(clients.map((c) => c.close()));
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      // one SIGTERM only: a test may have sent it already, and a second one ends the process hard
+      if (proc.exitCode === null && proc.signalCode === null && !proc.killed) proc.kill('SIGTERM');
       const t = setTimeout(() => proc.kill('SIGKILL'), 15_000);
       const code = await exited;
       clearTimeout(t);

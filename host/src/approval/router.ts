@@ -1,7 +1,8 @@
 // The approval service the pipeline talks to. It routes each request: first a channel registered
-// for that very call (the MCP server registers elicitation per call), then the configured channels
-// in order, then the base service the runtime was built with. The first answer other than
-// 'unavailable' stands; no channel, or only broken ones, means 'unavailable', which denies.
+// for that very call (e.g. MCP elicitation), then the base service the runtime was built with (an
+// embedder's or the server's own choice), then the channels the policy set configured, in order.
+// The first answer other than 'unavailable' stands; no channel, or only broken ones, means
+// 'unavailable', which denies.
 import type { ApprovalOutcome, ApprovalRequest, ApprovalService } from '../pipeline/index.js';
 import { isApprovalOutcome } from './outcome.js';
 
@@ -15,7 +16,7 @@ export class ApprovalRouter implements ApprovalService {
   readonly #perCall = new Map<string, ApprovalService>();
   /** Every active useChannels() registration; the newest one serves. */
   #stack: { channels: readonly ApprovalService[] }[] = [];
-  /** The service the runtime was built with, asked after the configured channels. */
+  /** The service the runtime was built with, asked before the configured channels. */
   base: ApprovalService | undefined;
   readonly #onError: (err: unknown) => void;
 
@@ -50,7 +51,7 @@ export class ApprovalRouter implements ApprovalService {
 
   async request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome> {
     const routed = this.#perCall.get(req.exec.callId);
-    const chain = [...(routed ? [routed] : []), ...this.#channels, ...(this.base && this.base !== this ? [this.base] : [])];
+    const chain = [...(routed ? [routed] : []), ...(this.base && this.base !== this ? [this.base] : []), ...this.#channels];
     // Once the pipeline gives up (timeout, caller cancel) we answer with its abort, not a channel's
     // 'cancelled', so the denial says what really happened.
     const gaveUp = (): unknown => signal.reason ?? new Error('approval aborted');

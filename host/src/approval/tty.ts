@@ -5,7 +5,8 @@ import { argumentsPreview } from './outcome.js';
 
 export interface TtyChannelOptions {
   input: NodeJS.ReadableStream;
-  output: NodeJS.WritableStream;
+  /** Where the prompt goes: a stream, or `{ write: io.stderr }` from a CLI command. */
+  output: { write(text: string): unknown };
   /** True only when a person can answer (process.stdin.isTTY). */
   isTTY: boolean;
 }

@@ -43,7 +43,7 @@ export type ManifestLoader = (ctx: Context, dirs: string[], options: { explicit:
 export type PolicyLoader = (ctx: Context, dir: string, options: { explicit: boolean }) => Promise<void>;
 
 export const loaders: { manifests: ManifestLoader; policies: PolicyLoader } = {
-  manifests: async () => {},
+  manifests: async (ctx, dirs, options) => (await import('./manifest-loader.js')).loadManifestTools(ctx, dirs, options),
   policies: async () => {},
 };
 

@@ -61,10 +61,13 @@ export async function runExecute(
     return { ok: true, value };
   };
 
+  let finished = false;
   const dispatch = async (i: number, e: Readonly<ExecIdentity>): Promise<ExecOutcome> => {
     const w = wrappers[i];
     if (w === undefined) return body(e);
     const next = (replace?: ExecReplace): Promise<ExecOutcome> => {
+      // The result is already answered: a late next() (from a timer, say) must not run the body.
+      if (finished) return Promise.reject(new ListenerError(`execute wrapper "${w.id}" called next() after the call ended`));
       if (replace !== undefined) checkReplace(w.id, replace);
       const signal = replace?.signal === undefined ? e.signal : link([base, replace.signal]);
       return dispatch(i + 1, Object.freeze({ ...e, signal }));
@@ -86,6 +89,7 @@ export async function runExecute(
     if (base.aborted) return codeOf(base);
     return { ok: false, error: { code: 'LISTENER_ERROR', message: errorMessage(err) } };
   } finally {
+    finished = true;
     clearTimeout(timer);
     for (const release of links) release();
   }

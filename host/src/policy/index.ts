@@ -9,7 +9,7 @@ export { PolicyConfigError } from './errors.js';
 export { definePolicy, service, type PolicyModule, type PolicyContext } from './module.js';
 export {
   createPolicyServices, defaultPolicyServices, setDefaultPolicyServices, INJECTABLE,
-  type PolicyServices, type PolicyServicesOptions, type ServiceName, type InjectedServices,
+  type PolicyServices, type PolicyServicesOptions, type SecretValues, type ServiceName, type InjectedServices,
 } from './services.js';
 export { PolicyEvents, type PolicyEvent } from './events.js';
 export { Metrics, type GaugeCallback, type GaugeSample, type Labels } from './metrics.js';

@@ -23,10 +23,17 @@ export interface PolicyServices {
   readonly tty: TtyChannelOptions;
   /** Where declared secret values are read from (to redact them). */
   readonly env: NodeJS.ProcessEnv;
+  /** The values of declared secrets, so redact and the audit log can cut them out. */
+  readonly secrets: SecretValues;
+}
+
+export interface SecretValues {
+  /** Values of the named secrets that are set (empty and very short ones are skipped). */
+  valuesOf(names: readonly string[]): string[];
 }
 
 /** Names a policy module may list in `inject`. */
-export const INJECTABLE = ['logger', 'metrics', 'approvals', 'queue', 'audit', 'events', 'tty'] as const;
+export const INJECTABLE = ['logger', 'metrics', 'approvals', 'queue', 'audit', 'events', 'tty', 'secrets'] as const;
 export type ServiceName = (typeof INJECTABLE)[number];
 export type InjectedServices = Partial<Pick<PolicyServices, ServiceName>>;
 
@@ -42,16 +49,24 @@ export function createPolicyServices(options: PolicyServicesOptions = {}): Polic
   const logger = options.logger ?? pino({ level: 'silent' });
   const home = env.TOOLGATE_HOME ?? join(homedir(), '.toolgate');
   const auditPath = options.auditPath ?? join(home, 'audit.jsonl');
+  let tty = options.tty;
   return {
     logger,
     metrics: new Metrics({ onError: (err, name) => logger.warn({ err, metric: name }, 'metrics gauge callback failed') }),
     approvals: new ApprovalRouter({ onError: (err) => logger.warn({ err }, 'approval channel failed; treated as unavailable') }),
     queue: new ApprovalQueue(),
-    audit: new AuditService({ defaultPath: auditPath, env }),
+    audit: new AuditService({ defaultPath: auditPath }),
     events: new PolicyEvents(),
     auditPath,
-    tty: options.tty ?? { input: process.stdin, output: process.stderr, isTTY: process.stdin.isTTY === true },
+    // Lazy: touching process.stdin opens it, which a server on stdio must not have done for it.
+    get tty(): TtyChannelOptions {
+      tty ??= { input: process.stdin, output: process.stderr, isTTY: process.stdin.isTTY === true };
+      return tty;
+    },
     env,
+    secrets: {
+      valuesOf: (names) => names.map((n) => env[n]).filter((v): v is string => typeof v === 'string' && v.length >= 4),
+    },
   };
 }
 

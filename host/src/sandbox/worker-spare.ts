@@ -4,7 +4,7 @@
 import { Worker } from 'node:worker_threads';
 
 /** A JS-side leak in the worker is bounded too (the module's own memory is capped by max_pages). */
-const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 8, stackSizeMb: 4 };
+const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 4, stackSizeMb: 4 };
 
 let spare: Worker | undefined;
 let users = 0;

@@ -4,7 +4,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Logger } from 'pino';
 import type { ApprovalOutcome, Pipeline } from '../pipeline/index.js';
 import type { PluginHost } from '../plugin/index.js';
-import type { Json, ToolRegistry } from '../tool/index.js';
+import type { ToolRegistry } from '../tool/index.js';
 import { CallTracker } from './call-tracker.js';
 import { CallMetrics, type MetricsSource } from './metrics.js';
 import { SessionApprovals } from './session-approvals.js';
@@ -17,9 +17,10 @@ export interface ServerRuntime {
   readonly logger: Logger;
 }
 
-/** Pending approvals a person answers over HTTP (the policy engine's queue, adapted). */
-export interface ApprovalQueue {
-  list(): Json[];
+/** Pending approvals a person answers over HTTP (the approval door's ApprovalQueue fits this). */
+export interface PendingApprovals {
+  /** JSON-serializable records, each with an `id`. */
+  list(): readonly unknown[];
   /** false when no pending approval has this id. */
   resolve(id: string, outcome: ApprovalOutcome): boolean | Promise<boolean>;
 }
@@ -35,7 +36,7 @@ export interface SidecarOptions {
   /** How long an elicitation may wait for the person. Default 120 s. */
   approvalTimeoutMs?: number;
   metrics?: MetricsSource;
-  approvalQueue?: ApprovalQueue;
+  approvalQueue?: PendingApprovals;
   policyChanges?: ChangeSource;
   /** Coalesces bursts of registry changes into one notification. Default 50 ms. */
   listChangedDebounceMs?: number;
@@ -48,7 +49,7 @@ export class SidecarCore {
   readonly approvals: SessionApprovals;
   readonly calls = new CallTracker();
   readonly metrics: MetricsSource;
-  readonly approvalQueue: ApprovalQueue | undefined;
+  readonly approvalQueue: PendingApprovals | undefined;
   readonly version: string;
   readonly approvalTimeoutMs: number;
   readonly #servers = new Set<Server>();

@@ -119,6 +119,8 @@ export async function serveHttp(core: SidecarCore, options: HttpOptions): Promis
       const denied = checkToken(req, guard);
       if (denied !== undefined) return sendError(res, denied.status, denied.message, { 'www-authenticate': 'Bearer' });
     }
+    // A health probe must get through when the client is at its cap: that is when it matters.
+    if (url.pathname === '/healthz') return void (await handleApi(core, req, res, url, () => readBody(req, maxBody)));
     const sid = req.headers['mcp-session-id'];
     const key = typeof sid === 'string' ? `session:${sid}` : `addr:${req.socket.remoteAddress ?? '?'}`;
     const leave = limit.enter(key);

@@ -1,7 +1,7 @@
 // The sidecar: MCP over stdio and Streamable HTTP, the plain HTTP API, and tool schema export.
 export { parseBindAddress, isLoopback, formatAddress, type BindAddress } from './address.js';
-export { SidecarCore, type SidecarOptions, type ServerRuntime, type ApprovalQueue, type ChangeSource } from './core.js';
-export { SessionApprovals, type CallRoute } from './session-approvals.js';
+export { SidecarCore, type SidecarOptions, type ServerRuntime, type PendingApprovals, type ChangeSource } from './core.js';
+export { SessionApprovals, type CallRoute, type PerCallRouter } from './session-approvals.js';
 export { CallTracker, ServerClosingError } from './call-tracker.js';
 export { createMcpServer, SERVER_NAME } from './mcp-server.js';
 export { toCallToolResult } from './mcp-result.js';

@@ -10,22 +10,44 @@ export interface CallRoute {
   readonly elicit?: (req: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalOutcome>;
 }
 
+/** A router that takes per-call channels (the approval door's ApprovalRouter fits this). */
+export interface PerCallRouter {
+  register(callId: string, service: ApprovalService): () => void;
+}
+
 export class SessionApprovals implements ApprovalService {
   readonly #routes = new Map<string, CallRoute>();
   /** Calls whose request is inside the fallback now: a fallback that asks us back gets 'unavailable'. */
   readonly #inFallback = new Set<string>();
-  /** The configured approval channel (e.g. the policy engine's queue) for clients that cannot elicit. */
+  /** The configured approval channel for clients that cannot elicit. */
   fallback: ApprovalService | undefined;
+  /**
+   * When a policy set puts its own router in front of us, each call's elicitation is registered
+   * there too, so it is asked before the configured channels (the person at the client first).
+   */
+  router: PerCallRouter | undefined;
 
-  constructor(fallback?: ApprovalService) {
-    this.fallback = fallback;
+  constructor(options: { fallback?: ApprovalService; router?: PerCallRouter } = {}) {
+    this.fallback = options.fallback;
+    this.router = options.router;
   }
 
   /** Returns the unbind function; a call must unbind when it ends so the map cannot grow. */
   bind(callId: string, route: CallRoute): () => void {
-    this.#routes.set(callId, route);
+    let bound = route;
+    let unregister: () => void = () => {};
+    if (route.elicit !== undefined) {
+      // One form per call, whoever asks first (the router or the pipeline through us).
+      const ask = route.elicit;
+      let asked: Promise<ApprovalOutcome> | undefined;
+      const once = (req: ApprovalRequest, signal: AbortSignal) => (asked ??= ask(req, signal));
+      bound = { sessionId: route.sessionId, elicit: once };
+      if (this.router !== undefined) unregister = this.router.register(callId, { request: once });
+    }
+    this.#routes.set(callId, bound);
     return () => {
-      if (this.#routes.get(callId) === route) this.#routes.delete(callId);
+      unregister();
+      if (this.#routes.get(callId) === bound) this.#routes.delete(callId);
     };
   }
 
@@ -38,12 +60,19 @@ export class SessionApprovals implements ApprovalService {
   }
 
   /** Elicitation first (the person at the client that asked), then the fallback, else no one. */
-  request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome> {
-    const route = this.#routes.get(req.exec.callId);
-    if (route?.elicit !== undefined) return route.elicit(req, signal);
+  async request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome> {
     const id = req.exec.callId;
-    if (this.fallback === undefined || this.#inFallback.has(id)) return Promise.resolve('unavailable');
+    const route = this.#routes.get(id);
+    if (route?.elicit !== undefined) {
+      const outcome = await route.elicit(req, signal);
+      if (outcome !== 'unavailable') return outcome;
+    }
+    if (this.fallback === undefined || this.#inFallback.has(id)) return 'unavailable';
     this.#inFallback.add(id);
-    return this.fallback.request(req, signal).finally(() => this.#inFallback.delete(id));
+    try {
+      return await this.fallback.request(req, signal);
+    } finally {
+      this.#inFallback.delete(id);
+    }
   }
 }

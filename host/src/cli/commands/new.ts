@@ -72,7 +72,7 @@ async function ensureEmptyDir(dir: string): Promise<void> {
   try {
     entries = await readdir(dir);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = err instanceof Error && 'code' in err ? err.code : undefined;
     if (code === 'ENOENT') return;
     if (code === 'ENOTDIR') throw new UsageError(`--dir ${dir} is a file, not a folder`);
     throw new UsageError(`--dir ${dir}: ${err instanceof Error ? err.message : String(err)}`);

@@ -3,9 +3,11 @@
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import type { ApprovalService } from '../../pipeline/index.js';
+import { defaultPolicyServices } from '../../policy/index.js';
+import type { Runtime } from '../runtime.js';
 import {
   DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, isLoopback, ManifestTools, parseBindAddress, serveHttp, serveStdio,
-  SessionApprovals, SidecarCore, sinkWritable, type ApprovalQueue, type BindAddress, type ChangeSource, type MetricsSource,
+  SessionApprovals, SidecarCore, sinkWritable, type PendingApprovals, type BindAddress, type ChangeSource, type MetricsSource,
 } from '../../server/index.js';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
 import { VERSION } from '../dispatch.js';
@@ -108,12 +110,32 @@ function parse(argv: string[], env: NodeJS.ProcessEnv): ServeFlags {
   };
 }
 
-/** What the policy engine offers the server, when it is mounted (see policyLink). */
+/** What the policy engine offers the server (see policyLink). */
 interface PolicyLink {
-  fallback?: ApprovalService;
-  metrics?: MetricsSource;
-  queue?: ApprovalQueue;
-  changes?: ChangeSource;
+  fallback: ApprovalService;
+  metrics: MetricsSource | undefined;
+  queue: PendingApprovals;
+  changes: ChangeSource;
+}
+
+/**
+ * The process-wide policy services: their approval router (per-call elicitation is registered
+ * there so it comes before the configured channels), their queue for /v1/approvals, their reload
+ * events for list_changed, and their metrics when a policy set is mounted (else the server's own).
+ */
+function policyLink(runtime: Runtime, approvals: SessionApprovals): PolicyLink {
+  const services = defaultPolicyServices();
+  const router = services.approvals;
+  approvals.router = router;
+  // A mounted policy set puts the router in front of us (and us behind it as its base); asking it
+  // again from here would ask its channels twice.
+  const mounted = () => runtime.pipeline.approval === router;
+  return {
+    fallback: { request: (req, signal) => (mounted() ? Promise.resolve('unavailable') : router.request(req, signal)) },
+    metrics: mounted() ? { render: () => services.metrics.renderMetrics() } : undefined,
+    queue: services.queue,
+    changes: (fn) => services.events.on('changed', () => fn()),
+  };
 }
 
 /** Resolves on SIGTERM, on the CLI's interrupt (SIGINT) or when `also` resolves. */
@@ -152,8 +174,8 @@ export const serveCommand: Command = {
       approval: approvals,
     });
     const log = runtime.logger;
-    const link: PolicyLink = {};
-    if (link.fallback !== undefined) approvals.fallback = link.fallback;
+    const link = policyLink(runtime, approvals);
+    approvals.fallback = link.fallback;
     const manifests = new ManifestTools({ dirs: runtime.manifestDirs, ctx: runtime.host.root, logger: log, compile: 'background' });
     let core: SidecarCore | undefined;
     let closeTransport: () => Promise<void> = async () => {};
@@ -167,8 +189,8 @@ export const serveCommand: Command = {
         approvals,
         version: VERSION,
         ...(link.metrics !== undefined ? { metrics: link.metrics } : {}),
-        ...(link.queue !== undefined ? { approvalQueue: link.queue } : {}),
-        ...(link.changes !== undefined ? { policyChanges: link.changes } : {}),
+        approvalQueue: link.queue,
+        policyChanges: link.changes,
       });
       if (flags.http !== undefined) {
         const http = await serveHttp(core, {

@@ -88,12 +88,9 @@ export class AuditService {
   readonly #writers = new Map<string, ChainWriter>();
   /** Where audit-log writes when its entry names no path. */
   readonly defaultPath: string;
-  /** Where declared secret values are read from, so records can be cleaned of them. */
-  readonly env: NodeJS.ProcessEnv;
 
-  constructor(options: { defaultPath: string; env?: NodeJS.ProcessEnv }) {
+  constructor(options: { defaultPath: string }) {
     this.defaultPath = options.defaultPath;
-    this.env = options.env ?? process.env;
   }
 
   open(path: string): { writer: AuditWriter; release: () => void } {

@@ -15,7 +15,7 @@ function trailJson(record: CallRecord): Json {
 
 export const auditLog = definePolicy({
   name: 'audit-log',
-  inject: ['audit', 'logger'],
+  inject: ['audit', 'secrets'],
   config: z
     .strictObject({
       /** Default $TOOLGATE_HOME/audit.jsonl; a relative path is relative to the working directory. */
@@ -24,14 +24,13 @@ export const auditLog = definePolicy({
     .default({}),
   apply(ctx, cfg) {
     const audit = service(ctx, 'audit');
+    const secrets = service(ctx, 'secrets');
     const path = cfg.path === undefined ? audit.defaultPath : isAbsolute(cfg.path) ? cfg.path : resolve(cfg.path);
     const { writer, release } = audit.open(path);
     ctx.effect(() => release);
     ctx.on('tools/result', ctx.entryId, (result, record) => {
       const tool = ctx.tools.get(record.tool);
-      const secretValues = (tool?.definition.capabilities?.secrets ?? [])
-        .map((n) => audit.env[n])
-        .filter((v): v is string => typeof v === 'string' && v !== '');
+      const secretValues = secrets.valuesOf(tool?.definition.capabilities?.secrets ?? []);
       let args: JsonObject = {};
       if (record.arguments !== undefined) {
         args = record.sensitiveArguments

@@ -2,13 +2,14 @@
 // content is re-rendered from it) and a cap on rendered output.
 import { z } from 'zod';
 import type { ContentBlock } from '../../tool/index.js';
-import { definePolicy } from '../module.js';
+import { definePolicy, service } from '../module.js';
 import { redactText } from '../secrets.js';
 import { mapStrings } from '../values.js';
 import { appliesTo, toolsField } from './select.js';
 
 export const redact = definePolicy({
   name: 'redact',
+  inject: ['secrets'],
   config: z
     .strictObject({
       tokens: z.boolean().default(true),
@@ -31,11 +32,11 @@ export const redact = definePolicy({
     .default({ tokens: true, emails: true, secrets: true, patterns: [], replacement: '[REDACTED]' }),
   apply(ctx, cfg) {
     const applies = appliesTo(cfg.tools);
+    const secrets = service(ctx, 'secrets');
     const patterns = cfg.patterns.map((p) => new RegExp(p, 'g'));
     ctx.on('tools/post-execute', ctx.entryId, (call) => {
       if (!applies(call.exec.name)) return;
-      const names = cfg.secrets ? (call.tool.definition.capabilities?.secrets ?? []) : [];
-      const values = names.map((n) => process.env[n]).filter((v): v is string => typeof v === 'string' && v !== '');
+      const values = cfg.secrets ? secrets.valuesOf(call.tool.definition.capabilities?.secrets ?? []) : [];
       const clean = (s: string): string => redactText(s, { tokens: cfg.tokens, emails: cfg.emails, values, patterns, replacement: cfg.replacement });
       if (call.value !== undefined) {
         const { value, changed } = mapStrings(call.value, clean);

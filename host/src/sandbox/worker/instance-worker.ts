@@ -123,11 +123,9 @@ let memory: WebAssembly.Memory | undefined;
 let plugin: Plugin;
 let instance: WebAssembly.Instance;
 let isWasiExit: (err: unknown) => number | undefined = () => undefined;
-// loaded while the worker waits as a spare, so a WASI module does not pay for it
-const wasiModule = import('../wasi/index.js');
-
 async function wasiFunctions(): Promise<Record<string, HostFn>> {
-  const wasi = await wasiModule;
+  // loaded only by instances of WASI modules: an idle instance of any other module stays smaller
+  const wasi = await import('../wasi/index.js');
   isWasiExit = (err) => (err instanceof wasi.WasiExit ? err.code : undefined);
   const fns = wasi.createWasiImports({
     mounts: init.mounts,

@@ -1,0 +1,76 @@
+// A watched --manifests folder: adding, changing or removing a manifest updates tools/list and
+// sends notifications/tools/list_changed to connected clients, over the real `serve` process.
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, expect, test } from 'vitest';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ROOT, startHttp, startStdio, tempDir, waitFor, type HttpProcess, type StdioServer } from './helpers.js';
+
+const WASM = join(ROOT, 'test/fixtures/build/server_spin.wasm');
+
+function manifest(name: string, description: string): string {
+  return [
+    'apiVersion: toolgate/v1',
+    `name: ${name}`,
+    'version: 0.1.0',
+    `description: ${description}`,
+    `module: { path: ${JSON.stringify(WASM)}, entry: echo }`,
+    'parameters:',
+    '  text: { type: string, required: true }',
+    'output: { schema: { type: object } }',
+    '',
+  ].join('\n');
+}
+
+const cleanup: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+
+test('adding, changing and removing a manifest in a watched folder notifies stdio clients and updates tools/list', async () => {
+  const dir = await tempDir();
+  cleanup.push(() => dir.remove());
+  await writeFile(join(dir.path, 'first.yaml'), manifest('first_tool', 'The first tool.'));
+  let changes = 0;
+  const s: StdioServer = await startStdio(['--manifests', dir.path], {
+    setup: (client) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changes += 1)),
+  });
+  cleanup.push(() => s.close());
+  const names = async () => (await s.client.listTools()).tools.map((t) => t.name);
+  expect(await names()).toContain('first_tool');
+
+  await writeFile(join(dir.path, 'second.yaml'), manifest('second_tool', 'Added while serving.'));
+  await waitFor('list_changed after an add', () => (changes >= 1 ? true : undefined));
+  expect(await names()).toEqual(expect.arrayContaining(['first_tool', 'second_tool']));
+  const r = await s.client.callTool({ name: 'second_tool', arguments: { text: 'new' } });
+  expect(r.structuredContent).toEqual({ text: 'new' });
+
+  const before = changes;
+  await writeFile(join(dir.path, 'second.yaml'), manifest('second_tool', 'Changed while serving.'));
+  await waitFor('list_changed after a change', () => (changes > before ? true : undefined));
+  await waitFor('the new description', async () =>
+    (await s.client.listTools()).tools.find((t) => t.name === 'second_tool')?.description === 'Changed while serving.' ? true : undefined,
+  );
+
+  const beforeRemove = changes;
+  await rm(join(dir.path, 'second.yaml'));
+  await waitFor('list_changed after a removal', () => (changes > beforeRemove ? true : undefined));
+  await waitFor('second_tool to be gone', async () => (!(await names()).includes('second_tool') ? true : undefined));
+  expect(await names()).toContain('first_tool');
+});
+
+test('an HTTP session is notified too, and a broken manifest added while serving is skipped without harm', async () => {
+  const dir = await tempDir();
+  cleanup.push(() => dir.remove());
+  const h: HttpProcess = await startHttp(['--http', '127.0.0.1:0', '--manifests', dir.path]);
+  cleanup.push(() => h.stop());
+  let changes = 0;
+  const client = await h.connect({ setup: (c) => c.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changes += 1)) });
+  await writeFile(join(dir.path, 'broken.yaml'), 'apiVersion: toolgate/v1\nname: Bad Name\n');
+  await writeFile(join(dir.path, 'good.yaml'), manifest('good_tool', 'A good one.'));
+  await waitFor('list_changed', () => (changes >= 1 ? true : undefined));
+  const tools = (await client.listTools()).tools.map((t) => t.name);
+  expect(tools).toContain('good_tool');
+  expect(tools).not.toContain('Bad Name');
+  expect((await client.callTool({ name: 'good_tool', arguments: { text: 'ok' } })).isError).toBe(false);
+});
