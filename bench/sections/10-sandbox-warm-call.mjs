@@ -27,7 +27,7 @@ export async function run(ctx) {
   const vsWorker = sandbox.median / inWorker.median;
   const vsMain = sandbox.median / mainThread.median;
   return [
-    'Module: test/fixtures/core_kit.wasm export `greet` (5-byte input, ~30 host calls per call). Latency per call, µs.',
+    'Module: test/fixtures/core_kit.wasm export `greet` (5-byte input, 20 host calls per call). Latency per call, µs.',
     '',
     '| path | median µs | p99 µs | calls |',
     '|---|---|---|---|',

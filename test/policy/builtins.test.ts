@@ -70,7 +70,7 @@ describe('deny-args', () => {
 
   test('regex patterns and a keys filter', async () => {
     const s = await withSet(
-      'entries:\n  - { id: no-drop, use: deny-args, with: { patterns: [{ regex: "(?i)^drop\\\\s" }], keys: [sql] } }\n'.replace('(?i)', ''),
+      "entries:\n  - { id: no-drop, use: deny-args, with: { patterns: [{ regex: '^drop\\s' }], keys: [sql] } }\n",
       [tool('db')],
     );
     expect((await s.call('db', { sql: 'drop table x' })).error?.code).toBe('DENIED');
@@ -303,6 +303,17 @@ describe('redact / max-output', () => {
   test('redact leaves clean values untouched', async () => {
     const s = await withSet('entries:\n  - { id: scrub, use: redact }\n', [tool('clean', { execute: () => ({ a: 'nothing to hide' }) })]);
     expect((await s.call('clean')).structuredContent).toEqual({ a: 'nothing to hide' });
+  });
+
+  test('redact cleans the message of a failed result too (it has no value to replace)', async () => {
+    const s = await withSet('entries:\n  - { id: scrub, use: redact }\n', [
+      tool('fails', { execute: () => { throw new Error('auth failed for token=abcd1234efgh with sk-ant-0123456789abcdefghij'); } }),
+    ]);
+    const r = await s.call('fails');
+    expect(r.error?.code).toBe('TOOL_ERROR');
+    expect(text(r)).not.toContain('abcd1234efgh');
+    expect(text(r)).not.toContain('sk-ant-0123456789abcdefghij');
+    expect(text(r)).toContain('token=[REDACTED]');
   });
 
   test('max-output blocks results whose rendered content is over the limit', async () => {

@@ -137,3 +137,42 @@ test('an empty folder is an empty set: every call is allowed by default', async 
     await s.cleanup();
   }
 });
+
+test('policyLoader (the runtime hook) mounts with the services it is given; createPolicyLoader reports the controller', async () => {
+  const { createPolicyLoader, policyLoader } = await import('../../host/src/policy/index.js');
+  const dir = tempDir();
+  writeFiles(dir, { 'a.yaml': 'entries:\n  - { id: stats, use: metrics }\n  - { id: no-rm, use: deny-tools, with: { tools: [rm] } }\n' });
+  const host = createPluginHost();
+  host.root.plugin((ctx) => void ctx.tool(tool('rm')), undefined, { name: 'tools' });
+  const services = createPolicyServices({ auditPath: join(dir, 'audit.jsonl'), env: {}, tty: noTty() });
+  try {
+    await policyLoader(host.root, dir, { explicit: true, services });
+    expect((await host.pipeline.call('rm', {})).error?.code).toBe('DENIED');
+    expect(services.metrics.renderMetrics()).toContain('toolgate_denials_total{entry="no-rm"} 1');
+    const seen: string[][] = [];
+    await createPolicyLoader({ services, onMount: (c) => seen.push([...c.entries]) })(host.root, dir, { explicit: false });
+    expect(seen).toEqual([['stats', 'no-rm']]);
+  } finally {
+    await host.dispose();
+  }
+});
+
+test('a module that throws at the first load fails the mount with a PolicyConfigError naming file and entry, leaving nothing behind', async () => {
+  const dir = tempDir();
+  writeFiles(dir, {
+    'a.yaml': `entries:\n  - { id: fine, use: deny-tools, with: { tools: [x] } }\n  - { id: explodes, use: ${JSON.stringify(fixture('boom.mjs'))} }\n`,
+  });
+  const host = createPluginHost();
+  const services = createPolicyServices({ auditPath: join(dir, 'audit.jsonl'), env: {}, tty: noTty() });
+  try {
+    const err = await mountPolicies(host.root, dir, { services }).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(PolicyConfigError);
+    expect((err as Error).message).toMatch(/a\.yaml: entries\[1\] \(id "explodes", use .*boom\.mjs\) failed to load: boom at load/);
+    const snap = host.hooks.snapshot();
+    expect(snap['tools/pre-execute']).toHaveLength(0);
+    expect(snap['tools/result']).toHaveLength(0);
+    expect(host.pipeline.approval).toBeUndefined();
+  } finally {
+    await host.dispose();
+  }
+});

@@ -88,6 +88,40 @@ test('a call in flight finishes under the set it started with', async () => {
   }
 });
 
+test('a retired set is disposed only when its last in-flight call has finished; no pins leak', async () => {
+  const state = ((globalThis as { __toolgateCounter?: { calls: number; disposed: number; intervals: number; services: string[] } }).__toolgateCounter = {
+    calls: 0,
+    disposed: 0,
+    intervals: 0,
+    services: [],
+  });
+  const old = [
+    'entries:',
+    `  - { id: counter, use: ${JSON.stringify(fixture('counter.mjs'))}, with: { forbid: none } }`,
+    `  - { id: tag, use: ${JSON.stringify(fixture('tagger.mjs'))}, with: { tag: A, delayMs: 120 } }`,
+  ].join('\n');
+  const s = await setup({ 'set.yaml': old }, [tool('open')]);
+  try {
+    const inflight = s.call('open');
+    await sleep(20);
+    expect(s.policies.pinnedCalls).toBe(1);
+    s.write({ 'set.yaml': 'entries:\n  - { id: plain, use: deny-tools, with: { tools: [nothing] } }\n' });
+    expect((await s.policies.reload()).ok).toBe(true);
+    expect(state.disposed).toBe(0); // still serving the call that started under it
+    expect((await inflight).isError).toBe(false);
+    await sleep(5);
+    expect(state.disposed).toBe(1);
+    expect(s.policies.pinnedCalls).toBe(0);
+    await Promise.all(Array.from({ length: 10 }, () => s.call('open')));
+    await s.host.pipeline.explain('open', {});
+    await s.call('no_such_tool');
+    await sleep(5);
+    expect(s.policies.pinnedCalls).toBe(1); // only the explain's short-lived pin
+  } finally {
+    await s.cleanup();
+  }
+});
+
 test('a set that fails validation is rejected whole and the old one keeps serving', async () => {
   const s = await setup({ 'a.yaml': 'entries:\n  - { id: no-rm, use: deny-tools, with: { tools: [rm] } }\n' }, [tool('rm'), tool('ls')]);
   const events: PolicyEvent[] = [];

@@ -69,6 +69,16 @@ describe('WASI supplied by toolgate', () => {
   });
 });
 
+describe('WASI exits', () => {
+  it('proc_exit during a call is TOOL_ERROR naming the exit code, and the next call gets a fresh instance', async () => {
+    const tool = await loadSandboxTool(moduleSpec('core_wasi', 'exit7'));
+    open.push(tool);
+    const err = await failure(tool.call(new Uint8Array(0), { signal: never() }), 'TOOL_ERROR');
+    expect(err.message).toBe('module called proc_exit(7)');
+    await failure(tool.call(new Uint8Array(0), { signal: never() }), 'TOOL_ERROR');
+  });
+});
+
 describe('sizes', () => {
   it('input over max_input_bytes is refused before the module sees it', async () => {
     const tool = await kit('greet', { limits: { maxInputBytes: 16 } });
@@ -96,6 +106,12 @@ describe('sizes', () => {
     const tool = await kit('over_output', { limits: { maxAllocBytes: 1024 } });
     const err = await failure(tool.call(new Uint8Array(0), { signal: never() }), 'OUTPUT_TOO_LARGE');
     expect(err.message).toMatch(/alloc of 1048577 bytes refused: this call may allocate 1024 bytes/);
+  });
+
+  it('host copies (var_get, config_get, http bodies) count against the per-call budget too', async () => {
+    const tool = await kit('var_get_loop');
+    const err = await failure(tool.call(new Uint8Array(0), { signal: never() }), 'OUTPUT_TOO_LARGE');
+    expect(err.message).toMatch(/^var_get of 524288 bytes refused: this call may allocate 5242880 bytes/);
   });
 
   it('var_set beyond max_var_bytes is an error', async () => {
@@ -172,6 +188,12 @@ describe('errors', () => {
     // eslint-disable-next-line no-control-regex
     expect(err.message).not.toMatch(/[\u0000-\u001f\u007f]/);
     expect(err.message).not.toContain('/home/runner');
+  });
+
+  it('unbounded recursion hits the stack limit: TOOL_ERROR, the host is fine', async () => {
+    const tool = await kit('recurse');
+    const err = await failure(tool.call(new Uint8Array(0), { signal: never() }), 'TOOL_ERROR');
+    expect(err.message).toMatch(/Maximum call stack size exceeded/);
   });
 
   it('output_set on a wild block is TOOL_ERROR and the next call is served', async () => {

@@ -195,6 +195,30 @@ describe('time: torn down at the deadline, the host stays responsive', () => {
     }
   });
 
+  it('an HTTP request carries its method, headers and body over the channel, and the response headers come back', async () => {
+    const server = createServer((req, res) => {
+      let size = 0;
+      req.on('data', (c: Buffer) => (size += c.length));
+      req.on('end', () => {
+        res.setHeader('x-method', req.method ?? '');
+        res.setHeader('x-body-bytes', String(size));
+        res.setHeader('x-token', String(req.headers['x-token']));
+        res.end('done');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const tool = await load('core_kit', 'http_headers_of', { allowedHosts: [`127.0.0.1:${port}`] });
+      const request = utf8(JSON.stringify({ url: `http://127.0.0.1:${port}/p`, method: 'POST', headers: { 'x-token': 'abc' } }));
+      const headers = JSON.parse(text(await tool.call(request, { signal: never() }))) as Record<string, string>;
+      expect(headers).toMatchObject({ 'x-method': 'POST', 'x-body-bytes': String(request.length), 'x-token': 'abc' });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
   it('a timeout right after a failed call on the same instance still fires, and the next call is answered', async () => {
     // burn writes 4 bytes: over a 3-byte cap it fails cleanly and its instance stays in service
     const tool = await load('core_kit', 'burn', { limits: { timeoutMs: 5000, maxOutputBytes: 3 } });

@@ -55,12 +55,12 @@ export interface StdioServer {
 
 export async function startStdio(
   args: string[],
-  opts: { capabilities?: ClientCapabilities; env?: Record<string, string>; setup?: (client: Client) => void } = {},
+  opts: { capabilities?: ClientCapabilities; env?: Record<string, string>; setup?: (client: Client) => void; nodeArgs?: string[] } = {},
 ): Promise<StdioServer> {
   const entry = await toolgateEntry();
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [entry, 'serve', '--stdio', ...args],
+    args: [...(opts.nodeArgs ?? []), entry, 'serve', '--stdio', ...args],
     env: childEnv(opts.env),
     cwd: ROOT,
     stderr: 'pipe',

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { createPluginHost, type Context, type PluginHost } from '../plugin/index.js';
 import { builtinTools, type ToolRegistry } from '../tool/index.js';
 import type { ApprovalService, Pipeline } from '../pipeline/index.js';
+import type { PolicyServices } from '../policy/index.js';
 import type { CliIO } from './command.js';
 import { UsageError } from './usage.js';
 
@@ -19,6 +20,10 @@ export interface RuntimeOptions {
   /** The folder named with --policies; none = ./policies if present. */
   policies?: string;
   approval?: ApprovalService;
+  /** Services policies may inject (metrics, approvals queue, audit); built from `io` when absent. */
+  policyServices?: PolicyServices;
+  /** Reload the policy set when its files change (the server does; one-shot commands do not). */
+  watchPolicies?: boolean;
 }
 
 export interface Runtime {
@@ -31,6 +36,7 @@ export interface Runtime {
   readonly policyDir: string | undefined;
   /** The installed store ($TOOLGATE_HOME, default ~/.toolgate). */
   readonly storeDir: string;
+  readonly policyServices: PolicyServices;
   dispose(): Promise<void>;
 }
 
@@ -39,12 +45,16 @@ export interface Runtime {
  * the user named folders (`explicit`). Filled in by the manifest/registry work; today: none.
  */
 export type ManifestLoader = (ctx: Context, dirs: string[], options: { explicit: boolean; storeDir: string }) => Promise<void>;
-/** Mounts a policy set into `ctx`. Filled in by the policy work; today: none. */
-export type PolicyLoader = (ctx: Context, dir: string, options: { explicit: boolean }) => Promise<void>;
+/** Mounts a policy set into `ctx` (host/src/policy). */
+export type PolicyLoader = (
+  ctx: Context,
+  dir: string,
+  options: { explicit: boolean; services?: PolicyServices; watch?: boolean },
+) => Promise<void>;
 
 export const loaders: { manifests: ManifestLoader; policies: PolicyLoader } = {
   manifests: async (ctx, dirs, options) => (await import('./manifest-loader.js')).loadManifestTools(ctx, dirs, options),
-  policies: async () => {},
+  policies: async (ctx, dir, options) => (await import('../policy/index.js')).policyLoader(ctx, dir, options),
 };
 
 const LOG_LEVEL = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
@@ -63,19 +73,39 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const manifestDirs = explicitManifests
     ? (options.manifests ?? []).map((d) => requireDir('--manifests', resolve(io.cwd, d)))
     : [resolve(io.cwd, 'manifests')].filter(isDir);
-  const storeDir = resolve(io.cwd, io.env.TOOLGATE_HOME ?? join(homedir(), '.toolgate'));
+  const storeDir = resolve(io.cwd, io.env.TOOLGATE_HOME || join(homedir(), '.toolgate'));
   const policyDir =
     options.policies !== undefined
       ? requireDir('--policies', resolve(io.cwd, options.policies))
-      : [resolve(io.cwd, 'policies')].find(isDir);
+      : [resolve(io.cwd, 'policies', 'default')].find(isDir);
 
+  const policyServices =
+    options.policyServices ??
+    (await import('../policy/index.js')).createPolicyServices({
+      logger,
+      env: io.env,
+      auditPath: join(storeDir, 'audit.jsonl'),
+      tty: { input: io.stdin, output: { write: (t: string) => io.stderr(t) }, isTTY: io.isTTY },
+    });
   const host = createPluginHost({ logger, ...(options.approval !== undefined ? { approval: options.approval } : {}) });
   try {
     host.root.plugin((ctx) => {
       for (const def of builtinTools) ctx.tool(def);
     }, undefined, { name: 'builtins' });
+    // Policies mount first: the policy set's pinning listener must lead the pre-execute chain.
+    if (policyDir !== undefined) {
+      try {
+        await loaders.policies(host.root, policyDir, {
+          explicit: options.policies !== undefined,
+          services: policyServices,
+          watch: options.watchPolicies === true,
+        });
+      } catch (err) {
+        // A broken policy set is a configuration error (exit 2), never a silent fallback to none.
+        throw new UsageError(`policy set ${policyDir}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
     await loaders.manifests(host.root, manifestDirs, { explicit: explicitManifests, storeDir });
-    if (policyDir !== undefined) await loaders.policies(host.root, policyDir, { explicit: options.policies !== undefined });
   } catch (err) {
     await host.dispose();
     throw err;
@@ -88,6 +118,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     manifestDirs,
     policyDir,
     storeDir,
+    policyServices,
     dispose: () => host.dispose(),
   };
 }

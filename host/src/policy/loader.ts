@@ -17,6 +17,8 @@ export interface PolicyController {
   readonly generation: number;
   /** Ids of the enabled entries now serving, in order. */
   readonly entries: readonly string[];
+  /** Calls currently pinned to a set (in flight); 0 when idle. */
+  readonly pinnedCalls: number;
   /** Reads the folder again; on any problem the old set keeps serving and the result says why. */
   reload(): Promise<ReloadResult>;
   dispose(): Promise<void>;
@@ -52,13 +54,14 @@ export async function mountPolicies(ctx: Context, dir: string, options: MountOpt
       root = c;
       // Registered before any set's listeners, so it sees every call first and pins it.
       c.on('tools/pre-execute', PIN_ID, (exec, next, info) => {
-        sw.pinFor(exec.callId);
-        if (info.dryRun) c.setTimeout(() => sw.unpin(exec.callId), DRY_RUN_PIN_MS);
+        sw.enter(exec.callId);
+        // A dry run (policy explain) never reaches tools/result; its pin only has to outlive the guards.
+        if (info.dryRun) setTimeout(() => sw.leave(exec.callId), DRY_RUN_PIN_MS).unref();
         return next();
       });
       // Observers run synchronously in one loop; the unpin waits until all of them (the set's too) ran.
       c.on('tools/result', PIN_ID, (_result, record) => {
-        queueMicrotask(() => sw.unpin(record.callId));
+        queueMicrotask(() => sw.leave(record.callId));
       });
       c.effect(() => {
         const pipeline = c.pipeline;
@@ -79,6 +82,12 @@ export async function mountPolicies(ctx: Context, dir: string, options: MountOpt
   );
   const parent = root as Context | undefined;
   if (parent === undefined) throw new Error('policy loader: the plugin context was not created');
+  const firstListener = ctx.pipeline.hooks.snapshot()['tools/pre-execute'][0]?.id;
+  if (firstListener !== PIN_ID) {
+    // Pinning is atomic because it runs in the same turn as the call's hook snapshot. A listener
+    // ahead of it that awaits before next() opens a window in which a reload could land.
+    log.warn({ dir, firstListener }, 'policy set mounted after another pre-execute listener; mount policies first for atomic reloads');
+  }
 
   let generation = 0;
   const mount = async (parsed: ParsedSet): Promise<PolicySet> => {
@@ -107,7 +116,8 @@ export async function mountPolicies(ctx: Context, dir: string, options: MountOpt
       await h.ready;
     } catch (err) {
       await h.dispose();
-      throw new Error(messageOf(err), { cause: err });
+      // Until it is swapped in, nothing of a half-mounted set acted on any call (see context.ts).
+      throw err instanceof Error && err.cause instanceof PolicyConfigError ? err.cause : err;
     }
     generation = gen;
     return set;
@@ -117,7 +127,7 @@ export async function mountPolicies(ctx: Context, dir: string, options: MountOpt
     sw.swap(await mount(first));
   } catch (err) {
     await handle.dispose();
-    throw err instanceof Error && err.cause instanceof PolicyConfigError ? err.cause : err;
+    throw err;
   }
 
   let queue: Promise<unknown> = Promise.resolve();
@@ -172,20 +182,36 @@ export async function mountPolicies(ctx: Context, dir: string, options: MountOpt
     get entries() {
       return sw.current?.entries ?? [];
     },
+    get pinnedCalls() {
+      return sw.pinned;
+    },
     reload,
     dispose: () => handle.dispose(),
   };
 }
 
-/** The PolicyLoader shape of host/src/cli/runtime.ts, bound to services and options. */
-export type PolicyLoaderFn = (ctx: Context, dir: string, options: { explicit: boolean }) => Promise<void>;
+/**
+ * The PolicyLoader shape of host/src/cli/runtime.ts. The extra options are optional, so the
+ * runtime can pass its own services (built from its CliIO) and the server can turn watching on.
+ */
+export type PolicyLoaderFn = (
+  ctx: Context,
+  dir: string,
+  options: { explicit: boolean; services?: PolicyServices; watch?: boolean },
+) => Promise<void>;
 
 export function createPolicyLoader(options: MountOptions & { onMount?: (c: PolicyController) => void } = {}): PolicyLoaderFn {
-  return async (ctx, dir) => {
-    const controller = await mountPolicies(ctx, dir, options);
+  return async (ctx, dir, call) => {
+    const services = call.services ?? options.services;
+    const watch = call.watch ?? options.watch;
+    const controller = await mountPolicies(ctx, dir, {
+      ...options,
+      ...(services !== undefined ? { services } : {}),
+      ...(watch !== undefined ? { watch } : {}),
+    });
     options.onMount?.(controller);
   };
 }
 
-/** Mounts with the process-wide services and no watching (what `toolgate call` needs). */
-export const policyLoader: PolicyLoaderFn = (ctx, dir, opts) => createPolicyLoader({ services: defaultPolicyServices() })(ctx, dir, opts);
+/** Mounts with the services passed in (else the process-wide ones) and no watching unless asked. */
+export const policyLoader: PolicyLoaderFn = (ctx, dir, opts) => createPolicyLoader()(ctx, dir, opts);

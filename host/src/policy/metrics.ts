@@ -56,16 +56,17 @@ class Histogram {
   }
   observe(labels: Labels, v: number): void {
     const k = key(labels);
-    let s = this.#series.get(k);
-    if (!s) {
-      s = { labels: { ...labels }, counts: this.buckets.map(() => 0), sum: 0, count: 0 };
-      this.#series.set(k, s);
+    let series = this.#series.get(k);
+    if (!series) {
+      series = { labels: { ...labels }, counts: this.buckets.map(() => 0), sum: 0, count: 0 };
+      this.#series.set(k, series);
     }
+    const { counts } = series;
     this.buckets.forEach((b, i) => {
-      if (v <= b) (s as { counts: number[] }).counts[i] = ((s as { counts: number[] }).counts[i] ?? 0) + 1;
+      if (v <= b) counts[i] = (counts[i] ?? 0) + 1;
     });
-    s.sum += v;
-    s.count += 1;
+    series.sum += v;
+    series.count += 1;
   }
   lines(name: string): string[] {
     const out: string[] = [];

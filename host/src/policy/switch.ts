@@ -21,7 +21,8 @@ export class PolicySet {
 
 export class SetSwitch {
   #current: PolicySet | undefined;
-  readonly #pins = new Map<string, PolicySet>();
+  /** callId -> its set, and how many calls with that id are running (callers may reuse ids). */
+  readonly #pins = new Map<string, { set: PolicySet; calls: number }>();
   readonly #onDispose: (set: PolicySet) => void;
 
   constructor(onDispose: (set: PolicySet) => void) {
@@ -36,23 +37,36 @@ export class SetSwitch {
     return this.#pins.size;
   }
 
-  /** The set serving `callId`, pinning the current one on first sight. */
-  pinFor(callId: string): PolicySet | undefined {
-    const pinned = this.#pins.get(callId);
-    if (pinned !== undefined) return pinned;
-    const set = this.#current;
-    if (set === undefined) return undefined;
-    this.#pins.set(callId, set);
-    set.pins++;
-    return set;
+  /** A call starts: pin it to the current set (or count it in, if its id is already pinned). */
+  enter(callId: string): void {
+    const pin = this.#pins.get(callId);
+    if (pin !== undefined) pin.calls++;
+    else this.#pin(callId);
   }
 
-  unpin(callId: string): void {
-    const set = this.#pins.get(callId);
-    if (set === undefined) return;
+  /** The set serving `callId`, pinning the current one on first sight. */
+  pinFor(callId: string): PolicySet | undefined {
+    return (this.#pins.get(callId) ?? this.#pin(callId))?.set;
+  }
+
+  /** A call finished. */
+  leave(callId: string): void {
+    const pin = this.#pins.get(callId);
+    if (pin === undefined) return;
+    pin.calls--;
+    if (pin.calls > 0) return;
     this.#pins.delete(callId);
-    set.pins--;
-    if (set.retired && set.pins === 0) this.#onDispose(set);
+    pin.set.pins--;
+    if (pin.set.retired && pin.set.pins === 0) this.#onDispose(pin.set);
+  }
+
+  #pin(callId: string): { set: PolicySet; calls: number } | undefined {
+    const set = this.#current;
+    if (set === undefined) return undefined;
+    const pin = { set, calls: 1 };
+    this.#pins.set(callId, pin);
+    set.pins++;
+    return pin;
   }
 
   /** Makes `next` current in one step; the old set retires. */

@@ -105,6 +105,12 @@ export class Channel {
     }
   }
 
+  /** Settles a pending waitForWorker now (after a teardown), so it does not hold this buffer until its timeout. */
+  releaseHostWaiter(): void {
+    Atomics.add(this.ctrl, TO_HOST, 1);
+    Atomics.notify(this.ctrl, TO_HOST);
+  }
+
   // --- worker side ---
   workerSeen = 0;
 

@@ -182,6 +182,7 @@ export class SandboxInstance {
 
   terminate(): Promise<void> {
     this.#markDead('the instance was torn down');
+    this.channel.releaseHostWaiter();
     return this.worker.terminate().then(
       () => undefined,
       () => undefined,

@@ -7,7 +7,7 @@ import { SandboxInstance, type InstanceSetup } from './instance.js';
 import { allocBudget } from './limits.js';
 import { compileModule } from './module/cache.js';
 import { InstancePool, type PoolStats } from './pool.js';
-import { cleanLogLine } from './sanitize.js';
+import { cleanLogLine, sanitizeMessage } from './sanitize.js';
 import { checkSpec, type SandboxToolSpec } from './spec.js';
 import { WASI_IMPORT_NAMES } from './wasi/index.js';
 import { instanceWorkerFile } from './worker-file.js';
@@ -81,10 +81,15 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
         throw new ToolFailure('INVALID_ARGS', `input is ${input.length} bytes; max_input_bytes is ${limits.maxInputBytes}`);
       }
       // a caller may shorten the deadline, never extend it past the tool's limit
-      const timeoutMs = Math.min(opts.timeoutMs ?? limits.timeoutMs, limits.timeoutMs);
+      const asked = opts.timeoutMs;
+      const timeoutMs = asked !== undefined && Number.isFinite(asked) && asked > 0 ? Math.min(asked, limits.timeoutMs) : limits.timeoutMs;
       const ctl = new CallControl(opts.signal, timeoutMs);
       try {
         return await ctl.race(pool.run(input, ctl));
+      } catch (err) {
+        if (err instanceof ToolFailure) throw err;
+        // a fault of the host side (not the module): still a ToolFailure, never a raw error
+        throw new ToolFailure('SANDBOX_ERROR', sanitizeMessage(`sandbox failure: ${err instanceof Error ? err.message : String(err)}`, secrets));
       } finally {
         ctl.dispose();
       }

@@ -109,7 +109,7 @@ async function run(argv: string[], io: CliIO): Promise<ExitCode> {
   io.stdout(
     `Created ${flags.tool} (${languageLabel(flags.lang)}) in ${flags.dir}:\n` +
       files.map((f) => `  ${f.path}\n`).join('') +
-      `Next: cd ${flags.dir} && ./test.sh\n`,
+      `Next: cd ${/\s/.test(flags.dir) ? shellQuote(flags.dir) : flags.dir} && ./test.sh\n`,
   );
   return EXIT.ok;
 }

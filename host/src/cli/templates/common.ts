@@ -38,13 +38,15 @@ export function testScript(ctx: ScaffoldContext): string {
   const tool = ctx.tool;
   return `#!/bin/sh
 # Builds ${tool} and calls it through toolgate: one good call and one bad one.
-# Set TOOLGATE to the command that runs toolgate if the default below is not right.
+# Set TOOLGATE to the command that runs toolgate (e.g. TOOLGATE=toolgate) to override the default.
 set -eu
 cd "$(dirname "$0")"
-TOOLGATE="\${TOOLGATE:-${ctx.toolgateCommand.replace(/["`$\\]/g, '\\$&')}}"
+toolgate() {
+  if [ -n "\${TOOLGATE:-}" ]; then $TOOLGATE "$@"; else ${ctx.toolgateCommand} "$@"; fi
+}
 make --no-print-directory
 
-out=$($TOOLGATE call ${tool} --manifests . --args '{"name":"Zoë"}' --json) || {
+out=$(toolgate call ${tool} --manifests . --args '{"name":"Zoë"}' --json) || {
   echo "FAIL: the call failed: $out" >&2
   exit 1
 }
@@ -55,9 +57,9 @@ esac
 
 # Bad input must come back as an error result (exit status 1), never a crash.
 status=0
-$TOOLGATE call ${tool} --manifests . --args '{"name":""}' --json >/dev/null || status=$?
+bad=$(toolgate call ${tool} --manifests . --args '{"name":""}' --json 2>&1) || status=$?
 if [ "$status" -ne 1 ]; then
-  echo "FAIL: an empty name should be an error (exit 1), got exit $status" >&2
+  echo "FAIL: an empty name should be an error (exit 1), got exit $status: $bad" >&2
   exit 1
 fi
 echo "ok: ${tool}"

@@ -12,7 +12,7 @@ export interface ScaffoldContext {
   tool: string;
   /** toolgate's own root (holds node_modules/ and pdk-examples/). */
   toolgateRoot: string;
-  /** How test.sh runs toolgate when $TOOLGATE is not set, e.g. `node '/opt/toolgate/dist/cli/main.js'`. */
+  /** A shell command line (already quoted) that runs toolgate when $TOOLGATE is not set, e.g. `node '/opt/toolgate/dist/cli/main.js'`. */
   toolgateCommand: string;
   /** Reads a PDK helper from pdk-examples/ (path relative to pdk-examples/). */
   readHelper(path: string): Uint8Array;

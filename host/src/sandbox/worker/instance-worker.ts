@@ -66,6 +66,22 @@ const logger = {
   error: (t: string) => emitLog('error', String(t)),
 } as unknown as Console;
 
+/** Counts host memory a call takes; past the budget the host function throws (the call fails). */
+function charge(size: number, what: string): void {
+  if (!(size >= 0) || allocated + size > init.allocBudget) {
+    allocRefused = true;
+    throw new Error(`${what} of ${size} bytes refused: this call may allocate ${init.allocBudget} bytes of host memory (${allocated} used)`);
+  }
+  allocated += size;
+}
+
+/** Reads a key block (left to the per-call reset, which frees every block). */
+function readKey(ctx: CallContext, addr: number | bigint, what: string): string {
+  const key = ctx.read(BigInt(addr));
+  if (key === null) throw new Error(`${what}: the key address is not a valid block`);
+  return key.string();
+}
+
 // ---- host functions (a fresh set per instance: FINDINGS 15) ----
 type HostFn = (ctx: CallContext, ...args: (number | bigint)[]) => number | bigint | void;
 
@@ -73,12 +89,24 @@ const extism: Record<string, HostFn> = {
   // A per-call budget: host-side buffers are never unbounded, whatever the module asks for.
   alloc: (ctx, n) => {
     const size = Number(n);
-    if (!(size >= 0) || allocated + size > init.allocBudget) {
-      allocRefused = true;
-      throw new Error(`alloc of ${size} bytes refused: this call may allocate ${init.allocBudget} bytes of host memory (${allocated} used)`);
-    }
-    allocated += size;
+    charge(size, 'alloc');
     return ctx.alloc(size);
+  },
+  // The SDK's var_get/config_get copy a value into a new block: charged to the same budget, or a
+  // loop of var_get on a large var would grow host memory without bound.
+  var_get: (ctx, keyAddr) => {
+    const key = readKey(ctx, keyAddr, 'var_get');
+    const value = ctx.getVariable(key)?.bytes();
+    if (value === undefined) return 0n;
+    charge(value.length, 'var_get');
+    return ctx.store(value.slice()); // a copy: writing to the block must not change the var
+  },
+  config_get: (ctx, keyAddr) => {
+    const key = readKey(ctx, keyAddr, 'config_get');
+    if (!Object.hasOwn(init.config, key)) return 0n;
+    const value = encoder.encode(init.config[key]);
+    charge(value.length, 'config_get');
+    return ctx.store(value);
   },
   var_set: (ctx, keyAddr, valueAddr) => {
     const key = ctx.read(BigInt(keyAddr));
@@ -112,11 +140,17 @@ const extism: Record<string, HostFn> = {
     const headersLength = new DataView(reply.data.buffer, reply.data.byteOffset).getUint32(0, true);
     httpStatus = reply.aux;
     httpHeaders = decoder.decode(reply.data.subarray(4, 4 + headersLength));
+    const responseBody = reply.data.subarray(4 + headersLength);
+    charge(responseBody.length, 'http_request response');
     // store() copies out of the shared buffer into a fresh block
-    return ctx.store(reply.data.subarray(4 + headersLength));
+    return ctx.store(responseBody);
   },
   http_status_code: () => httpStatus,
-  http_headers: (ctx) => (httpHeaders === undefined ? 0n : ctx.store(httpHeaders)),
+  http_headers: (ctx) => {
+    if (httpHeaders === undefined) return 0n;
+    charge(Buffer.byteLength(httpHeaders), 'http_headers');
+    return ctx.store(httpHeaders);
+  },
 };
 
 let memory: WebAssembly.Memory | undefined;

@@ -1,0 +1,156 @@
+// The soak: many calls over MCP (stdio, the real `serve` process) with some cancelled mid-call and
+// some to a tool that spins into its deadline. Every call must be answered exactly once, memory
+// must come back, instances must stay within the pool bound, and nothing may be left running.
+// SOAK_CALLS sets the size (CI: 500 by default; `make soak`: 10000).
+import { readFileSync } from 'node:fs';
+import { expect, test } from 'vitest';
+import { cpuShare, FIXTURE_MANIFESTS, startStdio, threadCount, waitFor } from '../server/helpers.js';
+import { collectGarbage, inspectorUrl } from './inspector.js';
+
+const CALLS = Number(process.env.SOAK_CALLS ?? 500);
+const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 8);
+const CANCEL_RATE = Number(process.env.SOAK_CANCEL_RATE ?? 0.1);
+const TIMEOUT_RATE = Number(process.env.SOAK_TIMEOUT_RATE ?? 0.05);
+/** Pool bound per tool (the sandbox default) and the tools the soak uses. */
+const POOL_MAX = 2;
+const TOOLS_USED = 3;
+
+function rssKiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(m?.[1] ?? NaN);
+}
+
+function childPids(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
+/** Deterministic, so a failure reproduces: a small LCG. */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+type Kind = 'echo' | 'cancel' | 'timeout';
+
+test(`soak: ${CALLS} MCP calls, 10% cancelled mid-call, 5% spinning into their deadline`, { timeout: Math.max(120_000, CALLS * 60) }, async () => {
+  // --inspect on an ephemeral loopback port: only so the test can force a GC before measuring
+  const s = await startStdio(['--manifests', FIXTURE_MANIFESTS, '--no-watch'], { nodeArgs: ['--inspect=127.0.0.1:0'] });
+  const inspector = await waitFor('the inspector address', () => inspectorUrl(s.stderr()));
+  const clientErrors: string[] = [];
+  s.client.onerror = (e) => clientErrors.push(e.message);
+  try {
+    const rand = rng(42);
+    // The first WARM calls (same mix) bring the pools, the JIT and the heap to their working size;
+    // the baseline is taken after them, so the check is about growth while serving.
+    const WARM = Math.min(300, Math.ceil(CALLS / 5));
+    const TOTAL = WARM + CALLS;
+    const kinds: Kind[] = Array.from({ length: TOTAL }, () => {
+      const x = rand();
+      return x < CANCEL_RATE ? 'cancel' : x < CANCEL_RATE + TIMEOUT_RATE ? 'timeout' : 'echo';
+    });
+    const answers = new Array<number>(TOTAL).fill(0);
+    const wrong: string[] = [];
+    let maxThreads = 0;
+    const rssTrail: number[] = [];
+    const sampler = setInterval(() => {
+      maxThreads = Math.max(maxThreads, threadCount(s.pid));
+      if (rssTrail.length < 10_000) rssTrail.push(Math.round(rssKiB(s.pid) / 1024));
+    }, 100);
+
+    async function one(i: number): Promise<void> {
+      const kind = kinds[i] as Kind;
+      const settle = (what: string, ok: boolean) => {
+        answers[i] = (answers[i] ?? 0) + 1;
+        if (!ok) wrong.push(`#${i} ${kind}: ${what}`);
+      };
+      if (kind === 'echo') {
+        await s.client.callTool({ name: 'wasm_echo', arguments: { text: `c${i}` } }).then(
+          (r) => settle(JSON.stringify(r.structuredContent), !r.isError && JSON.stringify(r.structuredContent) === JSON.stringify({ text: `c${i}` })),
+          (e: unknown) => settle(String(e), false),
+        );
+      } else if (kind === 'timeout') {
+        await s.client.callTool({ name: 'spin_short', arguments: {} }).then(
+          (r) => settle(JSON.stringify(r._meta?.['toolgate/error']), r.isError === true),
+          (e: unknown) => settle(String(e), false),
+        );
+      } else {
+        const ac = new AbortController();
+        const t = setTimeout(() => ac.abort(), 5 + Math.floor(rand() * 40));
+        await s.client.callTool({ name: 'spin', arguments: {} }, undefined, { signal: ac.signal }).then(
+          (r) => settle(`answered instead of cancelled: ${JSON.stringify(r._meta?.['toolgate/error'])}`, r.isError === true),
+          (e: unknown) => settle(String(e), /abort/i.test(String(e))),
+        );
+        clearTimeout(t);
+      }
+    }
+    const phase = async (from: number, to: number) => {
+      let next = from;
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async () => {
+          for (let i = next++; i < to; i = next++) await one(i);
+        }),
+      );
+    };
+    await phase(0, WARM);
+    await waitFor('the server to go idle', async () => ((await cpuShare(s.pid, 300)) < 0.1 ? true : undefined), 20_000);
+    await new Promise((r) => setTimeout(r, 6000)); // see below: deadlines of the warm-up's cancelled calls
+    await collectGarbage(inspector);
+    const rssStart = rssKiB(s.pid);
+    const threadsStart = threadCount(s.pid);
+    const t0 = performance.now();
+    await phase(WARM, TOTAL);
+    clearInterval(sampler);
+    const seconds = (performance.now() - t0) / 1000;
+
+    // quiet again: nothing spinning, instances back within the pool bound, memory back
+    await waitFor('the server to go idle', async () => ((await cpuShare(s.pid, 300)) < 0.1 ? true : undefined), 20_000);
+    // A torn-down instance's channel stays reachable until its call's deadline passes (the
+    // sandbox's pending Atomics.waitAsync; spin's deadline is 5 s), so measure after that.
+    await new Promise((r) => setTimeout(r, 6000));
+    await collectGarbage(inspector);
+    const rssEnd = rssKiB(s.pid);
+    const threadsEnd = threadCount(s.pid);
+    const perInstance = 2; // measured: one instance = one worker thread plus its helper
+    const summary = {
+      calls: CALLS,
+      seconds: Number(seconds.toFixed(1)),
+      callsPerSecond: Number((CALLS / seconds).toFixed(0)),
+      warmup: WARM,
+      cancelled: kinds.slice(WARM).filter((k) => k === 'cancel').length,
+      timedOut: kinds.slice(WARM).filter((k) => k === 'timeout').length,
+      rssStartMiB: Number((rssStart / 1024).toFixed(1)),
+      rssEndMiB: Number((rssEnd / 1024).toFixed(1)),
+      threadsStart,
+      threadsMax: maxThreads,
+      threadsEnd,
+    };
+    console.log(`soak summary ${JSON.stringify(summary)}`);
+    if (process.env.SOAK_TRACE === '1') console.log(`rss MiB every 100 ms: ${rssTrail.join(' ')}`);
+
+    expect(wrong.slice(0, 10)).toEqual([]);
+    expect(answers.every((n) => n === 1)).toBe(true);
+    expect(clientErrors.filter((m) => !/progress notification/.test(m))).toEqual([]);
+    expect(rssEnd).toBeLessThanOrEqual(rssStart * 1.2);
+    expect(threadsEnd).toBeLessThanOrEqual(threadsStart + POOL_MAX * TOOLS_USED * perInstance);
+    expect(maxThreads).toBeLessThanOrEqual(threadsStart + POOL_MAX * TOOLS_USED * perInstance + 4);
+    expect(childPids(s.pid)).toBe(''); // the sandbox uses threads, never child processes
+  } finally {
+    await s.close();
+  }
+  // the client closed stdin: the server shuts down and leaves nothing behind
+  await waitFor('the server process to exit', () => {
+    try {
+      readFileSync(`/proc/${s.pid}/status`);
+      return undefined;
+    } catch {
+      return true;
+    }
+  }, 15_000);
+});
