@@ -2,10 +2,10 @@
 // against an unsandboxed MCP server (the SDK's low-level Server with the same echo done in-process),
 // driven by the same client. Run as a script with --baseline-server, this file is that server.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
@@ -69,16 +69,16 @@ function manifestDir() {
 }
 
 async function entry() {
-  const { commands } = await import(pathToFileURL(join(ROOT, 'dist/cli/commands/index.js')).href);
-  return commands.some((c) => c.path[0] === 'serve') ? join(ROOT, 'dist/cli/main.js') : join(ROOT, 'test/server/serve-shim.mjs');
+  return join(ROOT, 'dist/cli/main.js');
 }
 
 function transportFor(kind, toolgate, dir) {
   const args = kind === 'toolgate' ? [toolgate, 'serve', '--stdio', '--no-watch', '--manifests', dir] : [SELF, '--baseline-server'];
+  // cwd is the temp folder: no ./policies or ./manifests of the repo get picked up by default
   return new StdioClientTransport({
     command: process.execPath,
     args,
-    cwd: ROOT,
+    cwd: dir,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TOOLGATE_HOME: join(dir, 'home') },
     stderr: 'ignore',
   });
@@ -96,11 +96,20 @@ async function startup(kind, toolgate, dir) {
   return ms;
 }
 
-async function latencies(kind, toolgate, dir, name, n, warm) {
+/** CPU time (user + system, all threads) a process has used, in µs. */
+function cpuMicros(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10_000;
+}
+
+async function latencies(kind, toolgate, dir, name, n, warm, cpu) {
   const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(transportFor(kind, toolgate, dir));
+  const transport = transportFor(kind, toolgate, dir);
+  await client.connect(transport);
   const args = { text: 'hello' };
   for (let i = 0; i < warm; i++) await client.callTool({ name, arguments: args });
+  const cpu0 = cpuMicros(transport.pid);
   const out = new Array(n);
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();
@@ -108,6 +117,7 @@ async function latencies(kind, toolgate, dir, name, n, warm) {
     out[i] = (performance.now() - t0) * 1000;
     if (r.isError) throw new Error(`${kind} ${name}: ${JSON.stringify(r.content)}`);
   }
+  cpu.push((cpuMicros(transport.pid) - cpu0) / n);
   await client.close();
   return out;
 }
@@ -123,11 +133,13 @@ export async function run(ctx) {
     const tg = [];
     const base = [];
     const native = [];
+    const cpu = { tg: [], base: [], native: [] };
     for (let round = 0; round < 2; round++) {
-      tg.push(...(await latencies('toolgate', toolgate, dir, 'wasm_echo', N / 2, WARM)));
-      base.push(...(await latencies('baseline', toolgate, dir, 'wasm_echo', N / 2, WARM)));
-      native.push(...(await latencies('toolgate', toolgate, dir, 'echo', N / 4, WARM / 2)));
+      tg.push(...(await latencies('toolgate', toolgate, dir, 'wasm_echo', N / 2, WARM, cpu.tg)));
+      base.push(...(await latencies('baseline', toolgate, dir, 'wasm_echo', N / 2, WARM, cpu.base)));
+      native.push(...(await latencies('toolgate', toolgate, dir, 'echo', N / 4, WARM / 2, cpu.native)));
     }
+    const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
     const sTg = ctx.summary(tg);
     const sBase = ctx.summary(base);
     const sNative = ctx.summary(native);
@@ -144,17 +156,18 @@ export async function run(ctx) {
     const callRatio = sTg.median / sBase.median;
     const startRatio = stTg.median / stBase.median;
     return [
+      'No policy set is mounted (the servers run in an empty folder): this measures the transport, the pipeline and the sandbox.',
       `Same SDK client, stdio, sequential calls with \`{"text":"hello"}\`; ${N} measured calls per server after ${WARM} warm-up calls, in two alternating rounds. Latency per call, µs.`,
       '',
-      '| server | median µs | p99 µs | calls |',
-      '|---|---|---|---|',
-      `| toolgate serve --stdio, WASM echo (pipeline + sandbox) | ${ctx.fmt(sTg.median)} | ${ctx.fmt(sTg.p99)} | ${sTg.n} |`,
-      `| toolgate serve --stdio, builtin native echo (pipeline only) | ${ctx.fmt(sNative.median)} | ${ctx.fmt(sNative.p99)} | ${sNative.n} |`,
-      `| unsandboxed SDK Server, in-process echo | ${ctx.fmt(sBase.median)} | ${ctx.fmt(sBase.p99)} | ${sBase.n} |`,
+      '| server | median µs | p99 µs | mean µs | server CPU µs/call (all threads) | calls |',
+      '|---|---|---|---|---|---|',
+      `| toolgate serve --stdio, WASM echo (pipeline + sandbox) | ${ctx.fmt(sTg.median)} | ${ctx.fmt(sTg.p99)} | ${ctx.fmt(mean(tg))} | ${ctx.fmt(mean(cpu.tg), 0)} | ${sTg.n} |`,
+      `| toolgate serve --stdio, builtin native echo (pipeline only) | ${ctx.fmt(sNative.median)} | ${ctx.fmt(sNative.p99)} | ${ctx.fmt(mean(native))} | ${ctx.fmt(mean(cpu.native), 0)} | ${sNative.n} |`,
+      `| unsandboxed SDK Server, in-process echo | ${ctx.fmt(sBase.median)} | ${ctx.fmt(sBase.p99)} | ${ctx.fmt(mean(base))} | ${ctx.fmt(mean(cpu.base), 0)} | ${sBase.n} |`,
       '',
       `- tools/call, toolgate / unsandboxed (median): **${ctx.fmt(callRatio, 2)}x** (target <= 1.25x: ${callRatio <= 1.25 ? 'met' : 'NOT met'}); p99 ratio ${ctx.fmt(sTg.p99 / sBase.p99, 2)}x`,
       '',
-      `Startup: spawn to the first tools/list answer with ${TOOLS} tools (toolgate: ${TOOLS} manifests; modules compile in the background after the list is served), ${R} alternating starts, ms.`,
+      `Startup: spawn to the first tools/list answer with ${TOOLS} tools (toolgate: ${TOOLS} manifests of one module, loaded and compiled by the runtime before it serves), ${R} alternating starts, ms.`,
       '',
       '| server | median ms | p99 ms | min ms |',
       '|---|---|---|---|',

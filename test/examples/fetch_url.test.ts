@@ -30,6 +30,9 @@ beforeAll(async () => {
     if (req.url === '/binary') {
       res.writeHead(200, { 'content-type': 'application/octet-stream' });
       res.end(Buffer.from([0xff, 0x00, 0x01, 0x02]));
+    } else if (req.url === '/ua') {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end(req.headers['user-agent'] ?? '(none)');
     } else if (req.url === '/missing') {
       res.writeHead(404, { 'content-type': 'text/plain' });
       res.end('not here');
@@ -80,6 +83,10 @@ describe('fetch_url (AssemblyScript, host HTTP)', () => {
     expect(v.truncated).toBe(true);
   });
 
+  it('sends the User-Agent that the manifest config names', async () => {
+    expect((await valueOf('fetch_url', { url: `${base}/ua` }, dir)).text).toBe('toolgate-fetch_url/1.0');
+  });
+
   it('passes a 404 through as a result, not an error', async () => {
     const v = await valueOf('fetch_url', { url: `${base}/missing` }, dir);
     expect(v.status).toBe(404);
@@ -96,7 +103,7 @@ describe('fetch_url (AssemblyScript, host HTTP)', () => {
   it('cannot reach a host the manifest does not list', async () => {
     const r = await callTool('fetch_url', { url: `${otherBase}/` }, dir);
     expect(r.code).toBe(1);
-    expect(r.result.isError).toBe(true);
+    expect(r.result.error?.message).toContain(`host ${new URL(otherBase).host} is not in allowed_hosts`);
     expect(JSON.stringify(r.result)).not.toContain('should never be read');
   });
 

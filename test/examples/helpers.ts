@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 export const MANIFESTS = join(ROOT, 'manifests');
+/** An empty policy set (see policies/none.yaml): these tests prove tools, not policies. */
+export const NO_POLICIES = join(ROOT, 'test', 'examples', 'policies');
 /** The binary under test. TOOLGATE_TEST_CLI may point at another entry script (same CLI contract). */
 export const CLI = process.env.TOOLGATE_TEST_CLI ?? join(ROOT, 'dist', 'cli', 'main.js');
 
@@ -55,7 +57,9 @@ export interface CallResult {
 }
 
 export async function callTool(tool: string, args: unknown, manifests: string = MANIFESTS): Promise<CallResult> {
-  const r = await run(process.execPath, [CLI, 'call', tool, '--manifests', manifests, '--args', JSON.stringify(args), '--json']);
+  const r = await run(process.execPath, [
+    CLI, 'call', tool, '--manifests', manifests, '--policies', NO_POLICIES, '--args', JSON.stringify(args), '--json',
+  ]);
   let result: CallResult['result'];
   try {
     result = JSON.parse(r.stdout) as CallResult['result'];

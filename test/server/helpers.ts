@@ -12,14 +12,12 @@ import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const FIXTURE_MANIFESTS = join(ROOT, 'test/fixtures/server-manifests');
 const MAIN = join(ROOT, 'dist/cli/main.js');
-const SHIM = join(ROOT, 'test/server/serve-shim.mjs');
 
-/** dist/cli/main.js once the lead has wired `serve` into the command table; the shim until then. */
+/** The built binary (tests run what users run). */
 export async function toolgateEntry(): Promise<string> {
   if (!existsSync(MAIN)) throw new Error('dist/ is missing: run `npx tsc -p tsconfig.build.json` (or `make build`) first');
   if (!existsSync(join(ROOT, 'test/fixtures/build/server_spin.wasm'))) throw new Error('run `make -C test/fixtures` first');
-  const { commands } = (await import(join(ROOT, 'dist/cli/commands/index.js'))) as { commands: { path: string[] }[] };
-  return commands.some((c) => c.path[0] === 'serve') ? MAIN : SHIM;
+  return MAIN;
 }
 
 /** Threads of a process (the main thread, libuv/V8 helpers and one per live WASM instance). */

@@ -74,3 +74,35 @@ test('an HTTP session is notified too, and a broken manifest added while serving
   expect(tools).not.toContain('Bad Name');
   expect((await client.callTool({ name: 'good_tool', arguments: { text: 'ok' } })).isError).toBe(false);
 });
+
+test('an accepted policy reload (the policy engine\'s "changed" event) notifies connected sessions once per burst', async () => {
+  const { PassThrough } = await import('node:stream');
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const { createRuntime } = await import('../../host/src/cli/index.js');
+  const { PolicyEvents } = await import('../../host/src/policy/index.js');
+  const { serveHttp, SessionApprovals, SidecarCore } = await import('../../host/src/server/index.js');
+  const io = { stdout: () => {}, stderr: () => {}, stdin: new PassThrough(), isTTY: false, env: { TOOLGATE_LOG_LEVEL: 'silent' }, cwd: ROOT };
+  const approvals = new SessionApprovals();
+  const runtime = await createRuntime({ io, manifests: [], approval: approvals });
+  const events = new PolicyEvents();
+  const core = new SidecarCore({ runtime, approvals, policyChanges: (fn) => events.on('changed', () => fn()) });
+  const http = await serveHttp(core, { bind: { host: '127.0.0.1', port: 0 } });
+  const client = new Client({ name: 'policy-test', version: '1' });
+  let changes = 0;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changes += 1));
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${http.url}/mcp`)));
+    await client.listTools();
+    for (let i = 1; i <= 3; i++) events.emit({ type: 'changed', dir: '/p', generation: i, entries: [] });
+    events.emit({ type: 'rejected', dir: '/p', error: 'bad file' }); // a refused reload changes nothing
+    await waitFor('list_changed', () => (changes >= 1 ? true : undefined));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(changes).toBe(1);
+  } finally {
+    await client.close();
+    await http.close();
+    core.close();
+    await runtime.dispose();
+  }
+});

@@ -1,16 +1,18 @@
 // The soak: many calls over MCP (stdio, the real `serve` process) with some cancelled mid-call and
 // some to a tool that spins into its deadline. Every call must be answered exactly once, memory
 // must come back, instances must stay within the pool bound, and nothing may be left running.
-// SOAK_CALLS sets the size (CI: 500 by default; `make soak`: 10000).
+// SOAK_CALLS sets the size (CI: 500 by default; `make soak`: 10000); SOAK_CONCURRENCY,
+// SOAK_CANCEL_RATE, SOAK_TIMEOUT_RATE and SOAK_TRACE=1 (RSS every 100 ms) are for experiments.
 import { readFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
 import { cpuShare, FIXTURE_MANIFESTS, startStdio, threadCount, waitFor } from '../server/helpers.js';
-import { collectGarbage, inspectorUrl } from './inspector.js';
+import { collectGarbage, inspectorUrl, memoryUsage } from './inspector.js';
 
 const CALLS = Number(process.env.SOAK_CALLS ?? 500);
 const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 8);
 const CANCEL_RATE = Number(process.env.SOAK_CANCEL_RATE ?? 0.1);
 const TIMEOUT_RATE = Number(process.env.SOAK_TIMEOUT_RATE ?? 0.05);
+const ARENAS = process.env.SOAK_CHILD_MALLOC_ARENA_MAX ?? '2';
 /** Pool bound per tool (the sandbox default) and the tools the soak uses. */
 const POOL_MAX = 2;
 const TOOLS_USED = 3;
@@ -41,7 +43,13 @@ type Kind = 'echo' | 'cancel' | 'timeout';
 
 test(`soak: ${CALLS} MCP calls, 10% cancelled mid-call, 5% spinning into their deadline`, { timeout: Math.max(120_000, CALLS * 60) }, async () => {
   // --inspect on an ephemeral loopback port: only so the test can force a GC before measuring
-  const s = await startStdio(['--manifests', FIXTURE_MANIFESTS, '--no-watch'], { nodeArgs: ['--inspect=127.0.0.1:0'] });
+  const s = await startStdio(['--manifests', FIXTURE_MANIFESTS, '--no-watch'], {
+    nodeArgs: ['--inspect=127.0.0.1:0'],
+    // Worker churn (every cancel/timeout replaces a thread) leaves freed memory in glibc's
+    // per-thread arenas; the server is run as docs/mcp.md advises. SOAK_CHILD_MALLOC_ARENA_MAX=''
+    // runs it with glibc's default (measured: +32% RSS over 10,000 calls, JS heap flat).
+    ...(ARENAS !== '' ? { env: { MALLOC_ARENA_MAX: ARENAS } } : {}),
+  });
   const inspector = await waitFor('the inspector address', () => inspectorUrl(s.stderr()));
   const clientErrors: string[] = [];
   s.client.onerror = (e) => clientErrors.push(e.message);
@@ -49,7 +57,7 @@ test(`soak: ${CALLS} MCP calls, 10% cancelled mid-call, 5% spinning into their d
     const rand = rng(42);
     // The first WARM calls (same mix) bring the pools, the JIT and the heap to their working size;
     // the baseline is taken after them, so the check is about growth while serving.
-    const WARM = Math.min(300, Math.ceil(CALLS / 5));
+    const WARM = 300;
     const TOTAL = WARM + CALLS;
     const kinds: Kind[] = Array.from({ length: TOTAL }, () => {
       const x = rand();
@@ -103,6 +111,7 @@ test(`soak: ${CALLS} MCP calls, 10% cancelled mid-call, 5% spinning into their d
     await new Promise((r) => setTimeout(r, 6000)); // see below: deadlines of the warm-up's cancelled calls
     await collectGarbage(inspector);
     const rssStart = rssKiB(s.pid);
+    const memStart = await memoryUsage(inspector);
     const threadsStart = threadCount(s.pid);
     const t0 = performance.now();
     await phase(WARM, TOTAL);
@@ -116,6 +125,7 @@ test(`soak: ${CALLS} MCP calls, 10% cancelled mid-call, 5% spinning into their d
     await new Promise((r) => setTimeout(r, 6000));
     await collectGarbage(inspector);
     const rssEnd = rssKiB(s.pid);
+    const memEnd = await memoryUsage(inspector);
     const threadsEnd = threadCount(s.pid);
     const perInstance = 2; // measured: one instance = one worker thread plus its helper
     const summary = {
@@ -130,6 +140,8 @@ test(`soak: ${CALLS} MCP calls, 10% cancelled mid-call, 5% spinning into their d
       threadsStart,
       threadsMax: maxThreads,
       threadsEnd,
+      memStartMiB: memStart,
+      memEndMiB: memEnd,
     };
     console.log(`soak summary ${JSON.stringify(summary)}`);
     if (process.env.SOAK_TRACE === '1') console.log(`rss MiB every 100 ms: ${rssTrail.join(' ')}`);

@@ -11,9 +11,7 @@ import { handleApi, sendError, sendJson } from './http-api.js';
 import { allowedHostsFor, BodyTooLargeError, checkHost, checkOrigin, checkToken, ConcurrencyLimit, readBody, type GuardConfig } from './http-guard.js';
 import { createMcpServer } from './mcp-server.js';
 
-export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
-export const DEFAULT_MAX_CONCURRENT = 64;
-export const DEFAULT_MAX_SESSIONS = 256;
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS, InsecureBindError } from './http-lazy.js';
 
 export interface HttpOptions {
   bind: BindAddress;
@@ -35,13 +33,6 @@ export interface HttpSidecar {
   stopAccepting(): void;
   /** Closes every MCP session and connection. */
   close(): Promise<void>;
-}
-
-export class InsecureBindError extends Error {
-  constructor(host: string) {
-    super(`refusing to listen on ${host} without a bearer token: set --token or TOOLGATE_TOKEN (anything off loopback can reach this address)`);
-    this.name = 'InsecureBindError';
-  }
 }
 
 interface Session {

@@ -6,10 +6,8 @@ export { CallTracker, ServerClosingError } from './call-tracker.js';
 export { createMcpServer, SERVER_NAME } from './mcp-server.js';
 export { toCallToolResult } from './mcp-result.js';
 export { serveStdio, sinkWritable, type StdioSession } from './stdio.js';
-export {
-  serveHttp, InsecureBindError, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS,
-  type HttpOptions, type HttpSidecar,
-} from './http-server.js';
+export { serveHttp, InsecureBindError, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS } from './http-lazy.js';
+export type { HttpOptions, HttpSidecar } from './http-server.js';
 export { tokenMatches } from './http-guard.js';
 export { ManifestTools, type ManifestToolsOptions } from './manifest-tools.js';
 export { CallMetrics, type MetricsSource } from './metrics.js';

@@ -1,12 +1,13 @@
 // A pipeline ToolResult as an MCP CallToolResult. Failures stay results (isError) so the model can
 // read and correct them; only protocol mistakes become JSON-RPC errors (see mcp-server.ts).
+// The decision trail (result.meta) stays out: it is for the audit log, and every byte here is
+// parsed twice per call; the callId finds it there.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolResult } from '../tool/index.js';
 
 export function toCallToolResult(result: ToolResult, callId: string): CallToolResult {
   const meta: Record<string, unknown> = { 'toolgate/callId': callId };
   if (result.error !== undefined) meta['toolgate/error'] = { code: result.error.code, message: result.error.message };
-  if (result.meta !== undefined) meta['toolgate/meta'] = result.meta;
   const out: CallToolResult = {
     content: result.content.map((b) => (b.type === 'text' ? { type: 'text', text: b.text } : { type: 'image', data: b.data, mimeType: b.mimeType })),
     isError: result.isError,

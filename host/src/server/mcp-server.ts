@@ -4,7 +4,6 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  CallToolRequestSchema,
   ElicitResultSchema,
   ErrorCode,
   ListToolsRequestSchema,
@@ -28,7 +27,7 @@ export const SERVER_NAME = 'toolgate';
  * Matches any tools/call so that a malformed one reaches the SDK's own check, which answers
  * InvalidParams; the strict schema here would fail earlier, as an InternalError.
  */
-const AnyToolCall = z.looseObject({ method: z.literal('tools/call') });
+const AnyToolCall = z.looseObject({ method: z.literal('tools/call'), params: z.unknown() });
 
 export function createMcpServer(core: SidecarCore): Server {
   const server = new Server(
@@ -39,9 +38,9 @@ export function createMcpServer(core: SidecarCore): Server {
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: core.tools.list().map(mcpToolView) }));
 
   server.setRequestHandler(AnyToolCall, async (raw, extra) => {
-    // The SDK validated the request against CallToolRequestSchema before calling us.
-    const request = CallToolRequestSchema.parse(raw);
-    const { name } = request.params;
+    // The SDK's wrapper validated the request against CallToolRequestSchema before calling us;
+    // parsing it again would cost every call, so only narrow what we read.
+    const { name, args } = toolCallParams(raw);
     // An unknown tool is a protocol mistake (the client did not use tools/list), not a tool failure.
     if (core.tools.get(name) === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const callId = randomUUID();
@@ -62,7 +61,7 @@ export function createMcpServer(core: SidecarCore): Server {
       await progress(0, `calling ${name}`);
       const agent = server.getClientVersion()?.name;
       const result = await core.calls.run(extra.signal, (signal) =>
-        core.pipeline.call(name, request.params.arguments ?? {}, { signal, callId, ...(agent !== undefined ? { agent } : {}) }),
+        core.pipeline.call(name, args, { signal, callId, ...(agent !== undefined ? { agent } : {}) }),
       );
       // Unregistered between the check above and dispatch: still the client's mistake.
       if (result.error?.code === 'UNKNOWN_TOOL') throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
@@ -76,6 +75,13 @@ export function createMcpServer(core: SidecarCore): Server {
     }
   });
   return server;
+}
+
+function toolCallParams(raw: { params?: unknown }): { name: string; args: unknown } {
+  const params = typeof raw.params === 'object' && raw.params !== null ? (raw.params as Record<string, unknown>) : {};
+  const name = params.name;
+  if (typeof name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'tools/call: params.name must be a string');
+  return { name, args: params.arguments ?? {} };
 }
 
 /** Asks the client's user over the same session, tied to the tools/call request that asked. */

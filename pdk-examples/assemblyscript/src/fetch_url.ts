@@ -1,7 +1,7 @@
 // fetch_url: GET a page from a host the manifest allows and return status, a few headers and the
 // body as text, cut at max_bytes on a character boundary. The host checks every hop and caps size.
-import { fail, httpRequest, inputText, outputText, utf8InvalidAt } from "../lib/toolgate";
-import { JType, JValue, JsonParser, argNumber, argString, parseArgs, quote } from "../lib/json";
+import { config, fail, httpRequest, inputText, outputText, utf8InvalidAt } from "../lib/toolgate";
+import { JType, JValue, JsonParser, argNumber, argString, parseArgs } from "../lib/json";
 
 // Headers worth showing a model; the rest (cookies, tracing ids) are noise or sensitive.
 const KEEP_HEADERS = ["content-type", "content-length", "last-modified", "etag", "location", "cache-control"];
@@ -25,7 +25,11 @@ export function fetch_url(): i32 {
   }
   if (url.length > 2048) return fail("argument 'url' is longer than 2048 characters");
 
-  const req = "{\"url\":" + quote(url) + ",\"method\":\"GET\",\"headers\":{\"Accept\":\"text/*, application/json;q=0.9, */*;q=0.1\"}}";
+  // The User-Agent comes from the manifest's config, so an operator can name their deployment.
+  const ua = config("user_agent");
+  const headers0 = JValue.obj().set("Accept", JValue.str("text/*, application/json;q=0.9, */*;q=0.1"));
+  if (ua !== null && ua.length > 0) headers0.set("User-Agent", JValue.str(ua));
+  const req = JValue.obj().set("url", JValue.str(url)).set("method", JValue.str("GET")).set("headers", headers0).toJson();
   const res = httpRequest(req, null);
   if (res.status == 0) return fail("the request to " + url + " failed or was refused by the host");
 

@@ -1,13 +1,14 @@
 // `toolgate schema`: the tool list in the shape an agent framework takes, for pasting into a
-// request or a config. Modules are not compiled: only the model-visible projection is printed.
+// request or a config. Only the model-visible projection is printed.
 import { parseArgs } from 'node:util';
-import { exportTools, isSchemaFormat, ManifestTools, SCHEMA_FORMATS } from '../../server/index.js';
+import { exportTools, isSchemaFormat, SCHEMA_FORMATS } from '../../server/index.js';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
 import { UsageError } from '../usage.js';
 
 const HELP = `Usage: toolgate schema --format mcp|openai|anthropic [--manifests DIR]... [--policies DIR]
 
-Prints the tools as JSON in the given shape:
+Prints the tools (built-ins and manifest tools) as JSON in the
+given shape:
   mcp        the MCP tools/list result: { "tools": [{ name, title?, description, inputSchema,
              outputSchema? (object outputs only), annotations? }] }
   openai     [{ "type": "function", "function": { name, description, parameters } }]
@@ -46,13 +47,10 @@ export const schemaCommand: Command = {
       manifests: values.manifests ?? [],
       ...(values.policies !== undefined ? { policies: values.policies } : {}),
     });
-    const manifests = new ManifestTools({ dirs: runtime.manifestDirs, ctx: runtime.host.root, logger: runtime.logger, compile: 'on-call' });
     try {
-      await manifests.sync();
       io.stdout(`${JSON.stringify(exportTools(runtime.tools.list(), format), null, 2)}\n`);
       return EXIT.ok;
     } finally {
-      await manifests.close();
       await runtime.dispose();
     }
   },

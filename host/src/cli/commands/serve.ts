@@ -3,7 +3,6 @@
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import type { ApprovalService } from '../../pipeline/index.js';
-import { defaultPolicyServices } from '../../policy/index.js';
 import type { Runtime } from '../runtime.js';
 import {
   DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, isLoopback, ManifestTools, parseBindAddress, serveHttp, serveStdio,
@@ -33,7 +32,7 @@ Options:
   --max-body BYTES        request body cap, answered 413 above it (default ${DEFAULT_MAX_BODY_BYTES})
   --max-concurrent N      open requests per client, answered 429 above it (default ${DEFAULT_MAX_CONCURRENT})
   --shutdown-timeout MS   on SIGTERM/SIGINT, how long running calls may finish (default 10000)
-  --no-watch              do not watch the manifest folders
+  --no-watch              do not watch the manifest folders and the policy set
   -h, --help              show this help
 
 Exit status: 0 after a clean shutdown, 2 usage or configuration error.`;
@@ -119,12 +118,12 @@ interface PolicyLink {
 }
 
 /**
- * The process-wide policy services: their approval router (per-call elicitation is registered
- * there so it comes before the configured channels), their queue for /v1/approvals, their reload
- * events for list_changed, and their metrics when a policy set is mounted (else the server's own).
+ * The runtime's policy services: their approval router (per-call elicitation is registered there
+ * so it comes before the configured channels), their queue for /v1/approvals, their reload events
+ * for list_changed, and their metrics when a policy set is mounted (else the server's own).
  */
 function policyLink(runtime: Runtime, approvals: SessionApprovals): PolicyLink {
-  const services = defaultPolicyServices();
+  const services = runtime.policyServices;
   const router = services.approvals;
   approvals.router = router;
   // A mounted policy set puts the router in front of us (and us behind it as its base); asking it
@@ -165,6 +164,8 @@ export const serveCommand: Command = {
   help: HELP,
   async run(argv: string[], io: CliIO): Promise<ExitCode> {
     const flags = parse(argv, io.env);
+    const since = (t: number) => Math.round(performance.now() - t);
+    const t0 = performance.now();
     const approvals = new SessionApprovals();
     const { createRuntime } = await import('../runtime.js');
     const runtime = await createRuntime({
@@ -172,8 +173,10 @@ export const serveCommand: Command = {
       manifests: flags.manifests,
       ...(flags.policies !== undefined ? { policies: flags.policies } : {}),
       approval: approvals,
+      watchPolicies: flags.watch,
     });
     const log = runtime.logger;
+    log.debug({ ms: since(t0), sinceProcessStart: Math.round(performance.now()) }, 'runtime ready');
     const link = policyLink(runtime, approvals);
     approvals.fallback = link.fallback;
     const manifests = new ManifestTools({ dirs: runtime.manifestDirs, ctx: runtime.host.root, logger: log, compile: 'background' });
@@ -182,8 +185,6 @@ export const serveCommand: Command = {
     let stopAccepting: () => void = () => {};
     let stdinClosed: Promise<unknown> = new Promise(() => {});
     try {
-      await manifests.sync();
-      if (flags.watch) manifests.watch();
       core = new SidecarCore({
         runtime,
         approvals,
@@ -220,6 +221,14 @@ export const serveCommand: Command = {
       throw err;
     }
 
+    log.debug({ ms: since(t0), sinceProcessStart: Math.round(performance.now()) }, 'serving');
+    // The runtime loaded the manifests present at start; this first sync (off the startup path)
+    // records them and loads anything it skipped, then the watch keeps the folders in step.
+    // (Watching starts first, so a file written during that sync is not missed.)
+    if (flags.watch) {
+      manifests.watch();
+      void manifests.sync().then(() => log.debug({ ms: since(t0), tools: runtime.tools.list().length }, 'manifest watch ready'));
+    }
     const stop = stopRequested(io, stdinClosed);
     const why = await stop.reason;
     stop.dispose();
