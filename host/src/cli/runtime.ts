@@ -1,7 +1,7 @@
 // Builds what a command needs to make calls: the plugin host with its registry and pipeline,
 // the built-in tools, then manifests and policies. Manifest and policy loading are hooks the
 // lead wires to host/src/manifest and host/src/policy; a command only ever sees createRuntime().
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
@@ -77,7 +77,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const policyDir =
     options.policies !== undefined
       ? requireDir('--policies', resolve(io.cwd, options.policies))
-      : [resolve(io.cwd, 'policies', 'default')].find(isDir);
+      : defaultPolicyDir(resolve(io.cwd, 'policies'));
 
   const policyServices =
     options.policyServices ??
@@ -121,6 +121,17 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     policyServices,
     dispose: () => host.dispose(),
   };
+}
+
+/**
+ * DESIGN §7: policies come from ./policies. A folder of YAML files is the set itself; a folder that
+ * only holds named sets (policies/default, policies/strict, ...) means its `default` set.
+ */
+function defaultPolicyDir(dir: string): string | undefined {
+  if (!isDir(dir)) return undefined;
+  if (readdirSync(dir).some((f) => /\.ya?ml$/.test(f))) return dir;
+  const named = join(dir, 'default');
+  return isDir(named) ? named : undefined;
 }
 
 function isDir(path: string): boolean {

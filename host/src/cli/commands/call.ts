@@ -15,7 +15,7 @@ Options:
   --args JSON         the arguments, a JSON object (default {})
   --args-file FILE    read the arguments from FILE ('-' for stdin)
   --manifests DIR     folder of tool manifests (repeatable; default ./manifests and the store)
-  --policies DIR      policy set to apply (default ./policies when present)
+  --policies DIR      policy set to apply (default ./policies, or its default/ set)
   --json              print the whole result (ToolResult) as one line of JSON
   --agent NAME        the agent this call is made for (policies may act on it)
   -h, --help          show this help

@@ -31,7 +31,7 @@ export const commands: readonly CommandEntry[] = [
   lazy(['keygen'], 'create an ed25519 publisher signing key', async () => (await import('./registry-keygen.js')).keygenCommand),
   lazy(['trust', 'add'], 'trust a publisher public key', async () => (await import('./registry-trust.js')).trustAddCommand),
   lazy(['trust', 'list'], 'list trusted publisher keys', async () => (await import('./registry-trust.js')).trustListCommand),
+  lazy(['trust', 'remove'], 'stop trusting a publisher key', async () => (await import('./registry-trust.js')).trustRemoveCommand),
   lazy(['policy', 'explain'], 'show which policy entry would allow, deny or ask for a call, and why', async () => (await import('./policy-explain.js')).policyExplainCommand),
   lazy(['audit', 'verify'], "check an audit log's hash chain (edits, deletions, reordering)", async () => (await import('./audit-verify.js')).auditVerifyCommand),
-  lazy(['trust', 'remove'], 'stop trusting a publisher key', async () => (await import('./registry-trust.js')).trustRemoveCommand),
 ];

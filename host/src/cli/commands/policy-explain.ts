@@ -13,7 +13,7 @@ without running the tool. Rate limits are not consumed; nobody is asked for appr
 
 Options:
   --args JSON       the arguments, a JSON object (default {})
-  --policies DIR    policy set to apply (default ./policies when present)
+  --policies DIR    policy set to apply (default ./policies, or its default/ set)
   --manifests DIR   folder of tool manifests (repeatable; default ./manifests and the store)
   --agent NAME      the agent the call would be made for
   --json            print the explanation as one line of JSON

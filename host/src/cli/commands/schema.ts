@@ -18,7 +18,7 @@ Names are made to fit each API's rule (^[a-zA-Z0-9_-]{1,64}$) and stay unique.
 Options:
   --format F          mcp, openai or anthropic (required)
   --manifests DIR     folder of tool manifests (repeatable; default ./manifests and the store)
-  --policies DIR      policy set to apply (default ./policies when present)
+  --policies DIR      policy set to apply (default ./policies, or its default/ set)
   -h, --help          show this help`;
 
 export const schemaCommand: Command = {

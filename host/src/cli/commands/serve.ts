@@ -25,7 +25,7 @@ Options:
   --http HOST:PORT        listen on HOST:PORT (port 0 = any free port; the address is printed on
                           stderr). Anything other than loopback needs a token.
   --manifests DIR         folder of tool manifests (repeatable; default ./manifests and the store)
-  --policies DIR          policy set to apply (default ./policies when present)
+  --policies DIR          policy set to apply (default ./policies, or its default/ set)
   --token TOKEN           bearer token every HTTP request must carry (default $TOOLGATE_TOKEN)
   --allowed-host NAME     a name the Host header may carry (repeatable; default: loopback names)
   --allow-origin ORIGIN   a browser origin allowed to call (repeatable; default: none)
