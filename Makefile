@@ -2,6 +2,7 @@
 # `make run` builds everything and runs the bundled example tools; `make test` runs every test.
 SHELL := /bin/bash
 NODE ?= node
+PORT ?= 8787
 
 .PHONY: all build examples fixtures test run bench soak clean typecheck
 
@@ -29,11 +30,25 @@ fixtures:
 test: build examples fixtures typecheck
 	npx vitest run
 
+# The main job: call a few example tools through the whole pipeline, then serve all of them.
 run: build examples
-	$(NODE) dist/cli/main.js demo
+	@echo "== one call each through the pipeline (policies/default) =="
+	@$(NODE) dist/cli/main.js call greet --args '{"name":"toolgate"}'
+	@$(NODE) dist/cli/main.js call hash --args '{"text":"hello"}'
+	@$(NODE) dist/cli/main.js call text_stats --args '{"text":"Grüße aus dem Sandkasten"}'
+	@$(NODE) dist/cli/main.js call grep_files --args '{"pattern":"sandbox","max_results":3}'
+	@echo
+	@echo "== serving the example tools; connect an MCP client to http://127.0.0.1:$(PORT)/mcp =="
+	@echo '   e.g. {"mcpServers":{"toolgate":{"type":"http","url":"http://127.0.0.1:$(PORT)/mcp"}}}'
+	@echo "   plain API: curl http://127.0.0.1:$(PORT)/v1/tools   (Ctrl-C stops)"
+	$(NODE) dist/cli/main.js serve --http 127.0.0.1:$(PORT) --manifests manifests
 
 bench: build examples fixtures
 	$(NODE) --expose-gc bench/run.mjs
+
+# 10,000 MCP calls with cancellations and spinning tools (CI runs a short version inside `make test`).
+soak: build fixtures
+	SOAK_CALLS=10000 npx vitest run test/soak
 
 clean:
 	rm -rf dist

@@ -1,8 +1,9 @@
 // The HTTP safety rules as units: addresses, Host/Origin checks, token comparison, caps.
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, test } from 'vitest';
-import { isLoopback, parseBindAddress, tokenMatches } from '../../host/src/server/index.js';
-import { allowedHostsFor, checkHost, checkOrigin, checkToken, ConcurrencyLimit } from '../../host/src/server/http-guard.js';
+import {
+  allowedHostsFor, checkHost, checkOrigin, checkToken, ConcurrencyLimit, isLoopback, parseBindAddress, tokenMatches,
+} from '../../host/src/server/index.js';
 
 const req = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
 

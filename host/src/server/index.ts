@@ -8,7 +8,7 @@ export { toCallToolResult } from './mcp-result.js';
 export { serveStdio, sinkWritable, type StdioSession } from './stdio.js';
 export { serveHttp, InsecureBindError, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS } from './http-lazy.js';
 export type { HttpOptions, HttpSidecar } from './http-server.js';
-export { tokenMatches } from './http-guard.js';
+export { tokenMatches, checkHost, checkOrigin, checkToken, allowedHostsFor, ConcurrencyLimit, type GuardConfig, type GuardFailure } from './http-guard.js';
 export { ManifestTools, type ManifestToolsOptions } from './manifest-tools.js';
 export { CallMetrics, type MetricsSource } from './metrics.js';
 export { approvalForm, argumentSummary, outcomeOf } from './elicit.js';
