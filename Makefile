@@ -28,7 +28,7 @@ fixtures:
 	$(MAKE) -C test/fixtures
 
 test: build examples fixtures typecheck
-	npx vitest run
+	npx vitest run $(VITEST_ARGS)
 
 # The main job: call a few example tools through the whole pipeline, then serve all of them.
 run: build examples

@@ -53,14 +53,14 @@ export interface StdioServer {
 
 export async function startStdio(
   args: string[],
-  opts: { capabilities?: ClientCapabilities; env?: Record<string, string>; setup?: (client: Client) => void; nodeArgs?: string[] } = {},
+  opts: { capabilities?: ClientCapabilities; env?: Record<string, string>; setup?: (client: Client) => void; nodeArgs?: string[]; cwd?: string } = {},
 ): Promise<StdioServer> {
   const entry = await toolgateEntry();
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [...(opts.nodeArgs ?? []), entry, 'serve', '--stdio', ...args],
     env: childEnv(opts.env),
-    cwd: ROOT,
+    cwd: opts.cwd ?? ROOT,
     stderr: 'pipe',
   });
   let err = '';

@@ -59,6 +59,36 @@ test('adding, changing and removing a manifest in a watched folder notifies stdi
   expect(await names()).toContain('first_tool');
 });
 
+test('a manifest present at start-up can be changed and removed while serving (list_changed, new definition, then gone)', async () => {
+  const dir = await tempDir();
+  cleanup.push(() => dir.remove());
+  await writeFile(join(dir.path, 'early.yaml'), manifest('early_tool', 'There from the start.'));
+  await writeFile(join(dir.path, 'stays.yaml'), manifest('stays_tool', 'Also there from the start.'));
+  let changes = 0;
+  const s: StdioServer = await startStdio(['--manifests', dir.path], {
+    setup: (client) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changes += 1)),
+  });
+  cleanup.push(() => s.close());
+  const listed = async () => (await s.client.listTools()).tools;
+  expect((await listed()).find((t) => t.name === 'early_tool')?.description).toBe('There from the start.');
+  expect((await s.client.callTool({ name: 'early_tool', arguments: { text: 'a' } })).structuredContent).toEqual({ text: 'a' });
+
+  await writeFile(join(dir.path, 'early.yaml'), manifest('early_tool', 'Changed while serving.'));
+  await waitFor('list_changed after changing a start-up manifest', () => (changes >= 1 ? true : undefined));
+  await waitFor('the changed description', async () =>
+    (await listed()).find((t) => t.name === 'early_tool')?.description === 'Changed while serving.' ? true : undefined,
+  );
+  expect((await s.client.callTool({ name: 'early_tool', arguments: { text: 'b' } })).structuredContent).toEqual({ text: 'b' });
+
+  const beforeRemove = changes;
+  await rm(join(dir.path, 'early.yaml'));
+  await waitFor('list_changed after removing a start-up manifest', () => (changes > beforeRemove ? true : undefined));
+  await waitFor('early_tool to be gone', async () => (!(await listed()).some((t) => t.name === 'early_tool') ? true : undefined));
+  expect((await listed()).map((t) => t.name)).toContain('stays_tool');
+  const gone = s.client.callTool({ name: 'early_tool', arguments: { text: 'c' } });
+  await expect(gone).rejects.toThrow(/Unknown tool: early_tool/);
+});
+
 test('an HTTP session is notified too, and a broken manifest added while serving is skipped without harm', async () => {
   const dir = await tempDir();
   cleanup.push(() => dir.remove());

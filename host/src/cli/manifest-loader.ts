@@ -1,21 +1,48 @@
 // Wires manifest folders and the installed store into a runtime. A bad manifest is reported on
 // stderr and skipped; the other tools still load (DESIGN §5).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
 import type { Context } from '../plugin/index.js';
 import type { ManifestLoader } from './runtime.js';
+
+/**
+ * The store's lockfile and tools folder (the registry's storeLayout(home).lock and .tools). Named
+ * here so that serving with an empty store does not load the registry door at all; the
+ * serve-pickup test fails if these drift from the registry's layout.
+ */
+const LOCKFILE = 'toolgate.lock';
+const TOOLS_DIR = 'tools';
+
+/** Where installed tools come from, and what to watch to see installs and uninstalls. */
+export interface InstalledSource {
+  /** The manifest folders of the installed tools that pass their lockfile check, now. */
+  dirs(): Promise<string[]>;
+  /** The store folder (only its lockfile counts) and its tools/ folder. */
+  watch: { dir: string; names?: string[] }[];
+}
+
+export function installedSource(storeDir: string, logger: Logger): InstalledSource {
+  return {
+    async dirs() {
+      if (!existsSync(join(storeDir, LOCKFILE))) return [];
+      // Installed tools are re-checked against the lockfile before their manifests are trusted.
+      const { installedManifestDirs } = await import('../registry/index.js');
+      const installed = await installedManifestDirs(storeDir).catch((err: unknown) => {
+        logger.warn(`installed tools not loaded: ${err instanceof Error ? err.message : String(err)}`);
+        return { dirs: [], problems: [] };
+      });
+      for (const p of installed.problems) logger.warn(`${p.tool}: ${p.file}: ${p.message}`);
+      return installed.dirs;
+    },
+    watch: [{ dir: storeDir, names: [LOCKFILE] }, { dir: join(storeDir, TOOLS_DIR) }],
+  };
+}
 
 export const loadManifestTools: ManifestLoader = async (ctx: Context, dirs, options) => {
   const { loadToolsFromDirs } = await import('../manifest/index.js');
   const all = [...dirs];
-  if (!options.explicit) {
-    // Installed tools are re-checked against the lockfile before their manifests are trusted.
-    const { installedManifestDirs } = await import('../registry/index.js');
-    const installed = await installedManifestDirs(options.storeDir).catch((err: unknown) => {
-      ctx.logger.warn(`installed tools not loaded: ${err instanceof Error ? err.message : String(err)}`);
-      return { dirs: [], problems: [] };
-    });
-    for (const p of installed.problems) ctx.logger.warn(`${p.tool}: ${p.file}: ${p.message}`);
-    all.push(...installed.dirs);
-  }
+  if (!options.explicit) all.push(...(await installedSource(options.storeDir, ctx.logger).dirs()));
   const { tools, errors } = await loadToolsFromDirs(all, { logger: ctx.logger });
   for (const err of errors) ctx.logger.warn(err.message);
   for (const def of tools) {

@@ -24,6 +24,11 @@ export interface RuntimeOptions {
   policyServices?: PolicyServices;
   /** Reload the policy set when its files change (the server does; one-shot commands do not). */
   watchPolicies?: boolean;
+  /**
+   * Load the manifest tools (default true). The server passes false and loads them itself, so
+   * that it can also reload and unregister them; manifestDirs and storeDir are resolved either way.
+   */
+  loadManifests?: boolean;
 }
 
 export interface Runtime {
@@ -105,7 +110,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         throw new UsageError(`policy set ${policyDir}: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
-    await loaders.manifests(host.root, manifestDirs, { explicit: explicitManifests, storeDir });
+    if (options.loadManifests !== false) await loaders.manifests(host.root, manifestDirs, { explicit: explicitManifests, storeDir });
   } catch (err) {
     await host.dispose();
     throw err;

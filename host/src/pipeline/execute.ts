@@ -47,8 +47,10 @@ export async function runExecute(
     try {
       value = await raceSignal(attempt(() => tool.definition.execute(e.arguments, e)), e.signal);
     } catch (err) {
-      // A ToolFailure says more than the abort that came with it; anything else is the abort's echo.
-      if (e.signal.aborted && !(err instanceof ToolFailure)) return codeOf(e.signal);
+      // A ToolFailure says more than the abort that came with it; anything else (a bare ABORTED
+      // included: the body cannot know whether its signal fired for the caller or the deadline) is
+      // the abort's echo.
+      if (e.signal.aborted && (!(err instanceof ToolFailure) || err.code === 'ABORTED')) return codeOf(e.signal);
       return failureOf(err, tool.name);
     }
     // A value that arrives after the signal fired is an answer nobody is waiting for.

@@ -2,6 +2,17 @@
 // answered the moment the deadline passes or the signal aborts, whatever the instance is doing.
 import { ToolFailure } from '../tool/index.js';
 
+/**
+ * The failure for a caller's signal that aborted. A signal aborted by a deadline (the pipeline's
+ * TIMEOUT for the tool's timeoutMs, or AbortSignal.timeout's TimeoutError) is a TIMEOUT: a deadline
+ * from whichever layer is reported as one; only the caller's own cancellation is ABORTED.
+ */
+export function callerAbortFailure(reason: unknown): ToolFailure {
+  if (reason instanceof ToolFailure && reason.code === 'TIMEOUT') return new ToolFailure('TIMEOUT', reason.message);
+  if (reason instanceof Error && reason.name === 'TimeoutError') return new ToolFailure('TIMEOUT', 'the call did not finish within its caller\'s deadline');
+  return new ToolFailure('ABORTED', 'the call was aborted by its caller');
+}
+
 export class CallControl {
   readonly deadline: number;
   /** Rejects with the TIMEOUT / ABORTED failure; never resolves. */
@@ -19,7 +30,7 @@ export class CallControl {
   readonly #timer: NodeJS.Timeout;
   readonly #timeoutMs: number;
   readonly #callerSignal: AbortSignal;
-  readonly #onAbort = (): void => this.cancel(new ToolFailure('ABORTED', 'the call was aborted by its caller'));
+  readonly #onAbort = (): void => this.cancel(callerAbortFailure(this.#callerSignal.reason));
   #reject: (err: ToolFailure) => void = () => {};
   readonly #listeners: ((failure: ToolFailure) => void)[] = [];
 

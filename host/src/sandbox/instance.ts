@@ -20,12 +20,6 @@ export interface InstanceSetup {
   onLog(msg: LogMessage): void;
 }
 
-/**
- * Iterations (~20-40 µs) the host polls for a result before yielding to the event loop: a warm call
- * measured ~17 µs with it vs ~21 µs without on the shared 2-core machine (bench/RESULTS.md).
- */
-const HOST_SPINS = 20_000;
-
 const httpRequestJson = z.object({
   url: z.string(),
   method: z.string().optional(),
@@ -87,9 +81,9 @@ export class SandboxInstance {
     }
   }
 
-  async #next(ctl: CallControl, spins = 0): Promise<{ op: number; aux: number; data: Uint8Array }> {
+  // Never polls on the main thread: the worker polls for the next call instead (channel.ts waitForHost).
+  async #next(ctl: CallControl): Promise<{ op: number; aux: number; data: Uint8Array }> {
     if (ctl.failure) throw ctl.failure;
-    if (spins > 0 && this.channel.pollWorker(spins)) return this.channel.read();
     const arrived = await ctl.race(Promise.race([this.channel.waitForWorker(ctl.remainingMs()), this.#died]));
     if (!arrived) {
       // the wait ran out at the deadline: end the call now even if its timer has not fired yet
@@ -106,10 +100,8 @@ export class SandboxInstance {
       throw new ToolFailure('INVALID_ARGS', `input of ${input.length} bytes does not fit the channel (${this.channel.capacity})`);
     }
     this.channel.sendToWorker();
-    let spins = HOST_SPINS;
     for (;;) {
-      const msg = await this.#next(ctl, spins);
-      spins = 0;
+      const msg = await this.#next(ctl);
       switch (msg.op) {
         case Op.RESULT_OK:
           return msg.data;

@@ -1,7 +1,7 @@
 // A loaded WASM tool: module checked and compiled now, instances started on demand and pooled.
 import type { Logger } from 'pino';
 import { ToolFailure } from '../tool/index.js';
-import { CallControl } from './call-control.js';
+import { CallControl, callerAbortFailure } from './call-control.js';
 import { createHttpGate } from './http/index.js';
 import { SandboxInstance, type InstanceSetup } from './instance.js';
 import { allocBudget } from './limits.js';
@@ -76,7 +76,7 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
   return {
     async call(input, opts) {
       if (closed) throw new ToolFailure('ABORTED', `tool "${spec.name}": the sandbox is closed`);
-      if (opts.signal.aborted) throw new ToolFailure('ABORTED', 'the call was aborted by its caller');
+      if (opts.signal.aborted) throw callerAbortFailure(opts.signal.reason);
       if (input.length > limits.maxInputBytes) {
         throw new ToolFailure('INVALID_ARGS', `input is ${input.length} bytes; max_input_bytes is ${limits.maxInputBytes}`);
       }

@@ -7,8 +7,23 @@ import { loadManifestDirs, manifestDefinition, toolFromManifest, type LoadedMani
 import type { Context, PluginHandle } from '../plugin/index.js';
 import type { Json, JsonObject, ToolDefinition } from '../tool/index.js';
 
+/** A folder whose changes trigger a sync; `names` limits that to events about these entries. */
+export interface WatchTarget {
+  dir: string;
+  names?: string[];
+}
+
 export interface ManifestToolsOptions {
   dirs: string[];
+  /**
+   * More folders, resolved again on every sync (the installed store: its tools are re-checked
+   * against the lockfile each time, so an install or uninstall is seen without a restart).
+   */
+  moreDirs?: () => Promise<string[]>;
+  /** More places to watch besides `dirs` (the store's lockfile and tools/ folder). */
+  watchAlso?: WatchTarget[];
+  /** How often a watched folder that does not exist yet is looked for again. Default 1000 ms. */
+  retryMs?: number;
   /** Where each manifest's plugin is mounted (runtime.host.root). */
   ctx: Context;
   logger: Logger;
@@ -63,7 +78,9 @@ function lazyTool(loaded: LoadedManifest, logger: Logger): { def: ToolDefinition
 export class ManifestTools {
   readonly #opts: ManifestToolsOptions;
   readonly #entries = new Map<string, Entry>(); // by manifest file
-  readonly #watchers: FSWatcher[] = [];
+  readonly #watchers = new Map<string, FSWatcher>(); // by folder
+  readonly #missing: WatchTarget[] = [];
+  #retry: NodeJS.Timeout | undefined;
   #timer: NodeJS.Timeout | undefined;
   #syncing: Promise<void> = Promise.resolve();
   #closed = false;
@@ -83,24 +100,69 @@ export class ManifestTools {
     return this.#syncing;
   }
 
-  /** fs.watch on each folder; bursts of events (editors write twice) become one sync. */
+  /**
+   * fs.watch on each folder; bursts of events (editors write twice) become one sync. A folder that
+   * does not exist yet (a store before its first install) is looked for again every `retryMs`.
+   */
   watch(): void {
-    for (const dir of this.#opts.dirs) {
-      try {
-        const w = watch(dir, { persistent: false }, () => this.#schedule());
-        w.on('error', (err) => this.#opts.logger.warn({ err, dir }, 'manifest watch failed'));
-        this.#watchers.push(w);
-      } catch (err) {
-        this.#opts.logger.warn({ err, dir }, 'cannot watch manifest folder; changes need a restart');
-      }
-    }
+    const targets = [...this.#opts.dirs.map((dir) => ({ dir })), ...(this.#opts.watchAlso ?? [])];
+    for (const t of targets) this.#attach(t);
   }
 
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
-    for (const w of this.#watchers.splice(0)) w.close();
+    if (this.#retry !== undefined) clearInterval(this.#retry);
+    for (const w of this.#watchers.values()) w.close();
+    this.#watchers.clear();
     await this.#syncing;
+  }
+
+  #attach(target: WatchTarget): boolean {
+    if (this.#closed || this.#watchers.has(target.dir)) return true;
+    const names = target.names === undefined ? undefined : new Set(target.names);
+    try {
+      const w = watch(target.dir, { persistent: false }, (_event, file) => {
+        // An unnamed event may be about anything; a named one must be about a watched entry
+        // (the store folder also holds the audit log, written on every call).
+        if (names === undefined || file === null || names.has(String(file))) this.#schedule();
+      });
+      w.on('error', (err) => {
+        // The folder went away: watch for it to come back.
+        this.#opts.logger.debug({ err, dir: target.dir }, 'manifest watch lost');
+        w.close();
+        this.#watchers.delete(target.dir);
+        this.#waitFor(target);
+        this.#schedule();
+      });
+      this.#watchers.set(target.dir, w);
+      return true;
+    } catch (err) {
+      if (err instanceof Error && 'code' in err && err.code === 'ENOENT') {
+        this.#waitFor(target);
+        return false;
+      }
+      this.#opts.logger.warn({ err, dir: target.dir }, 'cannot watch manifest folder; changes need a restart');
+      return true;
+    }
+  }
+
+  #waitFor(target: WatchTarget): void {
+    if (this.#closed) return;
+    this.#missing.push(target);
+    if (this.#retry !== undefined) return;
+    this.#retry = setInterval(() => {
+      const waiting = this.#missing.splice(0);
+      for (const t of waiting) {
+        // Appeared: what is already in it counts as a change.
+        if (this.#attach(t)) this.#schedule();
+      }
+      if (this.#missing.length === 0 && this.#retry !== undefined) {
+        clearInterval(this.#retry);
+        this.#retry = undefined;
+      }
+    }, this.#opts.retryMs ?? 1000);
+    this.#retry.unref();
   }
 
   #schedule(): void {
@@ -116,7 +178,9 @@ export class ManifestTools {
   async #sync(): Promise<void> {
     if (this.#closed) return;
     const { ctx, logger } = this.#opts;
-    const { manifests, errors } = await loadManifestDirs(this.#opts.dirs, { ignoreMissingDirs: true });
+    const more = this.#opts.moreDirs === undefined ? [] : await this.#opts.moreDirs();
+    const dirs = [...new Set([...this.#opts.dirs, ...more])];
+    const { manifests, errors } = await loadManifestDirs(dirs, { ignoreMissingDirs: true });
     for (const e of errors) logger.warn({ file: e.file }, e.message);
     const seen = new Set<string>();
     const added: Entry[] = [];

@@ -174,12 +174,33 @@ export const serveCommand: Command = {
       ...(flags.policies !== undefined ? { policies: flags.policies } : {}),
       approval: approvals,
       watchPolicies: flags.watch,
+      // Loaded below through ManifestTools, which can also reload and unregister them.
+      loadManifests: false,
     });
     const log = runtime.logger;
     log.debug({ ms: since(t0), sinceProcessStart: Math.round(performance.now()) }, 'runtime ready');
     const link = policyLink(runtime, approvals);
     approvals.fallback = link.fallback;
-    const manifests = new ManifestTools({ dirs: runtime.manifestDirs, ctx: runtime.host.root, logger: log, compile: 'background' });
+    // Without --manifests the installed store is served too, re-resolved on every sync and watched,
+    // so `toolgate install` / `uninstall` show up in a running server.
+    const { installedSource } = await import('../manifest-loader.js');
+    const store = flags.manifests.length > 0 ? undefined : installedSource(runtime.storeDir, log);
+    const manifests = new ManifestTools({
+      dirs: runtime.manifestDirs,
+      ...(store !== undefined ? { moreDirs: () => store.dirs(), watchAlso: store.watch } : {}),
+      ctx: runtime.host.root,
+      logger: log,
+      compile: 'background',
+    });
+    // Watching starts before the first sync, so a file written during it is not missed.
+    if (flags.watch) manifests.watch();
+    try {
+      await manifests.sync();
+    } catch (err) {
+      await manifests.close();
+      await runtime.dispose();
+      throw err;
+    }
     let core: SidecarCore | undefined;
     let closeTransport: () => Promise<void> = async () => {};
     let stopAccepting: () => void = () => {};
@@ -221,14 +242,7 @@ export const serveCommand: Command = {
       throw err;
     }
 
-    log.debug({ ms: since(t0), sinceProcessStart: Math.round(performance.now()) }, 'serving');
-    // The runtime loaded the manifests present at start; this first sync (off the startup path)
-    // records them and loads anything it skipped, then the watch keeps the folders in step.
-    // (Watching starts first, so a file written during that sync is not missed.)
-    if (flags.watch) {
-      manifests.watch();
-      void manifests.sync().then(() => log.debug({ ms: since(t0), tools: runtime.tools.list().length }, 'manifest watch ready'));
-    }
+    log.debug({ ms: since(t0), sinceProcessStart: Math.round(performance.now()), tools: runtime.tools.list().length }, 'serving');
     const stop = stopRequested(io, stdinClosed);
     const why = await stop.reason;
     stop.dispose();

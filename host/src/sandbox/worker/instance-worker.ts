@@ -18,6 +18,8 @@ const decoder = new TextDecoder();
 /** Errors sent back are cut here; the host cuts again (1 KiB) after sanitizing. */
 const MAX_ERROR_BYTES = 4096;
 const PLUGIN_ERROR_PREFIX = 'Plugin-originated error: ';
+/** How long (ms) the worker polls for the next call before sleeping in Atomics.wait (see channel.ts). */
+const WORKER_SPIN_MS = 0.05;
 
 // ---- per-call state ----
 let allocated = 0;
@@ -251,7 +253,7 @@ async function runCall(input: Uint8Array): Promise<void> {
 async function main(): Promise<void> {
   if (!(await start())) return;
   for (;;) {
-    channel.waitForHost();
+    channel.waitForHost(WORKER_SPIN_MS);
     const msg = channel.read(true);
     if (msg.op === Op.CALL) await runCall(msg.data);
   }

@@ -1,0 +1,142 @@
+// Teardown releases what a call held, deadlines are labelled TIMEOUT whichever layer set them, and an
+// idle pool costs no CPU.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadSandboxTool, type SandboxTool } from '../../host/src/sandbox/index.js';
+import { ToolFailure } from '../../host/src/tool/index.js';
+import { failure, kitSpec, never, type SpecOverrides } from './core-helpers.js';
+
+const open: SandboxTool[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((t) => t.close()));
+});
+
+async function kit(entry: string, over: SpecOverrides = {}): Promise<SandboxTool> {
+  const tool = await loadSandboxTool(kitSpec(entry, over));
+  open.push(tool);
+  return tool;
+}
+
+// a full collection is needed to see what is still reachable; exposed for this file only
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+setFlagsFromString('--no-expose-gc');
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function externalAfterGc(): Promise<number> {
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await sleep(20);
+  }
+  return process.memoryUsage().arrayBuffers;
+}
+
+describe('teardown releases the instance at once', () => {
+  it('a torn-down instance releases its channel at once, not at the call\'s original deadline', async () => {
+    // 1 MiB channels (the default limits) make one leaked channel plain to see
+    const tool = await kit('burn', { limits: { timeoutMs: 30_000 } });
+    await tool.call(Uint8Array.of(4), { signal: never() });
+    const channel = 1024 * 1024;
+    const base = await externalAfterGc();
+    const N = 24;
+    for (let i = 0; i < N; i++) {
+      const ac = new AbortController();
+      const pending = tool.call(Uint8Array.of(31), { signal: ac.signal });
+      await sleep(5);
+      ac.abort();
+      await failure(pending, 'ABORTED');
+    }
+    // long before the aborted calls' 30 s deadline, all their channels are gone (the replacement
+    // instance takes the place of the one measured in the baseline)
+    let grown = Infinity;
+    for (let i = 0; i < 20 && grown >= 2 * channel; i++) {
+      await sleep(50);
+      grown = (await externalAfterGc()) - base;
+    }
+    expect(grown).toBeLessThan(2 * channel);
+  });
+
+  it('timed-out calls release their channels too, and the tool keeps serving', async () => {
+    const tool = await kit('burn', { limits: { timeoutMs: 30_000 } });
+    await tool.call(Uint8Array.of(4), { signal: never() });
+    const base = await externalAfterGc();
+    for (let i = 0; i < 8; i++) await failure(tool.call(Uint8Array.of(31), { signal: never(), timeoutMs: 20 }), 'TIMEOUT');
+    let grown = Infinity;
+    for (let i = 0; i < 20 && grown >= 3 * 1024 * 1024; i++) {
+      await sleep(50);
+      grown = (await externalAfterGc()) - base;
+    }
+    expect(grown).toBeLessThan(3 * 1024 * 1024);
+    expect((await tool.call(Uint8Array.of(4), { signal: never() })).length).toBe(4);
+  });
+});
+
+describe('a deadline is TIMEOUT from whichever layer; only the caller\'s own abort is ABORTED', () => {
+  it('a caller signal aborted by a TIMEOUT deadline (the pipeline\'s timer) is answered TIMEOUT', async () => {
+    const tool = await kit('burn', { limits: { timeoutMs: 5000 } });
+    const deadline = new AbortController();
+    setTimeout(() => deadline.abort(new ToolFailure('TIMEOUT', 'tool "t_burn" did not finish within its deadline of 100 ms')), 100);
+    const err = await failure(tool.call(Uint8Array.of(31), { signal: deadline.signal }), 'TIMEOUT');
+    expect(err.message).toMatch(/deadline of 100 ms/);
+  });
+
+  it('a caller signal from AbortSignal.timeout is answered TIMEOUT, already fired or firing mid-call', async () => {
+    const tool = await kit('burn', { limits: { timeoutMs: 5000 } });
+    await failure(tool.call(Uint8Array.of(31), { signal: AbortSignal.timeout(80) }), 'TIMEOUT');
+    const fired = AbortSignal.timeout(1);
+    await sleep(20);
+    await failure(tool.call(Uint8Array.of(4), { signal: fired }), 'TIMEOUT');
+  });
+
+  it('a plain abort by the caller stays ABORTED', async () => {
+    const tool = await kit('burn', { limits: { timeoutMs: 5000 } });
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 50);
+    await failure(tool.call(Uint8Array.of(31), { signal: ac.signal }), 'ABORTED');
+    const err = new AbortController();
+    setTimeout(() => err.abort(new Error('user pressed stop')), 50);
+    await failure(tool.call(Uint8Array.of(31), { signal: err.signal }), 'ABORTED');
+  });
+
+  it('a manifest tool spinning past its timeout_ms is TIMEOUT through the pipeline (toolgate call)', async () => {
+    const policies = mkdtempSync(join(tmpdir(), 'toolgate-nopolicy-'));
+    try {
+      const root = new URL('../../', import.meta.url);
+      const out = await new Promise<string>((resolve, reject) => {
+        execFile(
+          process.execPath,
+          ['dist/cli/main.js', 'call', 'spin_short', '--manifests', 'test/fixtures/server-manifests', '--policies', policies, '--json'],
+          { cwd: root, timeout: 20_000 },
+          (error, stdout) => (stdout ? resolve(stdout) : reject(error ?? new Error('no output'))),
+        );
+      });
+      const result = JSON.parse(out) as { isError?: boolean; error?: { code: string } };
+      expect(result.isError).toBe(true);
+      expect(result.error?.code).toBe('TIMEOUT');
+    } finally {
+      rmSync(policies, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('an idle pool costs no CPU', () => {
+  it('an idle pool burns < 1% CPU over 1 s (the worker never spins unbounded)', async () => {
+    const tool = await kit('slow_echo', { pool: { max: 2 } });
+    // two live instances, both just back from a call (the moment a worker might still be spinning)
+    await Promise.all([tool.call(Uint8Array.of(1), { signal: never() }), tool.call(Uint8Array.of(2), { signal: never() })]);
+    expect(tool.stats()).toMatchObject({ live: 2, busy: 0 });
+    await sleep(100); // let the spare worker finish booting
+    const before = process.cpuUsage(); // every thread of this process, the workers included
+    const t0 = performance.now();
+    await sleep(1000);
+    const wall = (performance.now() - t0) * 1000;
+    const used = process.cpuUsage(before);
+    expect((used.user + used.system) / wall).toBeLessThan(0.01);
+  });
+});
