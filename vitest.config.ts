@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -7,5 +9,7 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Tests (and the CLIs they spawn) never touch the user's real store or audit log.
+    env: { TOOLGATE_HOME: join(tmpdir(), `toolgate-test-home-${process.pid}`) },
   },
 });
