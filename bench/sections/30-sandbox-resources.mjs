@@ -1,33 +1,28 @@
 // What an idle instance costs in RSS, and whether a second instance doubles CPU-bound throughput.
+import { execFileSync } from 'node:child_process';
 import { loadSandboxTool } from '../../dist/sandbox/index.js';
 import { kitSpec, never } from '../lib/sandbox-fixtures.mjs';
 
 export const title = 'Sandbox: idle instance RSS, 1 vs 2 instances on a CPU-bound tool';
 
-async function rssAfterGc(ctx) {
-  for (let i = 0; i < 3; i++) {
-    ctx.gc();
-    await ctx.sleep(50);
-  }
-  return process.memoryUsage().rss;
+/** MiB each idle worker adds, measured in a fresh process (see bench/lib/rss-probe.mjs). */
+function probe(mode) {
+  const probeFile = new URL('../lib/rss-probe.mjs', import.meta.url);
+  return Number(execFileSync(process.execPath, ['--expose-gc', probeFile.pathname, mode], { encoding: 'utf8', timeout: 60_000 }).trim());
 }
 
 export async function run(ctx) {
-  // idle RSS: start K instances (K overlapping calls), let them go idle, compare RSS
+  // idle RSS: K instances (K overlapping calls) gone idle vs K workers that load nothing; 3 fresh
+  // processes each, alternating
   const K = 8;
-  // a tool kept open holds the process-wide spare worker, so the spare is in "before" and "after" alike
-  const keeper = await loadSandboxTool(kitSpec('slow_echo', { pool: { max: 1 } }));
-  await keeper.call(new Uint8Array(1), { signal: never() });
-  await ctx.sleep(300);
-  const before = await rssAfterGc(ctx);
-  const tool = await loadSandboxTool(kitSpec('slow_echo', { pool: { max: K } }));
-  await Promise.all(Array.from({ length: K }, () => tool.call(new Uint8Array(1), { signal: never() })));
-  const live = tool.stats().live;
-  await ctx.sleep(300); // the replacement spare has booted
-  const after = await rssAfterGc(ctx);
-  await tool.close();
-  await keeper.close();
-  const perInstance = (after - before) / live / (1024 * 1024);
+  const inst = [];
+  const bare = [];
+  for (let r = 0; r < 3; r++) {
+    inst.push(probe('instance'));
+    bare.push(probe('bare'));
+  }
+  const perInstance = ctx.summary(inst).median;
+  const floor = ctx.summary(bare).median;
 
   // throughput: the same batch of CPU-bound calls with 1 and with 2 instances
   const CALLS = 8;
@@ -58,7 +53,8 @@ export async function run(ctx) {
   return [
     `| measure | value | target |`,
     '|---|---|---|',
-    `| RSS per idle instance (${live} instances, after gc) | ${ctx.fmt(perInstance, 2)} MiB | <= 8 MiB (${perInstance <= 8 ? 'met' : 'NOT met'}) |`,
+    `| RSS per idle instance (${K} instances, after gc; median of 3 processes: ${inst.map((x) => ctx.fmt(x, 2)).join(', ')}) | ${ctx.fmt(perInstance, 2)} MiB | <= 8 MiB (${perInstance <= 8 ? 'met' : 'NOT met'}) |`,
+    `| RSS per Node worker that loads nothing (the floor under an instance; median of 3: ${bare.map((x) => ctx.fmt(x, 2)).join(', ')}) | ${ctx.fmt(floor, 2)} MiB | (reference) |`,
     `| ${CALLS} calls of 2^27 loop iterations, 1 instance (median of 3) | ${ctx.fmt(o, 0)} ms (process used ${ctx.fmt(coresOf(1), 2)} cores) | |`,
     `| same, 2 instances (median of 3) | ${ctx.fmt(w, 0)} ms (process used ${ctx.fmt(coresOf(2), 2)} cores) | |`,
     `| speedup 2 vs 1 | **${ctx.fmt(speedup, 2)}x** | >= 1.7x (${speedup >= 1.7 ? 'met' : 'NOT met'}) |`,

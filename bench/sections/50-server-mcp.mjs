@@ -167,7 +167,7 @@ export async function run(ctx) {
       '',
       `- tools/call, toolgate / unsandboxed (median): **${ctx.fmt(callRatio, 2)}x** (target <= 1.25x: ${callRatio <= 1.25 ? 'met' : 'NOT met'}); p99 ratio ${ctx.fmt(sTg.p99 / sBase.p99, 2)}x`,
       '',
-      `Startup: spawn to the first tools/list answer with ${TOOLS} tools (toolgate: ${TOOLS} manifests of one module, loaded and compiled by the runtime before it serves), ${R} alternating starts, ms.`,
+      `Startup: spawn to the first tools/list answer with ${TOOLS} tools (toolgate: ${TOOLS} manifests of one module, read and registered before it serves; their modules compile in the background after the first tools/list, and a call that comes first waits for its own compile), ${R} alternating starts, ms.`,
       '',
       '| server | median ms | p99 ms | min ms |',
       '|---|---|---|---|',

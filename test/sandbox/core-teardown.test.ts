@@ -9,6 +9,7 @@ import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadSandboxTool, type SandboxTool } from '../../host/src/sandbox/index.js';
 import { ToolFailure } from '../../host/src/tool/index.js';
+import { harness, recordingTool } from '../pipeline/helpers.js';
 import { failure, kitSpec, never, type SpecOverrides } from './core-helpers.js';
 
 const open: SandboxTool[] = [];
@@ -77,6 +78,23 @@ describe('teardown releases the instance at once', () => {
   });
 });
 
+describe('a long-lived instance holds nothing per call', () => {
+  it('calls on one instance do not grow the host heap (no per-call reaction on an instance-long promise)', async () => {
+    const tool = await kit('greet');
+    const input = new TextEncoder().encode('world');
+    for (let i = 0; i < 500; i++) await tool.call(input, { signal: never() });
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const N = 20_000;
+    for (let i = 0; i < N; i++) await tool.call(input, { signal: never() });
+    gc();
+    const perCall = (process.memoryUsage().heapUsed - before) / N;
+    expect(tool.stats().live).toBe(1);
+    // measured ~310 bytes a call when each call raced the instance's death promise; ~0 without
+    expect(perCall).toBeLessThan(50);
+  });
+});
+
 describe('a deadline is TIMEOUT from whichever layer; only the caller\'s own abort is ABORTED', () => {
   it('a caller signal aborted by a TIMEOUT deadline (the pipeline\'s timer) is answered TIMEOUT', async () => {
     const tool = await kit('burn', { limits: { timeoutMs: 5000 } });
@@ -102,6 +120,27 @@ describe('a deadline is TIMEOUT from whichever layer; only the caller\'s own abo
     const err = new AbortController();
     setTimeout(() => err.abort(new Error('user pressed stop')), 50);
     await failure(tool.call(Uint8Array.of(31), { signal: err.signal }), 'ABORTED');
+  });
+
+  it('the pipeline reports its deadline as TIMEOUT even when the body answers the abort with a bare ABORTED', async () => {
+    const abortedOnAbort = (_args: unknown, signal: AbortSignal): Promise<never> =>
+      new Promise((_, reject) => {
+        const t = setTimeout(() => reject(new Error('never aborted')), 5000);
+        signal.addEventListener('abort', () => {
+          clearTimeout(t);
+          reject(new ToolFailure('ABORTED', 'the call was aborted by its caller'));
+        });
+      });
+    const h = harness();
+    h.tools.register(recordingTool({ timeoutMs: 40, body: abortedOnAbort }));
+    const timedOut = await h.pipeline.call('rec', {});
+    expect(timedOut.error?.code).toBe('TIMEOUT');
+    const caller = new AbortController();
+    setTimeout(() => caller.abort(), 10);
+    const h2 = harness();
+    h2.tools.register(recordingTool({ timeoutMs: 5000, body: abortedOnAbort }));
+    const aborted = await h2.pipeline.call('rec', {}, { signal: caller.signal });
+    expect(aborted.error?.code).toBe('ABORTED');
   });
 
   it('a manifest tool spinning past its timeout_ms is TIMEOUT through the pipeline (toolgate call)', async () => {

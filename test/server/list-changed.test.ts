@@ -89,6 +89,25 @@ test('a manifest present at start-up can be changed and removed while serving (l
   await expect(gone).rejects.toThrow(/Unknown tool: early_tool/);
 });
 
+test('with two folders naming the same tool the first folder wins, a broken file is skipped, and the rest load (concurrent read keeps the order)', async () => {
+  const a = await tempDir();
+  const b = await tempDir();
+  cleanup.push(() => a.remove(), () => b.remove());
+  for (let i = 0; i < 12; i++) await writeFile(join(a.path, `t${String(i).padStart(2, '0')}.yaml`), manifest(`tool_${i}`, `From the first folder, ${i}.`));
+  await writeFile(join(a.path, 'broken.yaml'), 'apiVersion: toolgate/v1\nname: Bad Name\n');
+  await writeFile(join(b.path, 'a.yaml'), manifest('tool_3', 'From the second folder.'));
+  await writeFile(join(b.path, 'b.yaml'), manifest('only_second', 'Only in the second folder.'));
+  const s: StdioServer = await startStdio(['--manifests', a.path, '--manifests', b.path]);
+  cleanup.push(() => s.close());
+  const tools = (await s.client.listTools()).tools;
+  for (let i = 0; i < 12; i++) expect(tools.find((t) => t.name === `tool_${i}`)?.description).toBe(`From the first folder, ${i}.`);
+  expect(tools.map((t) => t.name)).toContain('only_second');
+  expect(tools.map((t) => t.name)).not.toContain('Bad Name');
+  await waitFor('the duplicate and the broken file reported on stderr', () =>
+    s.stderr().includes('is already defined by') && s.stderr().includes('broken.yaml') ? true : undefined,
+  );
+});
+
 test('an HTTP session is notified too, and a broken manifest added while serving is skipped without harm', async () => {
   const dir = await tempDir();
   cleanup.push(() => dir.remove());

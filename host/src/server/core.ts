@@ -40,6 +40,8 @@ export interface SidecarOptions {
   policyChanges?: ChangeSource;
   /** Coalesces bursts of registry changes into one notification. Default 50 ms. */
   listChangedDebounceMs?: number;
+  /** Called after each tools/list answer is built (serve defers start-up work until the first). */
+  onToolsListed?: () => void;
 }
 
 export class SidecarCore {
@@ -52,6 +54,7 @@ export class SidecarCore {
   readonly approvalQueue: PendingApprovals | undefined;
   readonly version: string;
   readonly approvalTimeoutMs: number;
+  readonly onToolsListed: () => void;
   readonly #servers = new Set<Server>();
   readonly #undo: (() => void)[] = [];
   readonly #debounceMs: number;
@@ -67,6 +70,7 @@ export class SidecarCore {
     this.version = options.version ?? '0.0.0';
     this.approvalTimeoutMs = options.approvalTimeoutMs ?? 120_000;
     this.#debounceMs = options.listChangedDebounceMs ?? 50;
+    this.onToolsListed = options.onToolsListed ?? (() => {});
     if (options.metrics !== undefined) {
       this.metrics = options.metrics;
     } else {

@@ -3,9 +3,10 @@
 import { createHash } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import type { Logger } from 'pino';
-import { loadManifestDirs, manifestDefinition, toolFromManifest, type LoadedManifest } from '../manifest/index.js';
+import { manifestDefinition, toolFromManifest, type LoadedManifest } from '../manifest/index.js';
 import type { Context, PluginHandle } from '../plugin/index.js';
 import type { Json, JsonObject, ToolDefinition } from '../tool/index.js';
+import { scanManifestDirs } from './manifest-scan.js';
 
 /** A folder whose changes trigger a sync; `names` limits that to events about these entries. */
 export interface WatchTarget {
@@ -33,6 +34,11 @@ export interface ManifestToolsOptions {
    * Default 'background'.
    */
   compile?: 'now' | 'background' | 'on-call';
+  /**
+   * With 'background': compiles wait for this first (serve passes "the first tools/list was
+   * answered, or 1 s"), so start-up work does not compete with the client's first answer.
+   */
+  backgroundAfter?: Promise<unknown>;
   debounceMs?: number;
 }
 
@@ -180,7 +186,7 @@ export class ManifestTools {
     const { ctx, logger } = this.#opts;
     const more = this.#opts.moreDirs === undefined ? [] : await this.#opts.moreDirs();
     const dirs = [...new Set([...this.#opts.dirs, ...more])];
-    const { manifests, errors } = await loadManifestDirs(dirs, { ignoreMissingDirs: true });
+    const { manifests, errors } = await scanManifestDirs(dirs);
     for (const e of errors) logger.warn({ file: e.file }, e.message);
     const seen = new Set<string>();
     const added: Entry[] = [];
@@ -209,7 +215,11 @@ export class ManifestTools {
     }
     const compile = this.#opts.compile ?? 'background';
     if (compile === 'now') await Promise.all(added.map((e) => e.warm()));
-    else if (compile === 'background') void Promise.all(added.map((e) => e.warm()));
+    else if (compile === 'background' && added.length > 0) {
+      const after = this.#opts.backgroundAfter ?? Promise.resolve();
+      // An entry replaced or removed while waiting is not compiled at all (nothing would close it).
+      void after.then(() => Promise.all(added.map((e) => (this.#closed || e.handle.disposed ? undefined : e.warm()))));
+    }
   }
 
   #add(loaded: LoadedManifest, fp: string): Entry | undefined {

@@ -35,7 +35,11 @@ export function createMcpServer(core: SidecarCore): Server {
     { capabilities: { tools: { listChanged: true } } },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: core.tools.list().map(mcpToolView) }));
+  server.setRequestHandler(ListToolsRequestSchema, () => {
+    const tools = core.tools.list().map(mcpToolView);
+    core.onToolsListed();
+    return { tools };
+  });
 
   server.setRequestHandler(AnyToolCall, async (raw, extra) => {
     // The SDK's wrapper validated the request against CallToolRequestSchema before calling us;
@@ -50,7 +54,6 @@ export function createMcpServer(core: SidecarCore): Server {
     });
     const progressToken = extra._meta?.progressToken;
     const progress = async (value: number, message: string) => {
-      if (progressToken === undefined) return;
       try {
         await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: value, total: 1, message } });
       } catch (err) {
@@ -58,14 +61,15 @@ export function createMcpServer(core: SidecarCore): Server {
       }
     };
     try {
-      await progress(0, `calling ${name}`);
+      // Without a progress token there is nothing to send: skip the awaits (two per call).
+      if (progressToken !== undefined) await progress(0, `calling ${name}`);
       const agent = server.getClientVersion()?.name;
       const result = await core.calls.run(extra.signal, (signal) =>
         core.pipeline.call(name, args, { signal, callId, ...(agent !== undefined ? { agent } : {}) }),
       );
       // Unregistered between the check above and dispatch: still the client's mistake.
       if (result.error?.code === 'UNKNOWN_TOOL') throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-      await progress(1, result.isError ? `${name} failed` : `${name} done`);
+      if (progressToken !== undefined) await progress(1, result.isError ? `${name} failed` : `${name} done`);
       return toCallToolResult(result, callId);
     } catch (err) {
       if (err instanceof ServerClosingError) throw new McpError(ErrorCode.InternalError, err.message);

@@ -2,26 +2,30 @@
 // Unknown formats are ignored rather than fatal, since manifests from third parties use formats
 // we do not know.
 //
-// Start-up cost: building ajv instances and compiling validators was ~200 ms of CPU for a server
-// with 20 tools, before the first tools/list. So the instances are built on first use, a schema
-// is checked against the meta-schema at definition (a bad schema is still refused there) and its
-// validator is compiled on the first value it checks, once per distinct schema text.
+// Start-up cost: building ajv instances, compiling the draft 2020-12 meta-schema (30-90 ms on
+// this machine) and compiling validators was ~200 ms of CPU for a server with 20 tools, before
+// the first tools/list. So: instances are built on first use; a schema made only of the common
+// keywords checked by plainlyValid() is known valid without the meta-schema, anything else is
+// checked against it (a bad schema is still refused at definition either way); and a validator
+// is compiled on the first value it checks, once per distinct schema text.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { formatPath } from './json.js';
 import type { Json, JsonSchema } from './types.js';
 
 const common = { strict: false, allErrors: true, coerceTypes: false, logger: false } as const;
-/** Arguments: defaults are written into the (cloned) arguments. Also checks schemas themselves. */
+/** Checks schemas the fast path cannot vouch for against the meta-schema. */
+let metaAjv: Ajv2020 | undefined;
+/** Arguments: defaults are written into the (cloned) arguments. */
 let argsAjv: Ajv2020 | undefined;
-/** Output: never mutates what it checks. Its schemas were checked by argsAjv already. */
+/** Output: never mutates what it checks. */
 let plainAjv: Ajv2020 | undefined;
 
+// The compiling instances skip ajv's own meta-schema check: compileCheck has done it already.
 function argsInstance(): Ajv2020 {
-  return (argsAjv ??= new Ajv2020({ ...common, useDefaults: true }));
+  return (argsAjv ??= new Ajv2020({ ...common, useDefaults: true, validateSchema: false }));
 }
 
 function plainInstance(): Ajv2020 {
-  // validateSchema: false spares this instance its own meta-schema compile (~30 ms).
   return (plainAjv ??= new Ajv2020({ ...common, useDefaults: false, validateSchema: false }));
 }
 
@@ -35,19 +39,74 @@ const MAX_COMPILED = 2000;
  */
 const COMPILE_NOW = /"(\$ref|\$dynamicRef|\$recursiveRef|pattern|patternProperties)":/;
 
+const TYPES = new Set(['null', 'boolean', 'object', 'array', 'number', 'string', 'integer']);
+const STRING_KEYWORDS = new Set(['title', 'description', 'format', '$comment']);
+const NUMBER_KEYWORDS = new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum']);
+const COUNT_KEYWORDS = new Set(['minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties']);
+const BOOLEAN_KEYWORDS = new Set(['uniqueItems', 'readOnly', 'writeOnly', 'deprecated']);
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function uniqueStrings(v: unknown, allowed?: Set<string>): boolean {
+  return Array.isArray(v) && v.every((x) => typeof x === 'string' && (allowed === undefined || allowed.has(x))) && new Set(v).size === v.length;
+}
+
+/**
+ * True when `schema` uses only common keywords and each follows its draft 2020-12 meta-schema
+ * rule as checked here, so it is valid without compiling the meta-schema. False means "not
+ * known" (another keyword, or a rule broken), and the meta-schema decides. Never true for a
+ * schema the meta-schema would refuse: every keyword accepted here is checked as strictly.
+ */
+export function plainlyValid(schema: unknown, depth = 0): boolean {
+  if (typeof schema === 'boolean') return true;
+  if (!isObject(schema) || depth > 64) return false;
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === 'type') {
+      if (typeof v === 'string' ? !TYPES.has(v) : !(uniqueStrings(v, TYPES) && (v as unknown[]).length > 0)) return false;
+    } else if (k === 'properties') {
+      if (!isObject(v) || !Object.values(v).every((sub) => plainlyValid(sub, depth + 1))) return false;
+    } else if (k === 'additionalProperties' || k === 'items') {
+      if (!plainlyValid(v, depth + 1)) return false;
+    } else if (k === 'required') {
+      if (!uniqueStrings(v)) return false;
+    } else if (k === 'enum') {
+      if (!Array.isArray(v)) return false;
+    } else if (k === 'default' || k === 'const') {
+      // any value
+    } else if (k === 'multipleOf') {
+      if (typeof v !== 'number' || !(v > 0)) return false;
+    } else if (STRING_KEYWORDS.has(k)) {
+      if (typeof v !== 'string') return false;
+    } else if (NUMBER_KEYWORDS.has(k)) {
+      if (typeof v !== 'number' || !Number.isFinite(v)) return false;
+    } else if (COUNT_KEYWORDS.has(k)) {
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) return false;
+    } else if (BOOLEAN_KEYWORDS.has(k)) {
+      if (typeof v !== 'boolean') return false;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
 export type Check = (value: Json) => { ok: true } | { ok: false; message: string };
 
 /**
- * Checks `schema` against the draft 2020-12 meta-schema (throws ajv's message when it is invalid)
- * and returns a check that compiles the validator on first use.
+ * Checks that `schema` is valid draft 2020-12 (throws ajv's message when it is not) and returns
+ * a check that compiles the validator on first use.
  */
 export function compileCheck(schema: JsonSchema, what: string, opts: { applyDefaults: boolean }): Check {
   const text = JSON.stringify(schema);
   const key = `${opts.applyDefaults ? 'd' : 'p'}${text}`;
   let validate = compiled.get(key);
   if (validate === undefined) {
-    const meta = argsInstance();
-    if (meta.validateSchema(schema) !== true) throw new Error(`schema is invalid: ${meta.errorsText(meta.errors)}`);
+    if (!plainlyValid(schema)) {
+      const meta = (metaAjv ??= new Ajv2020({ ...common }));
+      if (meta.validateSchema(schema) !== true) throw new Error(`schema is invalid: ${meta.errorsText(meta.errors)}`);
+    }
     if (COMPILE_NOW.test(text)) validate = compile(key, schema, opts.applyDefaults);
   }
   return (value) => {

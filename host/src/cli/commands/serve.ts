@@ -19,6 +19,8 @@ Serves the tools to agents: MCP over stdio (the default) or over Streamable HTTP
 on the same HTTP port a plain API (GET /v1/tools, POST /v1/tools/NAME/call, GET /v1/approvals,
 POST /v1/approvals/ID, GET /metrics, GET /healthz). Manifest folders are watched: adding,
 changing or removing a manifest updates the tool list and notifies clients (tools/list_changed).
+Without --manifests the installed store is served and watched too, so a tool installed or
+uninstalled with 'toolgate install' / 'uninstall' appears or goes while serving.
 
 Options:
   --stdio                 MCP over stdin/stdout (stdout carries only JSON-RPC; logs go to stderr)
@@ -32,7 +34,7 @@ Options:
   --max-body BYTES        request body cap, answered 413 above it (default ${DEFAULT_MAX_BODY_BYTES})
   --max-concurrent N      open requests per client, answered 429 above it (default ${DEFAULT_MAX_CONCURRENT})
   --shutdown-timeout MS   on SIGTERM/SIGINT, how long running calls may finish (default 10000)
-  --no-watch              do not watch the manifest folders and the policy set
+  --no-watch              do not watch the manifest folders, the store and the policy set
   -h, --help              show this help
 
 Exit status: 0 after a clean shutdown, 2 usage or configuration error.`;
@@ -185,8 +187,16 @@ export const serveCommand: Command = {
     // so `toolgate install` / `uninstall` show up in a running server.
     const { installedSource } = await import('../manifest-loader.js');
     const store = flags.manifests.length > 0 ? undefined : installedSource(runtime.storeDir, log);
+    // Modules compile in the background once the first tools/list is answered (or after 1 s):
+    // the client's first answer does not wait behind twenty compiles.
+    let listed: () => void = () => {};
+    const firstListed = new Promise<void>((resolve) => {
+      listed = resolve;
+      setTimeout(resolve, 1000).unref();
+    });
     const manifests = new ManifestTools({
       dirs: runtime.manifestDirs,
+      backgroundAfter: firstListed,
       ...(store !== undefined ? { moreDirs: () => store.dirs(), watchAlso: store.watch } : {}),
       ctx: runtime.host.root,
       logger: log,
@@ -213,6 +223,7 @@ export const serveCommand: Command = {
         ...(link.metrics !== undefined ? { metrics: link.metrics } : {}),
         approvalQueue: link.queue,
         policyChanges: link.changes,
+        onToolsListed: () => listed(),
       });
       if (flags.http !== undefined) {
         const http = await serveHttp(core, {

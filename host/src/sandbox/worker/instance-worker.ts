@@ -19,7 +19,9 @@ const decoder = new TextDecoder();
 const MAX_ERROR_BYTES = 4096;
 const PLUGIN_ERROR_PREFIX = 'Plugin-originated error: ';
 /** How long (ms) the worker polls for the next call before sleeping in Atomics.wait (see channel.ts). */
-const WORKER_SPIN_MS = 0.05;
+const WORKER_SPIN_MS = 0.1;
+const MAX_MISSES = 4;
+const PROBE_EVERY = 16;
 
 // ---- per-call state ----
 let allocated = 0;
@@ -252,8 +254,17 @@ async function runCall(input: Uint8Array): Promise<void> {
 
 async function main(): Promise<void> {
   if (!(await start())) return;
+  // Adaptive: after MAX_MISSES polls in a row that the next call did not arrive in time (calls are
+  // not back to back, or host and worker share a core), stop polling and poll again on every
+  // PROBE_EVERY-th call only, so a worker whose polls do not pay stops spending CPU on them.
+  let misses = 0;
+  let calls = 0;
   for (;;) {
-    channel.waitForHost(WORKER_SPIN_MS);
+    calls++;
+    const poll = misses < MAX_MISSES || calls % PROBE_EVERY === 0;
+    const caught = channel.waitForHost(poll ? WORKER_SPIN_MS : 0);
+    if (caught) misses = 0;
+    else if (poll) misses++;
     const msg = channel.read(true);
     if (msg.op === Op.CALL) await runCall(msg.data);
   }
