@@ -2,7 +2,7 @@
 // Every capability is listed, including the absence of network and file access, so a short list
 // never hides a grant.
 import { KIB, MIB, PAGE_BYTES } from './defaults.js';
-import { parseHostPattern } from './host-pattern.js';
+import { parseHostPattern } from '../sandbox/index.js';
 import type { Manifest } from './schema.js';
 
 export function formatBytes(bytes: number): string {
@@ -26,9 +26,9 @@ export function describeHost(pattern: string): string {
   const parsed = parseHostPattern(pattern);
   if (typeof parsed === 'string') return `may connect to ${pattern}`;
   const host = parsed.host.includes(':') ? `[${parsed.host}]` : parsed.host;
-  const who = parsed.wildcard ? `any subdomain of ${host}` : host;
+  const who = parsed.kind === 'glob' ? `any subdomain of ${host}` : host;
   const how =
-    parsed.port === undefined ? 'https, port 443; http, port 80' : parsed.port === 'any' ? 'any port' : `port ${parsed.port}`;
+    parsed.port === 'default' ? 'https, port 443; http, port 80' : parsed.port === 'any' ? 'any port' : `port ${parsed.port}`;
   return `may connect to ${who} (${how})`;
 }
 

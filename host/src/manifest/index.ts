@@ -4,7 +4,6 @@ export { ManifestError, MANIFEST_ERROR_CODES, type ManifestErrorCode, type Manif
 export { manifestSchema, paramSpecSchema, TOOL_NAME_PATTERN, type Manifest } from './schema.js';
 export { MANIFEST_DEFAULTS, MANIFEST_BOUNDS } from './defaults.js';
 export { parseManifest, MAX_MANIFEST_BYTES } from './parse.js';
-export { parseHostPattern, type HostPattern } from './host-pattern.js';
 export {
   loadManifestFile,
   loadManifestDirs,

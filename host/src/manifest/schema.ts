@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { Json, JsonObject, ParamSpec } from '../tool/index.js';
 import { MANIFEST_BOUNDS, MANIFEST_DEFAULTS } from './defaults.js';
-import { parseHostPattern } from './host-pattern.js';
+import { parseHostPattern } from '../sandbox/index.js';
 import { jsonSchemaProblem } from './json-schema-check.js';
 
 export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
