@@ -1,10 +1,9 @@
 // The manifest YAML schema of DESIGN §5. Strict objects everywhere: an unknown key is a typo or a
 // capability we do not understand, and either way it must not load silently.
 import { z } from 'zod';
-import type { Json, JsonObject, ParamSpec } from '../tool/index.js';
+import { jsonSchemaProblem, type Json, type JsonObject, type ParamSpec } from '../tool/index.js';
 import { MANIFEST_BOUNDS, MANIFEST_DEFAULTS } from './defaults.js';
 import { parseHostPattern } from '../sandbox/index.js';
-import { jsonSchemaProblem } from './json-schema-check.js';
 
 export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 // semver.org's own regular expression (2.0.0).

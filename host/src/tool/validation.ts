@@ -95,6 +95,21 @@ export function plainlyValid(schema: unknown, depth = 0): boolean {
 export type Check = (value: Json) => { ok: true } | { ok: false; message: string };
 
 /**
+ * undefined when `schema` is valid draft 2020-12, else the first rule it breaks, e.g.
+ * `is not a valid JSON Schema: /type must be equal to one of the allowed values`. Cheap for common
+ * schemas (no meta-schema compile).
+ */
+export function jsonSchemaProblem(schema: unknown): string | undefined {
+  if (plainlyValid(schema)) return undefined;
+  const meta = (metaAjv ??= new Ajv2020({ ...common }));
+  if (meta.validateSchema(schema as object) === true) return undefined;
+  const first = meta.errors?.[0];
+  if (first === undefined) return 'is not a valid JSON Schema';
+  const where = first.instancePath === '' ? '' : `${first.instancePath} `;
+  return `is not a valid JSON Schema: ${where}${first.message ?? 'is invalid'}`;
+}
+
+/**
  * Checks that `schema` is valid draft 2020-12 (throws ajv's message when it is not) and returns
  * a check that compiles the validator on first use.
  */
@@ -103,10 +118,8 @@ export function compileCheck(schema: JsonSchema, what: string, opts: { applyDefa
   const key = `${opts.applyDefaults ? 'd' : 'p'}${text}`;
   let validate = compiled.get(key);
   if (validate === undefined) {
-    if (!plainlyValid(schema)) {
-      const meta = (metaAjv ??= new Ajv2020({ ...common }));
-      if (meta.validateSchema(schema) !== true) throw new Error(`schema is invalid: ${meta.errorsText(meta.errors)}`);
-    }
+    const problem = jsonSchemaProblem(schema);
+    if (problem !== undefined) throw new Error(`schema ${problem}`);
     if (COMPILE_NOW.test(text)) validate = compile(key, schema, opts.applyDefaults);
   }
   return (value) => {
