@@ -23,7 +23,7 @@ export async function exchange(
   body: Uint8Array | undefined,
   signal: AbortSignal,
 ): Promise<Exchange> {
-  const pool = pools.for(target);
+  const pool = await pools.for(target);
   const response = await pool.request({
     path: `${target.url.pathname}${target.url.search}`,
     method: method as Dispatcher.HttpMethod,

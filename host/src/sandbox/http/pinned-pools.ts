@@ -2,7 +2,7 @@
 // the same address set. Every request is still checked (and its name resolved) first; a pool is
 // just the place where a connection to an already-checked address may be waiting. An answer
 // that changes the addresses gets a new pool, so a reused socket can never reach an unchecked one.
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
 import { pinnedLookup } from './pinned-lookup.js';
 import { LIMITS } from './request-shape.js';
 import type { CheckedTarget } from './target.js';
@@ -28,7 +28,10 @@ export class PinnedPools {
     this.#settings = settings;
   }
 
-  for(target: CheckedTarget): Pool {
+  /** undici loads on the first request: most tools never make one, and start-up should not pay for it. */
+  async for(target: CheckedTarget): Promise<Pool> {
+    // Awaited before the lookup, so the rest runs without a gap two requests could race through.
+    const { Pool } = await import('undici');
     const key = JSON.stringify([target.url.origin, target.addresses.map((a) => a.address)]);
     const existing = this.#pools.get(key);
     if (existing !== undefined && !existing.closed && !existing.destroyed) {
