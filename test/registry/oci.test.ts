@@ -143,7 +143,5 @@ describe('OCI registry', () => {
     expect(res.err).toContain('error NOT_FOUND');
   });
 
-  it.skip('a running `toolgate serve` picks the newly installed tool up (needs the server, not built yet)', () => {
-    // Left for when host/src/server lands: install, then list the server's tools over MCP.
-  });
+  // A running `toolgate serve` picking an install up: test/registry/serve-pickup.test.ts.
 });
