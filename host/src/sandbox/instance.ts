@@ -79,7 +79,7 @@ export class SandboxInstance {
     }
   }
 
-  // Never polls on the main thread: the worker polls for the next call instead (channel.ts waitForHost).
+  // The host polls at most 50 µs, adaptively (channel.ts #spin); the worker polls for the next call.
   async #next(ctl: CallControl): Promise<{ op: number; aux: number; data: Uint8Array }> {
     if (ctl.failure) throw ctl.failure;
     if (this.#death) throw this.#death;
