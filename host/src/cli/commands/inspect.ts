@@ -1,6 +1,7 @@
 // `toolgate inspect <tool>`: everything a person should know before letting an agent call a tool,
 // read from its manifest without running the module.
-import { resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   describeCapabilities,
@@ -11,7 +12,9 @@ import {
   type ManifestError,
 } from '../../manifest/index.js';
 import type { JsonObject } from '../../tool/index.js';
+import { pino } from 'pino';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
+import { installedSource } from '../manifest-loader.js';
 
 const HELP = `Usage: toolgate inspect <tool> [--manifests DIR]... [--json]
 
@@ -126,6 +129,12 @@ export const inspectCommand: Command = {
     }
     const given = parsed.values.manifests ?? [];
     const dirs = (given.length > 0 ? given : ['manifests']).map((d) => resolve(io.cwd, d));
+    if (given.length === 0) {
+      // Same defaults as `call` and `serve` (DESIGN §7): ./manifests plus the installed store.
+      const logger = pino({ level: 'warn', base: undefined }, { write: (line: string) => io.stderr(line) });
+      const storeDir = resolve(io.cwd, io.env.TOOLGATE_HOME || join(homedir(), '.toolgate'));
+      dirs.push(...(await installedSource(storeDir, logger).dirs()));
+    }
     // The default folder may simply not exist; a folder the user named must.
     const { manifests, errors } = await loadManifestDirs(dirs, { ignoreMissingDirs: given.length === 0 });
     reportErrors(io, errors);
