@@ -96,6 +96,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   try {
     host.root.plugin((ctx) => {
       for (const def of builtinTools) ctx.tool(def);
+      // Read at every scrape, so tools added or removed while serving are counted as they are.
+      const off = policyServices.metrics.gauge('toolgate_live_instances', 'Live sandbox instances per tool.', () =>
+        host.tools.list().flatMap((t) => {
+          const counts = t.definition.instances?.();
+          return counts === undefined ? [] : [{ labels: { tool: t.name }, value: counts.live }];
+        }),
+      );
+      ctx.effect(() => off);
     }, undefined, { name: 'builtins' });
     // Policies mount first: the policy set's pinning listener must lead the pre-execute chain.
     if (policyDir !== undefined) {

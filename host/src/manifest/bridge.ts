@@ -129,5 +129,6 @@ export async function toolFromManifest(loaded: LoadedManifest, opts: BridgeOptio
       return decodeOutput(output, encoding);
     },
     dispose: () => sandbox.close(),
+    instances: () => sandbox.stats(),
   });
 }

@@ -7,6 +7,7 @@ import type { Manifest } from './schema.js';
 export interface DefinitionParts {
   execute(args: Readonly<JsonObject>, exec: Parameters<ToolDefinition['execute']>[1]): Promise<Json> | Json;
   dispose?: () => Promise<void> | void;
+  instances?: ToolDefinition['instances'];
   /** Resolved mounts (real host paths); defaults to the manifest's paths as written. */
   allowedPaths?: Record<string, { host: string; mode: 'ro' | 'rw' }>;
 }
@@ -29,6 +30,7 @@ export function manifestDefinition(m: Manifest, parts: DefinitionParts): ToolDef
     execute: parts.execute,
   };
   if (parts.dispose !== undefined) def.dispose = parts.dispose;
+  if (parts.instances !== undefined) def.instances = parts.instances;
   if (m.parameters !== undefined) def.parameters = structuredClone(m.parameters);
   if (m.inputSchema !== undefined) def.inputSchema = structuredClone(m.inputSchema);
   if (m.annotations !== undefined) {

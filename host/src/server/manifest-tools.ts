@@ -65,7 +65,12 @@ function fingerprint(loaded: LoadedManifest): string {
  */
 function lazyTool(loaded: LoadedManifest, logger: Logger): { def: ToolDefinition; warm: () => Promise<ToolDefinition> } {
   let real: Promise<ToolDefinition> | undefined;
-  const warm = () => (real ??= toolFromManifest(loaded, { logger }));
+  let ready: ToolDefinition | undefined; // the compiled tool, once there is one (for metrics)
+  const warm = () =>
+    (real ??= toolFromManifest(loaded, { logger }).then((tool) => {
+      ready = tool;
+      return tool;
+    }));
   const def = manifestDefinition(loaded.manifest, {
     allowedPaths: loaded.allowedPaths,
     async execute(args: Readonly<JsonObject>, exec): Promise<Json> {
@@ -77,6 +82,7 @@ function lazyTool(loaded: LoadedManifest, logger: Logger): { def: ToolDefinition
       const tool = await real.catch(() => undefined);
       await tool?.dispose?.();
     },
+    instances: () => ready?.instances?.() ?? { live: 0, busy: 0, idle: 0, queued: 0 },
   });
   return { def, warm };
 }

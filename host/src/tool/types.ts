@@ -113,4 +113,14 @@ export interface ToolDefinition {
   sensitiveArguments?: boolean;
   /** Releases what the tool holds (a sandbox pool) when it is unregistered. */
   dispose?(): Promise<void> | void;
+  /** Live sandbox instances behind the tool, for metrics (WASM tools only). */
+  instances?(): InstanceCounts;
+}
+
+/** A WASM tool's sandbox pool at one moment. */
+export interface InstanceCounts {
+  live: number;
+  busy: number;
+  idle: number;
+  queued: number;
 }
