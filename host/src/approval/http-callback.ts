@@ -1,6 +1,6 @@
 // Asks a remote service: POST the request as JSON to a configured URL; the response body
 // {outcome} decides. Anything else (network error, timeout, non-2xx, bad body) is 'unavailable'.
-import { request as undiciRequest, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import type { ApprovalOutcome, ApprovalRequest, ApprovalService } from '../pipeline/index.js';
 import { APPROVAL_OUTCOMES } from './outcome.js';
@@ -47,6 +47,8 @@ export class HttpApprovalChannel implements ApprovalService {
     };
     const timeout = AbortSignal.timeout(this.#opts.timeoutMs ?? 30_000);
     try {
+      // undici loads on the first ask, not when a policy set that merely names this channel mounts.
+      const { request: undiciRequest } = await import('undici');
       const res = await undiciRequest(this.#opts.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...this.#opts.headers },

@@ -8,9 +8,18 @@
 // keywords checked by plainlyValid() is known valid without the meta-schema, anything else is
 // checked against it (a bad schema is still refused at definition either way); and a validator
 // is compiled on the first value it checks, once per distinct schema text.
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { formatPath } from './json.js';
 import type { Json, JsonSchema } from './types.js';
+
+// ajv itself is loaded on first use too (~35 ms of start-up otherwise); it is CommonJS, so a
+// synchronous require keeps defineTool and the checks synchronous.
+const requireCjs = createRequire(import.meta.url);
+function newAjv(opts: ConstructorParameters<typeof Ajv2020>[0]): Ajv2020 {
+  const { Ajv2020: Ctor } = requireCjs('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+  return new Ctor(opts);
+}
 
 const common = { strict: false, allErrors: true, coerceTypes: false, logger: false } as const;
 /** Checks schemas the fast path cannot vouch for against the meta-schema. */
@@ -22,11 +31,11 @@ let plainAjv: Ajv2020 | undefined;
 
 // The compiling instances skip ajv's own meta-schema check: compileCheck has done it already.
 function argsInstance(): Ajv2020 {
-  return (argsAjv ??= new Ajv2020({ ...common, useDefaults: true, validateSchema: false }));
+  return (argsAjv ??= newAjv({ ...common, useDefaults: true, validateSchema: false }));
 }
 
 function plainInstance(): Ajv2020 {
-  return (plainAjv ??= new Ajv2020({ ...common, useDefaults: false, validateSchema: false }));
+  return (plainAjv ??= newAjv({ ...common, useDefaults: false, validateSchema: false }));
 }
 
 /** Compiled validators by defaults flag + schema text: tools with the same schema share one. */
@@ -101,7 +110,7 @@ export type Check = (value: Json) => { ok: true } | { ok: false; message: string
  */
 export function jsonSchemaProblem(schema: unknown): string | undefined {
   if (plainlyValid(schema)) return undefined;
-  const meta = (metaAjv ??= new Ajv2020({ ...common }));
+  const meta = (metaAjv ??= newAjv({ ...common }));
   if (meta.validateSchema(schema as object) === true) return undefined;
   const first = meta.errors?.[0];
   if (first === undefined) return 'is not a valid JSON Schema';
