@@ -105,7 +105,7 @@ describe('toolgate call (the built binary)', () => {
     expect(flag.stderr).toContain("Unknown option '--nope'");
     const none = await run(['call']);
     expect(none.code).toBe(2);
-    expect(none.stderr).toContain('expected exactly one tool name');
+    expect(none.stderr).toContain('expected exactly 1 tool name');
     const both = await run(['call', 'echo', '--args', '{}', '--args-file', 'x.json']);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('either --args or --args-file');

@@ -1,4 +1,7 @@
-// Help text for the whole command and a usage error type every command can throw.
+// Help text for the whole command, a usage error type every command can throw, and the one way
+// commands parse their flags.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
 /** What help needs of a command (a loaded one or a lazy table entry). */
 type Listed = { path: string[]; summary: string };
 
@@ -37,4 +40,27 @@ export function groupHelp(prefix: string[], commands: readonly Listed[]): string
     'Subcommands:',
     ...subs.map((c) => `  ${c.path.join(' ').padEnd(width)}  ${c.summary}`),
   ].join('\n');
+}
+
+/**
+ * Strict flags plus a positional count: an unknown flag, a missing flag value or the wrong number
+ * of positionals is a UsageError (exit 2) whose message says what is wrong.
+ */
+export function parseFlags<T extends NonNullable<ParseArgsConfig['options']>>(
+  argv: string[],
+  options: T,
+  positionals: { min: number; max: number; what?: string },
+) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+  const n = parsed.positionals.length;
+  if (n < positionals.min || n > positionals.max) {
+    const want = positionals.min === positionals.max ? `exactly ${positionals.min}` : `${positionals.min}-${positionals.max}`;
+    throw new UsageError(`expected ${want} ${positionals.what ?? 'argument(s)'}, got ${n}`);
+  }
+  return parsed;
 }

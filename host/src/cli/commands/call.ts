@@ -1,10 +1,9 @@
 // `toolgate call <tool>`: one call through the whole pipeline, for people and scripts.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { ToolResult } from '../../tool/index.js';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
-import { UsageError } from '../usage.js';
+import { parseFlags, UsageError } from '../usage.js';
 
 const HELP = `Usage: toolgate call <tool> [--args JSON | --args-file FILE] [--manifests DIR]...
                     [--policies DIR] [--json] [--agent NAME]
@@ -35,11 +34,9 @@ interface CallFlags {
 function parse(argv: string[]): CallFlags {
   let parsed;
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
+    parsed = parseFlags(
+      argv,
+      {
         args: { type: 'string' },
         'args-file': { type: 'string' },
         manifests: { type: 'string', multiple: true },
@@ -47,14 +44,13 @@ function parse(argv: string[]): CallFlags {
         json: { type: 'boolean', default: false },
         agent: { type: 'string' },
       },
-    });
+      { min: 1, max: 1, what: 'tool name' },
+    );
   } catch (err) {
     throw new UsageError(`${err instanceof Error ? err.message : String(err)}\nRun 'toolgate call --help' for usage.`);
   }
   const { values, positionals } = parsed;
-  if (positionals.length !== 1 || positionals[0] === undefined) {
-    throw new UsageError(`expected exactly one tool name, got ${positionals.length}\nRun 'toolgate call --help' for usage.`);
-  }
+  if (positionals[0] === undefined) throw new UsageError('expected exactly 1 tool name');
   if (values.args !== undefined && values['args-file'] !== undefined) {
     throw new UsageError('give either --args or --args-file, not both');
   }

@@ -1,9 +1,8 @@
 // `toolgate policy explain <tool> --args JSON`: the decision chain a call would get, without
 // running the tool (pre-execute in dry-run mode, then guards; rate limits count nothing).
-import { parseArgs } from 'node:util';
 import { formatExplanation } from '../../policy/index.js';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
-import { UsageError } from '../usage.js';
+import { parseFlags, UsageError } from '../usage.js';
 
 const HELP = `Usage: toolgate policy explain <tool> [--args JSON] [--policies DIR] [--manifests DIR]...
                               [--agent NAME] [--json]
@@ -25,25 +24,22 @@ Exit status: 0 the call would be allowed, 1 it would be denied or needs approval
 function parse(argv: string[]) {
   let parsed;
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
+    parsed = parseFlags(
+      argv,
+      {
         args: { type: 'string' },
         policies: { type: 'string' },
         manifests: { type: 'string', multiple: true },
         agent: { type: 'string' },
         json: { type: 'boolean', default: false },
       },
-    });
+      { min: 1, max: 1, what: 'tool name' },
+    );
   } catch (err) {
     throw new UsageError(`${err instanceof Error ? err.message : String(err)}\nRun 'toolgate policy explain --help' for usage.`);
   }
   const { values, positionals } = parsed;
-  if (positionals.length !== 1 || positionals[0] === undefined) {
-    throw new UsageError(`expected exactly one tool name, got ${positionals.length}\nRun 'toolgate policy explain --help' for usage.`);
-  }
+  if (positionals[0] === undefined) throw new UsageError('expected exactly 1 tool name');
   let args: unknown = {};
   if (values.args !== undefined) {
     try {

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { installTool } from '../../registry/index.js';
 import { EXIT, type Command } from '../command.js';
-import { askFor, homeOf, parse, pauseHook, progressFor, runCommand } from './registry-shared.js';
+import { askFor, homeOf, pauseHook, progressFor, runCommand } from './registry-shared.js';
+import { parseFlags } from '../usage.js';
 
 const help = `Usage: toolgate install REF [--yes] [--allow-unsigned] [--allow-downgrade] [--insecure]
                         [--ceiling FILE] [--quiet]
@@ -23,7 +24,7 @@ export const installCommand: Command = {
   help,
   run: (argv, io) =>
     runCommand('install', help, io, async () => {
-      const { values, positionals } = parse(
+      const { values, positionals } = parseFlags(
         argv,
         {
           yes: { type: 'boolean', short: 'y' },

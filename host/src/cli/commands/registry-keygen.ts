@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { keygen } from '../../registry/index.js';
 import { EXIT, type Command } from '../command.js';
-import { parse, runCommand } from './registry-shared.js';
+import { runCommand } from './registry-shared.js';
+import { parseFlags } from '../usage.js';
 
 const help = `Usage: toolgate keygen [--out FILE] [--force]
 
@@ -14,7 +15,7 @@ export const keygenCommand: Command = {
   help,
   run: (argv, io) =>
     runCommand('keygen', help, io, async () => {
-      const { values } = parse(argv, { out: { type: 'string' }, force: { type: 'boolean' } }, { min: 0, max: 0 });
+      const { values } = parseFlags(argv, { out: { type: 'string' }, force: { type: 'boolean' } }, { min: 0, max: 0 });
       const res = await keygen(resolve(io.cwd, values.out ?? 'toolgate-signing.key'), values.force === true);
       io.stdout(`${res.keyId}\n`);
       io.stderr(`private key: ${res.privateFile} (keep it secret)\npublic key:  ${res.publicFile}\n`);

@@ -2,7 +2,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { listInstalled, messageOf, readManifest } from '../../registry/index.js';
 import { EXIT, type CliIO, type Command } from '../command.js';
-import { homeOf, parse, runCommand } from './registry-shared.js';
+import { homeOf, runCommand } from './registry-shared.js';
+import { parseFlags } from '../usage.js';
 
 const help = `Usage: toolgate list [--manifests DIR]... [--json]
 
@@ -47,7 +48,7 @@ export const listCommand: Command = {
   help,
   run: (argv, io) =>
     runCommand('list', help, io, async () => {
-      const { values } = parse(argv, { manifests: { type: 'string', multiple: true }, json: { type: 'boolean' } }, { min: 0, max: 0 });
+      const { values } = parseFlags(argv, { manifests: { type: 'string', multiple: true }, json: { type: 'boolean' } }, { min: 0, max: 0 });
       const rows: Row[] = (await listInstalled(homeOf(io))).map(({ manifestFile: _m, ...r }) => r);
       for (const dir of values.manifests ?? []) rows.push(...(await manifestRows(resolve(io.cwd, dir))));
       if (values.json === true) io.stdout(`${JSON.stringify(rows, null, 2)}\n`);

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { packToFile } from '../../registry/index.js';
 import { EXIT, type Command } from '../command.js';
-import { parse, runCommand } from './registry-shared.js';
+import { runCommand } from './registry-shared.js';
+import { parseFlags } from '../usage.js';
 
 const help = `Usage: toolgate pack DIR [--out FILE] [--key PRIVATE_KEY]
 
@@ -16,7 +17,7 @@ export const packCommand: Command = {
   help,
   run: (argv, io) =>
     runCommand('pack', help, io, async () => {
-      const { values, positionals } = parse(argv, { out: { type: 'string' }, key: { type: 'string' } }, { min: 1, max: 1 });
+      const { values, positionals } = parseFlags(argv, { out: { type: 'string' }, key: { type: 'string' } }, { min: 1, max: 1 });
       const dir = positionals[0] as string;
       const out = values.out === undefined ? undefined : resolve(io.cwd, values.out);
       const res = await packToFile(resolve(io.cwd, dir), out, values.key === undefined ? undefined : resolve(io.cwd, values.key));

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { loadPackage, publishPackage, signWithKeyFile } from '../../registry/index.js';
 import { EXIT, type Command } from '../command.js';
-import { parse, runCommand } from './registry-shared.js';
+import { runCommand } from './registry-shared.js';
+import { parseFlags } from '../usage.js';
 
 const help = `Usage: toolgate publish PACKAGE --to TARGET [--key PRIVATE_KEY] [--insecure] [--force]
 
@@ -19,7 +20,7 @@ export const publishCommand: Command = {
   help,
   run: (argv, io) =>
     runCommand('publish', help, io, async () => {
-      const { values, positionals } = parse(
+      const { values, positionals } = parseFlags(
         argv,
         { to: { type: 'string' }, key: { type: 'string' }, insecure: { type: 'boolean' }, force: { type: 'boolean' } },
         { min: 1, max: 1 },

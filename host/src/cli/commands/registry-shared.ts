@@ -1,26 +1,12 @@
 // What the registry commands share: argument parsing, the store location, prompts, progress and
 // turning registry errors into stable exit codes and messages.
-import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createProgress, isRegistryError, messageOf, resolveHome, type PauseHook, type Progress, type RegistryErrorCode } from '../../registry/index.js';
 import { EXIT, type CliIO, type ExitCode } from '../command.js';
+import { UsageError } from '../usage.js';
 
 /** Codes that mean "you asked wrongly", not "the package failed a check" (DESIGN §7 exit 2). */
 const USAGE_CODES: ReadonlySet<RegistryErrorCode> = new Set<RegistryErrorCode>(['CONSENT_REQUIRED', 'BAD_REFERENCE', 'BAD_CONFIG', 'BAD_KEY']);
 
-export class UsageError extends Error {}
-
-export function parse<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T, positionals: { min: number; max: number }) {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw new UsageError(messageOf(err));
-  }
-  if (parsed.positionals.length < positionals.min || parsed.positionals.length > positionals.max) {
-    throw new UsageError(`expected ${positionals.min === positionals.max ? positionals.min : `${positionals.min}-${positionals.max}`} argument(s), got ${parsed.positionals.length}`);
-  }
-  return parsed;
-}
 
 export function homeOf(io: CliIO): string {
   return resolveHome(io.env);

@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { addTrusted, listTrusted, removeTrusted, storeLayout, RegistryError } from '../../registry/index.js';
 import { EXIT, type Command } from '../command.js';
-import { homeOf, parse, runCommand } from './registry-shared.js';
+import { homeOf, runCommand } from './registry-shared.js';
+import { parseFlags } from '../usage.js';
 
 const addHelp = `Usage: toolgate trust add NAME PUBKEY_FILE
 
@@ -21,7 +22,7 @@ export const trustAddCommand: Command = {
   help: addHelp,
   run: (argv, io) =>
     runCommand('trust add', addHelp, io, async () => {
-      const { positionals } = parse(argv, {}, { min: 2, max: 2 });
+      const { positionals } = parseFlags(argv, {}, { min: 2, max: 2 });
       const file = resolve(io.cwd, positionals[1] as string);
       const pem = await readFile(file, 'utf8').catch((err: Error) => {
         throw new RegistryError('BAD_KEY', `${file}: cannot read public key (${err.message})`);
@@ -38,7 +39,7 @@ export const trustListCommand: Command = {
   help: listHelp,
   run: (argv, io) =>
     runCommand('trust list', listHelp, io, async () => {
-      parse(argv, {}, { min: 0, max: 0 });
+      parseFlags(argv, {}, { min: 0, max: 0 });
       for (const key of await listTrusted(storeLayout(homeOf(io)).trust)) io.stdout(`${key.name} ${key.keyId}\n`);
       return EXIT.ok;
     }),
@@ -50,7 +51,7 @@ export const trustRemoveCommand: Command = {
   help: removeHelp,
   run: (argv, io) =>
     runCommand('trust remove', removeHelp, io, async () => {
-      const { positionals } = parse(argv, {}, { min: 1, max: 1 });
+      const { positionals } = parseFlags(argv, {}, { min: 1, max: 1 });
       const name = positionals[0] as string;
       if (!(await removeTrusted(storeLayout(homeOf(io)).trust, name))) {
         io.stderr(`toolgate trust remove: no trusted key named ${name}\n`);

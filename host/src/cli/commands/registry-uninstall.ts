@@ -1,6 +1,7 @@
 import { uninstallTool } from '../../registry/index.js';
 import { EXIT, type Command } from '../command.js';
-import { homeOf, parse, pauseHook, runCommand } from './registry-shared.js';
+import { homeOf, pauseHook, runCommand } from './registry-shared.js';
+import { parseFlags } from '../usage.js';
 
 const help = `Usage: toolgate uninstall TOOL
 
@@ -13,7 +14,7 @@ export const uninstallCommand: Command = {
   help,
   run: (argv, io) =>
     runCommand('uninstall', help, io, async () => {
-      const { positionals } = parse(argv, {}, { min: 1, max: 1 });
+      const { positionals } = parseFlags(argv, {}, { min: 1, max: 1 });
       const name = positionals[0] as string;
       const entry = await uninstallTool(homeOf(io), name, pauseHook(io, 'uninstall'));
       io.stdout(`uninstalled ${name}@${entry.version}\n`);

@@ -1,6 +1,7 @@
 import { verifyStore } from '../../registry/index.js';
 import { EXIT, type Command } from '../command.js';
-import { homeOf, parse, runCommand } from './registry-shared.js';
+import { homeOf, runCommand } from './registry-shared.js';
+import { parseFlags } from '../usage.js';
 
 const help = `Usage: toolgate verify
 
@@ -14,7 +15,7 @@ export const verifyCommand: Command = {
   help,
   run: (argv, io) =>
     runCommand('verify', help, io, async () => {
-      parse(argv, {}, { min: 0, max: 0 });
+      parseFlags(argv, {}, { min: 0, max: 0 });
       const report = await verifyStore(homeOf(io));
       for (const p of report.problems) io.stderr(`${p.tool}: ${p.file}: ${p.message}\n`);
       if (report.problems.length > 0) {
