@@ -85,7 +85,9 @@ export async function runExecute(
   };
 
   try {
-    return await raceSignal(dispatch(0, Object.freeze({ ...exec, signal: base })), base);
+    const first = Object.freeze({ ...exec, signal: base });
+    // Without wrappers the body already races `base` (the same signal): a second race only costs.
+    return wrappers.length === 0 ? await body(first) : await raceSignal(dispatch(0, first), base);
   } catch (err) {
     if (err instanceof ListenerError) return { ok: false, error: { code: 'LISTENER_ERROR', message: err.message } };
     if (base.aborted) return codeOf(base);

@@ -19,6 +19,7 @@ import { deepFreeze, type JsonObject, type Tool, type ToolRegistry, type ToolRes
 import { errorMessage } from './async.js';
 import { gate, newTrail } from './decide.js';
 import { runExecute } from './execute.js';
+import { jsonCopy } from './json-copy.js';
 import { Hooks } from './hooks.js';
 import { failed, fromOutcome, toResult, type CallState } from './outcome.js';
 import { runPostExecute } from './post.js';
@@ -78,7 +79,7 @@ export class Pipeline {
     const meta = (): JsonObject => ({
       callId,
       tool: name,
-      decision: JSON.parse(JSON.stringify(trail)) as JsonObject,
+      decision: jsonCopy(trail) as JsonObject,
       durationMs: Math.round((performance.now() - t0) * 1000) / 1000,
     });
     let state: CallState;
