@@ -293,6 +293,22 @@ static inline const char *tg_json_type_name(tg_jtype t) {
 }
 
 /*
+ * Parses a tool's input (from tg_input) as its arguments object, then frees `in`. Returns 1 with a
+ * message in err when it is not JSON or not an object (args is then already freed).
+ */
+static inline int tg_json_args(char *in, size_t len, tg_json *args, char *err, size_t errlen) {
+  int bad = tg_json_parse(in, len, args, err, errlen);
+  free(in);
+  if (bad) return 1;
+  if (args->type != TG_JOBJ) {
+    tg_json_free(args);
+    snprintf(err, errlen, "the arguments must be a JSON object");
+    return 1;
+  }
+  return 0;
+}
+
+/*
  * Looks up argument `key` of the arguments object and checks its type. Sets *out to the member or
  * NULL when it is absent. Returns 1 with a message in err when it is missing but required, or has
  * the wrong type; TG_JNUM also accepts only finite numbers.

@@ -86,10 +86,8 @@ TG_EXPORT("csv_to_json") int csv_to_json(void) {
   char err[512];
   tg_json args;
   if (!in) return tg_error("out of memory reading the input");
-  if (tg_json_parse(in, len, &args, err, sizeof err)) { free(in); return tg_error(err); }
-  free(in);
+  if (tg_json_args(in, len, &args, err, sizeof err)) return tg_error(err);
   const tg_json *csv, *delim, *header;
-  if (args.type != TG_JOBJ) { tg_json_free(&args); return tg_error("the arguments must be a JSON object"); }
   if (tg_arg(&args, "csv", TG_JSTR, 1, &csv, err, sizeof err) ||
       tg_arg(&args, "delimiter", TG_JSTR, 0, &delim, err, sizeof err) ||
       tg_arg(&args, "header", TG_JBOOL, 0, &header, err, sizeof err)) {

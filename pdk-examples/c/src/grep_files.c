@@ -145,11 +145,9 @@ TG_EXPORT("grep_files") int grep_files(void) {
   char err[512];
   tg_json args;
   if (!in) return tg_error("out of memory reading the input");
-  if (tg_json_parse(in, len, &args, err, sizeof err)) { free(in); return tg_error(err); }
-  free(in);
+  if (tg_json_args(in, len, &args, err, sizeof err)) return tg_error(err);
   const tg_json *pattern, *path, *ic, *max, *glob;
   int rc = 1;
-  if (args.type != TG_JOBJ) { tg_json_free(&args); return tg_error("the arguments must be a JSON object"); }
   if (tg_arg(&args, "pattern", TG_JSTR, 1, &pattern, err, sizeof err) ||
       tg_arg(&args, "path", TG_JSTR, 0, &path, err, sizeof err) ||
       tg_arg(&args, "ignore_case", TG_JBOOL, 0, &ic, err, sizeof err) ||

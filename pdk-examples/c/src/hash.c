@@ -188,10 +188,8 @@ TG_EXPORT("hash") int hash(void) {
   char err[512];
   tg_json args;
   if (!in) return tg_error("out of memory reading the input");
-  if (tg_json_parse(in, len, &args, err, sizeof err)) { free(in); return tg_error(err); }
-  free(in);
+  if (tg_json_args(in, len, &args, err, sizeof err)) return tg_error(err);
   const tg_json *text, *alg, *enc;
-  if (args.type != TG_JOBJ) { tg_json_free(&args); return tg_error("the arguments must be a JSON object"); }
   if (tg_arg(&args, "text", TG_JSTR, 1, &text, err, sizeof err) ||
       tg_arg(&args, "algorithm", TG_JSTR, 0, &alg, err, sizeof err) ||
       tg_arg(&args, "encoding", TG_JSTR, 0, &enc, err, sizeof err)) {

@@ -12,8 +12,7 @@ TG_EXPORT("${tool}") int ${tool}(void) {
   char err[256];
   tg_json args;
   if (!in) return tg_error("out of memory reading the input");
-  if (tg_json_parse(in, len, &args, err, sizeof err)) { free(in); return tg_error(err); }
-  free(in);
+  if (tg_json_args(in, len, &args, err, sizeof err)) return tg_error(err);
   const tg_json *name;
   if (tg_arg(&args, "name", TG_JSTR, 1, &name, err, sizeof err)) { tg_json_free(&args); return tg_error(err); }
   if (name->len == 0) { tg_json_free(&args); return tg_error("argument 'name' must not be empty"); }
