@@ -20,10 +20,12 @@ export interface InstanceSetup {
   onLog(msg: LogMessage): void;
 }
 
+// Extism hosts treat a null or absent method as GET (the Rust PDK sends `"method": null` for GET),
+// and null headers as none.
 const httpRequestJson = z.object({
   url: z.string(),
-  method: z.string().optional(),
-  headers: z.record(z.string(), z.string()).optional(),
+  method: z.string().nullish(),
+  headers: z.record(z.string(), z.string()).nullish(),
 });
 
 export class SandboxInstance {
