@@ -135,6 +135,15 @@ describe('reading through an ro mount', () => {
     expect(p.out(n)).toBe('hello from ro');
   });
 
+  it('opening a file on an ro mount succeeds when the requested rights include write but the open has no create/truncate/write flags', async () => {
+    const p = await probe(MOUNTS());
+    // O_RDWR: wasi-libc asks for read and write rights, as TinyGo does for every open
+    expect(p.call('probe_open', '/data/hello.txt', 2)).toBe(0);
+    // the write through that descriptor is EROFS (not EBADF), and nothing changes on the host
+    expect(p.call('probe_rdwr_write', '/data/hello.txt')).toBe(-E.ROFS);
+    expect(readFileSync(join(root, 'ro', 'hello.txt'), 'utf8')).toBe('hello from ro');
+  });
+
   it('a directory listing shows exactly the entries of the mounted host dir', async () => {
     const p = await probe(MOUNTS());
     const n = p.call('probe_list', '/data', '<out>', 4000);
@@ -245,7 +254,7 @@ describe('ro refuses every write; rw allows them inside the mount', () => {
       ['create', p.call('probe_write', '/data/new.txt', 'pwned', 5)],
       ['append', p.call('probe_append', '/data/hello.txt', 'pwned', 5)],
       ['O_CREAT', p.call('probe_open', '/data/hello.txt', 1)],
-      ['O_RDWR', p.call('probe_open', '/data/hello.txt', 2)],
+      ['write after O_RDWR', p.call('probe_rdwr_write', '/data/hello.txt')],
       ['O_TRUNC', p.call('probe_open', '/data/hello.txt', 3)],
       ['O_EXCL', p.call('probe_open', '/data/brand_new.txt', 4)],
       ['O_APPEND', p.call('probe_open', '/data/hello.txt', 6)],

@@ -42,6 +42,8 @@ export interface FileEntry {
   rightsBase: bigint;
   rightsInheriting: bigint;
   fdflags: number;
+  /** Opened on an ro mount with write rights asked and dropped: a write on it is EROFS, not EBADF. */
+  writeRefusedByMount?: true;
 }
 
 export type FdEntry = StdioEntry | DirEntry | FileEntry;

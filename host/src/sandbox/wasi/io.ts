@@ -35,6 +35,7 @@ function fileFor(ctx: WasiContext, fd: number, right: bigint): FileEntry {
   const entry = ctx.fds.get(fd);
   if (entry.kind === 'dir') throw new WasiError(Errno.ISDIR, `fd ${fd} is a directory`);
   if (entry.kind !== 'file') throw new WasiError(Errno.SPIPE, `fd ${fd} is a stream`);
+  if ((entry.rightsBase & right) === 0n && entry.writeRefusedByMount === true && right !== Rights.FD_READ) requireWritable(entry.mount);
   if ((entry.rightsBase & right) === 0n) throw new WasiError(Errno.BADF, `fd ${fd} was not opened for ${right === Rights.FD_READ ? 'reading' : 'writing'}`);
   return entry;
 }

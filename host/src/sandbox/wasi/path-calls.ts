@@ -33,7 +33,13 @@ export function pathOpen(
   const excl = (oflags & OFlags.EXCL) !== 0;
   const trunc = (oflags & OFlags.TRUNC) !== 0;
   const wantsDir = (oflags & OFlags.DIRECTORY) !== 0;
-  const wantsWrite = (rightsBase & RIGHTS_WRITE_DATA) !== 0n || (fdflags & FdFlags.APPEND) !== 0;
+  const asksWriteRights = (rightsBase & RIGHTS_WRITE_DATA) !== 0n;
+  const reads = (rightsBase & (Rights.FD_READ | Rights.FD_READDIR)) !== 0n;
+  // TinyGo and wasi-libc ask for every right the open mode does not contradict, write rights even
+  // for a read; on ro only an open that can be nothing but a write (create, truncate, append, or
+  // write rights without a read right) is EROFS. Otherwise it opens read-only and a write is EROFS.
+  const roRead = r.mount.mode === 'ro' && asksWriteRights && reads;
+  const wantsWrite = (asksWriteRights && !roRead) || (fdflags & FdFlags.APPEND) !== 0;
   if (r.mount.mode === 'ro' && (creat || excl || trunc || wantsWrite)) {
     throw new WasiError(Errno.ROFS, `mount ${r.mount.guest} is read-only`);
   }
@@ -53,7 +59,6 @@ export function pathOpen(
   if (wantsDir) throw new WasiError(r.stat === undefined ? Errno.INVAL : Errno.NOTDIR, `${r.lastName} is not a directory`);
   if (r.stat === undefined) requireNamedEntry(r);
   ctx.fds.ensureRoom();
-  const reads = (rightsBase & (Rights.FD_READ | Rights.FD_READDIR)) !== 0n;
   const access = wantsWrite ? (reads ? constants.O_RDWR : constants.O_WRONLY) : constants.O_RDONLY;
   const hostFlags =
     access |
@@ -72,7 +77,10 @@ export function pathOpen(
   }
   // Devices, FIFOs and sockets someone placed in a mount are not files a tool may stream from.
   if (!st.isFile()) throw new WasiError(st.isDirectory() ? Errno.ISDIR : Errno.ACCES, `${r.lastName} is not a regular file`);
-  const fd = ctx.fds.add({ kind: 'file', mount: r.mount, parts: r.parts, dev: st.dev, ino: st.ino, position: 0, rightsBase: base, rightsInheriting: inheriting, fdflags });
+  const fd = ctx.fds.add({
+    kind: 'file', mount: r.mount, parts: r.parts, dev: st.dev, ino: st.ino, position: 0, rightsBase: base, rightsInheriting: inheriting, fdflags,
+    ...(roRead ? { writeRefusedByMount: true as const } : {}),
+  });
   ctx.mem.setU32(fdPtr, fd);
   return Errno.SUCCESS;
 }
