@@ -30,4 +30,4 @@ export { uninstallTool } from './uninstall.js';
 export { verifyStore, type VerifyReport } from './verify.js';
 export { listInstalled, type ListedTool } from './list.js';
 export { readLock, type Lockfile, type LockEntry } from './lockfile.js';
-export { installedManifestDir, installedManifestDirs, resolveHome, storeLayout, type InstalledDirs, type StoreLayout, type StoreProblem, type PauseHook } from './store.js';
+export { installedManifestDir, installedManifestDirs, resolveHome, storeLayout, withStore, type InstalledDirs, type StoreLayout, type StoreProblem, type PauseHook } from './store.js';

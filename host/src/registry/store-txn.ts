@@ -1,15 +1,17 @@
 // Store transactions. A change is staged in tmp/<id>/ and fsynced, committed by the atomic rename of
 // txn.json, then applied by renames. Opening the store rolls a committed transaction forward and
 // drops uncommitted staging, so a kill at any moment leaves either the old state or the new one.
-// One writer at a time, by a pid file that a killed process's successor takes over.
+// One writer at a time, by an exclusive lock file that a killed process's successor takes over.
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { RegistryError } from './errors.js';
 import { fsyncDir, replaceFile, writeDurable } from './fs-atomic.js';
-import { serializeLock, type Lockfile } from './lockfile.js';
+import { digestHex } from './digest.js';
+import { readLock, serializeLock, type Lockfile } from './lockfile.js';
 import { MANIFEST_FILE } from './package.js';
+import { lockLeftovers, tryLock, unlock } from './store-lock.js';
 import { storeLayout, type StoreLayout } from './store-layout.js';
 
 /** A pause point for crash tests: the install stops here until killed. */
@@ -29,34 +31,24 @@ export async function exists(path: string): Promise<boolean> {
   );
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** One writer at a time. A lock left by a killed process (its pid is gone) is taken over. */
+/** One writer at a time; a lock left by a dead process is taken over (store-lock.ts). */
 async function acquire(layout: StoreLayout): Promise<() => Promise<void>> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    try {
-      const handle = await open(layout.mutex, 'wx');
-      await handle.writeFile(String(process.pid));
-      await handle.close();
-      return () => rm(layout.mutex, { force: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const owner = Number((await readFile(layout.mutex, 'utf8').catch(() => '')).trim());
-      if (!Number.isInteger(owner) || owner <= 0 || !pidAlive(owner)) {
-        await rm(layout.mutex, { force: true });
-        continue;
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const nonce = await tryLock(layout.mutex);
+    if (nonce !== undefined) return () => unlock(layout.mutex, nonce);
+    await new Promise((r) => setTimeout(r, 100));
   }
   throw new RegistryError('BAD_CONFIG', `${layout.mutex}: the store is busy (another toolgate process holds it)`);
+}
+
+/**
+ * Temporary files a killed process can leave at the store's root: `.<file>.<hex>.tmp` from a
+ * durable replace (txn.json, trust.json) and the lock's own owner and takeover files.
+ */
+async function rootLeftovers(layout: StoreLayout): Promise<string[]> {
+  const names = await readdir(layout.home);
+  const replaced = names.filter((n) => /^\.(?!store\.pid\.)[A-Za-z0-9._-]+\.[0-9a-f]{12}\.tmp$/.test(n));
+  return [...replaced, ...(await lockLeftovers(layout.mutex, names))];
 }
 
 async function applyTxn(layout: StoreLayout, txn: Txn): Promise<void> {
@@ -83,6 +75,14 @@ async function applyTxn(layout: StoreLayout, txn: Txn): Promise<void> {
   await rm(staged, { recursive: true, force: true });
 }
 
+/** Drops blobs no installed tool refers to (left by upgrades, uninstalls and killed installs). */
+export async function collectGarbage(layout: StoreLayout): Promise<void> {
+  const lock = await readLock(layout.lock);
+  const live = new Set<string>();
+  for (const entry of Object.values(lock.tools)) for (const d of Object.values(entry.digests)) live.add(digestHex(d, 'lockfile'));
+  for (const hex of await readdir(layout.blobs)) if (!live.has(hex)) await rm(join(layout.blobs, hex), { force: true });
+}
+
 /** Creates the layout and finishes or drops whatever a killed process left behind. */
 async function recover(layout: StoreLayout): Promise<void> {
   await mkdir(layout.blobs, { recursive: true });
@@ -106,6 +106,8 @@ async function recover(layout: StoreLayout): Promise<void> {
     await applyTxn(layout, parsed.data);
   }
   for (const name of await readdir(layout.tmp)) await rm(join(layout.tmp, name), { recursive: true, force: true });
+  for (const name of await rootLeftovers(layout)) await rm(join(layout.home, name), { force: true });
+  await collectGarbage(layout); // blobs of an install killed before its commit
 }
 
 /** Runs `fn` holding the store, after recovery. Read-only callers use it too, to see a settled store. */

@@ -1,7 +1,7 @@
 // The installed store: content-addressed blobs, one tools/<name>/manifest.yaml per tool (module.path
 // -> its blob, module.sha256 set) and the lockfile; installs and uninstalls go through store-txn.
 import { randomBytes } from 'node:crypto';
-import { readFile, readdir, rename, rm } from 'node:fs/promises';
+import { readFile, readdir, rename } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { digestHex, digestOf, normalizeDigest, sha256Hex } from './digest.js';
 import { RegistryError } from './errors.js';
@@ -10,7 +10,7 @@ import { readLock, type LockEntry, type Lockfile } from './lockfile.js';
 import { readManifest, rewriteModule, type PackagedManifest } from './manifest-adapter.js';
 import { MODULE_FILE, MANIFEST_FILE, type ToolPackage } from './package.js';
 import { blobPath, storeLayout, type StoreLayout, type StoreProblem } from './store-layout.js';
-import { newTxn, stageAndCommit, type PauseHook } from './store-txn.js';
+import { collectGarbage, newTxn, stageAndCommit, type PauseHook } from './store-txn.js';
 
 export { blobPath, installedManifestDir, resolveHome, storeLayout, type StoreLayout, type StoreProblem } from './store-layout.js';
 export { withStore, type PauseHook } from './store-txn.js';
@@ -93,14 +93,6 @@ export async function commitUninstall(layout: StoreLayout, name: string, pause?:
   await stageAndCommit(layout, newTxn('uninstall', name), lock, undefined, pause);
   await collectGarbage(layout);
   return entry;
-}
-
-/** Drops blobs no installed tool refers to (left by upgrades, uninstalls and killed installs). */
-async function collectGarbage(layout: StoreLayout): Promise<void> {
-  const lock = await readLock(layout.lock);
-  const live = new Set<string>();
-  for (const entry of Object.values(lock.tools)) for (const d of Object.values(entry.digests)) live.add(digestHex(d, 'lockfile'));
-  for (const hex of await readdir(layout.blobs)) if (!live.has(hex)) await rm(join(layout.blobs, hex), { force: true });
 }
 
 async function readBlob(layout: StoreLayout, digest: string): Promise<Buffer | undefined> {

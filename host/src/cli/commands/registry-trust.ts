@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { addTrusted, listTrusted, removeTrusted, storeLayout, RegistryError } from '../../registry/index.js';
+import { addTrusted, listTrusted, removeTrusted, storeLayout, withStore, RegistryError } from '../../registry/index.js';
 import { EXIT, type Command } from '../command.js';
 import { homeOf, runCommand } from './registry-shared.js';
 import { parseFlags } from '../usage.js';
@@ -27,7 +27,8 @@ export const trustAddCommand: Command = {
       const pem = await readFile(file, 'utf8').catch((err: Error) => {
         throw new RegistryError('BAD_KEY', `${file}: cannot read public key (${err.message})`);
       });
-      const key = await addTrusted(storeLayout(homeOf(io)).trust, positionals[0] as string, pem, file);
+      // Held like any store change, so recovery never takes this write's temporary file for a leftover.
+      const key = await withStore(homeOf(io), (layout) => addTrusted(layout.trust, positionals[0] as string, pem, file));
       io.stdout(`${key.name} ${key.keyId}\n`);
       return EXIT.ok;
     }),
@@ -53,7 +54,7 @@ export const trustRemoveCommand: Command = {
     runCommand('trust remove', removeHelp, io, async () => {
       const { positionals } = parseFlags(argv, {}, { min: 1, max: 1 });
       const name = positionals[0] as string;
-      if (!(await removeTrusted(storeLayout(homeOf(io)).trust, name))) {
+      if (!(await withStore(homeOf(io), (layout) => removeTrusted(layout.trust, name)))) {
         io.stderr(`toolgate trust remove: no trusted key named ${name}\n`);
         return EXIT.failed;
       }
