@@ -116,6 +116,38 @@ describe('loadManifestFile', () => {
   });
 });
 
+describe('a mount may not contain $TOOLGATE_HOME (it holds the approval secret)', () => {
+  const saved = process.env.TOOLGATE_HOME;
+  afterEach(() => {
+    process.env.TOOLGATE_HOME = saved;
+  });
+
+  test.each([
+    ['the folder holding $TOOLGATE_HOME', '.'],
+    ['$TOOLGATE_HOME itself', './home'],
+    ['the file system root', '/'],
+  ])('a grant of %s is refused, naming the key path', async (_label, host) => {
+    process.env.TOOLGATE_HOME = join(dir, 'home');
+    await mkdir(join(dir, 'home/tools/demo'), { recursive: true });
+    await writeFileIn(dir, 'home/approval-secret', 'the-secret\n');
+    await writeFileIn(dir, 'demo.wasm', FAKE_WASM);
+    const file = await writeFileIn(dir, 'demo.yaml', yamlOf(manifestWith({ module: { path: 'demo.wasm' }, capabilities: { allowed_paths: { '/all': { host, mode: 'ro' } } } })));
+    const err = await failure(loadManifestFile(file));
+    expect(err.code).toBe('PATH_INVALID');
+    expect(err.path).toBe('capabilities.allowed_paths["/all"].host');
+    expect(err.rule).toContain('contains $TOOLGATE_HOME');
+  });
+
+  test("a folder inside $TOOLGATE_HOME (an installed tool's own data) may still be mounted", async () => {
+    process.env.TOOLGATE_HOME = join(dir, 'home');
+    await mkdir(join(dir, 'home/tools/demo/data'), { recursive: true });
+    await writeFileIn(dir, 'demo.wasm', FAKE_WASM);
+    const file = await writeFileIn(dir, 'demo.yaml', yamlOf(manifestWith({ module: { path: 'demo.wasm' }, capabilities: { allowed_paths: { '/data': { host: './home/tools/demo/data' } } } })));
+    const loaded = await loadManifestFile(file);
+    expect(loaded.allowedPaths['/data']?.host).toBe(await realpath(join(dir, 'home/tools/demo/data')));
+  });
+});
+
 describe('loadManifestDirs', () => {
   async function tool(sub: string, fileName: string, name: string) {
     await writeFileIn(dir, `${sub}/${name}.wasm`, FAKE_WASM);

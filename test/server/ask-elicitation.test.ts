@@ -117,17 +117,20 @@ describe('ask over MCP', () => {
     const r = await start({ queue: true });
     const client = await connect(r, {});
     const pending = client.callTool({ name: 'echo', arguments: { text: 'queued' } });
+    const approver = { authorization: `Bearer ${r.http.approvalSecret ?? ''}` };
     const list = await waitFor('the approval to be queued', async () => {
-      const body = (await (await fetch(`${r.http.url}/v1/approvals`)).json()) as { approvals: { id: string; tool: string; reason: string }[] };
+      const body = (await (await fetch(`${r.http.url}/v1/approvals`, { headers: approver })).json()) as { approvals: { id: string; tool: string; reason: string }[] };
       return body.approvals.length > 0 ? body.approvals : undefined;
     });
     expect(list[0]).toMatchObject({ tool: 'echo', reason: 'echo needs a person' });
-    const missing = await fetch(`${r.http.url}/v1/approvals/not-an-id`, { method: 'POST', body: JSON.stringify({ outcome: 'allowed-once' }) });
+    const missing = await fetch(`${r.http.url}/v1/approvals/not-an-id`, { method: 'POST', headers: approver, body: JSON.stringify({ outcome: 'allowed-once' }) });
     expect(missing.status).toBe(404);
-    const badOutcome = await fetch(`${r.http.url}/v1/approvals/${list[0]?.id}`, { method: 'POST', body: JSON.stringify({ outcome: 'maybe' }) });
+    const badOutcome = await fetch(`${r.http.url}/v1/approvals/${list[0]?.id}`, { method: 'POST', headers: approver, body: JSON.stringify({ outcome: 'maybe' }) });
     expect(badOutcome.status).toBe(400);
     expect(await badOutcome.text()).toContain('outcome');
-    const ok = await fetch(`${r.http.url}/v1/approvals/${list[0]?.id}`, { method: 'POST', body: JSON.stringify({ outcome: 'allowed-once' }) });
+    const unauthenticated = await fetch(`${r.http.url}/v1/approvals/${list[0]?.id}`, { method: 'POST', body: JSON.stringify({ outcome: 'allowed-once' }) });
+    expect(unauthenticated.status).toBe(401);
+    const ok = await fetch(`${r.http.url}/v1/approvals/${list[0]?.id}`, { method: 'POST', headers: approver, body: JSON.stringify({ outcome: 'allowed-once' }) });
     expect(ok.status).toBe(200);
     const res = await pending;
     expect(res.isError).toBe(false);
@@ -136,7 +139,8 @@ describe('ask over MCP', () => {
 
   test('GET /v1/approvals is a 404 when no queue is configured', async () => {
     const r = await start();
-    expect((await fetch(`${r.http.url}/v1/approvals`)).status).toBe(404);
-    expect((await fetch(`${r.http.url}/v1/approvals/x`, { method: 'POST', body: '{"outcome":"rejected"}' })).status).toBe(404);
+    const headers = { authorization: `Bearer ${r.http.approvalSecret ?? ''}` };
+    expect((await fetch(`${r.http.url}/v1/approvals`, { headers })).status).toBe(404);
+    expect((await fetch(`${r.http.url}/v1/approvals/x`, { method: 'POST', headers, body: '{"outcome":"rejected"}' })).status).toBe(404);
   });
 });

@@ -22,7 +22,7 @@ describe('bind addresses', () => {
 });
 
 describe('Host and Origin', () => {
-  const cfg = { allowedHosts: allowedHostsFor('127.0.0.1', []), port: 8787, allowedOrigins: ['http://ok.example'], token: undefined };
+  const cfg = { allowedHosts: allowedHostsFor('127.0.0.1', []), port: 8787, allowedOrigins: ['http://ok.example'], token: undefined, approver: 'approver-secret' };
 
   test('a loopback bind accepts only loopback names on its own port', () => {
     expect(checkHost(req({ host: '127.0.0.1:8787' }), cfg)).toBeUndefined();
@@ -55,7 +55,7 @@ describe('token and caps', () => {
   });
 
   test('checkToken wants "Bearer <token>" when a token is set, and nothing when none is', () => {
-    const c = { allowedHosts: [], port: 1, allowedOrigins: [], token: 't0k' };
+    const c = { allowedHosts: [], port: 1, allowedOrigins: [], token: 't0k', approver: 't0k' };
     expect(checkToken(req({ authorization: 'Bearer t0k' }), c)).toBeUndefined();
     expect(checkToken(req({ authorization: 'bearer t0k' }), c)).toBeUndefined();
     expect(checkToken(req({ authorization: 'Basic t0k' }), c)?.status).toBe(401);

@@ -5,6 +5,7 @@ import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { ManifestError, formatKeyPath } from './errors.js';
 import { MAX_MANIFEST_BYTES, parseManifest } from './parse.js';
+import { protectedDirRule } from './protected-dirs.js';
 import type { Manifest } from './schema.js';
 
 export interface LoadedManifest {
@@ -94,6 +95,8 @@ async function resolveHostDir(file: string, dir: string, guest: string, host: st
   }
   const info = await stat(real);
   if (!info.isDirectory()) throw new ManifestError('PATH_INVALID', file, [{ path: keyPath, rule: `${wanted} must be a directory` }]);
+  const refused = await protectedDirRule(real);
+  if (refused !== undefined) throw new ManifestError('PATH_INVALID', file, [{ path: keyPath, rule: refused }]);
   return real;
 }
 

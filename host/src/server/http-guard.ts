@@ -12,6 +12,12 @@ export interface GuardConfig {
   /** Exact origins (scheme://host[:port]) a browser page may call from. */
   allowedOrigins: string[];
   token: string | undefined;
+  /**
+   * The approver credential the approval endpoints need: the token when one is set, else the
+   * per-start approval secret. No tool can hold it (tools never reach this server's socket, and
+   * the secret's file is refused as a mount).
+   */
+  approver: string;
 }
 
 export type GuardFailure = { status: 401 | 403; message: string };
@@ -65,6 +71,20 @@ export function checkToken(req: IncomingMessage, cfg: GuardConfig): GuardFailure
   const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
   if (m === null || !tokenMatches(m[1] ?? '', cfg.token)) return { status: 401, message: 'a valid bearer token is required (Authorization: Bearer <token>)' };
   return undefined;
+}
+
+/** The routes that read or answer approvals. */
+export function isApprovalPath(pathname: string): boolean {
+  return pathname === '/v1/approvals' || pathname.startsWith('/v1/approvals/');
+}
+
+/** Approval routes need the approver credential as a bearer token, even on loopback. */
+export function checkApprover(req: IncomingMessage, url: URL, cfg: GuardConfig): GuardFailure | undefined {
+  if (!isApprovalPath(url.pathname)) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+  if (m !== null && tokenMatches(m[1] ?? '', cfg.approver)) return undefined;
+  const what = cfg.token !== undefined ? 'the bearer token' : 'the approval secret (printed at start, kept in $TOOLGATE_HOME/approval-secret)';
+  return { status: 401, message: `approvals need the approver credential: send Authorization: Bearer <${what}>` };
 }
 
 /** Counts open requests per client key; `enter` fails when the key is at its cap. */

@@ -8,8 +8,10 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { formatAddress, isLoopback, type BindAddress } from './address.js';
 import type { SidecarCore } from './core.js';
 import { handleApi, sendError, sendJson } from './http-api.js';
-import { allowedHostsFor, BodyTooLargeError, checkHost, checkOrigin, checkToken, ConcurrencyLimit, readBody, type GuardConfig } from './http-guard.js';
+import { allowedHostsFor, BodyTooLargeError, checkApprover, checkHost, checkOrigin, checkToken, ConcurrencyLimit, readBody, type GuardConfig } from './http-guard.js';
 import { createMcpServer } from './mcp-server.js';
+import { registerOwnListener } from '../own-sockets/index.js';
+import { newApprovalSecret } from './approval-secret.js';
 
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS, InsecureBindError } from './http-lazy.js';
 
@@ -23,12 +25,19 @@ export interface HttpOptions {
   /** Open requests per client (MCP session, else remote address) before 429. */
   maxConcurrentPerClient?: number;
   maxSessions?: number;
+  /**
+   * The approver credential when no token is set (a fresh random one when absent). With a token,
+   * the token is the approver credential and this is ignored.
+   */
+  approvalSecret?: string;
 }
 
 export interface HttpSidecar {
   /** The bound address (the real port when 0 was asked for). */
   readonly address: BindAddress;
   readonly url: string;
+  /** The secret the approval endpoints need when no token is set; undefined when the token is. */
+  readonly approvalSecret: string | undefined;
   /** Stops accepting connections; requests in progress go on. */
   stopAccepting(): void;
   /** Closes every MCP session and connection. */
@@ -56,6 +65,7 @@ export async function serveHttp(core: SidecarCore, options: HttpOptions): Promis
     port: options.bind.port,
     allowedOrigins: (options.allowedOrigins ?? []).map((o) => o.toLowerCase().replace(/\/$/, '')),
     token,
+    approver: token ?? (options.approvalSecret !== undefined && options.approvalSecret !== '' ? options.approvalSecret : newApprovalSecret()),
   };
 
   async function newSession(): Promise<StreamableHTTPServerTransport> {
@@ -107,7 +117,7 @@ export async function serveHttp(core: SidecarCore, options: HttpOptions): Promis
     if (refused !== undefined) return sendError(res, refused.status, refused.message);
     const url = new URL(req.url ?? '/', 'http://toolgate.invalid');
     if (url.pathname !== '/healthz') {
-      const denied = checkToken(req, guard);
+      const denied = checkToken(req, guard) ?? checkApprover(req, url, guard);
       if (denied !== undefined) return sendError(res, denied.status, denied.message, { 'www-authenticate': 'Bearer' });
     }
     // A health probe must get through when the client is at its cap: that is when it matters.
@@ -129,9 +139,14 @@ export async function serveHttp(core: SidecarCore, options: HttpOptions): Promis
   }
 
   const http: NodeHttpServer = createServer((req, res) => void handle(req, res));
+  let unregister: () => void = () => {};
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.bind.port, options.bind.host, () => {
+      // From this tick on no tool of this process may connect to this socket (the sandbox's HTTP
+      // gate asks the registry on every hop); it is removed once the socket is closed.
+      const bound = http.address() as AddressInfo;
+      unregister = registerOwnListener(bound.address, bound.port);
       http.off('error', reject);
       resolve();
     });
@@ -145,12 +160,13 @@ export async function serveHttp(core: SidecarCore, options: HttpOptions): Promis
   const stopAccepting = () => {
     if (!accepting) return;
     accepting = false;
-    http.close();
+    http.close(() => unregister());
     http.closeIdleConnections();
   };
   return {
     address,
     url: `http://${formatAddress(address)}`,
+    approvalSecret: token === undefined ? guard.approver : undefined,
     stopAccepting,
     async close() {
       stopAccepting();

@@ -5,7 +5,8 @@ import { parseArgs } from 'node:util';
 import type { ApprovalService } from '../../pipeline/index.js';
 import type { Runtime } from '../runtime.js';
 import {
-  DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, isLoopback, ManifestTools, parseBindAddress, serveHttp, serveStdio,
+  DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, isLoopback, ManifestTools, newApprovalSecret, parseBindAddress, removeApprovalSecret,
+  serveHttp, serveStdio, writeApprovalSecret,
   SessionApprovals, SidecarCore, sinkWritable, type PendingApprovals, type BindAddress, type ChangeSource, type MetricsSource,
 } from '../../server/index.js';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
@@ -17,7 +18,9 @@ const HELP = `Usage: toolgate serve [--stdio | --http HOST:PORT] [--manifests DI
 
 Serves the tools to agents: MCP over stdio (the default) or over Streamable HTTP at /mcp, and
 on the same HTTP port a plain API (GET /v1/tools, POST /v1/tools/NAME/call, GET /v1/approvals,
-POST /v1/approvals/ID, GET /metrics, GET /healthz). Manifest folders are watched: adding,
+POST /v1/approvals/ID, GET /metrics, GET /healthz). The approval routes need the approver
+credential as a bearer token: --token when set, else a random approval secret made at each start,
+written 0600 to $TOOLGATE_HOME/approval-secret and shown on the terminal. Manifest folders are watched: adding,
 changing or removing a manifest updates the tool list and notifies clients (tools/list_changed).
 Without --manifests the installed store is served and watched too, so a tool installed or
 uninstalled with 'toolgate install' / 'uninstall' appears or goes while serving.
@@ -160,6 +163,16 @@ function stopRequested(io: CliIO, also: Promise<unknown>): { reason: Promise<str
   };
 }
 
+/**
+ * The secret goes to the terminal only when stderr is one: stderr that is not a terminal is
+ * usually a log file, and the file (0600) is where programs read it from.
+ */
+function approvalSecretNotice(io: CliIO, secret: string, file: string): string {
+  const stderrIsTTY = (io as CliIO & { stderrIsTTY?: boolean }).stderrIsTTY ?? process.stderr.isTTY === true;
+  const shown = stderrIsTTY ? `approval secret ${secret} (also in ${file})` : `approval secret in ${file}`;
+  return `toolgate serve: approvals need Authorization: Bearer <secret>; ${shown}\n`;
+}
+
 export const serveCommand: Command = {
   path: ['serve'],
   summary: 'serve the tools over MCP (stdio or HTTP) and a plain HTTP API',
@@ -226,16 +239,24 @@ export const serveCommand: Command = {
         onToolsListed: () => listed(),
       });
       if (flags.http !== undefined) {
+        // Without a token, approvals need a per-start secret that only the operator can read.
+        const secret = flags.token === undefined ? newApprovalSecret() : undefined;
+        const secretFile = secret === undefined ? undefined : await writeApprovalSecret(runtime.storeDir, secret);
         const http = await serveHttp(core, {
           bind: flags.http,
           ...(flags.token !== undefined ? { token: flags.token } : {}),
+          ...(secret !== undefined ? { approvalSecret: secret } : {}),
           allowedHosts: flags.allowedHosts,
           allowedOrigins: flags.allowOrigins,
           maxBodyBytes: flags.maxBody,
           maxConcurrentPerClient: flags.maxConcurrent,
         });
         io.stderr(`toolgate serve: listening on ${http.url}/mcp (API at ${http.url}/v1)\n`);
-        closeTransport = () => http.close();
+        if (secret !== undefined && secretFile !== undefined) io.stderr(approvalSecretNotice(io, secret, secretFile));
+        closeTransport = async () => {
+          await http.close();
+          if (secret !== undefined && secretFile !== undefined) await removeApprovalSecret(secretFile, secret);
+        };
         stopAccepting = () => http.stopAccepting();
       } else {
         const stdin = io.stdin instanceof Readable ? io.stdin : new Readable().wrap(io.stdin);

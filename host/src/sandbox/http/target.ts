@@ -3,6 +3,7 @@
 // resolved a second time, so a DNS answer that changes after the check cannot redirect us.
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { isOwnListener } from '../../own-sockets/index.js';
 import { classifyAddress, describeClass } from './address-class.js';
 import { DEFAULT_PORTS, canonicalHost, hostPort, patternMatches, type HostPattern, type Scheme } from './host-pattern.js';
 import type { HostLookup, ResolvedAddress } from './types.js';
@@ -68,6 +69,14 @@ export async function checkTarget(
   // a listed name, or a glob, never vouches for where it happens to resolve.
   for (const { address } of addresses) {
     const canonical = canonicalHost(address);
+    // toolgate's own sockets are never reachable, whatever allowed_hosts says: a tool calling its
+    // own server could answer its own approvals or borrow other tools' capabilities.
+    if (isOwnListener(canonical ?? address, port)) {
+      const literal = hostPort(canonical ?? address, port);
+      return isIP(host) !== 0
+        ? `${literal} is this toolgate process's own server; tools may never connect to it`
+        : `${host} resolves to ${literal}, this toolgate process's own server; tools may never connect to it`;
+    }
     const cls = canonical === undefined ? 'reserved' : classifyAddress(canonical);
     if (cls === undefined || canonical === undefined) continue;
     const listed = patterns.some((p) => p.kind === 'ip' && patternMatches(p, canonical, port, scheme));
