@@ -112,7 +112,7 @@ describe('toolgate call (the built binary)', () => {
     expect((await run([])).code).toBe(2);
   });
 
-  it('--help works at the top and for every command, and exits 0', async () => {
+  it('--help works at the top and for every command, and exits 0', { timeout: 120_000 }, async () => {
     const top = await run(['--help']);
     expect(top.code).toBe(0);
     expect(top.stdout).toContain('Usage: toolgate <command>');
@@ -148,7 +148,7 @@ describe('toolgate call (the built binary)', () => {
     expect(m.stderr).toContain('--manifests: directory not found');
     const p = await run(['call', 'echo', '--args', '{"text":"x"}', '--policies', join(tmp, 'missing')]);
     expect(p.code).toBe(2);
-    expect(p.stderr).toContain('--policies: directory not found');
+    expect(p.stderr).toContain(`--policies ${join(tmp, 'missing')}: directory not found: ${join(tmp, 'missing')}`);
     expect((await run(['call', 'echo', '--args', '{"text":"x"}', '--manifests', tmp, '--agent', 'a1'])).code).toBe(0);
   });
 

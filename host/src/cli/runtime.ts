@@ -1,7 +1,7 @@
 // Builds what a command needs to make calls: the plugin host with its registry and pipeline,
 // the built-in tools, then manifests and policies. Manifest and policy loading are hooks the
 // lead wires to host/src/manifest and host/src/policy; a command only ever sees createRuntime().
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
@@ -11,14 +11,19 @@ import { builtinTools, type ToolRegistry } from '../tool/index.js';
 import type { ApprovalService, Pipeline } from '../pipeline/index.js';
 import type { PolicyServices } from '../policy/index.js';
 import type { CliIO } from './command.js';
+import { noPolicyWarning, resolvePolicySource, type PolicySource } from './policy-source.js';
 import { UsageError } from './usage.js';
 
 export interface RuntimeOptions {
   io: CliIO;
   /** Folders the user named with --manifests; none = ./manifests (if present), plus the store. */
   manifests?: string[];
-  /** The folder named with --policies; none = ./policies if present. */
-  policies?: string;
+  /** --policies: a set folder, a folder of named sets, or 'none' (see policy-source.ts). */
+  policies?: string | undefined;
+  /** --policy-set: which named set of the policies folder (default `default`). */
+  policySet?: string | undefined;
+  /** Register the built-in `echo` (default true; `serve` only with --builtin-tools). */
+  builtinTools?: boolean;
   approval?: ApprovalService;
   /** Services policies may inject (metrics, approvals queue, audit); built from `io` when absent. */
   policyServices?: PolicyServices;
@@ -39,6 +44,8 @@ export interface Runtime {
   /** Where manifests and policies were looked for (after defaults and resolution). */
   readonly manifestDirs: string[];
   readonly policyDir: string | undefined;
+  /** The policy set in force and where it came from (or none, when asked for). */
+  readonly policySource: PolicySource;
   /** The installed store ($TOOLGATE_HOME, default ~/.toolgate). */
   readonly storeDir: string;
   readonly policyServices: PolicyServices;
@@ -79,10 +86,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ? (options.manifests ?? []).map((d) => requireDir('--manifests', resolve(io.cwd, d)))
     : [resolve(io.cwd, 'manifests')].filter(isDir);
   const storeDir = resolve(io.cwd, io.env.TOOLGATE_HOME || join(homedir(), '.toolgate'));
-  const policyDir =
-    options.policies !== undefined
-      ? requireDir('--policies', resolve(io.cwd, options.policies))
-      : defaultPolicyDir(resolve(io.cwd, 'policies'));
+  const policySource = resolvePolicySource({ policies: options.policies, policySet: options.policySet }, io);
+  const policyDir = policySource.kind === 'set' ? policySource.dir : undefined;
+  // Every start without policies says so, on stderr, so it is never silent.
+  const warning = noPolicyWarning(policySource);
+  if (warning !== undefined) io.stderr(warning);
 
   const policyServices =
     options.policyServices ??
@@ -95,7 +103,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const host = createPluginHost({ logger, ...(options.approval !== undefined ? { approval: options.approval } : {}) });
   try {
     host.root.plugin((ctx) => {
-      for (const def of builtinTools) ctx.tool(def);
+      if (options.builtinTools !== false) for (const def of builtinTools) ctx.tool(def);
       // Read at every scrape, so tools added or removed while serving are counted as they are.
       const off = policyServices.metrics.gauge('toolgate_live_instances', 'Live sandbox instances per tool.', () =>
         host.tools.list().flatMap((t) => {
@@ -109,7 +117,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     if (policyDir !== undefined) {
       try {
         await loaders.policies(host.root, policyDir, {
-          explicit: options.policies !== undefined,
+          explicit: policySource.origin !== 'builtin',
           services: policyServices,
           watch: options.watchPolicies === true,
         });
@@ -130,21 +138,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     logger,
     manifestDirs,
     policyDir,
+    policySource,
     storeDir,
     policyServices,
     dispose: () => host.dispose(),
   };
-}
-
-/**
- * DESIGN §7: policies come from ./policies. A folder of YAML files is the set itself; a folder that
- * only holds named sets (policies/default, policies/strict, ...) means its `default` set.
- */
-function defaultPolicyDir(dir: string): string | undefined {
-  if (!isDir(dir)) return undefined;
-  if (readdirSync(dir).some((f) => /\.ya?ml$/.test(f))) return dir;
-  const named = join(dir, 'default');
-  return isDir(named) ? named : undefined;
 }
 
 function isDir(path: string): boolean {

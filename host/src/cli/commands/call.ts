@@ -3,10 +3,11 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ToolResult } from '../../tool/index.js';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
+import { POLICY_FLAGS, policyFlagsHelp, policyChoice, type PolicyChoice } from '../policy-source.js';
 import { parseFlags, UsageError } from '../usage.js';
 
 const HELP = `Usage: toolgate call <tool> [--args JSON | --args-file FILE] [--manifests DIR]...
-                    [--policies DIR] [--json] [--agent NAME]
+                    [--policies DIR|none] [--policy-set NAME] [--json] [--agent NAME]
 
 Runs one call of <tool> through the policy pipeline and prints its content.
 
@@ -14,7 +15,7 @@ Options:
   --args JSON         the arguments, a JSON object (default {})
   --args-file FILE    read the arguments from FILE ('-' for stdin)
   --manifests DIR     folder of tool manifests (repeatable; default ./manifests and the store)
-  --policies DIR      policy set to apply (default ./policies, or its default/ set)
+${policyFlagsHelp(22)}
   --json              print the whole result (ToolResult) as one line of JSON
   --agent NAME        the agent this call is made for (policies may act on it)
   -h, --help          show this help
@@ -26,7 +27,7 @@ interface CallFlags {
   argsText: string | undefined;
   argsFrom: string;
   manifests: string[];
-  policies: string | undefined;
+  policy: PolicyChoice;
   json: boolean;
   agent: string | undefined;
 }
@@ -40,7 +41,7 @@ function parse(argv: string[]): CallFlags {
         args: { type: 'string' },
         'args-file': { type: 'string' },
         manifests: { type: 'string', multiple: true },
-        policies: { type: 'string' },
+        ...POLICY_FLAGS,
         json: { type: 'boolean', default: false },
         agent: { type: 'string' },
       },
@@ -59,7 +60,7 @@ function parse(argv: string[]): CallFlags {
     argsText: values.args,
     argsFrom: values['args-file'] ?? '',
     manifests: values.manifests ?? [],
-    policies: values.policies,
+    policy: policyChoice(values),
     json: values.json === true,
     agent: values.agent,
   };
@@ -108,7 +109,7 @@ export const callCommand: Command = {
     const runtime = await createRuntime({
       io,
       manifests: flags.manifests,
-      ...(flags.policies !== undefined ? { policies: flags.policies } : {}),
+      ...flags.policy,
     });
     try {
       const result = await runtime.pipeline.call(flags.tool, args, {

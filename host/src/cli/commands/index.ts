@@ -33,5 +33,6 @@ export const commands: readonly CommandEntry[] = [
   lazy(['trust', 'list'], 'list trusted publisher keys', async () => (await import('./registry-trust.js')).trustListCommand),
   lazy(['trust', 'remove'], 'stop trusting a publisher key', async () => (await import('./registry-trust.js')).trustRemoveCommand),
   lazy(['policy', 'explain'], 'show which policy entry would allow, deny or ask for a call, and why', async () => (await import('./policy-explain.js')).policyExplainCommand),
+  lazy(['policy', 'show'], 'show which policy set is in force, where it came from, and its entries in order', async () => (await import('./policy-show.js')).policyShowCommand),
   lazy(['audit', 'verify'], "check an audit log's hash chain (edits, deletions, reordering)", async () => (await import('./audit-verify.js')).auditVerifyCommand),
 ];

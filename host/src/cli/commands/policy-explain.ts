@@ -2,9 +2,11 @@
 // running the tool (pre-execute in dry-run mode, then guards; rate limits count nothing).
 import { formatExplanation } from '../../policy/index.js';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
+import { POLICY_FLAGS, policyFlagsHelp, policyChoice } from '../policy-source.js';
 import { parseFlags, UsageError } from '../usage.js';
 
-const HELP = `Usage: toolgate policy explain <tool> [--args JSON] [--policies DIR] [--manifests DIR]...
+const HELP = `Usage: toolgate policy explain <tool> [--args JSON] [--policies DIR|none] [--policy-set NAME]
+                              [--manifests DIR]...
                               [--agent NAME] [--json]
 
 Shows which policy entry would decide a call of <tool> with these arguments, and why,
@@ -12,7 +14,7 @@ without running the tool. Rate limits are not consumed; nobody is asked for appr
 
 Options:
   --args JSON       the arguments, a JSON object (default {})
-  --policies DIR    policy set to apply (default ./policies, or its default/ set)
+${policyFlagsHelp(20)}
   --manifests DIR   folder of tool manifests (repeatable; default ./manifests and the store)
   --agent NAME      the agent the call would be made for
   --json            print the explanation as one line of JSON
@@ -28,7 +30,7 @@ function parse(argv: string[]) {
       argv,
       {
         args: { type: 'string' },
-        policies: { type: 'string' },
+        ...POLICY_FLAGS,
         manifests: { type: 'string', multiple: true },
         agent: { type: 'string' },
         json: { type: 'boolean', default: false },
@@ -48,7 +50,7 @@ function parse(argv: string[]) {
       throw new UsageError(`--args: not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  return { tool: positionals[0], args, policies: values.policies, manifests: values.manifests ?? [], agent: values.agent, json: values.json === true };
+  return { tool: positionals[0], args, policy: policyChoice(values), manifests: values.manifests ?? [], agent: values.agent, json: values.json === true };
 }
 
 export const policyExplainCommand: Command = {
@@ -60,7 +62,7 @@ export const policyExplainCommand: Command = {
     const { createRuntime } = await import('../runtime.js');
     let runtime;
     try {
-      runtime = await createRuntime({ io, manifests: flags.manifests, ...(flags.policies !== undefined ? { policies: flags.policies } : {}) });
+      runtime = await createRuntime({ io, manifests: flags.manifests, ...flags.policy });
     } catch (err) {
       if (err instanceof UsageError) throw err;
       // A broken policy set or manifest is a configuration error: exit 2 with its message.

@@ -3,12 +3,14 @@
 import { parseArgs } from 'node:util';
 import { exportTools, isSchemaFormat, SCHEMA_FORMATS } from '../../server/index.js';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
+import { POLICY_FLAGS, policyFlagsHelp, policyChoice } from '../policy-source.js';
 import { UsageError } from '../usage.js';
 
-const HELP = `Usage: toolgate schema --format mcp|openai|anthropic [--manifests DIR]... [--policies DIR]
+const HELP = `Usage: toolgate schema --format mcp|openai|anthropic [--manifests DIR]...
+                       [--policies DIR|none] [--policy-set NAME] [--builtin-tools]
 
-Prints the tools (built-ins and manifest tools) as JSON in the
-given shape:
+Prints the tools an agent is served (manifest and installed tools; the built-in echo only with
+--builtin-tools) as JSON in the given shape:
   mcp        the MCP tools/list result: { "tools": [{ name, title?, description, inputSchema,
              outputSchema? (object outputs only), annotations? }] }
   openai     [{ "type": "function", "function": { name, description, parameters } }]
@@ -18,7 +20,8 @@ Names are made to fit each API's rule (^[a-zA-Z0-9_-]{1,64}$) and stay unique.
 Options:
   --format F          mcp, openai or anthropic (required)
   --manifests DIR     folder of tool manifests (repeatable; default ./manifests and the store)
-  --policies DIR      policy set to apply (default ./policies, or its default/ set)
+${policyFlagsHelp(22)}
+  --builtin-tools     include the built-in echo tool (as 'serve --builtin-tools' does)
   -h, --help          show this help`;
 
 export const schemaCommand: Command = {
@@ -32,7 +35,7 @@ export const schemaCommand: Command = {
         args: argv,
         strict: true,
         allowPositionals: false,
-        options: { format: { type: 'string' }, manifests: { type: 'string', multiple: true }, policies: { type: 'string' } },
+        options: { format: { type: 'string' }, manifests: { type: 'string', multiple: true }, ...POLICY_FLAGS, 'builtin-tools': { type: 'boolean', default: false } },
       }));
     } catch (err) {
       throw new UsageError(`${err instanceof Error ? err.message : String(err)}\nRun 'toolgate schema --help' for usage.`);
@@ -45,7 +48,8 @@ export const schemaCommand: Command = {
     const runtime = await createRuntime({
       io,
       manifests: values.manifests ?? [],
-      ...(values.policies !== undefined ? { policies: values.policies } : {}),
+      ...policyChoice(values),
+      builtinTools: values['builtin-tools'] === true,
     });
     try {
       io.stdout(`${JSON.stringify(exportTools(runtime.tools.list(), format), null, 2)}\n`);

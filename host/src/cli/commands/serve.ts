@@ -11,10 +11,12 @@ import {
 } from '../../server/index.js';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
 import { VERSION } from '../dispatch.js';
+import { describePolicySource, POLICY_FLAGS, policyFlagsHelp, policyChoice, type PolicyChoice } from '../policy-source.js';
 import { UsageError } from '../usage.js';
 
-const HELP = `Usage: toolgate serve [--stdio | --http HOST:PORT] [--manifests DIR]... [--policies DIR]
-                     [--token TOKEN] [--allowed-host NAME]... [--allow-origin ORIGIN]...
+const HELP = `Usage: toolgate serve [--stdio | --http HOST:PORT] [--manifests DIR]... [--policies DIR|none]
+                     [--policy-set NAME] [--builtin-tools] [--token TOKEN]
+                     [--allowed-host NAME]... [--allow-origin ORIGIN]...
 
 Serves the tools to agents: MCP over stdio (the default) or over Streamable HTTP at /mcp, and
 on the same HTTP port a plain API (GET /v1/tools, POST /v1/tools/NAME/call, GET /v1/approvals,
@@ -23,14 +25,17 @@ credential as a bearer token: --token when set, else a random approval secret ma
 written 0600 to $TOOLGATE_HOME/approval-secret and shown on the terminal. Manifest folders are watched: adding,
 changing or removing a manifest updates the tool list and notifies clients (tools/list_changed).
 Without --manifests the installed store is served and watched too, so a tool installed or
-uninstalled with 'toolgate install' / 'uninstall' appears or goes while serving.
+uninstalled with 'toolgate install' / 'uninstall' appears or goes while serving. Agents see
+only those tools; the built-in echo (a 'toolgate call echo' smoke test) only with --builtin-tools.
+The policy set in force, and where it came from, is printed on stderr at start.
 
 Options:
   --stdio                 MCP over stdin/stdout (stdout carries only JSON-RPC; logs go to stderr)
   --http HOST:PORT        listen on HOST:PORT (port 0 = any free port; the address is printed on
                           stderr). Anything other than loopback needs a token.
   --manifests DIR         folder of tool manifests (repeatable; default ./manifests and the store)
-  --policies DIR          policy set to apply (default ./policies, or its default/ set)
+${policyFlagsHelp(26)}
+  --builtin-tools         also serve the built-in echo tool
   --token TOKEN           bearer token every HTTP request must carry (default $TOOLGATE_TOKEN)
   --allowed-host NAME     a name the Host header may carry (repeatable; default: loopback names)
   --allow-origin ORIGIN   a browser origin allowed to call (repeatable; default: none)
@@ -45,7 +50,8 @@ Exit status: 0 after a clean shutdown, 2 usage or configuration error.`;
 interface ServeFlags {
   http: BindAddress | undefined;
   manifests: string[];
-  policies: string | undefined;
+  policy: PolicyChoice;
+  builtinTools: boolean;
   token: string | undefined;
   allowedHosts: string[];
   allowOrigins: string[];
@@ -73,7 +79,8 @@ function parse(argv: string[], env: NodeJS.ProcessEnv): ServeFlags {
         stdio: { type: 'boolean', default: false },
         http: { type: 'string' },
         manifests: { type: 'string', multiple: true },
-        policies: { type: 'string' },
+        ...POLICY_FLAGS,
+        'builtin-tools': { type: 'boolean', default: false },
         token: { type: 'string' },
         'allowed-host': { type: 'string', multiple: true },
         'allow-origin': { type: 'string', multiple: true },
@@ -103,7 +110,8 @@ function parse(argv: string[], env: NodeJS.ProcessEnv): ServeFlags {
   return {
     http,
     manifests: v.manifests ?? [],
-    policies: v.policies,
+    policy: policyChoice(v),
+    builtinTools: v['builtin-tools'] === true,
     token: token === '' ? undefined : token,
     allowedHosts: v['allowed-host'] ?? [],
     allowOrigins: v['allow-origin'] ?? [],
@@ -186,13 +194,16 @@ export const serveCommand: Command = {
     const runtime = await createRuntime({
       io,
       manifests: flags.manifests,
-      ...(flags.policies !== undefined ? { policies: flags.policies } : {}),
+      ...flags.policy,
+      builtinTools: flags.builtinTools,
       approval: approvals,
       watchPolicies: flags.watch,
       // Loaded below through ManifestTools, which can also reload and unregister them.
       loadManifests: false,
     });
     const log = runtime.logger;
+    // One line at start: which set guards this server, and where it came from.
+    io.stderr(`toolgate serve: ${describePolicySource(runtime.policySource)}\n`);
     log.debug({ ms: since(t0), sinceProcessStart: Math.round(performance.now()) }, 'runtime ready');
     const link = policyLink(runtime, approvals);
     approvals.fallback = link.fallback;
