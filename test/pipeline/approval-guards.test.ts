@@ -108,16 +108,22 @@ describe('pipeline stage 3: guards', () => {
     expect(guarded).toBe(0);
   });
 
-  it('guards also run after an approved ask, and can still deny', async () => {
-    const h = harness({ approval: new InMemoryApprovalService([], 'allowed-once') });
+  it('guards run before a person is asked: a call a guard denies never reaches the approval service', async () => {
+    const approval = new InMemoryApprovalService([], 'allowed-once');
+    const h = harness({ approval });
     const t = recordingTool();
     h.tools.register(t);
     h.hooks.on('tools/pre-execute', 'asker', ask);
     h.hooks.guard('env_guard', denyEnv);
     const r = await h.pipeline.call('rec', { path: '.env' });
     expect(r.error?.code).toBe('GUARD_DENIED');
-    expect(r.meta?.decision).toMatchObject({ approval: { outcome: 'allowed-once' }, guard: { id: 'env_guard' } });
+    expect(r.meta?.decision).toMatchObject({ guard: { id: 'env_guard' } });
+    expect((r.meta?.decision as { approval?: unknown }).approval).toBeUndefined();
+    expect(approval.requests).toHaveLength(0);
     expect(t.runs).toHaveLength(0);
+    // A call the guard lets through is still asked.
+    expect((await h.pipeline.call('rec', { path: 'ok.txt' })).isError).toBe(false);
+    expect(approval.requests).toHaveLength(1);
   });
 
   it('a guard that throws or returns something else than a string fails closed with LISTENER_ERROR', async () => {

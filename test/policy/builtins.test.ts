@@ -39,11 +39,11 @@ describe('deny-tools / allow-tools', () => {
 
   test('allow-tools with exclusive: false passes unlisted tools on to later entries', async () => {
     const s = await withSet(
-      'entries:\n  - { id: fast, use: allow-tools, with: { tools: [ls], exclusive: false } }\n  - { id: no-rm, use: deny-tools, with: { tools: [rm, ls] } }\n',
+      'entries:\n  - { id: fast, use: allow-tools, with: { tools: [ls], exclusive: false } }\n  - { id: ask-rm, use: ask, with: { tools: [rm, ls] } }\n',
       [tool('rm'), tool('ls')],
     );
-    expect((await s.call('ls')).isError).toBe(false); // allowed before no-rm is asked
-    expect((await s.call('rm')).error?.code).toBe('DENIED');
+    expect((await s.call('ls')).isError).toBe(false); // allowed before ask-rm is reached
+    expect((await s.call('rm')).error?.code).toBe('APPROVAL_DENIED'); // passed on: asked, nobody answers
   });
 });
 
@@ -185,7 +185,7 @@ describe('rate-limit', () => {
     expect((await s.call('a')).isError).toBe(false);
     expect((await s.call('a')).isError).toBe(false);
     const third = await s.call('a');
-    expect(third.error?.code).toBe('DENIED');
+    expect(third.error?.code).toBe('RATE_LIMITED');
     expect(text(third)).toContain('rate limit');
     expect((await s.call('b')).isError).toBe(false); // its own bucket
     await sleep(120); // 20/s refills at least one token
@@ -195,7 +195,7 @@ describe('rate-limit', () => {
   test('per agent: each agent has its own bucket', async () => {
     const s = await withSet('entries:\n  - { id: per-agent, use: rate-limit, with: { capacity: 1, refillPerSecond: 0.001, per: [agent] } }\n', [tool('a')]);
     expect((await s.call('a', {}, { agent: 'x' })).isError).toBe(false);
-    expect((await s.call('a', {}, { agent: 'x' })).error?.code).toBe('DENIED');
+    expect((await s.call('a', {}, { agent: 'x' })).error?.code).toBe('RATE_LIMITED');
     expect((await s.call('a', {}, { agent: 'y' })).isError).toBe(false);
   });
 
@@ -204,7 +204,7 @@ describe('rate-limit', () => {
     for (let i = 0; i < 5; i++) expect((await s.host.pipeline.explain('a', {})).outcome).toBe('allow');
     expect((await s.call('a')).isError).toBe(false);
     expect((await s.host.pipeline.explain('a', {})).outcome).toBe('deny');
-    expect((await s.call('a')).error?.code).toBe('DENIED');
+    expect((await s.call('a')).error?.code).toBe('RATE_LIMITED');
   });
 });
 

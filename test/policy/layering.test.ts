@@ -25,18 +25,44 @@ test('an org deny in an earlier file beats a project allow in a later one', asyn
   }
 });
 
-test('files are read in name order: the same entries in swapped files swap the outcome', async () => {
+test('deny-tools is a red line: a project allow in an earlier file does not overturn an org deny in a later one', async () => {
   const s = await setup(
     {
-      '00-project.yaml': 'entries:\n  - { id: project-allow, use: allow-tools, with: { tools: [rm] } }\n',
+      '00-project.yaml': 'entries:\n  - { id: project-allow, use: allow-tools, with: { tools: [rm, ls] } }\n',
       '50-org.yaml': 'entries:\n  - { id: org-no-rm, use: deny-tools, with: { tools: [rm] } }\n',
     },
-    [tool('rm')],
+    [tool('rm'), tool('ls')],
   );
   try {
-    expect((await s.call('rm')).isError).toBe(false); // the allow decided before the deny was asked
+    const rm = await s.call('rm');
+    expect(rm.error?.code).toBe('DENIED');
+    // The allow ended the chain; the deny-tools guard still said no.
+    expect(rm.meta?.decision).toMatchObject({ decidedBy: 'project-allow', guard: { id: 'org-no-rm' } });
+    expect((await s.call('ls')).isError).toBe(false);
   } finally {
     await s.cleanup();
+  }
+});
+
+test('files are read in name order: the same reorderable entries in swapped files swap the outcome', async () => {
+  const mk = (first: string, second: string) =>
+    setup(
+      {
+        '00.yaml': `entries:\n  - ${first}\n`,
+        '50.yaml': `entries:\n  - ${second}\n`,
+      },
+      [tool('rm')],
+    );
+  const allow = '{ id: project-allow, use: allow-tools, with: { tools: [rm] } }';
+  const ask = '{ id: ask-rm, use: ask, with: { tools: [rm] } }';
+  const allowFirst = await mk(allow, ask);
+  const askFirst = await mk(ask, allow);
+  try {
+    expect((await allowFirst.call('rm')).isError).toBe(false); // the allow decided before ask was reached
+    expect((await askFirst.call('rm')).error?.code).toBe('APPROVAL_DENIED'); // ask first: nobody to answer
+  } finally {
+    await allowFirst.cleanup();
+    await askFirst.cleanup();
   }
 });
 

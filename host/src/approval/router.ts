@@ -14,8 +14,8 @@ export type ElicitationApproval = ApprovalService;
 
 export class ApprovalRouter implements ApprovalService {
   readonly #perCall = new Map<string, ApprovalService>();
-  /** Every active useChannels() registration; the newest one serves. */
-  #stack: { channels: readonly ApprovalService[] }[] = [];
+  /** Every active useChannels() registration; the newest one that owns the call serves it. */
+  #stack: { channels: readonly ApprovalService[]; owns: (callId: string) => boolean; timeoutMs: number | undefined }[] = [];
   /** The service the runtime was built with, asked before the configured channels. */
   base: ApprovalService | undefined;
   readonly #onError: (err: unknown) => void;
@@ -34,24 +34,38 @@ export class ApprovalRouter implements ApprovalService {
   }
 
   /**
-   * Makes `channels` the configured ones until the returned function runs. Registrations stack:
-   * during a policy reload the new set's channels serve, and undoing the old set's changes nothing.
+   * Makes `channels` the configured ones for the calls `owns` accepts (default: every call) until
+   * the returned function runs. A policy set passes "calls pinned to me": a call is then answered
+   * only by its own set's channels, so a set without channels never borrows a retired set's queue.
    */
-  useChannels(channels: readonly ApprovalService[]): () => void {
-    const token = { channels: [...channels] };
+  useChannels(channels: readonly ApprovalService[], owns: (callId: string) => boolean = () => true, timeoutMs?: number): () => void {
+    const token = { channels: [...channels], owns, timeoutMs };
     this.#stack.push(token);
     return () => {
       this.#stack = this.#stack.filter((t) => t !== token);
     };
   }
 
-  get #channels(): readonly ApprovalService[] {
-    return this.#stack[this.#stack.length - 1]?.channels ?? [];
+  #tokenFor(callId: string): { channels: readonly ApprovalService[]; timeoutMs: number | undefined } | undefined {
+    for (let i = this.#stack.length - 1; i >= 0; i--) {
+      const t = this.#stack[i];
+      if (t !== undefined && t.owns(callId)) return t;
+    }
+    return undefined;
+  }
+
+  #channelsFor(callId: string): readonly ApprovalService[] {
+    return this.#tokenFor(callId)?.channels ?? [];
+  }
+
+  /** The answer time the channels serving this call were configured with, if any. */
+  timeoutFor(req: ApprovalRequest): number | undefined {
+    return this.#tokenFor(req.exec.callId)?.timeoutMs;
   }
 
   async request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome> {
     const routed = this.#perCall.get(req.exec.callId);
-    const chain = [...(routed ? [routed] : []), ...(this.base && this.base !== this ? [this.base] : []), ...this.#channels];
+    const chain = [...(routed ? [routed] : []), ...(this.base && this.base !== this ? [this.base] : []), ...this.#channelsFor(req.exec.callId)];
     // Once the pipeline gives up (timeout, caller cancel) we answer with its abort, not a channel's
     // 'cancelled', so the denial says what really happened.
     const gaveUp = (): unknown => signal.reason ?? new Error('approval aborted');

@@ -1,27 +1,33 @@
 // Stages 2 and 3: the pre-execute waterfall, approval for 'ask', then guards. Shared by a real call
 // and by `policy explain` (dryRun), so what explain prints is what a call would do.
-import type { ExecIdentity, Tool } from '../tool/index.js';
+import { ToolFailure, type ExecIdentity, type Tool } from '../tool/index.js';
 import { ListenerError, attempt, errorMessage, linkSignals, raceSignal, withTimeout } from './async.js';
+import type { CallClock } from './clock.js';
 import type { HookEntry } from './hooks.js';
 import { failed, type CallState } from './outcome.js';
-import type {
-  ApprovalService, Decision, DecisionTrail, Guard, PreExecuteInfo, PreExecuteListener, TrailStep,
+import {
+  DENY_CODES, type ApprovalService, type DenyCode, type Decision, type DecisionTrail, type Guard, type PreExecuteInfo, type PreExecuteListener, type TrailStep,
 } from './types.js';
 
 const ALLOW: Decision = Object.freeze({ kind: 'allow' });
 
 export interface GateOptions {
   dryRun: boolean;
-  listenerTimeoutMs: number;
+  /** An optional cap per listener; the call's deadline (the clock) bounds them all anyway. */
+  listenerTimeoutMs: number | undefined;
   approval: ApprovalService | undefined;
   approvalTimeoutMs: number;
+  clock: CallClock;
 }
 
 export function newTrail(): DecisionTrail {
   return { decision: null, decidedBy: null, steps: [], final: 'not-reached' };
 }
 
-/** Runs pre-execute, approval and guards; returns null when the call may go on, else its failure. */
+/**
+ * Runs pre-execute, then guards, then (for 'ask') the approval; returns null when the call may go
+ * on, else its failure. Guards come before the person: a call a guard denies never reaches anyone.
+ */
 export async function gate(
   exec: Readonly<ExecIdentity>,
   tool: Tool,
@@ -30,37 +36,52 @@ export async function gate(
   trail: DecisionTrail,
   opts: GateOptions,
 ): Promise<(CallState & { ok: false }) | null> {
+  const { clock } = opts;
   let decided: { decision: Decision; by: string };
   try {
-    decided = await runChain(exec, listeners, { tool, dryRun: opts.dryRun }, trail.steps, opts.listenerTimeoutMs);
+    clock.at('tools/pre-execute');
+    decided = await raceSignal(runChain(exec, listeners, { tool, dryRun: opts.dryRun }, trail.steps, opts.listenerTimeoutMs, clock), clock.signal);
   } catch (err) {
     trail.final = 'denied';
-    return failed('LISTENER_ERROR', errorMessage(err));
+    return stopped(exec, tool, clock) ?? failed('LISTENER_ERROR', errorMessage(err));
   }
   const { decision, by } = decided;
   trail.decision = decision;
   trail.decidedBy = by;
   if (decision.kind === 'deny') {
     trail.final = 'denied';
-    return failed('DENIED', decision.reason);
+    return failed(decision.code ?? 'DENIED', decision.reason);
   }
-  if (decision.kind === 'ask') {
-    if (opts.dryRun) {
-      trail.final = 'ask';
-    } else {
-      const refused = await askApproval(exec, tool, decision, by, trail, opts);
-      if (refused) {
-        trail.final = 'denied';
-        return refused;
-      }
-    }
-  }
-  const guardFailure = runGuards(exec, tool, guards, trail);
+  const guardFailure = runGuards(exec, tool, guards, trail, clock);
   if (guardFailure) {
     trail.final = 'denied';
     return guardFailure;
   }
-  if (trail.final !== 'ask') trail.final = 'allowed';
+  if (decision.kind === 'ask') {
+    if (opts.dryRun) {
+      trail.final = 'ask';
+      return null;
+    }
+    // Waiting for a person is off the call's clock; the approval has its own timeout.
+    clock.pause();
+    const refused = await askApproval(exec, tool, decision, by, trail, opts);
+    clock.resume();
+    if (refused) {
+      trail.final = 'denied';
+      return refused;
+    }
+  }
+  trail.final = 'allowed';
+  return null;
+}
+
+/** The failure for a stage the caller or the deadline cut short; null when neither fired. */
+function stopped(exec: Readonly<ExecIdentity>, tool: Tool, clock: CallClock): (CallState & { ok: false }) | null {
+  if (exec.signal.aborted) return failed('ABORTED_BEFORE_DISPATCH', `call to "${tool.name}" was cancelled before dispatch`);
+  if (clock.expired) {
+    const reason: unknown = clock.deadline.reason;
+    return failed('TIMEOUT', reason instanceof ToolFailure ? reason.message : `call to "${tool.name}" ran out of time`);
+  }
   return null;
 }
 
@@ -68,7 +89,7 @@ function isDecision(v: unknown): v is Decision {
   if (typeof v !== 'object' || v === null) return false;
   const d = v as Record<string, unknown>;
   if (d.kind === 'allow') return true;
-  if (d.kind === 'deny') return typeof d.reason === 'string' && d.reason !== '';
+  if (d.kind === 'deny') return typeof d.reason === 'string' && d.reason !== '' && (d.code === undefined || (DENY_CODES as readonly unknown[]).includes(d.code));
   if (d.kind === 'ask') return d.reason === undefined || typeof d.reason === 'string';
   return false;
 }
@@ -80,7 +101,8 @@ async function runChain(
   listeners: readonly HookEntry<PreExecuteListener>[],
   info: PreExecuteInfo,
   steps: TrailStep[],
-  timeoutMs: number,
+  timeoutMs: number | undefined,
+  clock: CallClock,
 ): Promise<Decided> {
   // A failure anywhere in the chain stands even if an earlier listener catches it from next():
   // a broken policy must not be silenced into an allow.
@@ -94,7 +116,10 @@ async function runChain(
     let downstream: Decided | undefined;
     const next = (): Promise<Decision> => {
       if (pending === undefined) {
-        pending = step(i + 1).then((r) => (downstream = r));
+        pending = step(i + 1).then((r) => {
+          clock.at('tools/pre-execute', `listener "${entry.id}"`); // back in this listener
+          return (downstream = r);
+        });
         pending.catch(() => {}); // the listener may not await next(); its failure is in chainError
       }
       const decision = pending.then((r) => r.decision);
@@ -103,11 +128,11 @@ async function runChain(
     };
     let returned: unknown;
     try {
-      returned = await withTimeout(
-        attempt(() => entry.fn(exec, next, info)),
-        timeoutMs,
-        () => new ListenerError(`pre-execute listener "${entry.id}" gave no decision within ${timeoutMs} ms`),
-      );
+      clock.at('tools/pre-execute', `listener "${entry.id}"`);
+      const work = attempt(() => entry.fn(exec, next, info));
+      returned = await (timeoutMs === undefined
+        ? work
+        : withTimeout(work, timeoutMs, () => new ListenerError(`pre-execute listener "${entry.id}" gave no decision within ${timeoutMs} ms`)));
     } catch (err) {
       record.kind = 'error';
       chainError ??= err instanceof ListenerError ? err : new ListenerError(`pre-execute listener "${entry.id}" threw: ${errorMessage(err)}`);
@@ -155,11 +180,12 @@ async function askApproval(
   if (opts.approval === undefined) {
     return deny('no-service', `approval required (${reason}) but no approval service is configured`);
   }
+  const service = opts.approval;
+  const timeoutMs = service.timeoutFor?.({ exec, reason, decidedBy: by }) ?? opts.approvalTimeoutMs;
   const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(), opts.approvalTimeoutMs);
+  const timer = setTimeout(() => timeout.abort(), timeoutMs);
   const linked = linkSignals([exec.signal, timeout.signal]);
   const signal = linked.signal;
-  const service = opts.approval;
   let outcome: unknown;
   try {
     outcome = await raceSignal(attempt(() => service.request({ exec, reason, decidedBy: by }, signal)), signal);
@@ -168,7 +194,7 @@ async function askApproval(
       trail.approval = { outcome: 'aborted', reason: 'the caller cancelled while approval was pending' };
       return failed('ABORTED_BEFORE_DISPATCH', `call cancelled while waiting for approval (${reason})`);
     }
-    if (timeout.signal.aborted) return deny('timeout', `approval timed out after ${opts.approvalTimeoutMs} ms (${reason})`);
+    if (timeout.signal.aborted) return deny('timeout', `approval timed out after ${timeoutMs} ms (${reason})`);
     return deny('error', `approval service failed: ${errorMessage(err)} (${reason})`);
   } finally {
     clearTimeout(timer);
@@ -194,24 +220,41 @@ function runGuards(
   tool: Tool,
   guards: readonly HookEntry<Guard>[],
   trail: DecisionTrail,
+  clock: CallClock,
 ): (CallState & { ok: false }) | null {
   for (const g of guards) {
     let verdict: unknown;
     try {
+      clock.at('guards', `guard "${g.id}"`);
       verdict = g.fn(exec, tool);
+      // A guard is synchronous: nothing can interrupt it, so its overrun is noticed right after.
+      clock.check();
+      if (clock.expired) {
+        trail.guard = { id: g.id, reason: 'ran past the call deadline' };
+        return stopped(exec, tool, clock);
+      }
     } catch (err) {
       trail.guard = { id: g.id, reason: `threw: ${errorMessage(err)}` };
       return failed('LISTENER_ERROR', `guard "${g.id}" threw: ${errorMessage(err)}`);
     }
     if (verdict === undefined) continue;
-    if (typeof verdict !== 'string') {
+    const denial = guardDenial(verdict);
+    if (denial === undefined) {
       // Fail closed: an async guard or a boolean is a bug, and a bug must not read as permission.
       trail.guard = { id: g.id, reason: 'returned neither a string nor undefined' };
-      return failed('LISTENER_ERROR', `guard "${g.id}" returned ${typeof verdict}; a guard returns a denial reason (string) or undefined`);
+      return failed('LISTENER_ERROR', `guard "${g.id}" returned ${typeof verdict}; a guard returns a denial reason (string or {reason, code}) or undefined`);
     }
-    const reason = verdict === '' ? `denied by guard "${g.id}"` : verdict;
+    const reason = denial.reason === '' ? `denied by guard "${g.id}"` : denial.reason;
     trail.guard = { id: g.id, reason };
-    return failed('GUARD_DENIED', reason);
+    return failed(denial.code, reason);
   }
   return null;
+}
+
+function guardDenial(v: unknown): { reason: string; code: 'GUARD_DENIED' | DenyCode } | undefined {
+  if (typeof v === 'string') return { reason: v, code: 'GUARD_DENIED' };
+  if (typeof v !== 'object' || v === null) return undefined;
+  const o = v as Record<string, unknown>;
+  if (typeof o.reason !== 'string' || !(DENY_CODES as readonly unknown[]).includes(o.code)) return undefined;
+  return { reason: o.reason, code: o.code as DenyCode };
 }

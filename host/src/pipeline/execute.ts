@@ -1,31 +1,25 @@
-// Stage 4: the tools/execute waterfall around the body, under the tool's deadline.
+// Stage 4: the tools/execute waterfall around the body, under the call's deadline.
 import { ERROR_CODES, ToolFailure, isJson, type ExecIdentity, type Tool } from '../tool/index.js';
 import { ListenerError, abortCode, attempt, errorMessage, linkSignals, raceSignal } from './async.js';
+import type { CallClock } from './clock.js';
 import type { HookEntry } from './hooks.js';
 import { failureOf } from './outcome.js';
 import type { ExecOutcome, ExecReplace, ExecuteWrapper } from './types.js';
 
 /**
  * `exec.signal` is the caller's own signal. The body always gets a signal that aborts when the
- * caller cancels or the deadline passes, whatever a wrapper passed to next(). The caller is
- * answered the moment either happens, even if a body or wrapper ignores its signal.
+ * caller cancels or the call's deadline passes, whatever a wrapper passed to next(). The caller is
+ * answered the moment either happens, even if a body or wrapper ignores its signal; a signal a
+ * wrapper hands down bounds everything below that wrapper the same way.
  */
 export async function runExecute(
   exec: Readonly<ExecIdentity>,
   tool: Tool,
   wrappers: readonly HookEntry<ExecuteWrapper>[],
+  clock: CallClock,
 ): Promise<ExecOutcome> {
   const callerSignal = exec.signal;
-  const timeoutMs = tool.definition.timeoutMs;
-  const deadline = timeoutMs === undefined ? undefined : new AbortController();
-  const timer =
-    deadline === undefined
-      ? undefined
-      : setTimeout(
-          () => deadline.abort(new ToolFailure('TIMEOUT', `tool "${tool.name}" did not finish within its deadline of ${timeoutMs} ms`)),
-          timeoutMs,
-        );
-  // Combining signals costs a few µs; skip it when there is no deadline to combine.
+  const deadline = clock.deadline;
   // Every linked signal is released when the call ends, so nothing stays attached to the caller's.
   const links: (() => void)[] = [];
   const link = (sources: AbortSignal[]): AbortSignal => {
@@ -33,17 +27,18 @@ export async function runExecute(
     links.push(l.release);
     return l.signal;
   };
-  const base = deadline === undefined ? callerSignal : link([callerSignal, deadline.signal]);
+  const base = clock.signal;
 
   const codeOf = (signal: AbortSignal): ExecOutcome & { ok: false } => {
     if (callerSignal.aborted) return { ok: false, error: { code: 'ABORTED', message: `call to "${tool.name}" was cancelled by the caller` } };
-    const reason: unknown = deadline?.signal.aborted === true ? deadline.signal.reason : signal.reason;
+    const reason: unknown = deadline.aborted ? deadline.reason : signal.reason;
     const code = abortCode(reason);
     return { ok: false, error: { code, message: reason instanceof Error ? reason.message : `call to "${tool.name}" was aborted (${code})` } };
   };
 
   const body = async (e: Readonly<ExecIdentity>): Promise<ExecOutcome> => {
     let value: unknown;
+    clock.at('tools/execute', "the tool's body");
     try {
       value = await raceSignal(attempt(() => tool.definition.execute(e.arguments, e)), e.signal);
     } catch (err) {
@@ -71,11 +66,19 @@ export async function runExecute(
       // The result is already answered: a late next() (from a timer, say) must not run the body.
       if (finished) return Promise.reject(new ListenerError(`execute wrapper "${w.id}" called next() after the call ended`));
       if (replace !== undefined) checkReplace(w.id, replace);
-      const signal = replace?.signal === undefined ? e.signal : link([base, replace.signal]);
-      return dispatch(i + 1, Object.freeze({ ...e, signal }));
+      if (replace?.signal === undefined) return dispatch(i + 1, Object.freeze({ ...e, signal: e.signal })).finally(() => clock.at('tools/execute', `wrapper "${w.id}"`));
+      // The signal handed down bounds what runs below: a stuck inner wrapper ends when it fires.
+      const signal = link([e.signal, replace.signal]);
+      return raceSignal(dispatch(i + 1, Object.freeze({ ...e, signal })), signal)
+        .catch((err: unknown) => {
+          if (err instanceof ListenerError || !signal.aborted) throw err;
+          return codeOf(signal);
+        })
+        .finally(() => clock.at('tools/execute', `wrapper "${w.id}"`));
     };
     let out: unknown;
     try {
+      clock.at('tools/execute', `wrapper "${w.id}"`);
       out = await attempt(() => w.fn(e, next, tool));
     } catch (err) {
       throw err instanceof ListenerError ? err : new ListenerError(`execute wrapper "${w.id}" threw: ${errorMessage(err)}`);
@@ -94,7 +97,6 @@ export async function runExecute(
     return { ok: false, error: { code: 'LISTENER_ERROR', message: errorMessage(err) } };
   } finally {
     finished = true;
-    clearTimeout(timer);
     for (const release of links) release();
   }
 }

@@ -1,6 +1,6 @@
 // Ordered listener lists per stage. Each call works on a snapshot taken when it starts, so a policy
 // reload in the middle of a call cannot give that call half of the old set and half of the new.
-import { isStage, type Guard, type Stage, type StageListeners } from './types.js';
+import { isStage, type DeadlineRule, type Guard, type Stage, type StageListeners } from './types.js';
 
 export interface HookEntry<F> {
   readonly id: string;
@@ -8,9 +8,9 @@ export interface HookEntry<F> {
 }
 export type HookSnapshot = {
   readonly [S in Stage]: readonly HookEntry<StageListeners[S]>[];
-} & { readonly guards: readonly HookEntry<Guard>[] };
+} & { readonly guards: readonly HookEntry<Guard>[]; readonly deadlines: readonly HookEntry<DeadlineRule>[] };
 
-type Lists = { [S in Stage]: HookEntry<StageListeners[S]>[] } & { guards: HookEntry<Guard>[] };
+type Lists = { [S in Stage]: HookEntry<StageListeners[S]>[] } & { guards: HookEntry<Guard>[]; deadlines: HookEntry<DeadlineRule>[] };
 
 export class Hooks {
   #lists: Lists = {
@@ -19,6 +19,7 @@ export class Hooks {
     'tools/post-execute': [],
     'tools/result': [],
     guards: [],
+    deadlines: [],
   };
   #snapshot: HookSnapshot | undefined;
 
@@ -32,6 +33,11 @@ export class Hooks {
     return this.#add('guards', id, fn);
   }
 
+  /** A rule that shortens a call's deadline (the shortest one wins; none can lengthen it). */
+  deadline(id: string, fn: DeadlineRule): () => void {
+    return this.#add('deadlines', id, fn);
+  }
+
   snapshot(): HookSnapshot {
     this.#snapshot ??= Object.freeze({
       'tools/pre-execute': Object.freeze([...this.#lists['tools/pre-execute']]),
@@ -39,6 +45,7 @@ export class Hooks {
       'tools/post-execute': Object.freeze([...this.#lists['tools/post-execute']]),
       'tools/result': Object.freeze([...this.#lists['tools/result']]),
       guards: Object.freeze([...this.#lists.guards]),
+      deadlines: Object.freeze([...this.#lists.deadlines]),
     });
     return this.#snapshot;
   }

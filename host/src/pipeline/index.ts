@@ -3,8 +3,9 @@ export { Pipeline, type PipelineOptions, type Explanation } from './pipeline.js'
 export { Hooks, type HookEntry, type HookSnapshot } from './hooks.js';
 export { STAGES, isStage } from './types.js';
 export type {
-  Decision, PreExecuteInfo, PreExecuteListener, Guard, ExecOutcome, ExecReplace, ExecuteWrapper, AcceptInput,
+  Decision, PreExecuteInfo, PreExecuteListener, Guard, GuardDenial, ExecOutcome, ExecReplace, ExecuteWrapper, AcceptInput,
   PostExecuteCall, PostExecuteListener, CallRecord, ResultObserver, StageListeners, Stage, TrailStep,
-  DecisionTrail, ApprovalOutcome, ApprovalRequest, ApprovalService, PipelineLogger, CallOptions,
+  DecisionTrail, DeadlineRule, DenyCode, ApprovalOutcome, ApprovalRequest, ApprovalService, PipelineLogger, CallOptions,
 } from './types.js';
 export { renderContent } from './render.js';
+export { linkSignals } from './async.js';

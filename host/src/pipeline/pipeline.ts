@@ -9,7 +9,8 @@
 // - A pre-execute listener may override what next() returned (middleware); the trail records who
 //   decided. Guards are the layer no listener can override. A failure anywhere in the chain stands.
 // - The caller cancelling during pre-execute or approval is ABORTED_BEFORE_DISPATCH.
-// - tool.timeoutMs bounds the whole execute stage (wrappers and body, retries included).
+// - The call's deadline (the tool's timeoutMs, deadline rules, the caller's signal) bounds every
+//   stage from dispatch on, listeners and wrappers included; only the wait for a person is off it.
 // - A value that arrives after the body's signal fired counts as aborted/timed out.
 // - structuredContent is set only for JSON-object values; 'json' renders compact JSON.
 // - post-execute is a sequential waterfall (no next()): each listener sees what the previous left.
@@ -17,6 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import { deepFreeze, type JsonObject, type Tool, type ToolRegistry, type ToolResult } from '../tool/index.js';
 import { errorMessage } from './async.js';
+import { CallClock, callBudget } from './clock.js';
 import { gate, newTrail } from './decide.js';
 import { runExecute } from './execute.js';
 import { jsonCopy } from './json-copy.js';
@@ -32,7 +34,7 @@ export interface PipelineOptions {
   approval?: ApprovalService;
   /** How long a person gets to answer an 'ask' (default 120 s). */
   approvalTimeoutMs?: number;
-  /** How long one pre/post-execute listener may take (default 30 s). */
+  /** An extra cap on each pre/post-execute listener; by default only the call's deadline bounds them. */
   listenerTimeoutMs?: number;
   logger?: PipelineLogger;
 }
@@ -57,7 +59,7 @@ export class Pipeline {
   readonly hooks: Hooks;
   approval: ApprovalService | undefined;
   readonly #approvalTimeoutMs: number;
-  readonly #listenerTimeoutMs: number;
+  readonly #listenerTimeoutMs: number | undefined;
   readonly #log: PipelineLogger;
 
   constructor(options: PipelineOptions) {
@@ -65,7 +67,7 @@ export class Pipeline {
     this.hooks = options.hooks ?? new Hooks();
     this.approval = options.approval;
     this.#approvalTimeoutMs = options.approvalTimeoutMs ?? 120_000;
-    this.#listenerTimeoutMs = options.listenerTimeoutMs ?? 30_000;
+    this.#listenerTimeoutMs = options.listenerTimeoutMs;
     this.#log = options.logger ?? silent;
   }
 
@@ -143,23 +145,29 @@ export class Pipeline {
       signal,
     });
     if (signal.aborted) return failed('ABORTED_BEFORE_DISPATCH', `call to "${tool.name}" was cancelled before dispatch`);
-    const refused = await gate(exec, tool, hooks['tools/pre-execute'], hooks.guards, trail, {
-      dryRun: false,
-      listenerTimeoutMs: this.#listenerTimeoutMs,
-      approval: this.approval,
-      approvalTimeoutMs: this.#approvalTimeoutMs,
-    });
-    let state: CallState;
-    if (refused !== null) {
-      state = refused;
-    } else if (signal.aborted) {
-      state = failed('ABORTED_BEFORE_DISPATCH', `call to "${tool.name}" was cancelled before dispatch`);
-    } else {
-      state = fromOutcome(tool, await runExecute(exec, tool, hooks['tools/execute']));
-      // A success the caller no longer wants is not a success; a specific failure says more.
-      if (state.ok && signal.aborted) state = failed('ABORTED', `call to "${tool.name}" was cancelled by the caller`);
+    const clock = new CallClock(tool.name, signal, callBudget(exec, tool, hooks.deadlines));
+    try {
+      const refused = await gate(exec, tool, hooks['tools/pre-execute'], hooks.guards, trail, {
+        dryRun: false,
+        listenerTimeoutMs: this.#listenerTimeoutMs,
+        approval: this.approval,
+        approvalTimeoutMs: this.#approvalTimeoutMs,
+        clock,
+      });
+      let state: CallState;
+      if (refused !== null) {
+        state = refused;
+      } else if (signal.aborted) {
+        state = failed('ABORTED_BEFORE_DISPATCH', `call to "${tool.name}" was cancelled before dispatch`);
+      } else {
+        state = fromOutcome(tool, await runExecute(exec, tool, hooks['tools/execute'], clock));
+        // A success the caller no longer wants is not a success; a specific failure says more.
+        if (state.ok && signal.aborted) state = failed('ABORTED', `call to "${tool.name}" was cancelled by the caller`);
+      }
+      return await runPostExecute(state, exec, tool, hooks['tools/post-execute'], trail, meta, this.#listenerTimeoutMs, this.#log, clock);
+    } finally {
+      clock.release();
     }
-    return runPostExecute(state, exec, tool, hooks['tools/post-execute'], trail, meta, this.#listenerTimeoutMs, this.#log);
   }
 
   /** The decision a call would get (pre-execute in dry-run mode, then guards); nothing executes. */
@@ -178,12 +186,19 @@ export class Pipeline {
       ...(options.token !== undefined ? { token: options.token } : {}),
       signal: NEVER_ABORTED,
     });
-    const failure = await gate(exec, tool, hooks['tools/pre-execute'], hooks.guards, trail, {
-      dryRun: true,
-      listenerTimeoutMs: this.#listenerTimeoutMs,
-      approval: undefined,
-      approvalTimeoutMs: this.#approvalTimeoutMs,
-    });
+    const clock = new CallClock(tool.name, NEVER_ABORTED, callBudget(exec, tool, hooks.deadlines));
+    let failure;
+    try {
+      failure = await gate(exec, tool, hooks['tools/pre-execute'], hooks.guards, trail, {
+        dryRun: true,
+        listenerTimeoutMs: this.#listenerTimeoutMs,
+        approval: undefined,
+        approvalTimeoutMs: this.#approvalTimeoutMs,
+        clock,
+      });
+    } finally {
+      clock.release();
+    }
     if (failure !== null) return { tool: name, outcome: 'deny', reason: failure.error.message, code: failure.error.code, trail };
     const d: Decision | null = trail.decision;
     if (d?.kind === 'ask') return { tool: name, outcome: 'ask', reason: d.reason ?? `tool "${name}" needs approval`, trail };

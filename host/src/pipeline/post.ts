@@ -2,7 +2,9 @@
 // failure stays a failure (accept({value}) is refused on it), so no listener can turn a denial
 // into data.
 import { deepFreeze, type ExecIdentity, type Json, type JsonObject, type Tool } from '../tool/index.js';
-import { ListenerError, attempt, errorMessage, withTimeout } from './async.js';
+import { ToolFailure } from '../tool/index.js';
+import { ListenerError, attempt, errorMessage, raceSignal, withTimeout } from './async.js';
+import { POST_DEADLINE_GRACE_MS, type CallClock } from './clock.js';
 import type { HookEntry } from './hooks.js';
 import { failed, succeeded, toResult, type CallState } from './outcome.js';
 import { copyContent, isContent } from './render.js';
@@ -15,11 +17,13 @@ export async function runPostExecute(
   listeners: readonly HookEntry<PostExecuteListener>[],
   trail: DecisionTrail,
   meta: () => JsonObject,
-  timeoutMs: number,
+  timeoutMs: number | undefined,
   log: PipelineLogger,
+  clock: CallClock,
 ): Promise<CallState> {
   let state = start;
   for (const { id, fn } of listeners) {
+    clock.at('tools/post-execute', `listener "${id}"`);
     let live = true;
     // After the listener has returned its call is settled; a late accept/block (from a timer, say)
     // is ignored and logged, not thrown where nobody could catch it.
@@ -67,14 +71,28 @@ export async function runPostExecute(
         state = failed('BLOCKED', text);
       },
     };
+    // The call's deadline bounds this stage; once it has passed (the result is already a TIMEOUT),
+    // each listener still gets a short grace so redaction runs on the failure too.
+    const grace = clock.expired ? AbortSignal.timeout(Math.min(POST_DEADLINE_GRACE_MS, clock.budget?.ms ?? POST_DEADLINE_GRACE_MS)) : undefined;
+    const bound = grace ?? clock.deadline;
     try {
-      await withTimeout(
-        attempt(() => fn(call)),
-        timeoutMs,
-        () => new ListenerError(`post-execute listener "${id}" did not finish within ${timeoutMs} ms`),
-      );
+      const work = raceSignal(attempt(() => fn(call)), bound);
+      await (timeoutMs === undefined
+        ? work
+        : withTimeout(work, timeoutMs, () => new ListenerError(`post-execute listener "${id}" did not finish within ${timeoutMs} ms`)));
     } catch (err) {
-      state = failed('LISTENER_ERROR', err instanceof ListenerError ? err.message : `post-execute listener "${id}" threw: ${errorMessage(err)}`);
+      if (bound.aborted && !(err instanceof ListenerError)) {
+        // Whatever the listener had not yet finished is not shown: the call ends as a TIMEOUT.
+        const reason: unknown = clock.deadline.reason;
+        state = failed(
+          'TIMEOUT',
+          grace === undefined && reason instanceof ToolFailure
+            ? reason.message
+            : `post-execute listener "${id}" did not finish within ${POST_DEADLINE_GRACE_MS} ms after the call's deadline had passed; it ran out in tools/post-execute (listener "${id}")`,
+        );
+      } else {
+        state = failed('LISTENER_ERROR', err instanceof ListenerError ? err.message : `post-execute listener "${id}" threw: ${errorMessage(err)}`);
+      }
     } finally {
       live = false;
     }

@@ -1,7 +1,10 @@
 // The pipeline's vocabulary: decisions, the listener type of every stage, outcomes and the trail.
 import type { ContentBlock, ErrorCode, ExecIdentity, Json, JsonObject, Tool, ToolResult } from '../tool/index.js';
 
-export type Decision = { kind: 'allow' } | { kind: 'deny'; reason: string } | { kind: 'ask'; reason?: string };
+/** A deny may name a more precise code than DENIED (a rate limit says RATE_LIMITED). */
+export type DenyCode = 'DENIED' | 'RATE_LIMITED';
+export const DENY_CODES: readonly DenyCode[] = ['DENIED', 'RATE_LIMITED'];
+export type Decision = { kind: 'allow' } | { kind: 'deny'; reason: string; code?: DenyCode } | { kind: 'ask'; reason?: string };
 
 /** Facts a pre-execute listener may need beside the call itself. */
 export interface PreExecuteInfo {
@@ -20,8 +23,21 @@ export type PreExecuteListener = (
   info: PreExecuteInfo,
 ) => Decision | Promise<Decision>;
 
-/** A guard can only deny (a string is the reason); no listener order can turn that into allow. */
-export type Guard = (exec: Readonly<ExecIdentity>, tool: Tool) => string | undefined;
+/**
+ * A guard can only deny (a string is the reason, the code GUARD_DENIED; an object may say DENIED
+ * instead, for a policy's red line); no listener order can turn that into allow.
+ */
+export type Guard = (exec: Readonly<ExecIdentity>, tool: Tool) => string | GuardDenial | undefined;
+export interface GuardDenial {
+  reason: string;
+  code: DenyCode;
+}
+
+/**
+ * A deadline rule: how many ms this call may take in all (undefined = no opinion). The shortest of
+ * the rules, the tool's own timeout and the caller's signal bounds every stage of the call.
+ */
+export type DeadlineRule = (exec: Readonly<ExecIdentity>, tool: Tool) => number | undefined;
 
 /** What the body, or a wrapper standing in for it, produced. */
 export type ExecOutcome = { ok: true; value: Json } | { ok: false; error: { code: ErrorCode; message: string } };
@@ -127,6 +143,8 @@ export interface ApprovalRequest {
 /** Asks a person. Only 'allowed-once' lets the call go on, and only this call. */
 export interface ApprovalService {
   request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome>;
+  /** How long a person gets for this request, when the service was configured with a limit. */
+  timeoutFor?(req: ApprovalRequest): number | undefined;
 }
 
 /** pino-compatible subset, so tests and embedders can pass any logger. */

@@ -2,7 +2,7 @@
 // plugin is disposed, so a policy reload or an unload never leaves a listener behind.
 import type { Logger } from 'pino';
 import { defineTool, type Tool, type ToolDefinition, type ToolRegistry } from '../tool/index.js';
-import type { Guard, Hooks, Pipeline, Stage, StageListeners } from '../pipeline/index.js';
+import type { DeadlineRule, Guard, Hooks, Pipeline, Stage, StageListeners } from '../pipeline/index.js';
 import { Scope, type Disposer } from './scope.js';
 
 export type PluginApply<C> = (ctx: Context, config: C) => void | Promise<void>;
@@ -79,6 +79,13 @@ export class Context {
     this.#alive('guard()');
     const off = this.#parts.hooks.guard(id, fn);
     return this.#scope.add(`guard "${id}" of plugin "${this.name}"`, off);
+  }
+
+  /** Shortens the deadline of the calls `fn` returns a number for (the shortest rule wins). */
+  deadline(id: string, fn: DeadlineRule): () => void {
+    this.#alive('deadline()');
+    const off = this.#parts.hooks.deadline(id, fn);
+    return this.#scope.add(`deadline rule "${id}" of plugin "${this.name}"`, off);
   }
 
   /** Unref'd, so a plugin's timer never keeps the process alive; errors are logged. */

@@ -2,7 +2,7 @@
 // listener and guard it registers acts only on calls pinned to its own set (see switch.ts), is
 // named after the entry id, and can be removed the moment the set retires.
 import type { Context, Plugin, PluginApply, PluginHandle } from '../plugin/index.js';
-import type { Guard, Stage, StageListeners } from '../pipeline/index.js';
+import type { DeadlineRule, Guard, Stage, StageListeners } from '../pipeline/index.js';
 import type { PolicyContext } from './module.js';
 import type { InjectedServices, PolicyServices, ServiceName } from './services.js';
 import type { PolicySet, SetSwitch } from './switch.js';
@@ -45,6 +45,7 @@ export function policyContext(ctx: Context, scope: EntryScope): PolicyContext {
 
   const overrides = {
     entryId: scope.id,
+    ownsCall: (callId: string): boolean => scope.sw.setOf(callId) === scope.set,
     services: injected,
     on<S extends Stage>(stage: S, id: string, fn: StageListeners[S]): () => void {
       const off = ctx.on(stage, listenerId(id), gate(stage, fn));
@@ -53,6 +54,11 @@ export function policyContext(ctx: Context, scope: EntryScope): PolicyContext {
     },
     guard(id: string, fn: Guard): () => void {
       const off = ctx.guard(listenerId(id), (exec, tool) => (owns(exec.callId) ? fn(exec, tool) : undefined));
+      scope.set.offs.push(off);
+      return off;
+    },
+    deadline(id: string, fn: DeadlineRule): () => void {
+      const off = ctx.deadline(listenerId(id), (exec, tool) => (owns(exec.callId) ? fn(exec, tool) : undefined));
       scope.set.offs.push(off);
       return off;
     },

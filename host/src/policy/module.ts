@@ -10,6 +10,8 @@ export type PolicyContext = Context & {
   readonly entryId: string;
   /** Only the services the module named in `inject`. */
   readonly services: Readonly<InjectedServices>;
+  /** True while `callId` is a running call pinned to this entry's set (it never pins a call). */
+  ownsCall(callId: string): boolean;
 };
 
 export interface PolicyModule<C = unknown> {

@@ -39,14 +39,21 @@ export class SetSwitch {
 
   /** A call starts: pin it to the current set (or count it in, if its id is already pinned). */
   enter(callId: string): void {
-    const pin = this.#pins.get(callId);
+    const pin = this.#pins.get(callId) ?? this.#pin(callId);
     if (pin !== undefined) pin.calls++;
-    else this.#pin(callId);
   }
 
-  /** The set serving `callId`, pinning the current one on first sight. */
+  /**
+   * The set serving `callId`, pinning the current one on first sight (a deadline rule asks before
+   * the call is entered; enter() then counts that same pin once).
+   */
   pinFor(callId: string): PolicySet | undefined {
     return (this.#pins.get(callId) ?? this.#pin(callId))?.set;
+  }
+
+  /** The set serving `callId`, or undefined when the call is not pinned (never pins). */
+  setOf(callId: string): PolicySet | undefined {
+    return this.#pins.get(callId)?.set;
   }
 
   /** A call finished. */
@@ -55,6 +62,7 @@ export class SetSwitch {
     if (pin === undefined) return;
     pin.calls--;
     if (pin.calls > 0) return;
+    // calls 0 or below: a pin taken by pinFor() for a call that never entered also ends here.
     this.#pins.delete(callId);
     pin.set.pins--;
     if (pin.set.retired && pin.set.pins === 0) this.#onDispose(pin.set);
@@ -63,7 +71,7 @@ export class SetSwitch {
   #pin(callId: string): { set: PolicySet; calls: number } | undefined {
     const set = this.#current;
     if (set === undefined) return undefined;
-    const pin = { set, calls: 1 };
+    const pin = { set, calls: 0 };
     this.#pins.set(callId, pin);
     set.pins++;
     return pin;

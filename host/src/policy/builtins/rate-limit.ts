@@ -64,7 +64,7 @@ export const rateLimit = definePolicy({
       const agent = exec.agent ?? '(none)';
       const keys = cfg.per.map((p) => (p === 'tool' ? `t:${exec.name}` : p === 'agent' ? `a:${agent}` : `ta:${exec.name}\u0000${agent}`));
       if (buckets.tryTake(keys, !info.dryRun)) return later;
-      return { kind: 'deny', reason: by(ctx.entryId, undefined, `rate limit: more than ${cfg.capacity} calls in a burst or ${cfg.refillPerSecond}/s for ${cfg.per.join(', ')}`) };
+      return { kind: 'deny', code: 'RATE_LIMITED', reason: by(ctx.entryId, undefined, `rate limit: more than ${cfg.capacity} calls in a burst or ${cfg.refillPerSecond}/s for ${cfg.per.join(', ')}`) };
     });
   },
 });

@@ -1,6 +1,7 @@
 // Shared pieces of the built-ins: which tools an entry applies to, and the zod pieces they share.
 import { z } from 'zod';
-import type { Tool } from '../../tool/index.js';
+import type { ExecIdentity, Tool } from '../../tool/index.js';
+import type { PolicyContext } from '../module.js';
 import { nameMatcher } from '../glob.js';
 
 /** `tools` absent = every tool; present = only tools whose name matches one of the globs. */
@@ -32,4 +33,25 @@ export function hasCapability(tool: Tool, cap: Capability): boolean {
 
 export function by(entryId: string, reason: string | undefined, fallback: string): string {
   return `${reason ?? fallback} (policy "${entryId}")`;
+}
+
+/**
+ * A red line: a check that denies with DENIED wherever the call is. It runs in the pre-execute
+ * chain at its place in the file (so the trail and `policy explain` show which entry decided), and
+ * as a guard, so an allow that ended the chain before it reached this entry overturns nothing.
+ * A call this entry already cleared in the chain is not checked a second time.
+ */
+export function redLine(ctx: PolicyContext, check: (exec: Readonly<ExecIdentity>, tool: Tool) => string | undefined): void {
+  const cleared = new WeakSet<object>();
+  ctx.on('tools/pre-execute', ctx.entryId, (exec, next, info) => {
+    const reason = check(exec, info.tool);
+    if (reason !== undefined) return { kind: 'deny', reason };
+    cleared.add(exec);
+    return next();
+  });
+  ctx.guard(ctx.entryId, (exec, tool) => {
+    if (cleared.has(exec)) return undefined;
+    const reason = check(exec, tool);
+    return reason === undefined ? undefined : { reason, code: 'DENIED' };
+  });
 }

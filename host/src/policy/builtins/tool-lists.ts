@@ -1,17 +1,16 @@
-// deny-tools and allow-tools: the simplest layer. Entries run in file order, so an organisation's
-// deny listed before a project's allow always wins.
+// deny-tools and allow-tools. deny-tools is a red line (a guard): no allow-tools entry, before or
+// after it, lets a denied tool run. allow-tools stays a pre-execute policy, so order decides among
+// the reorderable ones (ask, modules).
 import { z } from 'zod';
 import { definePolicy } from '../module.js';
-import { appliesTo, by } from './select.js';
+import { appliesTo, by, redLine } from './select.js';
 
 export const denyTools = definePolicy({
   name: 'deny-tools',
   config: z.strictObject({ tools: z.array(z.string().min(1)).min(1), reason: z.string().min(1).optional() }),
   apply(ctx, cfg) {
     const match = appliesTo(cfg.tools);
-    ctx.on('tools/pre-execute', ctx.entryId, (exec, next) =>
-      match(exec.name) ? { kind: 'deny', reason: by(ctx.entryId, cfg.reason, `tool "${exec.name}" is denied`) } : next(),
-    );
+    redLine(ctx, (exec) => (match(exec.name) ? by(ctx.entryId, cfg.reason, `tool "${exec.name}" is denied`) : undefined));
   },
 });
 

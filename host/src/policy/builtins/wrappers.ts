@@ -1,26 +1,20 @@
-// Wrappers on tools/execute: a policy deadline and retries. A wrapper may only replace the signal;
-// the caller's own signal is fused back in below it, so the caller can always cancel.
+// The call's deadline, and retries (a wrapper on tools/execute). A wrapper may only replace the
+// signal; the caller's own signal and the call's deadline are fused back in below it.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { ERROR_CODES, ToolFailure, type ErrorCode } from '../../tool/index.js';
 import { definePolicy } from '../module.js';
 import { appliesTo, toolsField } from './select.js';
 
+// deadline: the call's deadline, not a wrapper. It bounds every stage from dispatch on (pre-execute
+// listeners, guards, wrappers, the body, post-execute); the shortest of the manifest's timeout, each
+// deadline entry and the caller's own wins, so no entry can lengthen another's.
 export const deadline = definePolicy({
   name: 'deadline',
   config: z.strictObject({ ms: z.number().int().positive().max(24 * 3600 * 1000), tools: toolsField }),
   apply(ctx, cfg) {
     const applies = appliesTo(cfg.tools);
-    ctx.on('tools/execute', ctx.entryId, async (exec, next) => {
-      if (!applies(exec.name)) return next();
-      const timer = AbortSignal.timeout(cfg.ms);
-      const out = await next({ signal: AbortSignal.any([exec.signal, timer]) });
-      // Our deadline fired and the caller did not cancel: that is a TIMEOUT, whatever the body said.
-      if (!out.ok && timer.aborted && !exec.signal.aborted) {
-        return { ok: false, error: { code: 'TIMEOUT', message: `tool "${exec.name}" exceeded the policy deadline of ${cfg.ms} ms (policy "${ctx.entryId}")` } };
-      }
-      return out;
-    });
+    ctx.deadline(ctx.entryId, (exec) => (applies(exec.name) ? cfg.ms : undefined));
   },
 });
 

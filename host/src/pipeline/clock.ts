@@ -1,0 +1,120 @@
+// The call's one deadline. It starts when the call is dispatched and bounds every stage (pre-execute
+// listeners, guards, wrappers, the body, post-execute); only the wait for a person is off the clock,
+// which has its own timeout. The shortest of the manifest's timeout, every deadline rule that applies
+// and the caller's signal wins. When it fires, the message names the stage and the listener that was
+// running, so an overrun is traced to its author.
+import { ToolFailure, type ExecIdentity, type Tool } from '../tool/index.js';
+import type { HookEntry } from './hooks.js';
+import { linkSignals } from './async.js';
+import type { DeadlineRule } from './types.js';
+
+/** After the deadline has passed, post-execute still gets this long per listener (to redact a TIMEOUT). */
+export const POST_DEADLINE_GRACE_MS = 1_000;
+
+export type ClockStage = 'tools/pre-execute' | 'guards' | 'tools/execute' | 'tools/post-execute';
+
+export interface Budget {
+  ms: number;
+  /** Who set it: `the manifest's timeout_ms`, `policy "short"`. */
+  source: string;
+}
+
+/** The shortest budget among the manifest's timeout and the deadline rules that apply. */
+export function callBudget(exec: Readonly<ExecIdentity>, tool: Tool, rules: readonly HookEntry<DeadlineRule>[]): Budget | undefined {
+  let best: Budget | undefined;
+  const manifest = tool.definition.timeoutMs;
+  if (manifest !== undefined) best = { ms: manifest, source: `the timeout of tool "${tool.name}"` };
+  for (const r of rules) {
+    let ms: unknown;
+    try {
+      ms = r.fn(exec, tool);
+    } catch {
+      // A rule that cannot say its deadline is not allowed to lift one: skip it, others still hold.
+      continue;
+    }
+    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0) continue;
+    if (best === undefined || ms < best.ms) best = { ms, source: `policy "${r.id}"` };
+  }
+  return best;
+}
+
+export class CallClock {
+  /** Aborts when the caller cancels or the deadline passes. */
+  readonly signal: AbortSignal;
+  /** Aborts only when the deadline passes. */
+  readonly deadline: AbortSignal;
+  readonly budget: Budget | undefined;
+  readonly #ctl = new AbortController();
+  readonly #release: () => void;
+  readonly #tool: string;
+  #timer: NodeJS.Timeout | undefined;
+  #left: number;
+  #startedAt = 0;
+  #stage: ClockStage = 'tools/pre-execute';
+  #listener: string | undefined;
+
+  constructor(toolName: string, caller: AbortSignal, budget: Budget | undefined) {
+    this.#tool = toolName;
+    this.budget = budget;
+    this.deadline = this.#ctl.signal;
+    this.#left = budget?.ms ?? Infinity;
+    if (budget === undefined) {
+      this.signal = caller;
+      this.#release = () => {};
+    } else {
+      const linked = linkSignals([caller, this.#ctl.signal]);
+      this.signal = linked.signal;
+      this.#release = linked.release;
+      this.resume();
+    }
+  }
+
+  /** Where the call is now; the TIMEOUT message names it. */
+  at(stage: ClockStage, listener?: string): void {
+    this.#stage = stage;
+    this.#listener = listener;
+  }
+
+  get expired(): boolean {
+    return this.#ctl.signal.aborted;
+  }
+
+  /** A synchronous stage cannot be interrupted; this fires the deadline if it passed meanwhile. */
+  check(): void {
+    if (this.#timer !== undefined && performance.now() - this.#startedAt >= this.#left) this.#fire();
+  }
+
+  /** Stops the clock (a person is being asked). */
+  pause(): void {
+    if (this.#timer === undefined) return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#left = Math.max(0, this.#left - (performance.now() - this.#startedAt));
+  }
+
+  resume(): void {
+    if (this.budget === undefined || this.#timer !== undefined || this.expired) return;
+    this.#startedAt = performance.now();
+    this.#timer = setTimeout(() => this.#fire(), this.#left);
+  }
+
+  /** The failure the deadline stands for, naming the stage and listener it caught. */
+  #fire(): void {
+    if (this.expired || this.budget === undefined) return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const where = `${this.#stage}${this.#listener !== undefined ? ` (${this.#listener})` : ''}`;
+    this.#ctl.abort(
+      new ToolFailure(
+        'TIMEOUT',
+        `tool "${this.#tool}" did not finish within its deadline of ${this.budget.ms} ms (set by ${this.budget.source}); it ran out in ${where}`,
+      ),
+    );
+  }
+
+  release(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#release();
+  }
+}
