@@ -62,7 +62,16 @@ function parseIndex(bytes: Uint8Array, where: string): IndexFile {
   return parsed.data;
 }
 
-export async function pullFromIndex(ref: IndexRef, opts: { insecure: boolean; progress?: Progress }): Promise<ToolPackage> {
+export interface PulledFromIndex {
+  pkg: ToolPackage;
+  /** Digest of the package archive the index entry names. */
+  archiveDigest: string;
+}
+
+export async function pullFromIndex(
+  ref: IndexRef,
+  opts: { insecure: boolean; progress?: Progress; expectResolved?: string },
+): Promise<PulledFromIndex> {
   const index = await fetchBytes(ref.indexUrl, { what: `index ${ref.indexUrl}`, insecure: opts.insecure, maxBytes: 16 * 1024 * 1024 });
   const parsed = parseIndex(index.bytes, ref.indexUrl);
   const tool = parsed.tools[ref.name];
@@ -72,6 +81,10 @@ export async function pullFromIndex(ref: IndexRef, opts: { insecure: boolean; pr
     throw new RegistryError('NOT_FOUND', `${ref.text}: no version of ${ref.name} matches "${ref.range}" (has ${Object.keys(tool.versions).join(', ')})`);
   }
   const entry = tool.versions[version] as IndexEntry;
+  if (opts.expectResolved !== undefined && entry.digest !== opts.expectResolved) {
+    // Refused before downloading: the index now lists other bytes under this version.
+    throw new RegistryError('DIGEST_MISMATCH', `${ref.text}: the index lists ${ref.name}@${version} as ${entry.digest}, the lockfile pins ${opts.expectResolved}`);
+  }
   const url = new URL(entry.url, index.url).href;
   const tgz = await fetchBytes(url, {
     what: `${ref.name}@${version}`,
@@ -88,7 +101,7 @@ export async function pullFromIndex(ref: IndexRef, opts: { insecure: boolean; pr
   // The index entry's signature is authoritative; one inside the archive is only a fallback.
   const signature = entry.signer && entry.signature ? { signer: entry.signer, signature: entry.signature } : fromTar.signature;
   const { signature: _dropped, ...unsigned } = fromTar;
-  return signature ? { ...unsigned, signature } : unsigned;
+  return { pkg: signature ? { ...unsigned, signature } : unsigned, archiveDigest: entry.digest };
 }
 
 /** Adds a package to a directory index (dir/index.json + dir/packages/<name>-<version>.tgz). */

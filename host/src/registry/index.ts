@@ -26,6 +26,7 @@ export { createProgress, type ProgressMode } from './progress.js';
 export type { Progress } from './http.js';
 export { keygen, loadPackage, packToFile, publishPackage, signWithKeyFile, type PublishResult } from './publish.js';
 export { installTool, type InstallOptions, type InstallResult, type InstallOutcome } from './install.js';
+export { installLocked, pinnedRefOf, type LockedInstallOptions, type LockedTool } from './locked.js';
 export { uninstallTool } from './uninstall.js';
 export { verifyStore, type VerifyReport } from './verify.js';
 export { listInstalled, type ListedTool } from './list.js';

@@ -2,7 +2,7 @@
 // policy ceiling and the user's consent, then commit atomically to the store.
 import { RegistryError } from './errors.js';
 import { diffCapabilities } from './capabilities.js';
-import { ceilingViolations, loadCeiling } from './ceiling.js';
+import { enforceCeiling, requireConsent, type ConsentOptions } from './install-checks.js';
 import type { Progress } from './http.js';
 import { readLock } from './lockfile.js';
 import { compareVersionText } from './semver.js';
@@ -10,22 +10,16 @@ import { fetchPackage, parseSourceRef } from './sources.js';
 import { commitInstall, installedPackageManifest, withStore, type PauseHook } from './store.js';
 import { judgeSignature, requireTrust } from './trust-check.js';
 
-export interface InstallOptions {
+export interface InstallOptions extends ConsentOptions {
   ref: string;
   home: string;
   cwd: string;
   insecure?: boolean;
   allowUnsigned?: boolean;
   allowDowngrade?: boolean;
-  /** Consent given up front (after the user reviewed the capabilities). */
-  yes?: boolean;
-  /** An explicit ceiling file; otherwise $TOOLGATE_HOME/ceiling.yaml if it exists. */
-  ceilingFile?: string;
   progress?: Progress;
   /** Where notes and warnings go (stderr). */
   say(text: string): void;
-  /** Asks a yes/no question; undefined when nobody can answer (no TTY). */
-  ask?: (question: string) => Promise<boolean>;
   pause?: PauseHook;
 }
 
@@ -81,13 +75,7 @@ export async function installTool(opts: InstallOptions): Promise<InstallResult> 
     outcome = order < 0 ? 'downgraded' : 'upgraded';
   }
 
-  const ceiling = await loadCeiling(opts.ceilingFile ?? layout.ceiling, opts.ceilingFile !== undefined);
-  if (ceiling) {
-    const violations = ceilingViolations(pkg.manifest.capabilities, ceiling);
-    if (violations.length > 0) {
-      throw new RegistryError('CEILING_EXCEEDED', `${what} asks for more than the policy ceiling (${opts.ceilingFile ?? layout.ceiling}) allows:\n  - ${violations.join('\n  - ')}`);
-    }
-  }
+  await enforceCeiling(pkg, opts, layout);
 
   const before = previous ? await installedPackageManifest(layout, previous) : undefined;
   let needsConsent = true;
@@ -99,13 +87,7 @@ export async function installTool(opts: InstallOptions): Promise<InstallResult> 
   } else {
     opts.say(`${what} (${fetched.source}) asks for:\n${pkg.manifest.described.map((l) => `  ${l}\n`).join('')}`);
   }
-  if (needsConsent && opts.yes !== true) {
-    if (!opts.ask) {
-      throw new RegistryError('CONSENT_REQUIRED', `${what}: review the capabilities above and pass --yes to install without a terminal`);
-    }
-    const ok = await opts.ask(`Install ${what} with these capabilities? [y/N] `);
-    if (!ok) throw new RegistryError('CONSENT_DECLINED', `${what}: not installed (declined)`);
-  }
+  if (needsConsent) await requireConsent(what, `Install ${what} with these capabilities? [y/N] `, 'the capabilities', opts);
 
   await withStore(opts.home, async (held) => {
     // What the person agreed to must still be what gets replaced.
@@ -120,7 +102,8 @@ export async function installTool(opts: InstallOptions): Promise<InstallResult> 
         version: pkg.version,
         source: fetched.source,
         signer: verdict.kind === 'trusted' ? { keyId: verdict.keyId, name: verdict.name, signature: verdict.signature } : null,
-        ...(fetched.resolved !== undefined ? { resolved: fetched.resolved } : {}),
+        resolved: fetched.resolved,
+        pinned: fetched.pinned,
       },
       opts.pause,
     );

@@ -16,8 +16,13 @@ const lockEntrySchema = z.strictObject({
   installedManifest: digest,
   /** null = installed unsigned/untrusted with --allow-unsigned. */
   signer: z.strictObject({ keyId: z.string(), name: z.string(), signature: z.string() }).nullable(),
-  /** For OCI sources: the manifest digest the tag resolved to. */
+  /**
+   * The digest of what the reference resolved to: OCI the image manifest, an HTTP index or a .tgz
+   * the package archive, a folder the archive `pack` would write of it.
+   */
   resolved: z.string().optional(),
+  /** The reference that gets these bytes again whatever tags or ranges do (`install --locked`). */
+  pinned: z.string().optional(),
 });
 const lockSchema = z.strictObject({
   lockfileVersion: z.literal(1),

@@ -5,7 +5,8 @@ import { RegistryError } from './errors.js';
 import type { Progress } from './http.js';
 import { parseIndexRef, pullFromIndex, type IndexRef } from './http-index.js';
 import { parseOciRef, pullOci, type OciRef } from './oci.js';
-import { packageFromDir, packageFromTgz, PACKAGE_LIMITS, type ToolPackage } from './package.js';
+import { digestOf } from './digest.js';
+import { packageFromDir, packageFromTgz, packageToTgz, PACKAGE_LIMITS, type ToolPackage } from './package.js';
 
 export type SourceRef =
   | { kind: 'dir'; path: string }
@@ -28,24 +29,51 @@ export interface FetchedPackage {
   pkg: ToolPackage;
   /** What the lockfile records as the source. */
   source: string;
-  /** OCI: the manifest digest the tag pointed at. */
-  resolved?: string;
+  /** The digest the reference resolved to (lockfile `resolved`). */
+  resolved: string;
+  /** A reference to exactly these bytes (lockfile `pinned`). */
+  pinned: string;
 }
 
-export async function fetchPackage(src: SourceRef, opts: { insecure: boolean; progress?: Progress }): Promise<FetchedPackage> {
+export interface FetchOptions {
+  insecure: boolean;
+  progress?: Progress;
+  /** `install --locked`: the digest the lockfile pins, checked before the package is downloaded where the source allows. */
+  expectResolved?: string;
+}
+
+function expectResolved(what: string, actual: string, opts: FetchOptions): void {
+  if (opts.expectResolved !== undefined && actual !== opts.expectResolved) {
+    throw new RegistryError('DIGEST_MISMATCH', `${what}: resolves to ${actual}, the lockfile pins ${opts.expectResolved}`);
+  }
+}
+
+export async function fetchPackage(src: SourceRef, opts: FetchOptions): Promise<FetchedPackage> {
   switch (src.kind) {
-    case 'dir':
-      return { pkg: await packageFromDir(src.path), source: src.path };
+    case 'dir': {
+      const pkg = await packageFromDir(src.path);
+      // A folder has no digest of its own: the archive `pack` would write of it stands in.
+      const resolved = digestOf(packageToTgz(pkg));
+      expectResolved(src.path, resolved, opts);
+      return { pkg, source: src.path, resolved, pinned: src.path };
+    }
     case 'tgz': {
       const info = await stat(src.path);
       if (info.size > PACKAGE_LIMITS.maxTotalBytes) throw new RegistryError('TOO_LARGE', `${src.path}: ${info.size} bytes is over the package limit`);
-      return { pkg: packageFromTgz(await readFile(src.path), src.path), source: src.path };
+      const bytes = await readFile(src.path);
+      expectResolved(src.path, digestOf(bytes), opts);
+      return { pkg: packageFromTgz(bytes, src.path), source: src.path, resolved: digestOf(bytes), pinned: src.path };
     }
-    case 'index':
-      return { pkg: await pullFromIndex(src.ref, opts), source: src.ref.text };
+    case 'index': {
+      const pulled = await pullFromIndex(src.ref, opts);
+      const pinned = `${src.ref.indexUrl}#${src.ref.name}@=${pulled.pkg.version}`;
+      return { pkg: pulled.pkg, source: src.ref.text, resolved: pulled.archiveDigest, pinned };
+    }
     case 'oci': {
       const pulled = await pullOci(src.ref, opts);
-      return { pkg: pulled.pkg, source: src.ref.text, resolved: pulled.manifestDigest };
+      expectResolved(src.ref.text, pulled.manifestDigest, opts);
+      const pinned = `oci://${src.ref.registry}/${src.ref.repository}@${pulled.manifestDigest}`;
+      return { pkg: pulled.pkg, source: src.ref.text, resolved: pulled.manifestDigest, pinned };
     }
   }
 }

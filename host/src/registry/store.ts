@@ -66,6 +66,11 @@ function installedManifestText(layout: StoreLayout, pkg: ToolPackage): string {
 }
 
 
+/** The digest the installed manifest of `pkg` will have (the same in every store). */
+export function installedManifestDigest(layout: StoreLayout, pkg: ToolPackage): string {
+  return digestOf(Buffer.from(installedManifestText(layout, pkg), 'utf8'));
+}
+
 export type NewLockEntry = Omit<LockEntry, 'installedManifest' | 'digests'>;
 
 /** Installs (or replaces) a verified package atomically. Call inside withStore. */

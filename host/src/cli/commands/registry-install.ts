@@ -1,11 +1,12 @@
 import { resolve } from 'node:path';
-import { installTool } from '../../registry/index.js';
+import { installLocked, installTool, storeLayout } from '../../registry/index.js';
 import { EXIT, type Command } from '../command.js';
 import { askFor, homeOf, pauseHook, progressFor, runCommand } from './registry-shared.js';
-import { parseFlags } from '../usage.js';
+import { parseFlags, UsageError } from '../usage.js';
 
 const help = `Usage: toolgate install REF [--yes] [--allow-unsigned] [--allow-downgrade] [--insecure]
                         [--ceiling FILE] [--quiet]
+       toolgate install --locked [LOCKFILE] [same options]
 
 REF is one of
   ./dir                                  a tool folder or an unpacked package
@@ -16,7 +17,12 @@ The package's digests are verified, its signature checked against \`toolgate tru
 (unsigned or untrusted packages are refused unless --allow-unsigned), a lower version than the
 lockfile's is refused unless --allow-downgrade, and a policy ceiling (--ceiling FILE or
 $TOOLGATE_HOME/ceiling.yaml) refuses a package that asks for more. The capabilities are shown and
-must be confirmed on a terminal, or with --yes after review (an upgrade asks again only when they grow).`;
+must be confirmed on a terminal, or with --yes after review (an upgrade asks again only when they grow).
+
+--locked installs exactly what LOCKFILE (default $TOOLGATE_HOME/toolgate.lock; e.g. another
+machine's) pins: each tool from its pinned digest reference, whatever tags or ranges say now.
+If any byte differs from the lockfile (files, archive or OCI manifest digest, installed manifest,
+signer), nothing is installed.`;
 
 export const installCommand: Command = {
   path: ['install'],
@@ -33,14 +39,14 @@ export const installCommand: Command = {
           insecure: { type: 'boolean' },
           ceiling: { type: 'string' },
           quiet: { type: 'boolean', short: 'q' },
+          locked: { type: 'boolean' },
         },
-        { min: 1, max: 1 },
+        { min: 0, max: Number.MAX_SAFE_INTEGER },
       );
       const progress = progressFor(io, values.quiet === true);
       const ask = askFor(io);
       const pause = pauseHook(io, 'install');
-      const res = await installTool({
-        ref: positionals[0] as string,
+      const common = {
         home: homeOf(io),
         cwd: io.cwd,
         insecure: values.insecure === true,
@@ -51,8 +57,19 @@ export const installCommand: Command = {
         ...(progress ? { progress } : {}),
         ...(ask ? { ask } : {}),
         ...(pause ? { pause } : {}),
-        say: (t) => io.stderr(t),
-      });
+        say: (t: string) => io.stderr(t),
+      };
+      const allowed = values.locked === true ? '0-1' : 'exactly 1';
+      if (positionals.length > 1 || (values.locked !== true && positionals.length !== 1)) {
+        throw new UsageError(`expected ${allowed} argument(s), got ${positionals.length}`);
+      }
+      if (values.locked === true) {
+        const file = positionals[0] !== undefined ? resolve(io.cwd, positionals[0]) : storeLayout(common.home).lock;
+        const tools = await installLocked({ ...common, lockfile: file });
+        for (const t of tools) io.stdout(`${t.outcome} ${t.name}@${t.version}\n`);
+        return EXIT.ok;
+      }
+      const res = await installTool({ ...common, ref: positionals[0] as string });
       const from = res.previousVersion !== undefined && res.outcome !== 'unchanged' ? ` (was ${res.previousVersion})` : '';
       io.stdout(`${res.outcome} ${res.name}@${res.version}${from}${res.signer ? ` signed by ${res.signer}` : ''}\n`);
       return EXIT.ok;

@@ -1,0 +1,165 @@
+// `toolgate install --locked [LOCKFILE]`: installs exactly what a lockfile pins, by its pinned
+// digest reference, and refuses the lot if any byte differs (file digests, resolved digest,
+// installed manifest, signer). Every tool is fetched and checked before any is committed.
+import { readFile } from 'node:fs/promises';
+import { RegistryError } from './errors.js';
+import type { Progress } from './http.js';
+import { parseIndexRef } from './http-index.js';
+import { enforceCeiling, requireConsent, type ConsentOptions } from './install-checks.js';
+import { parseLock, readLock, type LockEntry } from './lockfile.js';
+import { parseOciRef } from './oci.js';
+import type { ToolPackage } from './package.js';
+import { compareVersionText } from './semver.js';
+import { fetchPackage, parseSourceRef } from './sources.js';
+import { checkInstalled, commitInstall, installedManifestDigest, withStore, type PauseHook } from './store.js';
+import type { StoreLayout } from './store-layout.js';
+import { judgeSignature, requireTrust, type TrustVerdict } from './trust-check.js';
+
+export interface LockedInstallOptions extends ConsentOptions {
+  /** The lockfile to reproduce (another machine's $TOOLGATE_HOME/toolgate.lock, or this store's). */
+  lockfile: string;
+  home: string;
+  cwd: string;
+  insecure?: boolean;
+  allowUnsigned?: boolean;
+  allowDowngrade?: boolean;
+  progress?: Progress;
+  say(text: string): void;
+  pause?: PauseHook;
+}
+
+export interface LockedTool {
+  name: string;
+  version: string;
+  outcome: 'installed' | 'upgraded' | 'downgraded' | 'unchanged';
+}
+
+interface Plan extends LockedTool {
+  entry: LockEntry;
+  before: LockEntry | undefined;
+  pkg?: ToolPackage;
+  verdict?: TrustVerdict;
+}
+
+/** The reference that gets the pinned bytes; older lockfiles did not record one for every kind. */
+export function pinnedRefOf(name: string, entry: LockEntry): string {
+  if (entry.pinned !== undefined) return entry.pinned;
+  if (entry.source.startsWith('oci://')) {
+    const ref = parseOciRef(entry.source);
+    if (ref.reference.startsWith('sha256:')) return entry.source;
+    if (entry.resolved === undefined) throw new RegistryError('BAD_REFERENCE', `${name}: the lockfile pins no digest for ${entry.source}`);
+    return `oci://${ref.registry}/${ref.repository}@${entry.resolved}`;
+  }
+  if (/^https?:\/\//.test(entry.source)) return `${parseIndexRef(entry.source).indexUrl}#${name}@=${entry.version}`;
+  return entry.source;
+}
+
+/** Same keys, same digests: what `a` pins is byte for byte what `b` pins. */
+export function sameDigests(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  const ka = Object.keys(a).sort();
+  const kb = Object.keys(b).sort();
+  return ka.length === kb.length && ka.every((k, i) => k === kb[i] && a[k] === b[k]);
+}
+
+/** Entries equal but for the signer's local name (each store names its trusted keys itself). */
+function sameEntry(a: LockEntry, b: LockEntry): boolean {
+  const plain = (e: LockEntry): string => {
+    const { digests: _d, signer, ...rest } = e;
+    const fields = Object.entries(rest).sort(([x], [y]) => (x < y ? -1 : 1));
+    return JSON.stringify([fields, signer?.keyId ?? null]);
+  };
+  return sameDigests(a.digests, b.digests) && plain(a) === plain(b);
+}
+
+function differs(name: string, what: string): RegistryError {
+  return new RegistryError('DIGEST_MISMATCH', `${name}: ${what}; nothing was installed`);
+}
+
+async function readWanted(file: string): Promise<ReturnType<typeof parseLock>> {
+  const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new RegistryError(err.code === 'ENOENT' ? 'NOT_FOUND' : 'BAD_CONFIG', `${file}: cannot read the lockfile (${err.message})`);
+  });
+  return parseLock(text, file);
+}
+
+/** Fetches one pinned tool and holds it to every digest its entry records. */
+async function fetchPinned(name: string, entry: LockEntry, layout: StoreLayout, opts: LockedInstallOptions): Promise<{ pkg: ToolPackage; verdict: TrustVerdict }> {
+  const ref = pinnedRefOf(name, entry);
+  const fetched = await fetchPackage(await parseSourceRef(ref, opts.cwd), {
+    insecure: opts.insecure === true,
+    ...(opts.progress ? { progress: opts.progress } : {}),
+    ...(entry.resolved !== undefined ? { expectResolved: entry.resolved } : {}),
+  });
+  const pkg = fetched.pkg;
+  if (pkg.name !== name || pkg.version !== entry.version) throw differs(name, `${ref} holds ${pkg.name}@${pkg.version}, the lockfile pins ${name}@${entry.version}`);
+  if (!sameDigests(entry.digests, pkg.digests as Record<string, string>)) {
+    const files = [...new Set([...Object.keys(entry.digests), ...Object.keys(pkg.digests)])].filter((f) => entry.digests[f] !== (pkg.digests as Record<string, string>)[f]);
+    throw differs(name, `${ref}: ${files.join(', ')} differ from the digests the lockfile pins`);
+  }
+  if (installedManifestDigest(layout, pkg) !== entry.installedManifest) throw differs(name, 'the installed manifest would differ from the one the lockfile pins');
+  const verdict = await judgeSignature(pkg, layout.trust);
+  if (entry.signer) {
+    if (verdict.kind !== 'trusted' || verdict.keyId !== entry.signer.keyId) {
+      throw new RegistryError(
+        verdict.kind === 'unsigned' ? 'UNSIGNED' : 'UNKNOWN_SIGNER',
+        `${name}@${entry.version}: the lockfile pins it as signed by ${entry.signer.name} (${entry.signer.keyId}); trust that key first (\`toolgate trust add\`)`,
+      );
+    }
+  } else {
+    const warning = requireTrust(pkg, verdict, opts.allowUnsigned === true);
+    if (warning) opts.say(`\n!!! ${warning}\n\n`);
+  }
+  return { pkg, verdict };
+}
+
+function outcomeOf(name: string, entry: LockEntry, before: LockEntry | undefined, opts: LockedInstallOptions): LockedTool['outcome'] {
+  if (!before) return 'installed';
+  const order = compareVersionText(entry.version, before.version);
+  if (order === 0 && !sameDigests(before.digests, entry.digests)) {
+    throw new RegistryError('VERSION_CONFLICT', `${name}@${entry.version}: the installed ${name}@${before.version} has different contents; uninstall it first`);
+  }
+  if (order < 0 && opts.allowDowngrade !== true) {
+    throw new RegistryError('DOWNGRADE', `${name}: the lockfile pins ${entry.version}, lower than the installed ${before.version}; pass --allow-downgrade to go back`);
+  }
+  return order < 0 ? 'downgraded' : order > 0 ? 'upgraded' : 'installed';
+}
+
+export async function installLocked(opts: LockedInstallOptions): Promise<LockedTool[]> {
+  const wanted = await readWanted(opts.lockfile);
+  const layout = await withStore(opts.home, async (l) => l);
+  const current = await readLock(layout.lock);
+  const plans: Plan[] = [];
+  for (const name of Object.keys(wanted.tools).sort()) {
+    const entry = wanted.tools[name] as LockEntry;
+    const before = current.tools[name];
+    if (before && sameEntry(before, entry) && (await checkInstalled(layout, name, before)).length === 0) {
+      plans.push({ name, version: entry.version, outcome: 'unchanged', entry, before });
+      continue;
+    }
+    const outcome = outcomeOf(name, entry, before, opts);
+    const { pkg, verdict } = await fetchPinned(name, entry, layout, opts);
+    await enforceCeiling(pkg, opts, layout);
+    plans.push({ name, version: entry.version, outcome, entry, before, pkg, verdict });
+  }
+  for (const name of Object.keys(current.tools)) {
+    if (!(name in wanted.tools)) opts.say(`${name}: installed but not in ${opts.lockfile} (left as it is)\n`);
+  }
+  const todo = plans.filter((p) => p.pkg !== undefined);
+  for (const p of todo) opts.say(`${p.name}@${p.version} (${pinnedRefOf(p.name, p.entry)}) asks for:\n${p.pkg?.manifest.described.map((l) => `  ${l}\n`).join('') ?? ''}`);
+  if (todo.length > 0) await requireConsent(opts.lockfile, `Install ${todo.length} tool(s) exactly as ${opts.lockfile} pins them? [y/N] `, 'the capabilities', opts);
+
+  await withStore(opts.home, async (held) => {
+    const now = await readLock(held.lock);
+    for (const p of todo) {
+      if (JSON.stringify(now.tools[p.name] ?? null) !== JSON.stringify(p.before ?? null)) {
+        throw new RegistryError('STORE_CHANGED', `${p.name}: the store changed while this install was waiting; run it again`);
+      }
+    }
+    for (const p of todo) {
+      const { digests: _d, installedManifest: _m, signer: _s, ...rest } = p.entry;
+      const signer = p.verdict?.kind === 'trusted' ? { keyId: p.verdict.keyId, name: p.verdict.name, signature: p.verdict.signature } : null;
+      await commitInstall(held, p.pkg as ToolPackage, { ...rest, signer }, opts.pause);
+    }
+  });
+  return plans.map(({ name, version, outcome }) => ({ name, version, outcome }));
+}
