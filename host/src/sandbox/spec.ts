@@ -9,6 +9,8 @@ export interface SandboxToolSpec {
   wasm: Uint8Array;
   sha256?: string;
   entry: string;
+  /** Further modules, each serving the imports of one namespace (module.link). */
+  links?: SandboxLink[];
   limits: SandboxLimits;
   allowedHosts: string[];
   /** guest path -> absolute host path */
@@ -20,12 +22,35 @@ export interface SandboxToolSpec {
   logger?: Logger;
 }
 
+export interface SandboxLink {
+  namespace: string;
+  wasm: Uint8Array;
+  sha256?: string;
+}
+
+/** Namespaces a link may not take: the host's own, and the SDK's name for the main module. */
+export const RESERVED_LINK_NAMESPACES: readonly string[] = ['main', 'extism:host/env', 'wasi_snapshot_preview1'];
+
 const positive = z.number().int().positive();
 const specSchema = z.object({
   name: z.string().min(1).max(128),
   wasm: z.instanceof(Uint8Array),
   sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex digits').optional(),
   entry: z.string().min(1).max(256),
+  links: z
+    .array(
+      z.object({
+        namespace: z
+          .string()
+          .min(1)
+          .max(256)
+          .refine((ns) => !RESERVED_LINK_NAMESPACES.includes(ns) && !ns.startsWith('toolgate:'), 'is a reserved namespace'),
+        wasm: z.instanceof(Uint8Array),
+        sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex digits').optional(),
+      }),
+    )
+    .max(16)
+    .optional(),
   limits: z.object({
     maxPages: positive.max(65536),
     timeoutMs: positive.max(24 * 3600 * 1000),

@@ -5,11 +5,10 @@ import { CallControl, callerAbortFailure } from './call-control.js';
 import { createHttpGate } from './http/index.js';
 import { SandboxInstance, type InstanceSetup } from './instance.js';
 import { allocBudget } from './limits.js';
-import { compileModule } from './module/cache.js';
+import { compileUnits } from './units.js';
 import { InstancePool, type PoolStats } from './pool.js';
 import { cleanLogLine, sanitizeMessage } from './sanitize.js';
 import { checkSpec, type SandboxToolSpec } from './spec.js';
-import { WASI_IMPORT_NAMES } from './wasi/index.js';
 import { instanceWorkerFile } from './worker-file.js';
 import { retainSpare } from './worker-spare.js';
 import { MAX_LOG_LINES, type LogMessage } from './worker/protocol.js';
@@ -31,22 +30,15 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
   checkSpec(spec);
   const workerFile = instanceWorkerFile();
   const { limits } = spec;
-  const compiled = await compileModule(
-    spec.wasm,
-    { tool: spec.name, entry: spec.entry, maxPages: limits.maxPages, wasiImportNames: WASI_IMPORT_NAMES },
-    spec.sha256,
-  );
+  const { units, info } = await compileUnits(spec);
   const secrets = [...spec.secretValues].filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
   const logger = spec.logger;
   const setup: InstanceSetup = {
     tool: spec.name,
     workerFile,
     init: {
-      module: compiled.module,
-      returnsStatus: compiled.info.returnsStatus,
-      hasInitialize: compiled.info.hasInitialize,
-      hasStart: compiled.info.hasStart,
-      usesWasi: compiled.info.usesWasi,
+      units,
+      returnsStatus: info.returnsStatus,
       config: { ...spec.config },
       mounts: Object.entries(spec.allowedPaths).map(([guest, m]) => ({ guest, host: m.host, mode: m.mode })),
       maxOutputBytes: limits.maxOutputBytes,
@@ -57,7 +49,7 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
     },
     channelCapacity: Math.max(limits.maxInputBytes, limits.maxOutputBytes, limits.maxHttpResponseBytes) + CHANNEL_SLACK,
     secrets,
-    http: compiled.info.usesHttp
+    http: info.usesHttp
       ? createHttpGate({ allowedHosts: spec.allowedHosts, maxResponseBytes: limits.maxHttpResponseBytes, timeoutMs: limits.timeoutMs })
       : undefined,
     onLog: (msg) => forwardLog(logger, spec.name, secrets, msg),

@@ -1,5 +1,5 @@
-// One compiled module per (sha256, memory cap, entry): compiling is the expensive step, and the
-// patched bytes depend on the cap and on the entry (the status wrapper).
+// One compiled module per (sha256, memory cap, entry, namespaces): compiling is the expensive step,
+// and the patched bytes depend on the cap, the entry (the status wrapper) and the import namespaces.
 import { createHash } from 'node:crypto';
 import { SandboxLoadError } from '../load-error.js';
 import { prepareModule, type PrepareOptions, type PreparedModule } from './prepare.js';
@@ -19,11 +19,12 @@ export function sha256Hex(bytes: Uint8Array): string {
 export function compileModule(wasm: Uint8Array, opts: PrepareOptions, sha256?: string): Promise<CompiledModule> {
   const digest = sha256Hex(wasm);
   if (sha256 !== undefined && sha256.toLowerCase() !== digest) {
+    const which = opts.label ?? 'module';
     return Promise.reject(
-      new SandboxLoadError('BAD_MODULE', `tool "${opts.tool}": module sha256 is ${digest}, the manifest pins ${sha256}`),
+      new SandboxLoadError('BAD_MODULE', `tool "${opts.tool}": ${which} sha256 is ${digest}, the manifest pins ${sha256}`),
     );
   }
-  const key = `${digest}:${opts.maxPages}:${opts.entry}`;
+  const key = JSON.stringify([digest, opts.maxPages, opts.entry ?? null, opts.wasiNamespace ?? null, opts.linkNamespaces ?? [], opts.label ?? null]);
   let hit = cache.get(key);
   if (!hit) {
     hit = build(wasm, opts, digest);
@@ -40,7 +41,7 @@ async function build(wasm: Uint8Array, opts: PrepareOptions, digest: string): Pr
   try {
     module = await WebAssembly.compile(bytes);
   } catch (err) {
-    throw new SandboxLoadError('BAD_MODULE', `tool "${opts.tool}": module does not compile: ${(err as Error).message}`);
+    throw new SandboxLoadError('BAD_MODULE', `tool "${opts.tool}": ${opts.label ?? 'module'} does not compile: ${(err as Error).message}`);
   }
   return { sha256: digest, module, info };
 }

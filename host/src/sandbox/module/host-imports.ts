@@ -18,3 +18,4 @@ export const STATUS_EXPORT = 'toolgate:status';
 export const MEMORY_EXPORT = 'toolgate:memory';
 export const INITIALIZE_EXPORT = 'toolgate:_initialize';
 export const START_EXPORT = 'toolgate:_start';
+export const HS_INIT_EXPORT = 'toolgate:hs_init';

@@ -4,10 +4,8 @@
 import { parentPort } from 'node:worker_threads';
 import createPlugin, { type CallContext, type Plugin } from '@extism/extism';
 import { Channel, Fault, Op } from '../channel.js';
-import {
-  ENTRY_EXPORT, EXTISM_NAMESPACE, INITIALIZE_EXPORT, MEMORY_EXPORT, START_EXPORT, STATUS_EXPORT,
-  TOOLGATE_WASI_NAMESPACE,
-} from '../module/host-imports.js';
+import { ENTRY_EXPORT, EXTISM_NAMESPACE, STATUS_EXPORT } from '../module/host-imports.js';
+import { withLiveUnits, type LiveUnit } from './instantiate.js';
 import type { LogLevelName, LogMessage, WorkerInit } from './protocol.js';
 
 // Set by the host's first (and only) message: the worker boots before it knows its module.
@@ -157,17 +155,17 @@ const extism: Record<string, HostFn> = {
   },
 };
 
-let memory: WebAssembly.Memory | undefined;
 let plugin: Plugin;
 let instance: WebAssembly.Instance;
 let isWasiExit: (err: unknown) => number | undefined = () => undefined;
-async function wasiFunctions(): Promise<Record<string, HostFn>> {
+/** One WASI per module (its own descriptors), reading that module's memory. */
+async function wasiFunctions(unit: LiveUnit): Promise<Record<string, HostFn>> {
   // loaded only by instances of WASI modules: an idle instance of any other module stays smaller
   const wasi = await import('../wasi/index.js');
   isWasiExit = (err) => (err instanceof wasi.WasiExit ? err.code : undefined);
   const fns = wasi.createWasiImports({
     mounts: init.mounts,
-    getMemory: () => memory,
+    getMemory: () => unit.memory,
     writeStdout: (bytes) => emitLog('info', decoder.decode(bytes).replace(/\n$/, '')),
     writeStderr: (bytes) => emitLog('warn', decoder.decode(bytes).replace(/\n$/, '')),
     args: [],
@@ -200,21 +198,21 @@ function sendError(fault: number, message: string): void {
 async function start(): Promise<boolean> {
   try {
     const functions: Record<string, Record<string, HostFn>> = { [EXTISM_NAMESPACE]: extism };
-    if (init.usesWasi) functions[TOOLGATE_WASI_NAMESPACE] = await wasiFunctions();
-    plugin = await createPlugin(init.module, {
-      useWasi: false,
-      runInWorker: false,
-      functions,
-      config: init.config,
-      logger,
-      logLevel: 'trace',
-      memory: { maxVarBytes: init.maxVarBytes },
-    });
+    const live: LiveUnit[] = init.units.map((unit) => ({ unit, memory: undefined }));
+    for (const l of live) if (l.unit.usesWasi) functions[l.unit.wasiNamespace] = await wasiFunctions(l);
+    const wasm = init.units.map((u) => ({ module: u.module, name: u.name }));
+    plugin = await withLiveUnits(live, () =>
+      createPlugin({ wasm }, {
+        useWasi: false,
+        runInWorker: false,
+        functions,
+        config: init.config,
+        logger,
+        logLevel: 'trace',
+        memory: { maxVarBytes: init.maxVarBytes },
+      }),
+    );
     instance = await plugin.getInstance();
-    memory = instance.exports[MEMORY_EXPORT] as WebAssembly.Memory | undefined;
-    // renamed at load so they run here, after memory is known to the WASI functions
-    if (init.hasInitialize) (instance.exports[INITIALIZE_EXPORT] as () => void)();
-    if (init.hasStart) (instance.exports[START_EXPORT] as () => void)();
     sendResult(Op.READY, new Uint8Array(0));
     return true;
   } catch (err) {

@@ -2,13 +2,23 @@
 // hot path (log lines). Shared by both sides so they cannot drift.
 import type { WasiMount } from '../wasi/index.js';
 
-export interface WorkerInit {
+/** One module of the plugin: the main one (name 'main') or one of module.link (its namespace). */
+export interface ModuleUnit {
+  name: string;
   module: WebAssembly.Module;
-  sab: SharedArrayBuffer;
-  returnsStatus: boolean;
+  usesWasi: boolean;
+  /** The namespace its WASI imports were renamed to (each module has its own WASI and memory). */
+  wasiNamespace: string;
   hasInitialize: boolean;
   hasStart: boolean;
-  usesWasi: boolean;
+  hasHsInit: boolean;
+}
+
+export interface WorkerInit {
+  /** The main module first, then the linked ones. */
+  units: ModuleUnit[];
+  sab: SharedArrayBuffer;
+  returnsStatus: boolean;
   config: Record<string, string>;
   mounts: WasiMount[];
   maxOutputBytes: number;

@@ -1,0 +1,109 @@
+// The import section of an untrusted module: what it may ask for, rewritten so the host stays in
+// charge. Host functions come only from the Extism kernel and toolgate's WASI (renamed to the
+// module's own WASI namespace); anything else must come from a module of module.link.
+import { BinaryReader, concatBytes, encodeName, encodeU32 } from './leb128.js';
+import { EXTISM_IMPORT_NAMES, EXTISM_NAMESPACE, WASI_NAMESPACE } from './host-imports.js';
+
+/** Namespaces only an embedding application fills with its own host functions (Extism's convention). */
+const EMBEDDER_NAMESPACES = new Set(['extism:host/user', 'user']);
+const KIND_NAMES = ['function', 'table', 'memory', 'global', 'tag'];
+
+export interface ImportRules {
+  wasiImportNames: readonly string[];
+  /** toolgate's WASI functions for this module are served under this namespace. */
+  wasiNamespace: string;
+  /** Namespaces that module.link fills with another module's exports. */
+  linkNamespaces: readonly string[];
+}
+
+export interface ImportSummary {
+  body: Uint8Array;
+  importedFuncs: number;
+  importedGlobals: number;
+  /** The limits flags byte and maximum of an imported memory (only from a linked module). */
+  importedMemory: boolean;
+  usesWasi: boolean;
+  usesHttp: boolean;
+}
+
+type Fail = (code: 'FORBIDDEN_IMPORT' | 'BAD_MODULE', rule: string) => never;
+
+export function rewriteImports(body: Uint8Array, rules: ImportRules, fail: Fail): ImportSummary {
+  const r = new BinaryReader(body);
+  const count = r.u32();
+  const out: (number[] | Uint8Array)[] = [encodeU32(count)];
+  const summary: ImportSummary = { body, importedFuncs: 0, importedGlobals: 0, importedMemory: false, usesWasi: false, usesHttp: false };
+  for (let i = 0; i < count; i++) {
+    const mod = r.name();
+    const name = r.name();
+    const start = r.pos;
+    const kind = r.byte();
+    skipImportType(r, kind, `${mod}.${name}`, fail);
+    const desc = body.subarray(start, r.pos);
+    const what = `"${mod}.${name}"`;
+    if (rules.linkNamespaces.includes(mod)) {
+      // resolved against the linked module's exports once every module is compiled (link-check.ts)
+      if (kind === 2) {
+        if (summary.importedMemory) fail('BAD_MODULE', `imports more than one memory (${what})`);
+        checkImportedMemory(desc, what, fail);
+        summary.importedMemory = true;
+      }
+      out.push(encodeName(mod));
+    } else {
+      if (kind !== 0) fail('FORBIDDEN_IMPORT', `import ${what} is a ${KIND_NAMES[kind] ?? `kind ${kind}`}; only host functions may be imported from the host`);
+      if (mod === EXTISM_NAMESPACE) {
+        if (!EXTISM_IMPORT_NAMES.includes(name)) fail('FORBIDDEN_IMPORT', `import ${what} is not an Extism host function toolgate provides`);
+        if (name === 'http_request') summary.usesHttp = true;
+        out.push(encodeName(mod));
+      } else if (mod === WASI_NAMESPACE) {
+        if (!rules.wasiImportNames.includes(name)) fail('FORBIDDEN_IMPORT', `import ${what} is not a WASI function toolgate provides`);
+        summary.usesWasi = true;
+        out.push(encodeName(rules.wasiNamespace));
+      } else if (EMBEDDER_NAMESPACES.has(mod)) {
+        fail('FORBIDDEN_IMPORT', `import ${what} is from namespace "${mod}": a host function only an embedding application can provide; toolgate provides none (module.link can supply "${mod}" from another module)`);
+      } else {
+        fail('FORBIDDEN_IMPORT', `import ${what} is from namespace "${mod}", which nothing provides; only "${EXTISM_NAMESPACE}", "${WASI_NAMESPACE}" and the namespaces of module.link are`);
+      }
+    }
+    if (kind === 0) summary.importedFuncs++;
+    if (kind === 3) summary.importedGlobals++;
+    out.push(encodeName(name), desc);
+  }
+  summary.body = concatBytes(out);
+  return summary;
+}
+
+function skipLimits(r: BinaryReader): number {
+  const flags = r.byte();
+  r.u32();
+  if (flags & 0x01) r.u32();
+  return flags;
+}
+
+function skipImportType(r: BinaryReader, kind: number, what: string, fail: Fail): void {
+  switch (kind) {
+    case 0:
+      r.u32();
+      return;
+    case 1:
+      r.byte(); // reference type
+      skipLimits(r);
+      return;
+    case 2:
+      skipLimits(r);
+      return;
+    case 3:
+      r.byte(); // value type
+      r.byte(); // mutability
+      return;
+    default:
+      fail('FORBIDDEN_IMPORT', `import "${what}" is a ${KIND_NAMES[kind] ?? `kind ${kind}`}, which cannot be imported`);
+  }
+}
+
+function checkImportedMemory(desc: Uint8Array, what: string, fail: Fail): void {
+  const flags = desc[1] ?? 0;
+  if (flags & 0x04) fail('BAD_MODULE', `imported memory ${what} is memory64, which is not allowed`);
+  if (flags & 0x02) fail('BAD_MODULE', `imported memory ${what} is shared, which is not allowed`);
+  if (flags & ~0x01) fail('BAD_MODULE', `imported memory ${what} has unsupported limits flags 0x${flags.toString(16)}`);
+}

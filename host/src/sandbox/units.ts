@@ -1,0 +1,40 @@
+// Compiles the main module and every module of module.link, each checked, patched and capped on its
+// own, then checks that the imports between them resolve. A linked module has no entry, its own
+// WASI namespace (so its WASI sees its own memory) and may import from the other linked namespaces.
+import { compileModule, type CompiledModule } from './module/cache.js';
+import { checkLinks } from './module/link-check.js';
+import { TOOLGATE_WASI_NAMESPACE } from './module/host-imports.js';
+import type { SandboxToolSpec } from './spec.js';
+import { WASI_IMPORT_NAMES } from './wasi/index.js';
+import type { ModuleUnit } from './worker/protocol.js';
+
+export interface CompiledUnits {
+  units: ModuleUnit[];
+  /** What the whole plugin needs: the main module's entry status, HTTP if any module imports it. */
+  info: { returnsStatus: boolean; usesHttp: boolean };
+}
+
+function unitOf(name: string, wasiNamespace: string, compiled: CompiledModule): ModuleUnit {
+  const { usesWasi, hasInitialize, hasStart, hasHsInit } = compiled.info;
+  return { name, module: compiled.module, usesWasi, wasiNamespace, hasInitialize, hasStart, hasHsInit };
+}
+
+export async function compileUnits(spec: SandboxToolSpec): Promise<CompiledUnits> {
+  const links = spec.links ?? [];
+  const linkNamespaces = links.map((l) => l.namespace);
+  const common = { tool: spec.name, maxPages: spec.limits.maxPages, wasiImportNames: WASI_IMPORT_NAMES, linkNamespaces };
+  const main = await compileModule(spec.wasm, { ...common, entry: spec.entry }, spec.sha256);
+  const units: ModuleUnit[] = [unitOf('main', TOOLGATE_WASI_NAMESPACE, main)];
+  const labels = ['the main module'];
+  let usesHttp = main.info.usesHttp;
+  for (const link of links) {
+    const label = `module.link "${link.namespace}"`;
+    const wasiNamespace = `${TOOLGATE_WASI_NAMESPACE}@${link.namespace}`;
+    const compiled = await compileModule(link.wasm, { ...common, wasiNamespace, label }, link.sha256);
+    units.push(unitOf(link.namespace, wasiNamespace, compiled));
+    labels.push(label);
+    usesHttp ||= compiled.info.usesHttp;
+  }
+  checkLinks(spec.name, units.map((u, i) => ({ name: u.name, label: labels[i] ?? u.name, module: u.module })));
+  return { units, info: { returnsStatus: main.info.returnsStatus, usesHttp } };
+}
