@@ -73,8 +73,12 @@ async function entry() {
 }
 
 function transportFor(kind, toolgate, dir) {
-  const args = kind === 'toolgate' ? [toolgate, 'serve', '--stdio', '--no-watch', '--manifests', dir] : [SELF, '--baseline-server'];
-  // cwd is the temp folder: no ./policies or ./manifests of the repo get picked up by default
+  // The same measurement as before the shipped default set applied everywhere: the pipeline with
+  // no policy set (--policies none), and the built-in echo served (--builtin-tools) for the native row.
+  const args = kind === 'toolgate'
+    ? [toolgate, 'serve', '--stdio', '--no-watch', '--manifests', dir, '--policies', 'none', '--builtin-tools']
+    : [SELF, '--baseline-server'];
+  // cwd is the temp folder: no ./manifests of the repo get picked up by default
   return new StdioClientTransport({
     command: process.execPath,
     args,
