@@ -7,7 +7,7 @@ import { cpuShare, FIXTURE_MANIFESTS, ROOT, startStdio, threadCount, toolgateEnt
 describe('toolgate serve --stdio', () => {
   let s: StdioServer;
   beforeAll(async () => {
-    s = await startStdio(['--manifests', FIXTURE_MANIFESTS]);
+    s = await startStdio(['--manifests', FIXTURE_MANIFESTS, '--builtin-tools']);
   });
   afterAll(async () => {
     await s?.close();
