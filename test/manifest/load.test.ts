@@ -178,7 +178,7 @@ describe('loadManifestDirs', () => {
 
   test('a duplicate tool name is an error naming both files, and the first one wins', async () => {
     const first = await tool('one', 'x.yaml', 'same');
-    await writeFileIn(dir, 'two/same.wasm', new Uint8Array([1, 2, 3]));
+    await writeFileIn(dir, 'two/same.wasm', new Uint8Array([...FAKE_WASM, 1, 2, 3]));
     const second = await writeFileIn(dir, 'two/y.yaml', yamlOf(manifestWith({ name: 'same', module: { path: 'same.wasm' } })));
     const { manifests, errors } = await loadManifestDirs([join(dir, 'one'), join(dir, 'two')]);
     expect(manifests).toHaveLength(1);

@@ -2,11 +2,11 @@
 // an in-process CliIO, a static HTTP server and a real OCI registry (Debian docker-registry),
 // all on 127.0.0.1 and all cleaned up by the caller.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, normalize, resolve } from 'node:path';
+import { basename, dirname, join, normalize, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { CliIO, Command, ExitCode } from '../../host/src/cli/command.js';
@@ -41,9 +41,14 @@ export interface ToolSpec {
   readme?: string;
 }
 
-/** A tool author's folder: manifest.yaml (module.path pointing outside the folder) + README.md. */
+/**
+ * A tool author's folder: manifest.yaml, README.md and a copy of the module (a published module
+ * must be inside its tool's folder).
+ */
 export function writeToolDir(dir: string, spec: ToolSpec): string {
   mkdirSync(dir, { recursive: true });
+  const moduleFile = basename(spec.wasm);
+  copyFileSync(spec.wasm, join(dir, moduleFile));
   const name = spec.name ?? 'registry_echo';
   const lines = [
     'apiVersion: toolgate/v1',
@@ -51,7 +56,7 @@ export function writeToolDir(dir: string, spec: ToolSpec): string {
     `version: ${spec.version}`,
     'description: Echo tool used by the registry tests.',
     'module:',
-    `  path: ${JSON.stringify(spec.wasm)}`,
+    `  path: ${JSON.stringify(`./${moduleFile}`)}`,
     '  entry: registry_echo',
     'capabilities:',
     `  allowed_hosts: ${JSON.stringify(spec.hosts ?? [])}`,

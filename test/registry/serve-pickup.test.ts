@@ -1,6 +1,6 @@
 // A running `toolgate serve --stdio` (no --manifests, so it serves the installed store) picks up a
 // tool installed into its TOOLGATE_HOME while it runs, and drops it again on uninstall.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -41,7 +41,7 @@ async function signedPackage(): Promise<{ tgz: string; key: string }> {
       'version: 1.0.0',
       'description: Installed while serving.',
       'module:',
-      `  path: ${JSON.stringify(WASM)}`,
+      '  path: ./server_spin.wasm', // a published module lives in its tool's folder
       '  entry: echo',
       'parameters:',
       '  text: { type: string, required: true }',
@@ -55,6 +55,7 @@ async function signedPackage(): Promise<{ tgz: string; key: string }> {
       '',
     ].join('\n'),
   );
+  copyFileSync(WASM, join(dir, 'server_spin.wasm'));
   writeFileSync(join(dir, 'README.md'), '# picked_up\n\nEcho, installed while serving.\n');
   const key = join(cwd, 'acme.key');
   const opts = { home, cwd };

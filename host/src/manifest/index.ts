@@ -9,9 +9,19 @@ export {
   loadManifestDirs,
   type LoadedManifest,
   type LoadDirsOptions,
+  type LoadFileOptions,
   type LoadDirsResult,
 } from './load.js';
 export { toolFromManifest, decodeOutput, sandboxSpecFor, type BridgeOptions } from './bridge.js';
 export { loadToolsFromDirs, type LoadToolsOptions, type LoadToolsResult } from './load-tools.js';
 export { describeCapabilities, describeHost, formatBytes, formatDuration } from './describe.js';
+export {
+  readManifestModule,
+  readModuleFile,
+  readRegularFile,
+  wasmHeaderProblem,
+  FileRuleError,
+  DEFAULT_MAX_MODULE_BYTES,
+  type FileRules,
+} from './module-file.js';
 export { manifestDefinition, inputSchemaOf, type DefinitionParts } from './definition.js';

@@ -1,9 +1,10 @@
 // Manifest files on disk -> LoadedManifest: the validated manifest plus everything it points at
 // (module bytes checked against sha256, host directories resolved to real absolute paths).
 import { createHash } from 'node:crypto';
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { ManifestError, formatKeyPath } from './errors.js';
+import { DEFAULT_MAX_MODULE_BYTES, FileRuleError, readManifestModule, readRegularFile } from './module-file.js';
 import { MAX_MANIFEST_BYTES, parseManifest } from './parse.js';
 import { protectedDirRule } from './protected-dirs.js';
 import type { Manifest } from './schema.js';
@@ -21,7 +22,12 @@ export interface LoadedManifest {
   allowedPaths: Record<string, { host: string; mode: 'ro' | 'rw' }>;
 }
 
-export interface LoadDirsOptions {
+export interface LoadFileOptions {
+  /** Largest module accepted, in bytes (default DEFAULT_MAX_MODULE_BYTES, 64 MiB). */
+  maxModuleBytes?: number;
+}
+
+export interface LoadDirsOptions extends LoadFileOptions {
   /** Skip directories that do not exist instead of reporting them (for default search paths). */
   ignoreMissingDirs?: boolean;
 }
@@ -39,33 +45,27 @@ function reason(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** Loads one manifest and its module. Throws ManifestError naming the file, key path and rule. */
-export async function loadManifestFile(file: string): Promise<LoadedManifest> {
+/**
+ * Loads one manifest and its module. Throws ManifestError naming the file, key path and rule.
+ * Local manifests may point at a module anywhere (the examples use ../pdk-examples/...), but it
+ * must be a regular, size-capped WebAssembly file (docs/decisions.md).
+ */
+export async function loadManifestFile(file: string, opts: LoadFileOptions = {}): Promise<LoadedManifest> {
   const abs = resolve(file);
   let text: string;
   try {
-    // Refuse an oversized file before reading it into memory.
-    const size = (await stat(abs)).size;
-    if (size > MAX_MANIFEST_BYTES) throw new ManifestError('INVALID_MANIFEST', abs, [{ path: '', rule: `must be at most ${MAX_MANIFEST_BYTES} bytes (is ${size})` }]);
-    text = await readFile(abs, 'utf8');
+    // a regular file, refused when oversized before it is read (a FIFO or /dev/zero never is)
+    text = (await readRegularFile(abs, { maxBytes: MAX_MANIFEST_BYTES })).toString('utf8');
   } catch (err) {
-    if (err instanceof ManifestError) throw err;
-    throw new ManifestError('READ_FAILED', abs, [{ path: '', rule: `cannot be read: ${reason(err)}` }]);
+    const rule = err instanceof FileRuleError ? err.rule.replace(`${abs} `, '') : `cannot be read: ${reason(err)}`;
+    const code = err instanceof FileRuleError && err.code === 'MODULE_INVALID' ? 'INVALID_MANIFEST' : 'READ_FAILED';
+    throw new ManifestError(code, abs, [{ path: '', rule }]);
   }
   const manifest = parseManifest(text, abs);
   const dir = dirname(abs);
 
   const modulePath = resolve(dir, manifest.module.path);
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(modulePath);
-  } catch (err) {
-    const rule =
-      errnoCode(err) === 'ENOENT'
-        ? `module file ${modulePath} does not exist (build the example modules with \`make examples\`)`
-        : `module file ${modulePath} cannot be read: ${reason(err)}`;
-    throw new ManifestError(errnoCode(err) === 'ENOENT' ? 'MODULE_MISSING' : 'READ_FAILED', abs, [{ path: 'module.path', rule }]);
-  }
+  const bytes = await readManifestModule(abs, 'module.path', modulePath, { maxBytes: opts.maxModuleBytes ?? DEFAULT_MAX_MODULE_BYTES });
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const expected = manifest.module.sha256;
   if (expected !== undefined && expected !== sha256) {
@@ -126,7 +126,7 @@ export async function loadManifestDirs(dirs: string[], opts: LoadDirsOptions = {
     for (const name of names) {
       const file = join(dir, name);
       try {
-        const loaded = await loadManifestFile(file);
+        const loaded = await loadManifestFile(file, opts);
         const first = byName.get(loaded.manifest.name);
         if (first !== undefined) {
           errors.push(

@@ -19,6 +19,8 @@ const ceilingSchema = z.strictObject({
   max_output_bytes: z.number().int().positive().optional(),
   /** Secret names a tool may receive; [] = none. */
   allowed_secrets: z.array(z.string()).optional(),
+  /** Largest module (bytes) a package may carry. */
+  max_module_bytes: z.number().int().positive().optional(),
 });
 export type Ceiling = z.infer<typeof ceilingSchema>;
 
@@ -80,9 +82,12 @@ export function hostCovered(requested: string, ceilingPattern: string): boolean 
   return !req.host.includes('*') && req.host === pat.host;
 }
 
-/** Every way `caps` exceeds `ceiling`, in words; empty = within the ceiling. */
-export function ceilingViolations(caps: CapabilitySet, ceiling: Ceiling): string[] {
+/** Every way `caps` (and a module of `moduleBytes`) exceeds `ceiling`, in words; empty = within it. */
+export function ceilingViolations(caps: CapabilitySet, ceiling: Ceiling, moduleBytes = 0): string[] {
   const out: string[] = [];
+  if (ceiling.max_module_bytes !== undefined && moduleBytes > ceiling.max_module_bytes) {
+    out.push(`module of ${moduleBytes} bytes is above the ceiling of ${ceiling.max_module_bytes} (max_module_bytes)`);
+  }
   if (ceiling.allowed_hosts !== undefined) {
     const allowed = ceiling.allowed_hosts;
     for (const h of caps.hosts) {

@@ -19,7 +19,7 @@ export async function enforceCeiling(pkg: ToolPackage, opts: ConsentOptions, lay
   const file = opts.ceilingFile ?? layout.ceiling;
   const ceiling = await loadCeiling(file, opts.ceilingFile !== undefined);
   if (!ceiling) return;
-  const violations = ceilingViolations(pkg.manifest.capabilities, ceiling);
+  const violations = ceilingViolations(pkg.manifest.capabilities, ceiling, pkg.files['module.wasm']?.length ?? 0);
   if (violations.length > 0) {
     throw new RegistryError('CEILING_EXCEEDED', `${pkg.name}@${pkg.version} asks for more than the policy ceiling (${file}) allows:\n  - ${violations.join('\n  - ')}`);
   }

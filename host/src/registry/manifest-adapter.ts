@@ -2,7 +2,17 @@
 // capabilities it asks for. This adapter is the one place that reads manifests, so the registry
 // follows the manifest folder's rules (and can swap to its door) without touching anything else.
 import { parseDocument } from 'yaml';
-import { describeCapabilities, MANIFEST_DEFAULTS, ManifestError, parseManifest } from '../manifest/index.js';
+import {
+  DEFAULT_MAX_MODULE_BYTES,
+  describeCapabilities,
+  FileRuleError,
+  MANIFEST_DEFAULTS,
+  ManifestError,
+  parseManifest,
+  readManifestModule,
+  readRegularFile,
+  wasmHeaderProblem,
+} from '../manifest/index.js';
 import { RegistryError } from './errors.js';
 
 export interface PathGrant {
@@ -87,4 +97,32 @@ export function rewriteModule(text: string, file: string, modulePath: string, sh
   doc.setIn(['module', 'path'], modulePath);
   doc.setIn(['module', 'sha256'], sha256Hex);
   return doc.toString({ lineWidth: 0 }); // never fold a long path or digest
+}
+
+/** Why package module bytes cannot be a WebAssembly module; undefined when they may be one. */
+export function wasmProblem(bytes: Uint8Array): string | undefined {
+  return wasmHeaderProblem(bytes);
+}
+
+/**
+ * A file of a tool folder being packed or installed: a regular file (with `dir`, one whose real
+ * path is inside it), at most maxBytes. Absent -> RegistryError NOT_FOUND; any other rule -> BAD_PACKAGE.
+ */
+export async function readPackageFile(file: string, dir: string | undefined, maxBytes: number): Promise<Uint8Array> {
+  try {
+    return await readRegularFile(file, dir === undefined ? { maxBytes } : { maxBytes, within: dir });
+  } catch (err) {
+    if (!(err instanceof FileRuleError)) throw err;
+    throw new RegistryError(err.code === 'MODULE_MISSING' ? 'NOT_FOUND' : 'BAD_PACKAGE', err.rule);
+  }
+}
+
+/** The module a tool folder's manifest names, under the manifest folder's module rules, inside `dir`. */
+export async function readPackageModule(manifestFile: string, modulePath: string, dir: string): Promise<Uint8Array> {
+  try {
+    return await readManifestModule(manifestFile, 'module.path', modulePath, { maxBytes: DEFAULT_MAX_MODULE_BYTES, within: dir });
+  } catch (err) {
+    if (!(err instanceof ManifestError)) throw err;
+    throw new RegistryError(err.code === 'MODULE_MISSING' ? 'NOT_FOUND' : 'BAD_PACKAGE', err.message);
+  }
 }

@@ -1,12 +1,13 @@
 // A package is a manifest + its module (+ an optional README), each with its sha256 digest, plus
 // toolgate-package.json listing those digests and (once signed) the publisher's signature.
 // Inside a package the manifest always says `module.path: module.wasm` and carries module.sha256.
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { digestOf, expectDigest, normalizeDigest, sha256Hex } from './digest.js';
 import { RegistryError } from './errors.js';
-import { readManifest, rewriteModule, type PackagedManifest } from './manifest-adapter.js';
+import { readManifest, readPackageFile, readPackageModule, rewriteModule, wasmProblem, type PackagedManifest } from './manifest-adapter.js';
+import { MAX_MANIFEST_BYTES } from '../manifest/index.js';
 import { signedStatement, type PackageSignature } from './signing.js';
 import { gunzip, gzip, readTar, writeTar } from './tar.js';
 
@@ -67,6 +68,8 @@ export function assemblePackage(
   const declared = manifest.module.sha256 === undefined ? undefined : normalizeDigest(manifest.module.sha256);
   if (declared === undefined) throw new RegistryError('BAD_PACKAGE', `${where}/${MANIFEST_FILE}: module.sha256 is required inside a package`);
   expectDigest(moduleBytes, declared, `${where}/${MODULE_FILE} (module.sha256 in ${MANIFEST_FILE})`);
+  const notWasm = wasmProblem(moduleBytes);
+  if (notWasm !== undefined) throw new RegistryError('BAD_PACKAGE', `${where}/${MODULE_FILE}: ${notWasm}`);
   const digests: Partial<Record<PackageFileName, string>> = {};
   for (const name of PACKAGE_FILES) {
     const bytes = files[name];
@@ -153,6 +156,15 @@ function fromListing(files: Map<string, Uint8Array>, where: string): ToolPackage
   return pkg;
 }
 
+/** The bytes of a local .tgz: a regular file (never a FIFO or device) no larger than a package may be. */
+export function readPackageArchive(file: string): Promise<Uint8Array> {
+  return readPackageFile(file, undefined, PACKAGE_LIMITS.maxTotalBytes);
+}
+
+export async function packageFromTgzFile(file: string): Promise<ToolPackage> {
+  return packageFromTgz(await readPackageArchive(file), file);
+}
+
 export function packageFromTgz(bytes: Uint8Array, where: string): ToolPackage {
   const tar = gunzip(bytes, where, PACKAGE_LIMITS.maxTotalBytes + 64 * 1024);
   const entries = readTar(tar, where, PACKAGE_LIMITS);
@@ -174,11 +186,12 @@ async function findManifest(dir: string): Promise<string> {
   throw new RegistryError('BAD_PACKAGE', `${dir}: no tool manifest (expected ${MANIFEST_FILE} or exactly one *.yaml file, found ${yamls.length})`);
 }
 
-async function readOptional(file: string): Promise<Uint8Array | undefined> {
+/** A file of an unpacked package: regular, inside the folder, bounded; undefined when absent. */
+async function readOptional(dir: string, name: string): Promise<Uint8Array | undefined> {
   try {
-    return await readFile(file);
+    return await readPackageFile(join(dir, name), dir, PACKAGE_LIMITS.maxTotalBytes);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (err instanceof RegistryError && err.code === 'NOT_FOUND') return undefined;
     throw err;
   }
 }
@@ -196,17 +209,18 @@ export async function packageFromDir(dirArg: string): Promise<ToolPackage> {
   if (names.includes(INFO_FILE)) {
     const files = new Map<string, Uint8Array>();
     for (const n of [INFO_FILE, ...PACKAGE_FILES]) {
-      const bytes = await readOptional(join(dir, n));
+      const bytes = await readOptional(dir, n);
       if (bytes) files.set(n, bytes);
     }
     return fromListing(files, dir);
   }
   const manifestFile = await findManifest(dir);
-  const text = await readFile(manifestFile, 'utf8');
+  const text = Buffer.from(await readPackageFile(manifestFile, dir, MAX_MANIFEST_BYTES)).toString('utf8');
   const manifest = readManifest(text, manifestFile);
+  // A published module must come from the tool's own folder: a path or symlink out of it would
+  // pack (and sign) whatever file it names, such as the publisher's private key.
   const modulePath = resolve(dirname(manifestFile), manifest.module.path);
-  const moduleBytes = await readOptional(modulePath);
-  if (!moduleBytes) throw new RegistryError('NOT_FOUND', `${manifestFile}: module.path: ${modulePath} does not exist`);
+  const moduleBytes = await readPackageModule(manifestFile, modulePath, dir);
   if (manifest.module.sha256 !== undefined) {
     const declared = normalizeDigest(manifest.module.sha256);
     if (!declared) throw new RegistryError('BAD_MANIFEST', `${manifestFile}: module.sha256: not a sha256 hex digest`);
@@ -217,7 +231,7 @@ export async function packageFromDir(dirArg: string): Promise<ToolPackage> {
     [MANIFEST_FILE]: Buffer.from(normalized, 'utf8'),
     [MODULE_FILE]: moduleBytes,
   };
-  const readme = await readOptional(join(dir, README_FILE));
+  const readme = await readOptional(dir, README_FILE);
   if (readme) files[README_FILE] = readme;
   return assemblePackage(files, undefined, dir);
 }

@@ -6,7 +6,7 @@ import { RegistryError } from './errors.js';
 import { replaceFile } from './fs-atomic.js';
 import { publishToDir } from './http-index.js';
 import { parseOciRef, pushOci } from './oci.js';
-import { packageFromDir, packageFromTgz, packageToTgz, statementOf, withSignature, type ToolPackage } from './package.js';
+import { packageFromDir, packageFromTgzFile, packageToTgz, statementOf, withSignature, type ToolPackage } from './package.js';
 import { generateSigningKey, loadPrivateKey, signPackage } from './signing.js';
 
 /** Writes an ed25519 private key (0600, never overwritten unless force) and `<file>.pub`. */
@@ -46,7 +46,7 @@ export async function loadPackage(pathArg: string): Promise<ToolPackage> {
   const path = resolve(pathArg);
   const info = await stat(path).catch(() => undefined);
   if (!info) throw new RegistryError('NOT_FOUND', `${path}: no such file or folder`);
-  return info.isDirectory() ? packageFromDir(path) : packageFromTgz(await readFile(path), path);
+  return info.isDirectory() ? packageFromDir(path) : packageFromTgzFile(path);
 }
 
 export async function packToFile(

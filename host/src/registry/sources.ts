@@ -1,12 +1,12 @@
 // Where a package comes from: a folder, a .tgz, a static HTTP index or an OCI registry.
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { RegistryError } from './errors.js';
 import type { Progress } from './http.js';
 import { parseIndexRef, pullFromIndex, type IndexRef } from './http-index.js';
 import { parseOciRef, pullOci, type OciRef } from './oci.js';
 import { digestOf } from './digest.js';
-import { packageFromDir, packageFromTgz, packageToTgz, PACKAGE_LIMITS, type ToolPackage } from './package.js';
+import { packageFromDir, packageFromTgz, packageToTgz, readPackageArchive, type ToolPackage } from './package.js';
 
 export type SourceRef =
   | { kind: 'dir'; path: string }
@@ -58,9 +58,7 @@ export async function fetchPackage(src: SourceRef, opts: FetchOptions): Promise<
       return { pkg, source: src.path, resolved, pinned: src.path };
     }
     case 'tgz': {
-      const info = await stat(src.path);
-      if (info.size > PACKAGE_LIMITS.maxTotalBytes) throw new RegistryError('TOO_LARGE', `${src.path}: ${info.size} bytes is over the package limit`);
-      const bytes = await readFile(src.path);
+      const bytes = await readPackageArchive(src.path);
       expectResolved(src.path, digestOf(bytes), opts);
       return { pkg: packageFromTgz(bytes, src.path), source: src.path, resolved: digestOf(bytes), pinned: src.path };
     }

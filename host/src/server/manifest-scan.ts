@@ -3,7 +3,7 @@
 // start-up sync; the result here is the same, in the same order.
 import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { loadManifestFile, ManifestError, type LoadDirsResult, type LoadedManifest } from '../manifest/index.js';
+import { loadManifestFile, ManifestError, type LoadDirsResult, type LoadedManifest, type LoadFileOptions } from '../manifest/index.js';
 
 /** Files read at once: enough to keep libuv's four threads busy, few enough to bound memory. */
 const CONCURRENCY = 8;
@@ -51,12 +51,12 @@ type Outcome = { ok: true; loaded: LoadedManifest } | { ok: false; error: Manife
  * in order then file names in order; a bad manifest is reported and skipped; of two manifests
  * naming the same tool the first is kept and the second reported.
  */
-export async function scanManifestDirs(dirs: readonly string[]): Promise<LoadDirsResult> {
+export async function scanManifestDirs(dirs: readonly string[], opts: LoadFileOptions = {}): Promise<LoadDirsResult> {
   const listed = await Promise.all(dirs.map((d) => manifestFiles(resolve(d))));
   const files = listed.flatMap((l) => l.files);
   const outcomes = await mapLimited(files, CONCURRENCY, async (file): Promise<Outcome> => {
     try {
-      return { ok: true, loaded: await loadManifestFile(file) };
+      return { ok: true, loaded: await loadManifestFile(file, opts) };
     } catch (err) {
       return { ok: false, error: err instanceof ManifestError ? err : new ManifestError('READ_FAILED', file, [{ path: '', rule: reason(err) }]) };
     }
