@@ -1,16 +1,26 @@
 # toolgate — one entry point for people and CI.
 # `make run` builds everything and runs the bundled example tools; `make test` runs every test.
+# Both install the Debian toolchains they need when missing (scripts/toolchains.sh) and run
+# `npm ci` on a fresh clone, so a machine with Node 20 and root needs nothing else.
 SHELL := /bin/bash
 NODE ?= node
 PORT ?= 8787
 
-.PHONY: all build examples fixtures test run bench soak clean typecheck
+.PHONY: all build examples fixtures test run bench soak clean typecheck toolchains toolchains-test
 
 all: build examples
 
 node_modules: package-lock.json
-	npm ci
+	npm ci --no-audit --no-fund
 	@touch node_modules
+
+# clang, wasm-ld, wasi-libc, the wasm32 clang runtime, wabt and Debian's rustc with the wasm32 std
+# (what the example tools and test modules are built with); toolchains-test adds docker-registry.
+toolchains:
+	@scripts/toolchains.sh build
+
+toolchains-test:
+	@scripts/toolchains.sh test
 
 build: node_modules
 	npx tsc -p tsconfig.build.json
@@ -20,14 +30,14 @@ typecheck: node_modules
 	npx tsc -p tsconfig.json --noEmit
 
 # Example tools in every PDK language (pdk-examples/<lang>/build/*.wasm).
-examples: node_modules
+examples: node_modules toolchains
 	$(MAKE) -C pdk-examples
 
 # Hostile and helper modules used by the tests (test/fixtures/build/*.wasm).
-fixtures:
+fixtures: toolchains
 	$(MAKE) -C test/fixtures
 
-test: build examples fixtures typecheck
+test: toolchains-test build examples fixtures typecheck
 	npx vitest run $(VITEST_ARGS)
 
 # The main job: call a few example tools through the whole pipeline, then serve all of them.
