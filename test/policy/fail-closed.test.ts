@@ -9,6 +9,7 @@ import { runCli } from '../../host/src/cli/dispatch.js';
 import { loaders } from '../../host/src/cli/runtime.js';
 import { policyLoader } from '../../host/src/policy/index.js';
 import type { ToolResult } from '../../host/src/tool/index.js';
+import { runToolgate } from '../server/helpers.js';
 import { captureIO } from './cli-io.js';
 import { removeTemps, tempDir, writeFiles } from './helpers.js';
 
@@ -217,5 +218,69 @@ describe('smaller rules', () => {
     expect(text(r)).toContain('deadline of 500 ms (set by policy "half-second")');
     expect(text(r)).toContain('tools/execute (wrapper "hang")');
     expect(ms).toBeLessThan(2_500); // under half the manifest's 5 s
+  });
+});
+
+describe('redact scrubs keys as well as values', () => {
+  test('redact scrubs a secret used as an object key from content, structuredContent and the audit line', async () => {
+    const secret = 'hunter2-secret-key';
+    const token = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
+    const cwd = tempDir();
+    copyFileSync(SPIN_WASM, join(cwd, 'spin.wasm'));
+    writeFiles(cwd, {
+      'tools/mirror.yaml': [
+        'apiVersion: toolgate/v1',
+        'name: mirror',
+        'version: 0.1.0',
+        'description: Returns its arguments unchanged.',
+        'module: { path: ./spin.wasm, entry: echo }',
+        'parameters:',
+        '  data: { type: object, description: anything }',
+        'capabilities: { memory: { max_pages: 16 }, secrets: [MIRROR_SECRET] }',
+      ].join('\n'),
+      'pol/10.yaml': `entries:\n  - { id: scrub, use: redact }\n  - { id: audit, use: audit-log, with: { path: ${JSON.stringify(join(cwd, 'audit.jsonl'))} } }\n`,
+    });
+    copyFileSync(SPIN_WASM, join(cwd, 'tools/spin.wasm'));
+    const args = { data: { [secret]: 'v', nested: { [token]: 1, [`${secret}`.toUpperCase()]: 2 }, [`${secret}-`]: 3 } };
+    // The built binary: the secret comes from the process environment, as for a user.
+    const run = await runToolgate(
+      ['call', 'mirror', '--args', JSON.stringify(args), '--manifests', join(cwd, 'tools'), '--policies', join(cwd, 'pol'), '--json'],
+      { TOOLGATE_HOME: join(cwd, 'home'), MIRROR_SECRET: secret },
+    );
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const r = JSON.parse(run.stdout) as ToolResult;
+    const { readFileSync } = await import('node:fs');
+    const audit = readFileSync(join(cwd, 'audit.jsonl'), 'utf8');
+    for (const where of [JSON.stringify(r.content), JSON.stringify(r.structuredContent), audit]) {
+      expect(where).not.toContain(secret);
+      expect(where).not.toContain(token);
+    }
+    // Both keys that came out the same are kept: neither value is lost.
+    expect(r.structuredContent).toEqual({ data: { '[REDACTED]': 'v', nested: { '[REDACTED]': 1, [secret.toUpperCase()]: 2 }, '[REDACTED]-': 3 } });
+  });
+});
+
+describe('policy file errors say where', () => {
+  async function refused(yaml: string): Promise<string> {
+    const cwd = tempDir();
+    writeFiles(cwd, { 'pol/10.yaml': yaml });
+    const r = await cli(cwd, ['call', 'echo', '--args', '{"text":"x"}', '--policies', 'pol']);
+    expect(r.code).toBe(2);
+    return r.err;
+  }
+
+  test('policy file errors give the file, line, column, entry and key', async () => {
+    // A YAML syntax error: the file and the line and column the parser stopped at.
+    expect(await refused('entries:\n  - { id: a, use: deny-tools, with: { tools: [x] }\n')).toMatch(/10\.yaml: not valid YAML \(line 3, column 1\): /);
+    // A bad value: entry, key path and where the value is written.
+    expect(await refused('entries:\n  - id: ok\n    use: metrics\n  - id: cap\n    use: max-output\n    with:\n      bytes: -1\n')).toMatch(
+      /10\.yaml: entries\[1\] \(id "cap"\): with\.bytes: .* \(line 7, column 14\)/,
+    );
+    // An unknown key: where that key is written.
+    expect(await refused('entries:\n  - id: a\n    use: deny-tools\n    with:\n      tools: [x]\n      tool: [y]\n')).toMatch(
+      /10\.yaml: entries\[0\] \(id "a"\): with: Unrecognized key: "tool" \(line 6, column 13\)/,
+    );
+    // An unknown built-in.
+    expect(await refused('entries:\n  - { id: x, use: nope }\n')).toMatch(/10\.yaml: entries\[0\] \(id "x"\)\.use: unknown policy "nope" .*\(line 2, column 19\)/);
   });
 });

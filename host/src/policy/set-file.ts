@@ -4,7 +4,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseDocument } from 'yaml';
+import { LineCounter, isCollection, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
 import { BUILTINS } from './builtins/index.js';
 import { PolicyConfigError } from './errors.js';
@@ -44,12 +44,36 @@ function pathText(path: readonly PropertyKey[]): string {
   return out;
 }
 
-function zodProblem(err: z.ZodError, prefix: string): string {
+/** Where a key path is in the file: the deepest node of the path that exists there. */
+export type Locate = (path: readonly PropertyKey[]) => string;
+
+function locator(doc: Document, lines: LineCounter): Locate {
+  return (path) => {
+    let node: unknown = doc.contents;
+    let found = node;
+    for (const key of path) {
+      if (!isCollection(node)) break;
+      node = node.get(typeof key === 'symbol' ? String(key) : key, true);
+      if (node === undefined) break;
+      found = node;
+    }
+    const range = (found as { range?: [number, number, number] } | null)?.range;
+    if (range === undefined) return '';
+    const { line, col } = lines.linePos(range[0]);
+    return ` (line ${line}, column ${col})`;
+  };
+}
+
+/** The zod issues (first 5), each with its key path and where that key is in the file. */
+function zodProblem(err: z.ZodError, prefix: string, locate?: Locate, base: readonly PropertyKey[] = []): string {
   return err.issues
     .slice(0, 5)
     .map((i) => {
-      const at = pathText([...(prefix === '' ? [] : [prefix]), ...i.path]);
-      return `${at === '' ? '(top level)' : at}: ${i.message}`;
+      const keys = [...(prefix === '' ? [] : [prefix]), ...i.path];
+      const at = pathText(keys);
+      // An unknown key is best shown where it is written, not where its mapping starts.
+      const unknown = i.code === 'unrecognized_keys' && i.keys[0] !== undefined ? [i.keys[0]] : [];
+      return `${at === '' ? '(top level)' : at}: ${i.message}${locate?.([...base, ...keys, ...unknown]) ?? ''}`;
     })
     .join('; ');
 }
@@ -62,7 +86,16 @@ export function isModulePath(use: string): boolean {
 const moduleCache = new Map<string, PolicyModule<unknown>>();
 
 /** Imports a policy module; an edited file is imported anew (the key carries mtime and size). */
-async function importModule(file: string, entryLabel: string, use: string): Promise<PolicyModule<unknown>> {
+async function importModule(file: string, entryLabel: string, use: string, where = ''): Promise<PolicyModule<unknown>> {
+  try {
+    return await importModuleAt(file, entryLabel, use);
+  } catch (err) {
+    if (err instanceof PolicyConfigError && where !== '') throw new PolicyConfigError(file, `${err.message.slice(file.length + 2)}${where}`);
+    throw err;
+  }
+}
+
+async function importModuleAt(file: string, entryLabel: string, use: string): Promise<PolicyModule<unknown>> {
   const path = resolve(dirname(file), use);
   const ext = extname(path);
   if (ext === '.ts' || ext === '.mts' || ext === '.cts') {
@@ -105,29 +138,33 @@ interface RawEntry {
   with: unknown;
 }
 
-async function parseFile(file: string): Promise<RawEntry[]> {
+async function parseFile(file: string): Promise<{ entries: RawEntry[]; locate: Locate }> {
   const text = await readFile(file, 'utf8');
-  const doc = parseDocument(text, { prettyErrors: false });
+  const lines = new LineCounter();
+  // prettyErrors computes each error's line and column (linePos).
+  const doc = parseDocument(text, { prettyErrors: true, lineCounter: lines });
   if (doc.errors.length > 0) {
     const e = doc.errors[0];
     const where = e?.linePos?.[0] ? ` (line ${e.linePos[0].line}, column ${e.linePos[0].col})` : '';
-    throw new PolicyConfigError(file, `not valid YAML${where}: ${e?.message.split('\n')[0] ?? 'parse error'}`);
+    throw new PolicyConfigError(file, `not valid YAML${where}: ${e?.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? 'parse error'}`);
   }
+  const locate = locator(doc, lines);
   const data: unknown = doc.toJS();
-  if (data === null || data === undefined) return [];
+  if (data === null || data === undefined) return { entries: [], locate };
   const top = FileSchema.safeParse(data);
   if (!top.success) {
-    throw new PolicyConfigError(file, `${zodProblem(top.error, '')} (a policy file is a mapping with one key, "entries", holding a list of {id, use, with?, disabled?})`);
+    throw new PolicyConfigError(file, `${zodProblem(top.error, '', locate)} (a policy file is a mapping with one key, "entries", holding a list of {id, use, with?, disabled?})`);
   }
-  return top.data.entries.map((raw, index) => {
+  const entries = top.data.entries.map((raw, index) => {
     const label = `entries[${index}]`;
     const parsed = EntrySchema.safeParse(raw);
     if (!parsed.success) {
       const id = typeof raw === 'object' && raw !== null && typeof (raw as { id?: unknown }).id === 'string' ? ` (id "${(raw as { id: string }).id}")` : '';
-      throw new PolicyConfigError(file, `${label}${id}: ${zodProblem(parsed.error, '')}`);
+      throw new PolicyConfigError(file, `${label}${id}: ${zodProblem(parsed.error, '', locate, ['entries', index])}`);
     }
     return { id: parsed.data.id, use: parsed.data.use, index, disabled: parsed.data.disabled === true, with: parsed.data.with };
   });
+  return { entries, locate };
 }
 
 /** Reads and validates a whole set; throws PolicyConfigError at the first problem. */
@@ -145,11 +182,12 @@ export async function parsePolicySet(dir: string): Promise<ParsedSet> {
   const entries: PolicyEntry[] = [];
   const seen = new Map<string, string>();
   for (const file of files) {
-    for (const e of await parseFile(file)) {
+    const { entries: raws, locate } = await parseFile(file);
+    for (const e of raws) {
       const raw = e.with;
       const label = `entries[${e.index}] (id "${e.id}")`;
       const first = seen.get(e.id);
-      if (first !== undefined) throw new PolicyConfigError(file, `${label}: id "${e.id}" is already used in ${first}; ids are unique across the set`);
+      if (first !== undefined) throw new PolicyConfigError(file, `${label}: id "${e.id}" is already used in ${first}; ids are unique across the set${locate(['entries', e.index, 'id'])}`);
       seen.set(e.id, file);
       const builtin = BUILTINS.get(e.use);
       let module: PolicyModule<unknown>;
@@ -158,14 +196,14 @@ export async function parsePolicySet(dir: string): Promise<ParsedSet> {
         module = builtin;
         if (builtin.config) {
           const checked = builtin.config.safeParse(raw);
-          if (!checked.success) throw new PolicyConfigError(file, `${label}: ${zodProblem(checked.error, 'with')}`);
+          if (!checked.success) throw new PolicyConfigError(file, `${label}: ${zodProblem(checked.error, 'with', locate, ['entries', e.index])}`);
           config = checked.data;
         }
       } else if (isModulePath(e.use)) {
-        module = await importModule(file, label, e.use);
+        module = await importModule(file, label, e.use, locate(['entries', e.index, 'use']));
         config = raw ?? {};
       } else {
-        throw new PolicyConfigError(file, `${label}.use: unknown policy "${e.use}" (built-ins: ${[...BUILTINS.keys()].join(', ')}; or a path such as ./my-policy.mjs)`);
+        throw new PolicyConfigError(file, `${label}.use: unknown policy "${e.use}" (built-ins: ${[...BUILTINS.keys()].join(', ')}; or a path such as ./my-policy.mjs)${locate(['entries', e.index, 'use'])}`);
       }
       entries.push({ id: e.id, use: e.use, file, index: e.index, disabled: e.disabled, module, config });
     }

@@ -23,7 +23,11 @@ export function stringsIn(value: Json | Readonly<Record<string, Json>>, base = '
   return out;
 }
 
-/** A copy of `value` with every string passed through `fn`; `changed` says whether any string moved. */
+/**
+ * A copy of `value` with every string passed through `fn`, object keys included: a secret used as a
+ * key is as visible as one used as a value. Two keys that come out the same are kept apart with a
+ * `#2`, `#3` suffix rather than one overwriting the other. `changed` says whether anything moved.
+ */
 export function mapStrings(value: Json, fn: (s: string) => string): { value: Json; changed: boolean } {
   let changed = false;
   const walk = (v: Json): Json => {
@@ -35,7 +39,15 @@ export function mapStrings(value: Json, fn: (s: string) => string): { value: Jso
     if (Array.isArray(v)) return v.map(walk);
     if (typeof v === 'object' && v !== null) {
       const o: Record<string, Json> = {};
-      for (const [k, item] of Object.entries(v)) o[k] = walk(item);
+      for (const [k, item] of Object.entries(v)) {
+        let key = fn(k);
+        if (key !== k) {
+          changed = true;
+          for (let n = 2; Object.hasOwn(o, key) || (key !== k && Object.hasOwn(v, key)); n++) key = `${fn(k)}#${n}`;
+        }
+        // defineProperty: a key such as __proto__ stays a plain own key of the copy.
+        Object.defineProperty(o, key, { value: walk(item), enumerable: true, writable: true, configurable: true });
+      }
       return o;
     }
     return v;

@@ -50,7 +50,10 @@ export const auditLog = definePolicy({
         ...(result.error ? { error: { code: result.error.code, message: result.error.message } } : {}),
       };
       // Secrets never reach the file: declared secret values and token shapes are cut everywhere.
-      const clean = mapStrings(raw, (s) => redactText(s, { tokens: true, emails: false, values: secretValues })).value as JsonObject;
+      // Top-level keys are the record's own field names; everything under them (argument keys too) is scrubbed.
+      const scrub = (s: string): string => redactText(s, { tokens: true, emails: false, values: secretValues });
+      const clean: JsonObject = {};
+      for (const [k, v] of Object.entries(raw)) clean[k] = mapStrings(v, scrub).value;
       writer.append(clean);
     });
   },
