@@ -11,6 +11,8 @@ export interface CliIO {
   cwd: string;
   /** Aborted when the user interrupts (Ctrl-C); commands pass it on as the call's signal. */
   signal?: AbortSignal;
+  /** True when stdout is the process's own (the CLI binary): `serve --stdio` then reserves it. */
+  processStdio?: boolean;
 }
 
 /** Exit codes of DESIGN §7: 0 success, 1 the result is an error, 2 usage or configuration error. */

@@ -21,6 +21,7 @@ const io: CliIO = {
   env: process.env,
   cwd: process.cwd(),
   signal: interrupt.signal,
+  processStdio: true,
 };
 
 const code = await runCli(process.argv.slice(2), io);

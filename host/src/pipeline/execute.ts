@@ -30,7 +30,7 @@ export async function runExecute(
   const base = clock.signal;
 
   const codeOf = (signal: AbortSignal): ExecOutcome & { ok: false } => {
-    if (callerSignal.aborted) return { ok: false, error: { code: 'ABORTED', message: `call to "${tool.name}" was cancelled by the caller` } };
+    if (callerSignal.aborted) return callerAborted(callerSignal, tool.name);
     const reason: unknown = deadline.aborted ? deadline.reason : signal.reason;
     const code = abortCode(reason);
     return { ok: false, error: { code, message: reason instanceof Error ? reason.message : `call to "${tool.name}" was aborted (${code})` } };
@@ -46,6 +46,12 @@ export async function runExecute(
       // included: the body cannot know whether its signal fired for the caller or the deadline) is
       // the abort's echo.
       if (e.signal.aborted && (!(err instanceof ToolFailure) || err.code === 'ABORTED')) return codeOf(e.signal);
+      // The sandbox keeps its own timer for the same deadline; when it fires first the call's clock
+      // has run out too, and its wording is the one a client reads for a timeout.
+      if (err instanceof ToolFailure && err.code === 'TIMEOUT' && !callerSignal.aborted) {
+        clock.check();
+        if (clock.expired) return codeOf(e.signal);
+      }
       return failureOf(err, tool.name);
     }
     // A value that arrives after the signal fired is an answer nobody is waiting for.
@@ -119,4 +125,14 @@ function isOutcome(v: unknown): v is ExecOutcome {
     return typeof e === 'object' && e !== null && (ERROR_CODES as readonly unknown[]).includes(e.code) && typeof e.message === 'string';
   }
   return false;
+}
+
+/**
+ * The caller's cancellation, in the caller's words when it gave a ToolFailure as the reason (a
+ * server shutting down says so), else "cancelled by the caller".
+ */
+export function callerAborted(signal: AbortSignal, tool: string): ExecOutcome & { ok: false } {
+  const reason: unknown = signal.reason;
+  if (reason instanceof ToolFailure) return { ok: false, error: { code: reason.code, message: reason.message } };
+  return { ok: false, error: { code: 'ABORTED', message: `call to "${tool}" was cancelled by the caller` } };
 }

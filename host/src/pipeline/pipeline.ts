@@ -20,7 +20,7 @@ import { deepFreeze, type JsonObject, type Tool, type ToolRegistry, type ToolRes
 import { errorMessage } from './async.js';
 import { CallClock, callBudget } from './clock.js';
 import { gate, newTrail } from './decide.js';
-import { runExecute } from './execute.js';
+import { callerAborted, runExecute } from './execute.js';
 import { jsonCopy } from './json-copy.js';
 import { Hooks } from './hooks.js';
 import { failed, fromOutcome, toResult, type CallState } from './outcome.js';
@@ -162,7 +162,10 @@ export class Pipeline {
       } else {
         state = fromOutcome(tool, await runExecute(exec, tool, hooks['tools/execute'], clock));
         // A success the caller no longer wants is not a success; a specific failure says more.
-        if (state.ok && signal.aborted) state = failed('ABORTED', `call to "${tool.name}" was cancelled by the caller`);
+        if (state.ok && signal.aborted) {
+          const { error } = callerAborted(signal, tool.name);
+          state = failed(error.code, error.message);
+        }
       }
       return await runPostExecute(state, exec, tool, hooks['tools/post-execute'], trail, meta, this.#listenerTimeoutMs, this.#log, clock);
     } finally {

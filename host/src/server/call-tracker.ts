@@ -1,9 +1,13 @@
 // Every call in flight, so a shutdown can stop taking new ones, let the running ones finish up to
 // a deadline, and then cancel the rest (which tears their instances down) instead of hanging.
+import { ToolFailure } from '../tool/index.js';
+
+/** What a client reads when shutdown ends its call: the words are the same on every transport. */
+export const SHUTTING_DOWN = 'server shutting down';
 
 export class ServerClosingError extends Error {
   constructor() {
-    super('the server is shutting down; the call was not started');
+    super(`${SHUTTING_DOWN}: the call was not started`);
     this.name = 'ServerClosingError';
   }
 }
@@ -59,8 +63,9 @@ export class CallTracker {
       ]);
     if (this.#running.size === 0 || (await settled(deadlineMs))) return 0;
     const left = this.#running.size;
-    for (const stop of this.#running.values()) stop.abort(new Error('the server is shutting down'));
-    await settled(2_000);
+    for (const stop of this.#running.values()) stop.abort(new ToolFailure('ABORTED', `${SHUTTING_DOWN}: the call was cancelled after the shutdown timeout`));
+    // an aborted call answers at once (the pipeline races its signal); this bound is for a stuck one
+    await settled(300);
     return left;
   }
 }

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { ToolResult } from '../tool/index.js';
 import { ServerClosingError } from './call-tracker.js';
 import type { SidecarCore } from './core.js';
+import type { SessionHealth } from './session-table.js';
 import { exportTools, isSchemaFormat, SCHEMA_FORMATS } from './schema-export.js';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -43,12 +44,27 @@ function fail(res: ServerResponse, status: number, message: string): true {
 }
 
 /** Returns false when no API route matched (the caller answers 404). */
-export async function handleApi(core: SidecarCore, req: IncomingMessage, res: ServerResponse, url: URL, body: () => Promise<Buffer>): Promise<boolean> {
+export async function handleApi(
+  core: SidecarCore,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  body: () => Promise<Buffer>,
+  sessions?: () => SessionHealth,
+): Promise<boolean> {
   const path = url.pathname;
   const method = req.method ?? 'GET';
 
   if (path === '/healthz' && method === 'GET') {
-    sendJson(res, core.calls.draining ? 503 : 200, { status: core.calls.draining ? 'draining' : 'ok', tools: core.tools.list().length, inFlight: core.calls.inFlight });
+    // Saturated (every session slot held by a busy client) is unhealthy: a new client is refused.
+    const s = sessions?.();
+    const status = core.calls.draining ? 'draining' : s?.saturated === true ? 'saturated' : 'ok';
+    sendJson(res, status === 'ok' ? 200 : 503, {
+      status,
+      tools: core.tools.list().length,
+      inFlight: core.calls.inFlight,
+      ...(s !== undefined ? { sessions: s } : {}),
+    });
     return true;
   }
   if (path === '/metrics' && method === 'GET') {

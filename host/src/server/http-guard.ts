@@ -18,6 +18,8 @@ export interface GuardConfig {
    * the secret's file is refused as a mount).
    */
   approver: string;
+  /** The server's own origins (http://HOST:PORT of the bound address); set once it listens. */
+  ownOrigins?: string[];
 }
 
 export type GuardFailure = { status: 401 | 403; message: string };
@@ -50,11 +52,15 @@ export function checkHost(req: IncomingMessage, cfg: GuardConfig): GuardFailure 
   return undefined;
 }
 
-/** Non-browser clients send no Origin and pass; a browser's Origin must be on the allowlist. */
+/**
+ * Non-browser clients send no Origin and pass; a browser's Origin must be the server's own
+ * (no foreign page can be served from it: this server serves no pages) or on the allowlist.
+ */
 export function checkOrigin(req: IncomingMessage, cfg: GuardConfig): GuardFailure | undefined {
   const origin = req.headers.origin;
   if (origin === undefined) return undefined;
-  if (cfg.allowedOrigins.includes(origin.toLowerCase().replace(/\/$/, ''))) return undefined;
+  const normal = origin.toLowerCase().replace(/\/$/, '');
+  if (cfg.ownOrigins?.includes(normal) === true || cfg.allowedOrigins.includes(normal)) return undefined;
   return { status: 403, message: `Origin "${origin}" is not allowed; use --allow-origin to add it` };
 }
 

@@ -11,6 +11,8 @@ export async function serveHttp(core: SidecarCore, options: HttpOptions): Promis
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_MAX_CONCURRENT = 64;
 export const DEFAULT_MAX_SESSIONS = 256;
+/** Five minutes: longer than any pause between a client's calls, short enough that leaks heal. */
+export const DEFAULT_SESSION_IDLE_MS = 5 * 60_000;
 
 export class InsecureBindError extends Error {
   constructor(host: string) {

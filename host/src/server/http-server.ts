@@ -12,8 +12,9 @@ import { allowedHostsFor, BodyTooLargeError, checkApprover, checkHost, checkOrig
 import { createMcpServer } from './mcp-server.js';
 import { registerOwnListener } from '../own-sockets/index.js';
 import { newApprovalSecret } from './approval-secret.js';
-
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS, InsecureBindError } from './http-lazy.js';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, InsecureBindError } from './http-lazy.js';
+import { RPC_MESSAGES, withCleanErrors } from './rpc-error.js';
+import { SessionTable } from './session-table.js';
 
 export interface HttpOptions {
   bind: BindAddress;
@@ -30,6 +31,8 @@ export interface HttpOptions {
    * the token is the approver credential and this is ignored.
    */
   approvalSecret?: string;
+  /** A session with no request for this long is closed. Default 5 minutes. */
+  sessionIdleMs?: number;
 }
 
 export interface HttpSidecar {
@@ -44,28 +47,34 @@ export interface HttpSidecar {
   close(): Promise<void>;
 }
 
-interface Session {
-  transport: StreamableHTTPServerTransport;
-  close(): Promise<void>;
-}
-
 function rpcError(res: ServerResponse, status: number, code: number, message: string): void {
   sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+/** The origins this server itself has: a request from one is same-origin, not a foreign page. */
+function ownOrigins(address: BindAddress): string[] {
+  const names = isLoopback(address.host) ? ['localhost', '127.0.0.1', '[::1]'] : [];
+  names.push(address.host.includes(':') ? `[${address.host}]` : address.host);
+  return [...new Set(names)].map((n) => `http://${n.toLowerCase()}:${address.port}`);
 }
 
 export async function serveHttp(core: SidecarCore, options: HttpOptions): Promise<HttpSidecar> {
   const token = options.token === '' ? undefined : options.token;
   if (!isLoopback(options.bind.host) && token === undefined) throw new InsecureBindError(options.bind.host);
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const limit = new ConcurrencyLimit(options.maxConcurrentPerClient ?? DEFAULT_MAX_CONCURRENT);
-  const sessions = new Map<string, Session>();
+  const sessions = new SessionTable<StreamableHTTPServerTransport>({
+    max: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
+    idleMs: options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
+    onExpired: (id, why) => core.logger.info({ sessionId: id, why }, 'MCP session closed'),
+  });
   const guard: GuardConfig = {
     allowedHosts: allowedHostsFor(options.bind.host, options.allowedHosts ?? []),
     port: options.bind.port,
     allowedOrigins: (options.allowedOrigins ?? []).map((o) => o.toLowerCase().replace(/\/$/, '')),
     token,
     approver: token ?? (options.approvalSecret !== undefined && options.approvalSecret !== '' ? options.approvalSecret : newApprovalSecret()),
+    ownOrigins: [],
   };
 
   async function newSession(): Promise<StreamableHTTPServerTransport> {
@@ -74,12 +83,13 @@ export async function serveHttp(core: SidecarCore, options: HttpOptions): Promis
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, close: () => server.close() });
+        sessions.add(id, transport, () => server.close());
         detach = core.attach(server);
       },
     });
+    withCleanErrors(transport);
     transport.onclose = () => {
-      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+      if (transport.sessionId !== undefined) sessions.remove(transport.sessionId);
       detach();
     };
     transport.onerror = (err) => core.logger.debug({ err }, 'mcp http transport error');
@@ -96,20 +106,23 @@ export async function serveHttp(core: SidecarCore, options: HttpOptions): Promis
       try {
         parsed = JSON.parse(raw.toString('utf8')) as unknown;
       } catch {
-        return rpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
+        return rpcError(res, 400, -32700, `${RPC_MESSAGES[-32700]}: the body is not valid JSON`);
       }
     }
     if (sessionId !== undefined) {
-      const session = sessions.get(sessionId);
-      if (session === undefined) return rpcError(res, 404, -32001, 'Session not found');
-      return session.transport.handleRequest(req, res, parsed);
+      const transport = sessions.use(sessionId, res);
+      if (transport === undefined) return rpcError(res, 404, -32001, `${RPC_MESSAGES[-32001]}: no session "${sessionId}" (it ended or expired; initialize again)`);
+      return transport.handleRequest(req, res, parsed);
     }
     if (req.method === 'POST' && isInitializeRequest(parsed)) {
-      if (sessions.size >= maxSessions) return rpcError(res, 503, -32000, `too many MCP sessions (${maxSessions})`);
+      // At the cap the least recently used idle session makes room; only busy ones refuse a client.
+      if (!(await sessions.makeRoom())) return rpcError(res, 503, -32000, `${RPC_MESSAGES[-32000]}: too many MCP sessions (${sessions.max}), all busy`);
       const transport = await newSession();
       return transport.handleRequest(req, res, parsed);
     }
-    return rpcError(res, 400, -32000, 'Bad Request: no valid mcp-session-id header (send initialize first)');
+    // A GET (SSE stream) needs a session; 405 tells a client this server has no sessionless stream.
+    if (req.method === 'GET') return rpcError(res, 405, -32000, `${RPC_MESSAGES[-32000]}: GET /mcp needs an mcp-session-id header (send initialize first)`);
+    return rpcError(res, 400, -32000, `${RPC_MESSAGES[-32000]}: no valid mcp-session-id header (send initialize first)`);
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -121,7 +134,7 @@ export async function serveHttp(core: SidecarCore, options: HttpOptions): Promis
       if (denied !== undefined) return sendError(res, denied.status, denied.message, { 'www-authenticate': 'Bearer' });
     }
     // A health probe must get through when the client is at its cap: that is when it matters.
-    if (url.pathname === '/healthz') return void (await handleApi(core, req, res, url, () => readBody(req, maxBody)));
+    if (url.pathname === '/healthz') return void (await handleApi(core, req, res, url, () => readBody(req, maxBody), () => sessions.health()));
     const sid = req.headers['mcp-session-id'];
     const key = typeof sid === 'string' ? `session:${sid}` : `addr:${req.socket.remoteAddress ?? '?'}`;
     const leave = limit.enter(key);
@@ -129,7 +142,7 @@ export async function serveHttp(core: SidecarCore, options: HttpOptions): Promis
     res.once('close', leave);
     try {
       if (url.pathname === '/mcp') return await handleMcp(req, res);
-      const matched = await handleApi(core, req, res, url, () => readBody(req, maxBody));
+      const matched = await handleApi(core, req, res, url, () => readBody(req, maxBody), () => sessions.health());
       if (!matched) sendError(res, 404, `no route for ${req.method ?? 'GET'} ${url.pathname}`);
     } catch (err) {
       if (err instanceof BodyTooLargeError) return sendError(res, 413, err.message, { connection: 'close' });
@@ -155,6 +168,7 @@ export async function serveHttp(core: SidecarCore, options: HttpOptions): Promis
   const info = http.address() as AddressInfo;
   const address = { host: options.bind.host, port: info.port };
   guard.port = info.port;
+  guard.ownOrigins = ownOrigins(address);
 
   let accepting = true;
   const stopAccepting = () => {
@@ -170,8 +184,7 @@ export async function serveHttp(core: SidecarCore, options: HttpOptions): Promis
     stopAccepting,
     async close() {
       stopAccepting();
-      await Promise.allSettled([...sessions.values()].map((s) => s.close()));
-      sessions.clear();
+      await sessions.closeAll();
       http.closeAllConnections();
     },
   };

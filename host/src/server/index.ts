@@ -6,7 +6,12 @@ export { CallTracker, ServerClosingError } from './call-tracker.js';
 export { createMcpServer, SERVER_NAME } from './mcp-server.js';
 export { toCallToolResult } from './mcp-result.js';
 export { serveStdio, sinkWritable, type StdioSession } from './stdio.js';
-export { serveHttp, InsecureBindError, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS } from './http-lazy.js';
+export {
+  serveHttp, InsecureBindError, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS,
+} from './http-lazy.js';
+export { reserveStdout, type ReservedStdout } from './stdout-guard.js';
+export { SessionTable, type SessionHealth } from './session-table.js';
+export { RpcError, RPC_MESSAGES } from './rpc-error.js';
 export type { HttpOptions, HttpSidecar } from './http-server.js';
 export { tokenMatches, checkHost, checkOrigin, checkToken, checkApprover, isApprovalPath, allowedHostsFor, ConcurrencyLimit, type GuardConfig, type GuardFailure } from './http-guard.js';
 export { newApprovalSecret, writeApprovalSecret, removeApprovalSecret, APPROVAL_SECRET_FILE } from './approval-secret.js';

@@ -5,17 +5,16 @@ import { z } from 'zod';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   ElicitResultSchema,
-  ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ApprovalOutcome, ApprovalRequest } from '../pipeline/index.js';
 import { ServerClosingError } from './call-tracker.js';
 import { approvalForm, outcomeOf } from './elicit.js';
 import { toCallToolResult } from './mcp-result.js';
+import { RpcError } from './rpc-error.js';
 import { mcpToolView } from './schema-export.js';
 import type { SidecarCore } from './core.js';
 
@@ -24,15 +23,25 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export const SERVER_NAME = 'toolgate';
 
 /**
- * Matches any tools/call so that a malformed one reaches the SDK's own check, which answers
- * InvalidParams; the strict schema here would fail earlier, as an InternalError.
+ * Matches any tools/call, so that a malformed one reaches toolCallParams, which answers
+ * InvalidParams naming the field (the SDK's own check answered with a multi-line zod dump).
  */
 const AnyToolCall = z.looseObject({ method: z.literal('tools/call'), params: z.unknown() });
+type ToolCallHandler = (request: z.infer<typeof AnyToolCall>, extra: Extra) => Promise<Record<string, unknown>>;
+
+/** Server.setRequestHandler wraps tools/call in that check; the base class's registers it as is. */
+function setToolCallHandler(server: Server, handler: ToolCallHandler): void {
+  const base = Protocol.prototype.setRequestHandler as (this: Server, schema: typeof AnyToolCall, h: ToolCallHandler) => void;
+  base.call(server, AnyToolCall, handler);
+}
+
+const UNKNOWN_TOOL = (name: string) => new RpcError(-32602, `unknown tool "${name}"`);
 
 export function createMcpServer(core: SidecarCore): Server {
   const server = new Server(
     { name: SERVER_NAME, version: core.version },
-    { capabilities: { tools: { listChanged: true } } },
+    // logging: module logs reach the client as notifications/message, at the level it set.
+    { capabilities: { tools: { listChanged: true }, logging: {} } },
   );
 
   server.setRequestHandler(ListToolsRequestSchema, () => {
@@ -41,12 +50,10 @@ export function createMcpServer(core: SidecarCore): Server {
     return { tools };
   });
 
-  server.setRequestHandler(AnyToolCall, async (raw, extra) => {
-    // The SDK's wrapper validated the request against CallToolRequestSchema before calling us;
-    // parsing it again would cost every call, so only narrow what we read.
+  setToolCallHandler(server, async (raw, extra) => {
     const { name, args } = toolCallParams(raw);
     // An unknown tool is a protocol mistake (the client did not use tools/list), not a tool failure.
-    if (core.tools.get(name) === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    if (core.tools.get(name) === undefined) throw UNKNOWN_TOOL(name);
     const callId = randomUUID();
     const unbind = core.approvals.bind(callId, {
       sessionId: extra.sessionId,
@@ -55,7 +62,7 @@ export function createMcpServer(core: SidecarCore): Server {
     const progressToken = extra._meta?.progressToken;
     const progress = async (value: number, message: string) => {
       try {
-        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: value, total: 1, message } });
+        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: progressToken as string | number, progress: value, total: 1, message } });
       } catch (err) {
         core.logger.debug({ err, callId }, 'progress notification not delivered');
       }
@@ -68,11 +75,11 @@ export function createMcpServer(core: SidecarCore): Server {
         core.pipeline.call(name, args, { signal, callId, ...(agent !== undefined ? { agent } : {}) }),
       );
       // Unregistered between the check above and dispatch: still the client's mistake.
-      if (result.error?.code === 'UNKNOWN_TOOL') throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      if (result.error?.code === 'UNKNOWN_TOOL') throw UNKNOWN_TOOL(name);
       if (progressToken !== undefined) await progress(1, result.isError ? `${name} failed` : `${name} done`);
       return toCallToolResult(result, callId);
     } catch (err) {
-      if (err instanceof ServerClosingError) throw new McpError(ErrorCode.InternalError, err.message);
+      if (err instanceof ServerClosingError) throw new RpcError(-32000, err.message);
       throw err;
     } finally {
       unbind();
@@ -81,11 +88,14 @@ export function createMcpServer(core: SidecarCore): Server {
   return server;
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 function toolCallParams(raw: { params?: unknown }): { name: string; args: unknown } {
-  const params = typeof raw.params === 'object' && raw.params !== null ? (raw.params as Record<string, unknown>) : {};
-  const name = params.name;
-  if (typeof name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'tools/call: params.name must be a string');
-  return { name, args: params.arguments ?? {} };
+  if (!isObject(raw.params)) throw new RpcError(-32602, 'tools/call: params must be an object');
+  const { name, arguments: args } = raw.params;
+  if (typeof name !== 'string') throw new RpcError(-32602, 'tools/call: params.name must be a string');
+  if (args !== undefined && !isObject(args)) throw new RpcError(-32602, 'tools/call: params.arguments must be an object');
+  return { name, args: args ?? {} };
 }
 
 /** Asks the client's user over the same session, tied to the tools/call request that asked. */

@@ -1,9 +1,10 @@
 // MCP over stdio: one session on the process's stdin/stdout. Only JSON-RPC is written to stdout;
 // everything else (logs, warnings) goes to stderr, or the client's parser breaks.
 import { Writable, type Readable } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { SidecarCore } from './core.js';
 import { createMcpServer } from './mcp-server.js';
+import { withCleanErrors } from './rpc-error.js';
+import { LineTransport } from './stdio-transport.js';
 
 export interface StdioSession {
   /** Resolves when the client closes stdin (or the transport closes). */
@@ -38,7 +39,9 @@ export function sinkWritable(write: (text: string) => void): Writable {
 
 export async function serveStdio(core: SidecarCore, stdin: Readable, stdout: Writable): Promise<StdioSession> {
   const server = createMcpServer(core);
-  const transport = new StdioServerTransport(stdin, stdout);
+  // Closing stdin ends the session only once serve has drained the running calls (closed below):
+  // closing the transport at once would abort them and drop their answers.
+  const transport = withCleanErrors(new LineTransport(stdin, stdout));
   const detach = core.attach(server);
   let resolveClosed: () => void = () => {};
   const closed = new Promise<void>((r) => {

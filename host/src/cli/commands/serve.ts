@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import type { ApprovalService } from '../../pipeline/index.js';
 import type { Runtime } from '../runtime.js';
 import {
-  DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, isLoopback, ManifestTools, newApprovalSecret, parseBindAddress, removeApprovalSecret,
+  DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, isLoopback, reserveStdout, ManifestTools, newApprovalSecret, parseBindAddress, removeApprovalSecret,
   serveHttp, serveStdio, writeApprovalSecret,
   SessionApprovals, SidecarCore, sinkWritable, type PendingApprovals, type BindAddress, type ChangeSource, type MetricsSource,
 } from '../../server/index.js';
@@ -41,7 +41,12 @@ ${policyFlagsHelp(26)}
   --allow-origin ORIGIN   a browser origin allowed to call (repeatable; default: none)
   --max-body BYTES        request body cap, answered 413 above it (default ${DEFAULT_MAX_BODY_BYTES})
   --max-concurrent N      open requests per client, answered 429 above it (default ${DEFAULT_MAX_CONCURRENT})
-  --shutdown-timeout MS   on SIGTERM/SIGINT, how long running calls may finish (default 10000)
+  --max-sessions N        HTTP MCP sessions at once; at the cap the least recently used idle one
+                          is closed for a new client (default ${DEFAULT_MAX_SESSIONS})
+  --session-idle-timeout MS  an HTTP MCP session with no request for this long is closed
+                          (default ${DEFAULT_SESSION_IDLE_MS})
+  --shutdown-timeout MS   on SIGTERM/SIGINT, how long running calls may finish; the process exits
+                          within about a second after it (default 10000)
   --no-watch              do not watch the manifest folders, the store and the policy set
   -h, --help              show this help
 
@@ -57,6 +62,8 @@ interface ServeFlags {
   allowOrigins: string[];
   maxBody: number;
   maxConcurrent: number;
+  maxSessions: number;
+  sessionIdleMs: number;
   shutdownMs: number;
   watch: boolean;
 }
@@ -87,6 +94,8 @@ function parse(argv: string[], env: NodeJS.ProcessEnv): ServeFlags {
         'max-body': { type: 'string' },
         'max-concurrent': { type: 'string' },
         'shutdown-timeout': { type: 'string' },
+        'max-sessions': { type: 'string' },
+        'session-idle-timeout': { type: 'string' },
         'no-watch': { type: 'boolean', default: false },
       },
     });
@@ -117,6 +126,8 @@ function parse(argv: string[], env: NodeJS.ProcessEnv): ServeFlags {
     allowOrigins: v['allow-origin'] ?? [],
     maxBody: positiveInt('--max-body', v['max-body'], DEFAULT_MAX_BODY_BYTES),
     maxConcurrent: positiveInt('--max-concurrent', v['max-concurrent'], DEFAULT_MAX_CONCURRENT),
+    maxSessions: positiveInt('--max-sessions', v['max-sessions'], DEFAULT_MAX_SESSIONS),
+    sessionIdleMs: positiveInt('--session-idle-timeout', v['session-idle-timeout'], DEFAULT_SESSION_IDLE_MS),
     shutdownMs: positiveInt('--shutdown-timeout', v['shutdown-timeout'], 10_000),
     watch: v['no-watch'] !== true,
   };
@@ -181,123 +192,143 @@ function approvalSecretNotice(io: CliIO, secret: string, file: string): string {
   return `toolgate serve: approvals need Authorization: Bearer <secret>; ${shown}\n`;
 }
 
+/** What shutdown may take after the running calls are answered or cancelled. */
+const TEARDOWN_MS = 400;
+
 export const serveCommand: Command = {
   path: ['serve'],
   summary: 'serve the tools over MCP (stdio or HTTP) and a plain HTTP API',
   help: HELP,
   async run(argv: string[], io: CliIO): Promise<ExitCode> {
     const flags = parse(argv, io.env);
-    const since = (t: number) => Math.round(performance.now() - t);
-    const t0 = performance.now();
-    const approvals = new SessionApprovals();
-    const { createRuntime } = await import('../runtime.js');
-    const runtime = await createRuntime({
-      io,
-      manifests: flags.manifests,
-      ...flags.policy,
-      builtinTools: flags.builtinTools,
-      approval: approvals,
-      watchPolicies: flags.watch,
-      // Loaded below through ManifestTools, which can also reload and unregister them.
-      loadManifests: false,
-    });
-    const log = runtime.logger;
-    // One line at start: which set guards this server, and where it came from.
-    io.stderr(`toolgate serve: ${describePolicySource(runtime.policySource)}\n`);
-    log.debug({ ms: since(t0), sinceProcessStart: Math.round(performance.now()) }, 'runtime ready');
-    const link = policyLink(runtime, approvals);
-    approvals.fallback = link.fallback;
-    // Without --manifests the installed store is served too, re-resolved on every sync and watched,
-    // so `toolgate install` / `uninstall` show up in a running server.
-    const { installedSource } = await import('../manifest-loader.js');
-    const store = flags.manifests.length > 0 ? undefined : installedSource(runtime.storeDir, log);
-    // Modules compile in the background once the first tools/list is answered (or after 1 s):
-    // the client's first answer does not wait behind twenty compiles.
-    let listed: () => void = () => {};
-    const firstListed = new Promise<void>((resolve) => {
-      listed = resolve;
-      setTimeout(resolve, 1000).unref();
-    });
-    const manifests = new ManifestTools({
-      dirs: runtime.manifestDirs,
-      backgroundAfter: firstListed,
-      ...(store !== undefined ? { moreDirs: () => store.dirs(), watchAlso: store.watch } : {}),
-      ctx: runtime.host.root,
-      logger: log,
-      compile: 'background',
-    });
-    // Watching starts before the first sync, so a file written during it is not missed.
-    if (flags.watch) manifests.watch();
+    // Before anything loads policy modules or tools: from here on only JSON-RPC reaches stdout.
+    const stdout = flags.http === undefined && io.processStdio === true ? reserveStdout() : undefined;
     try {
-      await manifests.sync();
-    } catch (err) {
-      await manifests.close();
-      await runtime.dispose();
-      throw err;
+      return await serve(flags, io, stdout?.write ?? io.stdout);
+    } finally {
+      stdout?.release();
     }
-    let core: SidecarCore | undefined;
-    let closeTransport: () => Promise<void> = async () => {};
-    let stopAccepting: () => void = () => {};
-    let stdinClosed: Promise<unknown> = new Promise(() => {});
-    try {
-      core = new SidecarCore({
-        runtime,
-        approvals,
-        version: VERSION,
-        ...(link.metrics !== undefined ? { metrics: link.metrics } : {}),
-        approvalQueue: link.queue,
-        policyChanges: link.changes,
-        onToolsListed: () => listed(),
-      });
-      if (flags.http !== undefined) {
-        // Without a token, approvals need a per-start secret that only the operator can read.
-        const secret = flags.token === undefined ? newApprovalSecret() : undefined;
-        const secretFile = secret === undefined ? undefined : await writeApprovalSecret(runtime.storeDir, secret);
-        const http = await serveHttp(core, {
-          bind: flags.http,
-          ...(flags.token !== undefined ? { token: flags.token } : {}),
-          ...(secret !== undefined ? { approvalSecret: secret } : {}),
-          allowedHosts: flags.allowedHosts,
-          allowedOrigins: flags.allowOrigins,
-          maxBodyBytes: flags.maxBody,
-          maxConcurrentPerClient: flags.maxConcurrent,
-        });
-        io.stderr(`toolgate serve: listening on ${http.url}/mcp (API at ${http.url}/v1)\n`);
-        if (secret !== undefined && secretFile !== undefined) io.stderr(approvalSecretNotice(io, secret, secretFile));
-        closeTransport = async () => {
-          await http.close();
-          if (secret !== undefined && secretFile !== undefined) await removeApprovalSecret(secretFile, secret);
-        };
-        stopAccepting = () => http.stopAccepting();
-      } else {
-        const stdin = io.stdin instanceof Readable ? io.stdin : new Readable().wrap(io.stdin);
-        const session = await serveStdio(core, stdin, sinkWritable(io.stdout));
-        stdinClosed = session.closed;
-        closeTransport = () => session.close();
-      }
-    } catch (err) {
-      core?.close();
-      await manifests.close();
-      await runtime.dispose();
-      if (err instanceof Error && 'code' in err && (err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL')) {
-        throw new UsageError(`--http: cannot listen: ${err.message}`);
-      }
-      throw err;
-    }
+  },
+};
 
-    log.debug({ ms: since(t0), sinceProcessStart: Math.round(performance.now()), tools: runtime.tools.list().length }, 'serving');
-    const stop = stopRequested(io, stdinClosed);
-    const why = await stop.reason;
-    stop.dispose();
-    log.info({ reason: why }, 'shutting down');
-    stopAccepting();
-    const aborted = await core.calls.drain(flags.shutdownMs);
-    if (aborted > 0) io.stderr(`toolgate serve: ${aborted} call(s) still running after ${flags.shutdownMs} ms were cancelled\n`);
+async function serve(flags: ServeFlags, io: CliIO, writeStdout: (text: string) => void): Promise<ExitCode> {
+  const since = (t: number) => Math.round(performance.now() - t);
+  const t0 = performance.now();
+  const approvals = new SessionApprovals();
+  const { createRuntime } = await import('../runtime.js');
+  const runtime = await createRuntime({
+    io,
+    manifests: flags.manifests,
+    ...flags.policy,
+    builtinTools: flags.builtinTools,
+    approval: approvals,
+    watchPolicies: flags.watch,
+    // Loaded below through ManifestTools, which can also reload and unregister them.
+    loadManifests: false,
+  });
+  const log = runtime.logger;
+  // One line at start: which set guards this server, and where it came from.
+  io.stderr(`toolgate serve: ${describePolicySource(runtime.policySource)}\n`);
+  log.debug({ ms: since(t0), sinceProcessStart: Math.round(performance.now()) }, 'runtime ready');
+  const link = policyLink(runtime, approvals);
+  approvals.fallback = link.fallback;
+  // Without --manifests the installed store is served too, re-resolved on every sync and watched,
+  // so `toolgate install` / `uninstall` show up in a running server.
+  const { installedSource } = await import('../manifest-loader.js');
+  const store = flags.manifests.length > 0 ? undefined : installedSource(runtime.storeDir, log);
+  // Modules compile in the background once the first tools/list is answered (or after 1 s):
+  // the client's first answer does not wait behind twenty compiles.
+  let listed: () => void = () => {};
+  const firstListed = new Promise<void>((resolve) => {
+    listed = resolve;
+    setTimeout(resolve, 1000).unref();
+  });
+  const manifests = new ManifestTools({
+    dirs: runtime.manifestDirs,
+    backgroundAfter: firstListed,
+    ...(store !== undefined ? { moreDirs: () => store.dirs(), watchAlso: store.watch } : {}),
+    ctx: runtime.host.root,
+    logger: log,
+    compile: 'background',
+  });
+  // Watching starts before the first sync, so a file written during it is not missed.
+  if (flags.watch) manifests.watch();
+  try {
+    await manifests.sync();
+  } catch (err) {
+    await manifests.close();
+    await runtime.dispose();
+    throw err;
+  }
+  let core: SidecarCore | undefined;
+  let closeTransport: () => Promise<void> = async () => {};
+  let stopAccepting: () => void = () => {};
+  let stdinClosed: Promise<unknown> = new Promise(() => {});
+  try {
+    core = new SidecarCore({
+      runtime,
+      approvals,
+      version: VERSION,
+      ...(link.metrics !== undefined ? { metrics: link.metrics } : {}),
+      approvalQueue: link.queue,
+      policyChanges: link.changes,
+      onToolsListed: () => listed(),
+    });
+    if (flags.http !== undefined) {
+      // Without a token, approvals need a per-start secret that only the operator can read.
+      const secret = flags.token === undefined ? newApprovalSecret() : undefined;
+      const secretFile = secret === undefined ? undefined : await writeApprovalSecret(runtime.storeDir, secret);
+      const http = await serveHttp(core, {
+        bind: flags.http,
+        ...(flags.token !== undefined ? { token: flags.token } : {}),
+        ...(secret !== undefined ? { approvalSecret: secret } : {}),
+        allowedHosts: flags.allowedHosts,
+        allowedOrigins: flags.allowOrigins,
+        maxBodyBytes: flags.maxBody,
+        maxConcurrentPerClient: flags.maxConcurrent,
+        maxSessions: flags.maxSessions,
+        sessionIdleMs: flags.sessionIdleMs,
+      });
+      io.stderr(`toolgate serve: listening on ${http.url}/mcp (API at ${http.url}/v1)\n`);
+      if (secret !== undefined && secretFile !== undefined) io.stderr(approvalSecretNotice(io, secret, secretFile));
+      closeTransport = async () => {
+        await http.close();
+        if (secret !== undefined && secretFile !== undefined) await removeApprovalSecret(secretFile, secret);
+      };
+      stopAccepting = () => http.stopAccepting();
+    } else {
+      const stdin = io.stdin instanceof Readable ? io.stdin : new Readable().wrap(io.stdin);
+      const session = await serveStdio(core, stdin, sinkWritable(writeStdout));
+      stdinClosed = session.closed;
+      closeTransport = () => session.close();
+    }
+  } catch (err) {
+    core?.close();
+    await manifests.close();
+    await runtime.dispose();
+    if (err instanceof Error && 'code' in err && (err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL')) {
+      throw new UsageError(`--http: cannot listen: ${err.message}`);
+    }
+    throw err;
+  }
+
+  log.debug({ ms: since(t0), sinceProcessStart: Math.round(performance.now()), tools: runtime.tools.list().length }, 'serving');
+  const stop = stopRequested(io, stdinClosed);
+  const why = await stop.reason;
+  stop.dispose();
+  log.info({ reason: why }, 'shutting down');
+  stopAccepting();
+  const aborted = await core.calls.drain(flags.shutdownMs);
+  if (aborted > 0) io.stderr(`toolgate serve: ${aborted} call(s) still running after ${flags.shutdownMs} ms were cancelled\n`);
+  // The answers are written; the rest of the teardown gets what is left of a second, so the
+  // process exits within the shutdown timeout plus about one second whatever hangs.
+  const teardown = (async () => {
     await closeTransport();
     core.close();
     await manifests.close();
     await runtime.dispose();
-    log.flush();
-    return EXIT.ok;
-  },
-};
+  })();
+  await Promise.race([teardown.catch((err: unknown) => log.warn({ err }, 'teardown failed')), new Promise((r) => setTimeout(r, TEARDOWN_MS).unref())]);
+  log.flush();
+  return EXIT.ok;
+}

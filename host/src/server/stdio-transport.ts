@@ -1,0 +1,104 @@
+// MCP over newline-delimited JSON-RPC on a pair of streams. Our own (not the SDK's) because a
+// client must get an answer for every line it sends: -32700 for a line that is not JSON, -32600
+// for JSON that is not a JSON-RPC message. Requests that arrive while `initialize` is unanswered
+// wait for that answer, so a client that pipes initialize and a call together is answered in order.
+import type { Readable, Writable } from 'node:stream';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { RPC_MESSAGES } from './rpc-error.js';
+
+/** A line longer than this is dropped (answered -32700) instead of buffering without bound. */
+const MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+type Id = string | number;
+
+export class LineTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+
+  #buffer = '';
+  #closed = false;
+  /** The id of an initialize request not yet answered; lines behind it wait in #held. */
+  #initializing: Id | undefined;
+  readonly #held: string[] = [];
+  readonly #onData = (chunk: Buffer | string) => this.#append(typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
+  readonly #onError = (err: Error) => this.onerror?.(err);
+
+  constructor(
+    private readonly input: Readable,
+    private readonly output: Writable,
+  ) {}
+
+  async start(): Promise<void> {
+    this.input.on('data', this.#onData);
+    this.input.on('error', this.#onError);
+  }
+
+  #append(text: string): void {
+    this.#buffer += text;
+    for (;;) {
+      const end = this.#buffer.indexOf('\n');
+      if (end < 0) break;
+      const line = this.#buffer.slice(0, end).replace(/\r$/, '');
+      this.#buffer = this.#buffer.slice(end + 1);
+      if (line.trim() === '') continue;
+      if (this.#initializing !== undefined) this.#held.push(line);
+      else this.#line(line);
+    }
+    if (this.#buffer.length > MAX_LINE_BYTES) {
+      this.#buffer = '';
+      this.#reject(-32700, `${RPC_MESSAGES[-32700]}: a line is longer than ${MAX_LINE_BYTES} bytes`);
+    }
+  }
+
+  #line(line: string): void {
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch (err) {
+      this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+      return this.#reject(-32700, `${RPC_MESSAGES[-32700]}: the line is not valid JSON`);
+    }
+    const parsed = JSONRPCMessageSchema.safeParse(json);
+    if (!parsed.success) {
+      const id = idOf(json);
+      return this.#reject(-32600, `${RPC_MESSAGES[-32600]}: not a JSON-RPC 2.0 message`, id);
+    }
+    const message = parsed.data;
+    if ('method' in message && message.method === 'initialize' && 'id' in message) this.#initializing = message.id;
+    this.onmessage?.(message);
+  }
+
+  #reject(code: number, message: string, id: Id | null = null): void {
+    this.#write({ jsonrpc: '2.0', id, error: { code, message } });
+  }
+
+  #write(message: unknown): void {
+    if (this.#closed) return;
+    this.output.write(`${JSON.stringify(message)}\n`);
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    this.#write(message);
+    if (this.#initializing !== undefined && 'id' in message && message.id === this.#initializing && !('method' in message)) {
+      this.#initializing = undefined;
+      // Deliver what waited, in order; a second initialize among them holds the rest again.
+      while (this.#initializing === undefined && this.#held.length > 0) this.#line(this.#held.shift() as string);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.input.off('data', this.#onData);
+    this.input.off('error', this.#onError);
+    this.#closed = true;
+    this.onclose?.();
+  }
+}
+
+function idOf(json: unknown): Id | null {
+  if (typeof json !== 'object' || json === null) return null;
+  const id = (json as { id?: unknown }).id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
