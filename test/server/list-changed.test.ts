@@ -86,7 +86,7 @@ test('a manifest present at start-up can be changed and removed while serving (l
   await waitFor('early_tool to be gone', async () => (!(await listed()).some((t) => t.name === 'early_tool') ? true : undefined));
   expect((await listed()).map((t) => t.name)).toContain('stays_tool');
   const gone = s.client.callTool({ name: 'early_tool', arguments: { text: 'c' } });
-  await expect(gone).rejects.toThrow(/unknown tool "early_tool"/);
+  await expect(gone).rejects.toThrow(/Unknown tool: early_tool/);
 });
 
 test('with two folders naming the same tool the first folder wins, a broken file is skipped, and the rest load (concurrent read keeps the order)', async () => {

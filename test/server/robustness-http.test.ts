@@ -144,7 +144,7 @@ test('one wording per error code: an unknown tool and a timeout read the same ov
     expect(texts[0]).toEqual(texts[1]);
     expect(texts[0]?.timeout).toMatch(/^tool "spin_short" did not finish within its deadline of 200 ms/);
     // the SDK client adds "MCP error CODE: " once; the server no longer adds it too
-    expect(texts[0]?.unknown).toBe('MCP error -32602: Invalid params: unknown tool "nope"');
+    expect(texts[0]?.unknown).toBe('MCP error -32602: Invalid params: Unknown tool: nope');
   } finally {
     await stdio.close();
   }

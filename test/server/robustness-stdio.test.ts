@@ -78,7 +78,7 @@ test('one clean error message per failure: no doubled "MCP error -32602:" and no
   const unknown = (await s.answer(2)).error as { code: number; message: string };
   const badArgs = (await s.answer(3)).error as { code: number; message: string };
   const noMethod = (await s.answer(4)).error as { code: number; message: string };
-  expect(unknown).toEqual({ code: -32602, message: 'Invalid params: unknown tool "no_such_tool"' });
+  expect(unknown).toEqual({ code: -32602, message: 'Invalid params: Unknown tool: no_such_tool' });
   expect(badArgs).toEqual({ code: -32602, message: 'Invalid params: tools/call: params.arguments must be an object' });
   expect(noMethod.code).toBe(-32601);
   for (const e of [unknown, badArgs, noMethod]) {

@@ -35,7 +35,7 @@ function setToolCallHandler(server: Server, handler: ToolCallHandler): void {
   base.call(server, AnyToolCall, handler);
 }
 
-const UNKNOWN_TOOL = (name: string) => new RpcError(-32602, `unknown tool "${name}"`);
+const UNKNOWN_TOOL = (name: string) => new RpcError(-32602, `Unknown tool: ${name}`);
 
 export function createMcpServer(core: SidecarCore): Server {
   const server = new Server(
