@@ -39,6 +39,10 @@ export interface ToolSpec {
   timeoutMs?: number;
   secrets?: string[];
   readme?: string;
+  /** What the model reads; default a plain sentence. */
+  description?: string;
+  /** More manifest lines (e.g. parameters:), appended as written. */
+  extraYaml?: string[];
 }
 
 /**
@@ -54,7 +58,7 @@ export function writeToolDir(dir: string, spec: ToolSpec): string {
     'apiVersion: toolgate/v1',
     `name: ${name}`,
     `version: ${spec.version}`,
-    'description: Echo tool used by the registry tests.',
+    `description: ${JSON.stringify(spec.description ?? 'Echo tool used by the registry tests.')}`,
     'module:',
     `  path: ${JSON.stringify(`./${moduleFile}`)}`,
     '  entry: registry_echo',
@@ -64,6 +68,7 @@ export function writeToolDir(dir: string, spec: ToolSpec): string {
     `  memory: { max_pages: ${spec.maxPages ?? 16} }`,
     `  timeout_ms: ${spec.timeoutMs ?? 2000}`,
     `  secrets: ${JSON.stringify(spec.secrets ?? [])}`,
+    ...(spec.extraYaml ?? []),
     '',
   ];
   writeFileSync(join(dir, 'manifest.yaml'), lines.join('\n'));

@@ -21,6 +21,8 @@ const ceilingSchema = z.strictObject({
   allowed_secrets: z.array(z.string()).optional(),
   /** Largest module (bytes) a package may carry. */
   max_module_bytes: z.number().int().positive().optional(),
+  /** false = refuse a tool whose model-visible text was flagged at install (screen.ts). */
+  allow_flagged_text: z.boolean().optional(),
 });
 export type Ceiling = z.infer<typeof ceilingSchema>;
 

@@ -2,7 +2,8 @@
 // policy ceiling and the user's consent, then commit atomically to the store.
 import { RegistryError } from './errors.js';
 import { diffCapabilities } from './capabilities.js';
-import { enforceCeiling, requireConsent, type ConsentOptions } from './install-checks.js';
+import { enforceCeiling, flagLines, requireConsent, type ConsentOptions } from './install-checks.js';
+import { diffModelText } from './word-diff.js';
 import type { Progress } from './http.js';
 import { readLock } from './lockfile.js';
 import { compareVersionText } from './semver.js';
@@ -79,15 +80,22 @@ export async function installTool(opts: InstallOptions): Promise<InstallResult> 
 
   const before = previous ? await installedPackageManifest(layout, previous) : undefined;
   let needsConsent = true;
+  let review = 'the capabilities';
   if (before) {
     const diff = diffCapabilities(before.capabilities, pkg.manifest.capabilities);
     opts.say(`${pkg.name}: ${previous?.version ?? '?'} -> ${pkg.version}; capability changes:\n`);
     opts.say(diff.lines.length === 0 ? '  (none)\n' : diff.lines.map((l) => `  ${l}\n`).join(''));
-    needsConsent = diff.grew;
+    // The description and schemas are instructions the model follows: a change asks again too.
+    const text = diffModelText(before.model, pkg.manifest.model);
+    opts.say(`${pkg.name}: changes to what the model reads:\n`);
+    opts.say(text.lines.length === 0 ? '  (none)\n' : text.lines.map((l) => `  ${l}\n`).join(''));
+    needsConsent = diff.grew || text.changed.length > 0;
+    if (text.changed.length > 0) review = `the changes to what the model reads (${text.changed.join(', ')})`;
   } else {
     opts.say(`${what} (${fetched.source}) asks for:\n${pkg.manifest.described.map((l) => `  ${l}\n`).join('')}`);
   }
-  if (needsConsent) await requireConsent(what, `Install ${what} with these capabilities? [y/N] `, 'the capabilities', opts);
+  opts.say(flagLines(pkg));
+  if (needsConsent) await requireConsent(what, `Install ${what} with these capabilities? [y/N] `, review, opts);
 
   await withStore(opts.home, async (held) => {
     // What the person agreed to must still be what gets replaced.

@@ -5,7 +5,8 @@ import { readFile } from 'node:fs/promises';
 import { RegistryError } from './errors.js';
 import type { Progress } from './http.js';
 import { parseIndexRef } from './http-index.js';
-import { enforceCeiling, requireConsent, type ConsentOptions } from './install-checks.js';
+import { enforceCeiling, flagLines, requireConsent, type ConsentOptions } from './install-checks.js';
+import { modelChanges } from './model-text.js';
 import { parseLock, readLock, type LockEntry } from './lockfile.js';
 import { parseOciRef } from './oci.js';
 import type { ToolPackage } from './package.js';
@@ -97,6 +98,8 @@ async function fetchPinned(name: string, entry: LockEntry, layout: StoreLayout, 
     throw differs(name, `${ref}: ${files.join(', ')} differ from the digests the lockfile pins`);
   }
   if (installedManifestDigest(layout, pkg) !== entry.installedManifest) throw differs(name, 'the installed manifest would differ from the one the lockfile pins');
+  const changed = entry.model ? modelChanges(entry.model, pkg.manifest.model) : [];
+  if (changed.length > 0) throw differs(name, `what the model reads differs from the lockfile pin (${changed.join(', ')})`);
   const verdict = await judgeSignature(pkg, layout.trust);
   if (entry.signer) {
     if (verdict.kind !== 'trusted' || verdict.keyId !== entry.signer.keyId) {
@@ -145,7 +148,10 @@ export async function installLocked(opts: LockedInstallOptions): Promise<LockedT
     if (!(name in wanted.tools)) opts.say(`${name}: installed but not in ${opts.lockfile} (left as it is)\n`);
   }
   const todo = plans.filter((p) => p.pkg !== undefined);
-  for (const p of todo) opts.say(`${p.name}@${p.version} (${pinnedRefOf(p.name, p.entry)}) asks for:\n${p.pkg?.manifest.described.map((l) => `  ${l}\n`).join('') ?? ''}`);
+  for (const p of todo) {
+    const pkg = p.pkg as ToolPackage;
+    opts.say(`${p.name}@${p.version} (${pinnedRefOf(p.name, p.entry)}) asks for:\n${pkg.manifest.described.map((l) => `  ${l}\n`).join('')}${flagLines(pkg)}`);
+  }
   if (todo.length > 0) await requireConsent(opts.lockfile, `Install ${todo.length} tool(s) exactly as ${opts.lockfile} pins them? [y/N] `, 'the capabilities', opts);
 
   await withStore(opts.home, async (held) => {

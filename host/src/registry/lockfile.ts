@@ -21,6 +21,13 @@ const lockEntrySchema = z.strictObject({
    * the package archive, a folder the archive `pack` would write of it.
    */
   resolved: z.string().optional(),
+  /** Digests of what the model reads of the tool, whole and part by part (model-text.ts). */
+  model: z
+    .strictObject({
+      digest,
+      parts: z.strictObject({ name: digest, title: digest, description: digest, inputSchema: digest, outputSchema: digest, annotations: digest }),
+    })
+    .optional(),
   /** The reference that gets these bytes again whatever tags or ranges do (`install --locked`). */
   pinned: z.string().optional(),
 });

@@ -7,12 +7,15 @@ import {
   describeCapabilities,
   FileRuleError,
   MANIFEST_DEFAULTS,
+  manifestDefinition,
   ManifestError,
   parseManifest,
   readManifestModule,
   readRegularFile,
   wasmHeaderProblem,
 } from '../manifest/index.js';
+import { defineTool, modelView, type ModelToolView } from '../tool/index.js';
+import { screenModelText, type TextFlag } from './screen.js';
 import { RegistryError } from './errors.js';
 
 export interface PathGrant {
@@ -40,6 +43,14 @@ export interface PackagedManifest {
   capabilities: CapabilitySet;
   /** The capabilities in plain words, as the manifest folder words them (consent, list). */
   described: string[];
+  /** Exactly what a model is shown of the tool (the tool model's own projection). */
+  model: ModelToolView;
+  /** Marks of tool poisoning found in `model` (screen.ts). */
+  flags: TextFlag[];
+}
+
+function notRun(): never {
+  throw new Error('a manifest read by the registry is never run');
 }
 
 /** DESIGN §5 defaults, as the manifest folder applies them. */
@@ -63,6 +74,8 @@ export function readManifest(text: string, file: string): PackagedManifest {
     throw err;
   }
   const caps = m.capabilities;
+  // parseManifest already compiled this definition once, so defineTool cannot fail here.
+  const model = modelView(defineTool(manifestDefinition(m, { execute: notRun })));
   return {
     name: m.name,
     version: m.version,
@@ -84,6 +97,8 @@ export function readManifest(text: string, file: string): PackagedManifest {
       secrets: [...caps.secrets].sort(),
     },
     described: describeCapabilities(m),
+    model,
+    flags: screenModelText(model),
   };
 }
 

@@ -7,6 +7,7 @@ import { digestHex, digestOf, normalizeDigest, sha256Hex } from './digest.js';
 import { RegistryError } from './errors.js';
 import { fsyncDir, writeDurable } from './fs-atomic.js';
 import { readLock, type LockEntry, type Lockfile } from './lockfile.js';
+import { modelChanges, pinModel } from './model-text.js';
 import { readManifest, rewriteModule, type PackagedManifest } from './manifest-adapter.js';
 import { MODULE_FILE, MANIFEST_FILE, type ToolPackage } from './package.js';
 import { blobPath, storeLayout, type StoreLayout, type StoreProblem } from './store-layout.js';
@@ -71,7 +72,7 @@ export function installedManifestDigest(layout: StoreLayout, pkg: ToolPackage): 
   return digestOf(Buffer.from(installedManifestText(layout, pkg), 'utf8'));
 }
 
-export type NewLockEntry = Omit<LockEntry, 'installedManifest' | 'digests'>;
+export type NewLockEntry = Omit<LockEntry, 'installedManifest' | 'digests' | 'model'>;
 
 /** Installs (or replaces) a verified package atomically. Call inside withStore. */
 export async function commitInstall(layout: StoreLayout, pkg: ToolPackage, entry: NewLockEntry, pause?: PauseHook): Promise<LockEntry> {
@@ -83,6 +84,7 @@ export async function commitInstall(layout: StoreLayout, pkg: ToolPackage, entry
     ...entry,
     digests: { ...pkg.digests } as Record<string, string>,
     installedManifest: digestOf(Buffer.from(manifestText, 'utf8')),
+    model: pinModel(pkg.manifest.model),
   };
   lock.tools[pkg.name] = full;
   await stageAndCommit(layout, newTxn('install', pkg.name), lock, manifestText, pause);
@@ -140,6 +142,14 @@ export async function checkInstalled(layout: StoreLayout, name: string, entry: L
   }
   if (manifest.name !== name || manifest.version !== entry.version) {
     problems.push({ tool: name, file: manifestFile, message: `manifest says ${manifest.name}@${manifest.version}, the lockfile pins ${name}@${entry.version}` });
+  }
+  const changed = entry.model ? modelChanges(entry.model, manifest.model) : [];
+  if (changed.length > 0) {
+    problems.push({
+      tool: name,
+      file: manifestFile,
+      message: `what the model reads of ${name} no longer matches its lockfile pin (${changed.join(', ')} changed); it is not served until it is reinstalled and reviewed`,
+    });
   }
   return problems;
 }
