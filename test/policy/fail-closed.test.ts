@@ -284,3 +284,27 @@ describe('policy file errors say where', () => {
     expect(await refused('entries:\n  - { id: x, use: nope }\n')).toMatch(/10\.yaml: entries\[0\] \(id "x"\)\.use: unknown policy "nope" .*\(line 2, column 19\)/);
   });
 });
+
+describe('policy explain gives the final answer', () => {
+  test('policy explain reports a host outside allowed_hosts and a path outside the mounts as the final answer', async () => {
+    const cwd = project(['{ id: ask-net, use: ask, with: { capabilities: [network] } }']);
+    const manifests = join(ROOT, 'manifests');
+    const explain = (tool: string, args: object) => cli(cwd, ['policy', 'explain', tool, '--args', JSON.stringify(args), '--policies', 'pol', '--manifests', manifests]);
+    const far = await explain('fetch_url', { url: 'https://example.com/x' });
+    expect(far.code).toBe(1);
+    expect(far.out).toContain('outcome:    deny');
+    expect(far.out).toContain('the sandbox will refuse argument "url": it names example.com:443, which is not in the tool\'s allowed_hosts');
+    expect(far.out).toContain('policy alone would have said ask');
+    // A host the manifest allows: policy decides (here: ask).
+    const near = await explain('fetch_url', { url: 'http://127.0.0.1:8080/page' });
+    expect(near.out).toContain('outcome:    ask');
+    const outside = await explain('grep_files', { pattern: 'x', path: '/etc/passwd' });
+    expect(outside.code).toBe(1);
+    expect(outside.out).toContain('"path": it names /etc/passwd, which is outside the tool\'s mounts (/data)');
+    const escape = await explain('grep_files', { pattern: 'x', path: '/data/../etc' });
+    expect(escape.out).toContain('outcome:    deny');
+    const within = await explain('grep_files', { pattern: 'x', path: '/data/guides' });
+    expect(within.code).toBe(0);
+    expect(within.out).toContain('outcome:    allow');
+  });
+});

@@ -2,6 +2,7 @@
 // real execute) and by load-time checking and `inspect` (which never run the module).
 import { cloneJson, defineTool, ToolDefinitionError, type Json, type JsonObject, type JsonSchema, type Tool, type ToolDefinition } from '../tool/index.js';
 import { ManifestError } from './errors.js';
+import { sandboxRefusal } from './reach.js';
 import type { Manifest } from './schema.js';
 
 export interface DefinitionParts {
@@ -29,6 +30,8 @@ export function manifestDefinition(m: Manifest, parts: DefinitionParts): ToolDef
     },
     execute: parts.execute,
   };
+  const granted = def.capabilities;
+  if (granted !== undefined) def.sandboxRefusal = (args) => sandboxRefusal(granted, args);
   if (parts.dispose !== undefined) def.dispose = parts.dispose;
   if (parts.instances !== undefined) def.instances = parts.instances;
   if (m.parameters !== undefined) def.parameters = structuredClone(m.parameters);

@@ -47,6 +47,8 @@ export interface Explanation {
   reason?: string;
   /** The stable code a real call would fail with (DENIED, GUARD_DENIED, LISTENER_ERROR...). */
   code?: string;
+  /** Set when policy would let the call through but the sandbox will refuse it (the final answer). */
+  sandbox?: string;
   trail: DecisionTrail;
 }
 
@@ -203,6 +205,12 @@ export class Pipeline {
       clock.release();
     }
     if (failure !== null) return { tool: name, outcome: 'deny', reason: failure.error.message, code: failure.error.code, trail };
+    // Policy would let it through (or ask); the manifest's own limits still have the last word.
+    const refused = tool.definition.sandboxRefusal?.(exec.arguments);
+    if (refused !== undefined) {
+      trail.final = 'denied';
+      return { tool: name, outcome: 'deny', reason: refused, sandbox: refused, trail };
+    }
     const d: Decision | null = trail.decision;
     if (d?.kind === 'ask') return { tool: name, outcome: 'ask', reason: d.reason ?? `tool "${name}" needs approval`, trail };
     return { tool: name, outcome: 'allow', trail };

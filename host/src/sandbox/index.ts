@@ -8,4 +8,4 @@ export { loadSandboxTool } from './tool.js';
 export { SandboxLoadError, type SandboxLoadErrorCode } from './load-error.js';
 export type { PoolStats as SandboxStats } from './pool.js';
 // The allowed_hosts grammar is the sandbox's; manifests validate and describe entries with it.
-export { parseHostPattern, type HostPattern } from './http/index.js';
+export { matchHost, parseHostPattern, type HostPattern } from './http/index.js';

@@ -111,6 +111,11 @@ export interface ToolDefinition {
   capabilities?: ToolCapabilities;
   /** Audit records keep a digest of the arguments instead of the arguments. */
   sensitiveArguments?: boolean;
+  /**
+   * What the sandbox will refuse of these arguments (a host outside allowed_hosts, a path outside
+   * the mounts), for `policy explain`; undefined when nothing would be. Never runs the tool.
+   */
+  sandboxRefusal?(args: Readonly<JsonObject>): string | undefined;
   /** Releases what the tool holds (a sandbox pool) when it is unregistered. */
   dispose?(): Promise<void> | void;
   /** Live sandbox instances behind the tool, for metrics (WASM tools only). */
