@@ -90,6 +90,24 @@ const CASES: Array<[string, Record<string, unknown>, string, string]> = [
   ['annotation hints are booleans', manifestWith({ annotations: { readOnlyHint: 'yes' } }), 'annotations.readOnlyHint', 'must be boolean (got string)'],
   ['annotations.title must not be empty', manifestWith({ annotations: { title: '' } }), 'annotations.title', 'must not be empty'],
   ['a read-only tool cannot be destructive', manifestWith({ annotations: { readOnlyHint: true, destructiveHint: true } }), 'annotations.destructiveHint', 'cannot be true when readOnlyHint is true'],
+  [
+    'a parameter pattern RE2 cannot run in linear time (lookahead) is refused, naming the pattern',
+    manifestWith({ inputSchema: { type: 'object', properties: { code: { type: 'string', pattern: '^(?!admin)[a-z]+$' } } } }),
+    'inputSchema.properties.code.pattern',
+    'pattern "^(?!admin)[a-z]+$" cannot be used',
+  ],
+  [
+    'a patternProperties key with a backreference is refused',
+    manifestWith({ inputSchema: { type: 'object', patternProperties: { '^(x)\\1$': { type: 'string' } } } }),
+    'inputSchema.patternProperties["^(x)\\\\1$"]',
+    'cannot be used',
+  ],
+  [
+    'an output schema pattern is checked too',
+    manifestWith({ output: { schema: { type: 'object', properties: { id: { type: 'string', pattern: '(?<=x)y' } } } } }),
+    'output.schema.properties.id.pattern',
+    'RE2',
+  ],
   ['annotations refuse unknown keys', manifestWith({ annotations: { dangerous: true } }), 'annotations.dangerous', 'unknown key'],
 ];
 

@@ -42,6 +42,15 @@ test('deep keys are named: an invalid regex, a bad URL in approvals', async () =
   );
 });
 
+test('a regex RE2 cannot run in linear time is refused at load, naming the file, entry, key and pattern', async () => {
+  expect(await problem({ 'deny.yaml': 'entries:\n  - { id: r, use: deny-args, with: { patterns: [{ regex: "^(?=admin)" }] } }\n' })).toMatch(
+    /deny\.yaml: entries\[0\] \(id "r"\): with\.patterns\[0\]\.regex: invalid regular expression "\^\(\?=admin\)": .*RE2/,
+  );
+  expect(await problem({ 'out.yaml': 'entries:\n  - { id: red, use: redact, with: { patterns: ["(a)\\\\1"] } }\n' })).toMatch(
+    /out\.yaml: entries\[0\] \(id "red"\): with\.patterns\[0\]: invalid regular expression "\(a\)\\\\1"/,
+  );
+});
+
 test('a file that is not a mapping with entries, or not YAML, is refused with the file name', async () => {
   expect(await problem({ 'a.yaml': '- { id: x, use: plan-mode }\n' })).toMatch(/a\.yaml: .*entries/);
   expect(await problem({ 'b.yaml': 'entries: [ { id: x, use: plan-mode }\n' })).toMatch(/b\.yaml: not valid YAML/);

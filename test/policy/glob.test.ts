@@ -17,6 +17,14 @@ test('path globs: * stays in a segment, **/ spans any number of segments includi
   expect(pathGlob('a+b(c).txt').test('a+b(c).txt')).toBe(true); // regex characters are literal
 });
 
+test('a glob with many stars matches in linear time (a backtracking engine would never finish)', () => {
+  // As a backtracking regex ^[^/]*a[^/]*a...b$ is O(n^10) on a run of a's: hours for 20k characters.
+  const greedy = pathGlob('*a*a*a*a*a*a*a*a*a*b');
+  expect(greedy.test('a'.repeat(20_000))).toBe(false);
+  expect(greedy.test(`${'a'.repeat(20_000)}b`)).toBe(true);
+  expect(hostGlob('*a*a*a*a*a*a*a*a*.com').test('a'.repeat(20_000))).toBe(false);
+});
+
 test('host globs ignore case and * spans labels but not a port', () => {
   const g = hostGlob('*.example.com');
   expect(g.test('A.b.Example.com')).toBe(true);

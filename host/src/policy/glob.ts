@@ -1,6 +1,8 @@
 // Globs for paths and hosts, compiled once to RegExp. Paths: `*` stays inside one segment, `**/`
 // spans any number of them (including none), so `**/.env*` matches `.env`, `a/.env` and `/x/y/.env.local`.
 // Hosts: `*` spans labels (`*.example.com` covers `a.b.example.com`) and matching ignores case.
+// They compile on RE2: `*a*a*a*a*b` as a backtracking regex is polynomial in the argument's length.
+import { linearRegex, type LinearRegex, type LinearRegexOptions } from '../regex/index.js';
 
 const SPECIAL = /[.+^${}()|[\]\\]/g;
 
@@ -11,7 +13,7 @@ function braces(src: string, i: number): { re: string; end: number } | undefined
   return { re: `(?:${alts.join('|')})`, end: close };
 }
 
-export function pathGlob(glob: string): RegExp {
+export function pathGlob(glob: string, options: LinearRegexOptions = {}): LinearRegex {
   let re = '';
   for (let i = 0; i < glob.length; i++) {
     const c = glob[i] as string;
@@ -34,15 +36,15 @@ export function pathGlob(glob: string): RegExp {
       }
     } else re += c.replace(SPECIAL, '\\$&');
   }
-  return new RegExp(`^${re}$`);
+  return linearRegex(`^${re}$`, options);
 }
 
-export function hostGlob(glob: string): RegExp {
+export function hostGlob(glob: string): LinearRegex {
   const re = glob
     .split('*')
     .map((part) => part.replace(SPECIAL, '\\$&').replace(/\?/g, '\\?'))
     .join('[^:/]*');
-  return new RegExp(`^${re}$`, 'i');
+  return linearRegex(`^${re}$`, { ignoreCase: true });
 }
 
 /** The part of a path glob before its first wildcard, e.g. `/etc/**` -> `/etc`. */
@@ -56,6 +58,6 @@ export function staticPrefix(glob: string): string {
 
 /** A list of tool-name globs (`*`, `fs_*`); an empty or absent list matches nothing. */
 export function nameMatcher(globs: readonly string[] | undefined): (name: string) => boolean {
-  const res = (globs ?? []).map((g) => new RegExp(`^${g.split('*').map((p) => p.replace(SPECIAL, '\\$&')).join('.*')}$`));
+  const res = (globs ?? []).map((g) => linearRegex(`^${g.split('*').map((p) => p.replace(SPECIAL, '\\$&')).join('.*')}$`));
   return (name) => res.some((r) => r.test(name));
 }

@@ -1,5 +1,6 @@
 // Patterns for what must not leak: tokens and keys in well-known shapes, `key=value` secrets, and
 // email addresses. Used by the redact built-in and by the audit log (records never carry secrets).
+import type { LinearRegex } from '../regex/index.js';
 
 const TOKEN_PATTERNS: readonly RegExp[] = [
   /\bgh[pousr]_[A-Za-z0-9]{20,}\b/g, // GitHub tokens
@@ -23,7 +24,8 @@ export interface RedactOptions {
   emails?: boolean;
   /** Exact secret values to remove wherever they occur (e.g. a tool's declared secrets). */
   values?: readonly string[];
-  patterns?: readonly RegExp[];
+  /** A policy's own patterns: linear-time (RE2), since they come from a policy file. */
+  patterns?: readonly LinearRegex[];
   replacement?: string;
 }
 
@@ -39,6 +41,6 @@ export function redactText(text: string, options: RedactOptions = {}): string {
     for (const re of LABELLED) out = out.replace(re, (_m: string, label: string) => `${label}${mark}`);
   }
   if (options.emails !== false) out = out.replace(EMAIL, mark);
-  for (const re of options.patterns ?? []) out = out.replace(re, mark);
+  for (const re of options.patterns ?? []) out = re.replaceAll(out, mark);
   return out;
 }

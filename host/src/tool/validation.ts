@@ -10,6 +10,7 @@
 // is compiled on the first value it checks, once per distinct schema text.
 import { createRequire } from 'node:module';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { ajvRegExpEngine } from '../regex/index.js';
 import { formatPath } from './json.js';
 import type { Json, JsonSchema } from './types.js';
 
@@ -21,7 +22,9 @@ function newAjv(opts: ConstructorParameters<typeof Ajv2020>[0]): Ajv2020 {
   return new Ctor(opts);
 }
 
-const common = { strict: false, allErrors: true, coerceTypes: false, logger: false } as const;
+// Every `pattern` / `patternProperties` runs on RE2 (linear time): a schema's regex comes from a
+// manifest author, and V8's backtracking engine would let ^(a+)+$ freeze the whole process.
+const common = { strict: false, allErrors: true, coerceTypes: false, logger: false, code: { regExp: ajvRegExpEngine } } as const;
 /** Checks schemas the fast path cannot vouch for against the meta-schema. */
 let metaAjv: Ajv2020 | undefined;
 /** Arguments: defaults are written into the (cloned) arguments. */

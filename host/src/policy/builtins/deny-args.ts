@@ -4,6 +4,7 @@
 // URL of any scheme, and (by default) ignoring case, since many filesystems do.
 import { posix } from 'node:path';
 import { z } from 'zod';
+import { compileLinear, linearRegex, type LinearRegex } from '../../regex/index.js';
 import { pathGlob } from '../glob.js';
 import { definePolicy } from '../module.js';
 import { stringsIn } from '../values.js';
@@ -11,10 +12,10 @@ import { appliesTo, redLine, toolsField } from './select.js';
 
 const Pattern = z.union([z.strictObject({ glob: z.string().min(1) }), z.strictObject({ regex: z.string().min(1) })]);
 
-function compile(p: z.infer<typeof Pattern>, caseSensitive: boolean): { label: string; re: RegExp } {
-  const flags = caseSensitive ? '' : 'i';
-  if ('glob' in p) return { label: p.glob, re: new RegExp(pathGlob(p.glob).source, flags) };
-  return { label: `/${p.regex}/`, re: new RegExp(p.regex, flags) };
+function compile(p: z.infer<typeof Pattern>, caseSensitive: boolean): { label: string; re: LinearRegex } {
+  const options = { ignoreCase: !caseSensitive };
+  if ('glob' in p) return { label: p.glob, re: pathGlob(p.glob, options) };
+  return { label: `/${p.regex}/`, re: linearRegex(p.regex, options) };
 }
 
 /** Enough rounds for any nesting a client would bother with; more is refused as suspicious. */
@@ -86,10 +87,10 @@ export const denyArgs = definePolicy({
     .superRefine((cfg, zctx) => {
       cfg.patterns.forEach((p, i) => {
         if ('regex' in p) {
-          try {
-            new RegExp(p.regex);
-          } catch (err) {
-            zctx.addIssue({ code: 'custom', path: ['patterns', i, 'regex'], message: `invalid regular expression: ${err instanceof Error ? err.message : String(err)}` });
+          // Regexes run on RE2 (linear time): one it cannot compile is refused here, at load.
+          const re = compileLinear(p.regex);
+          if (typeof re === 'string') {
+            zctx.addIssue({ code: 'custom', path: ['patterns', i, 'regex'], message: `invalid regular expression ${JSON.stringify(p.regex)}: ${re} (regexes run on RE2, in linear time: no lookaround or backreferences)` });
           }
         }
       });

@@ -1,6 +1,7 @@
 // Post-execute built-ins: redaction of the canonical value (so structuredContent is clean too, and
 // content is re-rendered from it) and a cap on rendered output.
 import { z } from 'zod';
+import { compileLinear, linearRegex } from '../../regex/index.js';
 import type { ContentBlock } from '../../tool/index.js';
 import { definePolicy, service } from '../module.js';
 import { redactText } from '../secrets.js';
@@ -22,18 +23,16 @@ export const redact = definePolicy({
     })
     .superRefine((cfg, zctx) => {
       cfg.patterns.forEach((p, i) => {
-        try {
-          new RegExp(p, 'g');
-        } catch (err) {
-          zctx.addIssue({ code: 'custom', path: ['patterns', i], message: `invalid regular expression: ${err instanceof Error ? err.message : String(err)}` });
-        }
+        // Patterns run on RE2 (linear time): one it cannot compile is refused here, at load.
+        const re = compileLinear(p);
+        if (typeof re === 'string') zctx.addIssue({ code: 'custom', path: ['patterns', i], message: `invalid regular expression ${JSON.stringify(p)}: ${re} (regexes run on RE2, in linear time: no lookaround or backreferences)` });
       });
     })
     .default({ tokens: true, emails: true, secrets: true, patterns: [], replacement: '[REDACTED]' }),
   apply(ctx, cfg) {
     const applies = appliesTo(cfg.tools);
     const secrets = service(ctx, 'secrets');
-    const patterns = cfg.patterns.map((p) => new RegExp(p, 'g'));
+    const patterns = cfg.patterns.map((p) => linearRegex(p));
     ctx.on('tools/post-execute', ctx.entryId, (call) => {
       if (!applies(call.exec.name)) return;
       const values = cfg.secrets ? secrets.valuesOf(call.tool.definition.capabilities?.secrets ?? []) : [];

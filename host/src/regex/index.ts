@@ -1,0 +1,60 @@
+// Linear-time regular expressions for every pattern that comes from a manifest or a policy
+// (DESIGN §8). V8's backtracking engine takes exponential time on patterns like ^(a+)+$, on the
+// main thread, before any deadline applies; RE2 (re2js, a pure JS port) matches in time linear in
+// the input. A pattern RE2 cannot compile (lookaround, backreferences) is refused at load.
+import { RE2JS } from 're2js';
+
+export interface LinearRegex {
+  /** The pattern as written. */
+  readonly source: string;
+  /** Whether the pattern matches anywhere in `text` (anchors as written). */
+  test(text: string): boolean;
+  /** Every match replaced by `replacement`, taken literally. */
+  replaceAll(text: string, replacement: string): string;
+  /** `/source/flags`: unique per pattern (ajv keys its compiled patterns on it). */
+  toString(): string;
+}
+
+export interface LinearRegexOptions {
+  ignoreCase?: boolean;
+}
+
+/** The pattern compiled for RE2, or the reason it cannot be, e.g. "invalid or unsupported Perl syntax: `(?=`". */
+export function compileLinear(source: string, options: LinearRegexOptions = {}): LinearRegex | string {
+  let re: RE2JS;
+  try {
+    // translateRegExp accepts ECMAScript spellings RE2 writes differently (\u00e9, (?<name>)).
+    re = RE2JS.compile(RE2JS.translateRegExp(source), options.ignoreCase === true ? RE2JS.CASE_INSENSITIVE : 0);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return message.replace(/^error parsing regexp: /, '');
+  }
+  const flags = options.ignoreCase === true ? 'i' : '';
+  return {
+    source,
+    test: (text: string) => re.test(text),
+    replaceAll: (text: string, replacement: string): string => re.matcher(text).replaceAll(RE2JS.quoteReplacement(replacement)),
+    toString: () => `/${source}/${flags}`,
+  };
+}
+
+/** Like compileLinear, but throws (with the pattern named) when it cannot compile. */
+export function linearRegex(source: string, options: LinearRegexOptions = {}): LinearRegex {
+  const re = compileLinear(source, options);
+  if (typeof re === 'string') throw new SyntaxError(`pattern ${JSON.stringify(source)} cannot be used: ${re} (patterns run on RE2: no lookaround or backreferences)`);
+  return re;
+}
+
+/** undefined when `source` compiles on RE2, else the rule it breaks, naming the pattern. */
+export function linearRegexProblem(source: string): string | undefined {
+  const re = compileLinear(source);
+  return typeof re === 'string' ? `pattern ${JSON.stringify(source)} cannot be used: ${re} (patterns run on RE2, in linear time: no lookaround or backreferences)` : undefined;
+}
+
+/**
+ * ajv's `code.regExp` engine: JSON Schema `pattern` and `patternProperties` compile on RE2. The
+ * `u` flag ajv passes is what RE2 always does (it matches code points).
+ */
+export const ajvRegExpEngine = Object.assign((pattern: string, _flags: string): LinearRegex => linearRegex(pattern), {
+  code: 'toolgate-linear-regex',
+});
