@@ -1,6 +1,6 @@
 // `toolgate new`: for every language the scaffold builds with its own Makefile, loads through its
 // own manifest and answers good and bad input through `toolgate call` and its test.sh.
-import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { readFile, readdir, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, ROOT, buildOnce, callTool, run, tempDir } from './helpers.js';
@@ -13,6 +13,11 @@ beforeAll(async () => {
   ({ dir, cleanup } = await tempDir('new'));
 }, 300_000);
 afterAll(async () => cleanup?.());
+
+async function listFiles(root: string): Promise<string[]> {
+  const entries = await readdir(root, { withFileTypes: true, recursive: true });
+  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+}
 
 const toolgate = (...args: string[]) => run(process.execPath, [CLI, ...args]);
 
@@ -38,6 +43,15 @@ describe.each([
     }
   }, 180_000);
 
+  it('holds no path of this machine (not the checkout, not the folder it was written to)', async () => {
+    for (const file of await listFiles(folder())) {
+      if (file.includes('/node_modules/') || file.includes('/build/')) continue;
+      const text = await readFile(file, 'utf8');
+      expect(text, file).not.toContain(ROOT);
+      expect(text, file).not.toContain(dir);
+    }
+  });
+
   it('answers through toolgate call with its manifest, including Unicode', async () => {
     const ok = await callTool(tool, { name: 'Zoë 🎉' }, folder());
     expect(ok.code, JSON.stringify(ok.result)).toBe(0);
@@ -48,7 +62,8 @@ describe.each([
   }, 60_000);
 
   it('passes its own test.sh', async () => {
-    const env = { ...process.env, ...(process.env.TOOLGATE_TEST_CLI ? { TOOLGATE: `${process.execPath} ${CLI}` } : {}) };
+    // This checkout's build, not an installed toolgate (test/install runs the installed one).
+    const env = { ...process.env, TOOLGATE: `${process.execPath} ${CLI}`, TOOLGATE_HOME: join(dir, 'home') };
     const r = await run('sh', [join(folder(), 'test.sh')], { env, timeoutMs: 120_000 });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain(`ok: ${tool}`);

@@ -3,11 +3,11 @@
 import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
 import { LANGUAGES, languageLabel, scaffoldFiles, type Language, type ScaffoldContext } from '../templates/index.js';
 import { shellQuote } from '../templates/common.js';
+import { packageRoot } from '../package-root.js';
 import { UsageError } from '../usage.js';
 
 const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
@@ -22,13 +22,10 @@ Options:
   --dir DIR     the folder to create (default ./<tool>); it must not exist or be empty
   -h, --help    show this help
 
-Then: cd DIR && ./test.sh   (builds the tool and calls it through toolgate)`;
+Then: cd DIR && ./test.sh   (builds the tool and calls it through the installed toolgate;
+set TOOLGATE to another command line, e.g. "node /path/to/dist/cli/main.js", to use that)
 
-// This file is host/src/cli/commands/new.ts or dist/cli/commands/new.js: three folders up is
-// toolgate's root, where node_modules/ and pdk-examples/ are.
-const HERE = dirname(fileURLToPath(import.meta.url));
-const ROOT = resolve(HERE, '..', '..', '..');
-const MAIN_JS = resolve(HERE, '..', 'main.js');
+The folder holds no paths of this machine: it builds and tests wherever it is copied.`;
 
 interface NewFlags {
   tool: string;
@@ -81,11 +78,27 @@ async function ensureEmptyDir(dir: string): Promise<void> {
 }
 
 function readHelper(path: string): Uint8Array {
-  const file = join(ROOT, 'pdk-examples', path);
+  const file = join(packageRoot(), 'pdk-examples', path);
   try {
     return readFileSync(file);
   } catch (err) {
     throw new UsageError(`cannot read the PDK helper ${file} (is toolgate installed with its pdk-examples?): ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** toolgate's own pins for build-time packages (its devDependencies), so scaffolds build like the examples. */
+function buildPins(): Record<string, string> {
+  try {
+    const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as Record<string, unknown>;
+    const pins: Record<string, string> = {};
+    for (const field of ['dependencies', 'devDependencies']) {
+      const deps = pkg[field];
+      if (typeof deps !== 'object' || deps === null) continue;
+      for (const [name, version] of Object.entries(deps)) if (typeof version === 'string') pins[name] = version;
+    }
+    return pins;
+  } catch {
+    return {};
   }
 }
 
@@ -94,8 +107,7 @@ async function run(argv: string[], io: CliIO): Promise<ExitCode> {
   await ensureEmptyDir(flags.dir);
   const ctx: ScaffoldContext = {
     tool: flags.tool,
-    toolgateRoot: ROOT,
-    toolgateCommand: `node ${shellQuote(MAIN_JS)}`,
+    buildPins: buildPins(),
     readHelper,
   };
   // Build every file in memory first, so a missing helper leaves nothing half-written.

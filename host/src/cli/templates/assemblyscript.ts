@@ -1,6 +1,5 @@
-// AssemblyScript: asc and @extism/as-pdk from toolgate's node_modules, with our lib/ copied in.
-import { join } from 'node:path';
-import { shellQuote } from './common.js';
+// AssemblyScript: the scaffold carries its own package.json (assemblyscript and @extism/as-pdk,
+// pinned as toolgate's examples pin them), so it builds wherever it is, with our lib/ copied in.
 import type { LanguageTemplate, ScaffoldContext, ScaffoldFile } from './types.js';
 
 function source(tool: string): string {
@@ -23,20 +22,22 @@ export function ${tool}(): i32 {
 `;
 }
 
-function makefile(tool: string, nodeModules: string): string {
-  // Make variables cannot hold spaces safely; a root with spaces needs NODE_MODULES set by hand.
-  return `# Builds build/${tool}.wasm with AssemblyScript. NODE_MODULES must hold assemblyscript and
-# @extism/as-pdk (toolgate's own node_modules by default). The abort handler is ours: the default
-# one imports env.abort, which toolgate refuses to load.
-NODE_MODULES ?= ${nodeModules}
-ASC ?= $(NODE_MODULES)/.bin/asc
-ASFLAGS := --optimize --noAssert --runtime incremental --path $(NODE_MODULES) --use abort=lib/toolgate/myAbort
+function makefile(tool: string): string {
+  return `# Builds build/${tool}.wasm with AssemblyScript. The compiler and @extism/as-pdk are this folder's
+# own devDependencies (package.json), installed by npm on the first build. The abort handler is
+# ours: the default one imports env.abort, which toolgate refuses to load.
+ASC ?= node_modules/.bin/asc
+ASFLAGS := --optimize --noAssert --runtime incremental --use abort=lib/toolgate/myAbort
 
 .PHONY: all clean
 all: build/${tool}.wasm
 \t@:
 
-build/${tool}.wasm: ${tool}.ts lib/toolgate.ts lib/json.ts
+node_modules/.bin/asc: package.json
+\t@npm install --prefer-offline --no-audit --no-fund --loglevel=error >/dev/null
+\t@touch $@
+
+build/${tool}.wasm: ${tool}.ts lib/toolgate.ts lib/json.ts | $(ASC)
 \t@mkdir -p build
 \t@$(ASC) $< $(ASFLAGS) --outFile $@
 
@@ -45,15 +46,25 @@ clean:
 `;
 }
 
+/** The scaffold's package.json: the build tools, pinned to the versions toolgate's examples use. */
+function packageJson(tool: string, pins: Readonly<Record<string, string>>): string {
+  const devDependencies = Object.fromEntries(AS_BUILD_DEPENDENCIES.map((name) => [name, pins[name] ?? '*']));
+  return `${JSON.stringify({ name: tool.replace(/_/g, '-'), version: '0.1.0', private: true, devDependencies }, null, 2)}\n`;
+}
+
+/** What an AssemblyScript tool needs at build time (never at run time: the host runs the .wasm). */
+export const AS_BUILD_DEPENDENCIES = ['assemblyscript', '@extism/as-pdk'] as const;
+
 export const assemblyscriptTemplate: LanguageTemplate = {
   label: 'AssemblyScript',
   maxPages: 16,
-  buildNote: 'Needs node with assemblyscript and @extism/as-pdk (make NODE_MODULES=/path/to/node_modules).',
+  buildNote: 'Needs node and npm: the first `make` installs assemblyscript and @extism/as-pdk into node_modules/.',
   files(ctx: ScaffoldContext): ScaffoldFile[] {
-    const nm = join(ctx.toolgateRoot, 'node_modules');
     return [
       { path: `${ctx.tool}.ts`, content: source(ctx.tool) },
-      { path: 'Makefile', content: makefile(ctx.tool, /\s/.test(nm) ? shellQuote(nm) : nm) },
+      { path: 'package.json', content: packageJson(ctx.tool, ctx.buildPins) },
+      { path: '.gitignore', content: 'node_modules/\nbuild/\n' },
+      { path: 'Makefile', content: makefile(ctx.tool) },
       { path: 'lib/toolgate.ts', content: ctx.readHelper('assemblyscript/lib/toolgate.ts') },
       { path: 'lib/json.ts', content: ctx.readHelper('assemblyscript/lib/json.ts') },
     ];

@@ -38,12 +38,16 @@ export function testScript(ctx: ScaffoldContext): string {
   const tool = ctx.tool;
   return `#!/bin/sh
 # Builds ${tool} and calls it through toolgate: one good call and one bad one.
-# Set TOOLGATE to the command that runs toolgate (e.g. TOOLGATE=toolgate) to override the default.
+# Runs the installed \`toolgate\` command; set TOOLGATE to another command line to use that instead
+# (e.g. TOOLGATE="node /path/to/toolgate/dist/cli/main.js" from a checkout).
 set -eu
 cd "$(dirname "$0")"
-toolgate() {
-  if [ -n "\${TOOLGATE:-}" ]; then $TOOLGATE "$@"; else ${ctx.toolgateCommand} "$@"; fi
-}
+TOOLGATE="\${TOOLGATE:-toolgate}"
+toolgate() { $TOOLGATE "$@"; }
+if ! command -v "\${TOOLGATE%% *}" >/dev/null 2>&1; then
+  echo "test.sh: '\${TOOLGATE%% *}' not found: install toolgate (npm install -g) or set TOOLGATE" >&2
+  exit 2
+fi
 make --no-print-directory
 
 out=$(toolgate call ${tool} --manifests . --args '{"name":"Zoë"}' --json) || {

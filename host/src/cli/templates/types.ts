@@ -10,10 +10,8 @@ export interface ScaffoldFile {
 export interface ScaffoldContext {
   /** The tool name (already checked against the tool name pattern). */
   tool: string;
-  /** toolgate's own root (holds node_modules/ and pdk-examples/). */
-  toolgateRoot: string;
-  /** A shell command line (already quoted) that runs toolgate when $TOOLGATE is not set, e.g. `node '/opt/toolgate/dist/cli/main.js'`. */
-  toolgateCommand: string;
+  /** Exact versions of build-time packages (from toolgate's package.json), e.g. assemblyscript. */
+  buildPins: Readonly<Record<string, string>>;
   /** Reads a PDK helper from pdk-examples/ (path relative to pdk-examples/). */
   readHelper(path: string): Uint8Array;
 }
