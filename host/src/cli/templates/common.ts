@@ -43,7 +43,8 @@ export function testScript(ctx: ScaffoldContext): string {
 set -eu
 cd "$(dirname "$0")"
 TOOLGATE="\${TOOLGATE:-toolgate}"
-toolgate() { $TOOLGATE "$@"; }
+# "command" runs the program named, never this function (TOOLGATE may be plain "toolgate").
+toolgate() { command $TOOLGATE "$@"; }
 if ! command -v "\${TOOLGATE%% *}" >/dev/null 2>&1; then
   echo "test.sh: '\${TOOLGATE%% *}' not found: install toolgate (npm install -g) or set TOOLGATE" >&2
   exit 2
