@@ -18,6 +18,8 @@ export interface InstallOptions extends ConsentOptions {
   insecure?: boolean;
   allowUnsigned?: boolean;
   allowDowngrade?: boolean;
+  /** A toolgate manifest for a plain wasm module or artifact (--manifest). */
+  manifestFile?: string;
   progress?: Progress;
   /** Where notes and warnings go (stderr). */
   say(text: string): void;
@@ -42,7 +44,11 @@ function sameDigests(a: Readonly<Record<string, string>>, b: Readonly<Record<str
 
 export async function installTool(opts: InstallOptions): Promise<InstallResult> {
   const source = await parseSourceRef(opts.ref, opts.cwd);
-  const fetched = await fetchPackage(source, { insecure: opts.insecure === true, ...(opts.progress ? { progress: opts.progress } : {}) });
+  const fetched = await fetchPackage(source, {
+    insecure: opts.insecure === true,
+    ...(opts.progress ? { progress: opts.progress } : {}),
+    ...(opts.manifestFile !== undefined ? { manifestFile: opts.manifestFile } : {}),
+  });
   const pkg = fetched.pkg;
   const what = `${pkg.name}@${pkg.version}`;
 
@@ -112,6 +118,7 @@ export async function installTool(opts: InstallOptions): Promise<InstallResult> 
         signer: verdict.kind === 'trusted' ? { keyId: verdict.keyId, name: verdict.name, signature: verdict.signature } : null,
         resolved: fetched.resolved,
         pinned: fetched.pinned,
+        ...(fetched.manifestFile !== undefined ? { manifestFile: fetched.manifestFile } : {}),
       },
       opts.pause,
     );

@@ -90,6 +90,7 @@ async function fetchPinned(name: string, entry: LockEntry, layout: StoreLayout, 
     insecure: opts.insecure === true,
     ...(opts.progress ? { progress: opts.progress } : {}),
     ...(entry.resolved !== undefined ? { expectResolved: entry.resolved } : {}),
+    ...(entry.manifestFile !== undefined ? { manifestFile: entry.manifestFile } : {}),
   });
   const pkg = fetched.pkg;
   if (pkg.name !== name || pkg.version !== entry.version) throw differs(name, `${ref} holds ${pkg.name}@${pkg.version}, the lockfile pins ${name}@${entry.version}`);

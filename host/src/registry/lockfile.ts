@@ -28,6 +28,8 @@ const lockEntrySchema = z.strictObject({
       parts: z.strictObject({ name: digest, title: digest, description: digest, inputSchema: digest, outputSchema: digest, annotations: digest }),
     })
     .optional(),
+  /** A plain wasm module's manifest, supplied by the user (install --manifest). */
+  manifestFile: z.string().optional(),
   /** The reference that gets these bytes again whatever tags or ranges do (`install --locked`). */
   pinned: z.string().optional(),
 });

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { digestOf } from './digest.js';
 import { RegistryError } from './errors.js';
 import { fetchBytes, header, send, type Progress } from './http.js';
+import { manifestNeeded, plainPackage } from './plain.js';
 import { assemblePackage, expectDigests, MANIFEST_FILE, MODULE_FILE, PACKAGE_LIMITS, README_FILE, type PackageFileName, type ToolPackage } from './package.js';
 
 export const OCI_MEDIA = {
@@ -92,7 +93,40 @@ export interface PulledPackage {
   manifestDigest: string;
 }
 
-export async function pullOci(ref: OciRef, opts: { insecure: boolean; progress?: Progress }): Promise<PulledPackage> {
+type ImageManifest = z.infer<typeof imageManifest>;
+type BlobFetch = (digest: string, size: number, what: string) => Promise<Buffer>;
+
+/**
+ * A wasm artifact without a toolgate manifest layer: refused unless the user supplied a manifest
+ * (decided from the image manifest alone, before any layer is downloaded); undefined for a package.
+ */
+async function plainArtifact(ref: OciRef, manifest: ImageManifest, opts: PullOptions, blob: BlobFetch): Promise<ToolPackage | undefined> {
+  if (manifest.layers.some((l) => l.mediaType === OCI_MEDIA.toolManifest)) {
+    if (opts.manifestFile !== undefined) {
+      throw new RegistryError('BAD_REFERENCE', `${ref.text}: is a toolgate package with its own ${OCI_MEDIA.toolManifest} layer; --manifest is only for plain wasm artifacts`);
+    }
+    return undefined;
+  }
+  const types = manifest.layers.map((l) => l.mediaType).join(', ') || 'none';
+  if (opts.manifestFile === undefined) throw manifestNeeded(ref.text, `has no ${OCI_MEDIA.toolManifest} layer (layers: ${types})`);
+  const modules = manifest.layers.filter((l) => l.mediaType === OCI_MEDIA.module);
+  const layer = modules[0];
+  if (modules.length !== 1 || layer === undefined) {
+    throw new RegistryError('BAD_PACKAGE', `${ref.text}: a plain wasm artifact must have exactly one ${OCI_MEDIA.module} layer (layers: ${types})`);
+  }
+  await blob(manifest.config.digest, manifest.config.size, 'config');
+  const bytes = await blob(layer.digest, layer.size, MODULE_FILE);
+  return plainPackage(bytes, opts.manifestFile, ref.text);
+}
+
+export interface PullOptions {
+  insecure: boolean;
+  progress?: Progress;
+  /** A toolgate manifest for a plain wasm artifact (install --manifest). */
+  manifestFile?: string;
+}
+
+export async function pullOci(ref: OciRef, opts: PullOptions): Promise<PulledPackage> {
   const base = baseUrl(ref, opts.insecure);
   const isDigest = ref.reference.startsWith('sha256:');
   const got = await fetchBytes(`${base}/manifests/${ref.reference}`, {
@@ -131,6 +165,8 @@ export async function pullOci(ref: OciRef, opts: { insecure: boolean; progress?:
       ...(opts.progress ? { progress: opts.progress } : {}),
     }).then((f) => f.bytes);
 
+  const plain = await plainArtifact(ref, manifest, opts, blob);
+  if (plain) return { pkg: plain, manifestDigest: got.digest };
   await blob(manifest.config.digest, manifest.config.size, 'config');
   const files: Partial<Record<PackageFileName, Uint8Array>> = {};
   const declared: Record<string, string> = {};

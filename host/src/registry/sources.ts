@@ -6,22 +6,33 @@ import type { Progress } from './http.js';
 import { parseIndexRef, pullFromIndex, type IndexRef } from './http-index.js';
 import { parseOciRef, pullOci, type OciRef } from './oci.js';
 import { digestOf } from './digest.js';
-import { packageFromDir, packageFromTgz, packageToTgz, readPackageArchive, type ToolPackage } from './package.js';
+import { fetchBytes } from './http.js';
+import { packageFromDir, packageFromTgz, packageToTgz, PACKAGE_LIMITS, readPackageArchive, type ToolPackage } from './package.js';
+import { manifestNeeded, plainPackage } from './plain.js';
 
 export type SourceRef =
   | { kind: 'dir'; path: string }
   | { kind: 'tgz'; path: string }
   | { kind: 'index'; ref: IndexRef }
-  | { kind: 'oci'; ref: OciRef };
+  | { kind: 'oci'; ref: OciRef }
+  /** A plain WebAssembly module: a `.wasm` URL or file (install --manifest). */
+  | { kind: 'wasm'; location: string; url: boolean };
+
+/** A URL or file name that names a bare module rather than a package or an index. */
+const isWasmName = (path: string): boolean => path.toLowerCase().endsWith('.wasm');
 
 export async function parseSourceRef(text: string, cwd: string): Promise<SourceRef> {
   if (text.startsWith('oci://')) return { kind: 'oci', ref: parseOciRef(text) };
-  if (text.startsWith('https://') || text.startsWith('http://')) return { kind: 'index', ref: parseIndexRef(text) };
+  if (text.startsWith('https://') || text.startsWith('http://')) {
+    if (!text.includes('#') && isWasmName(new URL(text).pathname)) return { kind: 'wasm', location: text, url: true };
+    return { kind: 'index', ref: parseIndexRef(text) };
+  }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) throw new RegistryError('BAD_REFERENCE', `${text}: unsupported scheme (use a path, https://.../index.json#tool@range or oci://host/repo:tag)`);
   const path = resolve(cwd, text);
   const info = await stat(path).catch(() => undefined);
   if (!info) throw new RegistryError('NOT_FOUND', `${path}: no such file or folder`);
   if (info.isDirectory()) return { kind: 'dir', path };
+  if (isWasmName(path)) return { kind: 'wasm', location: path, url: false };
   return { kind: 'tgz', path };
 }
 
@@ -33,6 +44,8 @@ export interface FetchedPackage {
   resolved: string;
   /** A reference to exactly these bytes (lockfile `pinned`). */
   pinned: string;
+  /** The user's manifest for a plain wasm module (lockfile `manifestFile`). */
+  manifestFile?: string;
 }
 
 export interface FetchOptions {
@@ -40,6 +53,34 @@ export interface FetchOptions {
   progress?: Progress;
   /** `install --locked`: the digest the lockfile pins, checked before the package is downloaded where the source allows. */
   expectResolved?: string;
+  /** A toolgate manifest for a plain wasm module (install --manifest); refused for packages. */
+  manifestFile?: string;
+}
+
+function noManifestFlag(src: SourceRef, where: string, opts: FetchOptions): void {
+  if (opts.manifestFile !== undefined && src.kind !== 'wasm' && src.kind !== 'oci') {
+    throw new RegistryError('BAD_REFERENCE', `${where}: is a toolgate package with its own manifest; --manifest is only for plain wasm modules (a .wasm file or URL, or a wasm OCI artifact)`);
+  }
+}
+
+/** A plain module: refused without --manifest before anything is read or downloaded. */
+async function fetchPlain(src: Extract<SourceRef, { kind: 'wasm' }>, opts: FetchOptions): Promise<FetchedPackage> {
+  if (opts.manifestFile === undefined) throw manifestNeeded(src.location, 'is a plain WebAssembly module with no toolgate manifest');
+  const bytes = src.url
+    ? (
+        await fetchBytes(src.location, {
+          what: src.location,
+          insecure: opts.insecure,
+          maxBytes: PACKAGE_LIMITS.maxTotalBytes,
+          ...(opts.expectResolved !== undefined ? { expectDigest: opts.expectResolved } : {}),
+          ...(opts.progress ? { progress: opts.progress } : {}),
+        })
+      ).bytes
+    : await readPackageArchive(src.location);
+  const resolved = digestOf(bytes);
+  expectResolved(src.location, resolved, opts);
+  const pkg = await plainPackage(bytes, opts.manifestFile, src.location);
+  return { pkg, source: src.location, resolved, pinned: src.location, manifestFile: opts.manifestFile };
 }
 
 function expectResolved(what: string, actual: string, opts: FetchOptions): void {
@@ -49,7 +90,10 @@ function expectResolved(what: string, actual: string, opts: FetchOptions): void 
 }
 
 export async function fetchPackage(src: SourceRef, opts: FetchOptions): Promise<FetchedPackage> {
+  noManifestFlag(src, src.kind === 'dir' || src.kind === 'tgz' ? src.path : src.kind === 'index' ? src.ref.text : '', opts);
   switch (src.kind) {
+    case 'wasm':
+      return fetchPlain(src, opts);
     case 'dir': {
       const pkg = await packageFromDir(src.path);
       // A folder has no digest of its own: the archive `pack` would write of it stands in.
@@ -71,7 +115,8 @@ export async function fetchPackage(src: SourceRef, opts: FetchOptions): Promise<
       const pulled = await pullOci(src.ref, opts);
       expectResolved(src.ref.text, pulled.manifestDigest, opts);
       const pinned = `oci://${src.ref.registry}/${src.ref.repository}@${pulled.manifestDigest}`;
-      return { pkg: pulled.pkg, source: src.ref.text, resolved: pulled.manifestDigest, pinned };
+      const plain = opts.manifestFile !== undefined ? { manifestFile: opts.manifestFile } : {};
+      return { pkg: pulled.pkg, source: src.ref.text, resolved: pulled.manifestDigest, pinned, ...plain };
     }
   }
 }

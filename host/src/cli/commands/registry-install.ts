@@ -6,6 +6,7 @@ import { parseFlags, UsageError } from '../usage.js';
 
 const help = `Usage: toolgate install REF [--yes] [--allow-unsigned] [--allow-downgrade] [--insecure]
                         [--ceiling FILE] [--quiet]
+       toolgate install PLAIN_WASM_REF --manifest FILE [same options]
        toolgate install --locked [LOCKFILE] [same options]
 
 REF is one of
@@ -13,6 +14,8 @@ REF is one of
   ./pkg.tgz                              a package from \`toolgate pack\`
   https://host/index.json#tool@range     a static HTTP index (range: 1.2.3, ^1.2.0, ~1.2.0, >=1.0.0, *)
   oci://host:port/repo/name:tag          an OCI registry
+  ./module.wasm, https://host/x.wasm,    a plain WebAssembly module or CNCF wasm OCI artifact (no
+  oci://... --manifest FILE              toolgate manifest in it): FILE is its manifest; pinned by digest
 The package's digests are verified, its signature checked against \`toolgate trust\` keys
 (unsigned or untrusted packages are refused unless --allow-unsigned), a lower version than the
 lockfile's is refused unless --allow-downgrade, and a policy ceiling (--ceiling FILE or
@@ -40,6 +43,7 @@ export const installCommand: Command = {
           ceiling: { type: 'string' },
           quiet: { type: 'boolean', short: 'q' },
           locked: { type: 'boolean' },
+          manifest: { type: 'string' },
         },
         { min: 0, max: Number.MAX_SAFE_INTEGER },
       );
@@ -64,12 +68,14 @@ export const installCommand: Command = {
         throw new UsageError(`expected ${allowed} argument(s), got ${positionals.length}`);
       }
       if (values.locked === true) {
+        if (values.manifest !== undefined) throw new UsageError('--manifest cannot be combined with --locked (the lockfile names each manifest)');
         const file = positionals[0] !== undefined ? resolve(io.cwd, positionals[0]) : storeLayout(common.home).lock;
         const tools = await installLocked({ ...common, lockfile: file });
         for (const t of tools) io.stdout(`${t.outcome} ${t.name}@${t.version}\n`);
         return EXIT.ok;
       }
-      const res = await installTool({ ...common, ref: positionals[0] as string });
+      const manifestFile = values.manifest !== undefined ? { manifestFile: resolve(io.cwd, values.manifest) } : {};
+      const res = await installTool({ ...common, ...manifestFile, ref: positionals[0] as string });
       const from = res.previousVersion !== undefined && res.outcome !== 'unchanged' ? ` (was ${res.previousVersion})` : '';
       io.stdout(`${res.outcome} ${res.name}@${res.version}${from}${res.signer ? ` signed by ${res.signer}` : ''}\n`);
       return EXIT.ok;
