@@ -14,6 +14,7 @@ describe('describeCapabilities says what a tool may touch in plain words', () =>
       'each call may run up to 10 s',
       'each result may be up to 1 MiB',
       'accepts arguments up to 1 MiB',
+      'runs at most 2 instances at once',
     ]);
   });
 
@@ -32,6 +33,8 @@ describe('describeCapabilities says what a tool may touch in plain words', () =>
     const lines = words({ allowed_paths: { '/data': { host: './workspace', mode: 'ro' }, '/out': { host: '/srv/out', mode: 'rw' } } });
     expect(lines).toContain('may read /data (host ./workspace)');
     expect(lines).toContain('may read and write /out (host /srv/out)');
+    expect(lines).toContain('may write up to 64 MiB to /out in each call');
+    expect(lines.some((l) => l.includes('write up to') && l.includes('/data'))).toBe(false);
     expect(lines).not.toContain('has no file access');
   });
 

@@ -34,10 +34,13 @@ export interface ToolSpec {
   version: string;
   wasm: string;
   hosts?: string[];
-  paths?: Record<string, { host: string; mode: 'ro' | 'rw' }>;
+  paths?: Record<string, { host: string; mode: 'ro' | 'rw'; max_bytes?: number }>;
   maxPages?: number;
   timeoutMs?: number;
   secrets?: string[];
+  maxInputBytes?: number;
+  config?: Record<string, string>;
+  poolMax?: number;
   readme?: string;
   /** What the model reads; default a plain sentence. */
   description?: string;
@@ -68,6 +71,9 @@ export function writeToolDir(dir: string, spec: ToolSpec): string {
     `  memory: { max_pages: ${spec.maxPages ?? 16} }`,
     `  timeout_ms: ${spec.timeoutMs ?? 2000}`,
     `  secrets: ${JSON.stringify(spec.secrets ?? [])}`,
+    ...(spec.maxInputBytes !== undefined ? [`  max_input_bytes: ${spec.maxInputBytes}`] : []),
+    ...(spec.config !== undefined ? [`  config: ${JSON.stringify(spec.config)}`] : []),
+    ...(spec.poolMax !== undefined ? [`pool: { max: ${spec.poolMax} }`] : []),
     ...(spec.extraYaml ?? []),
     '',
   ];

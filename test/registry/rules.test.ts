@@ -18,7 +18,10 @@ const base: CapabilitySet = {
   maxPages: 16,
   maxHttpResponseBytes: 1 << 20,
   timeoutMs: 1000,
+  maxInputBytes: 1 << 20,
   maxOutputBytes: 1 << 20,
+  poolMax: 2,
+  config: {},
   secrets: [],
 };
 

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { DEFAULT_LIMITS, loadSandboxTool, SandboxLoadError, type SandboxTool, type SandboxToolSpec } from '../sandbox/index.js';
 import { isJson, ToolFailure } from '../tool/index.js';
 import type { Json, JsonObject, ToolDefinition } from '../tool/index.js';
+import { MANIFEST_DEFAULTS } from './defaults.js';
 import { manifestDefinition } from './definition.js';
 import { ManifestError } from './errors.js';
 import type { LoadedManifest } from './load.js';
@@ -93,11 +94,9 @@ export function sandboxSpecFor(loaded: LoadedManifest, opts: BridgeOptions = {})
     config,
     secretValues,
   };
-  if (m.pool !== undefined) {
-    spec.pool = {};
-    if (m.pool.max !== undefined) spec.pool.max = m.pool.max;
-    if (m.pool.idle_ms !== undefined) spec.pool.idleMs = m.pool.idle_ms;
-  }
+  // pool.max is a capability (consent and ceilings count it), so its default is the manifest's own
+  spec.pool = { max: m.pool?.max ?? MANIFEST_DEFAULTS.poolMax };
+  if (m.pool?.idle_ms !== undefined) spec.pool.idleMs = m.pool.idle_ms;
   if (opts.logger !== undefined) spec.logger = opts.logger;
   return { spec, missingSecrets: missing };
 }

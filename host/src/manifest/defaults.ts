@@ -13,6 +13,10 @@ export const MANIFEST_DEFAULTS = {
   maxOutputBytes: MIB,
   maxInputBytes: MIB,
   maxHttpResponseBytes: MIB,
+  /** Bytes one call may write to each rw mount (allowed_paths.<guest>.max_bytes). */
+  maxWriteBytes: 64 * MIB,
+  /** Instances of one tool that may run at once (pool.max). */
+  poolMax: 2,
 } as const;
 
 export const MANIFEST_BOUNDS = {
@@ -28,5 +32,7 @@ export const MANIFEST_BOUNDS = {
   templateChars: 16 * KIB,
   configValueChars: 64 * KIB,
   poolMax: 64,
+  /** allowed_paths.<guest>.max_bytes: 16 GiB. */
+  maxWriteBytes: 16 * 1024 * MIB,
   poolIdleMs: 3_600_000,
 } as const;

@@ -1,7 +1,7 @@
 // What a tool may touch, in words a person can consent to (install prompts, `toolgate inspect`).
 // Every capability is listed, including the absence of network and file access, so a short list
 // never hides a grant.
-import { KIB, MIB, PAGE_BYTES } from './defaults.js';
+import { KIB, MANIFEST_DEFAULTS, MIB, PAGE_BYTES } from './defaults.js';
 import { parseHostPattern } from '../sandbox/index.js';
 import type { Manifest } from './schema.js';
 
@@ -42,13 +42,17 @@ export function describeCapabilities(manifest: Manifest): string[] {
 
   const paths = Object.entries(caps.allowed_paths);
   if (paths.length === 0) lines.push('has no file access');
-  for (const [guest, grant] of paths)
+  for (const [guest, grant] of paths) {
     lines.push(`${grant.mode === 'rw' ? 'may read and write' : 'may read'} ${guest} (host ${grant.host})`);
+    if (grant.max_bytes !== undefined) lines.push(`may write up to ${formatBytes(grant.max_bytes)} to ${guest} in each call`);
+  }
 
   lines.push(`may use up to ${formatBytes(caps.memory.max_pages * PAGE_BYTES)} of memory`);
   lines.push(`each call may run up to ${formatDuration(caps.timeout_ms)}`);
   lines.push(`each result may be up to ${formatBytes(caps.max_output_bytes)}`);
   lines.push(`accepts arguments up to ${formatBytes(caps.max_input_bytes)}`);
+  const pool = manifest.pool?.max ?? MANIFEST_DEFAULTS.poolMax;
+  lines.push(`runs at most ${pool} instance${pool === 1 ? '' : 's'} at once`);
   for (const s of caps.secrets) lines.push(`receives secret ${s}`);
   const configKeys = Object.keys(caps.config);
   if (configKeys.length > 0) lines.push(`receives configuration ${configKeys.join(', ')}`);

@@ -1,5 +1,7 @@
 // The difference between two capability sets, in plain words: an upgrade must ask again when what a
 // tool may touch grows. (The full list for a first install is the manifest folder's describeCapabilities.)
+// One rule per CapabilitySet key, pinned with `satisfies`: a new capability key does not typecheck
+// until the diff says how it grows.
 import type { CapabilitySet, PathGrant } from './manifest-adapter.js';
 
 const MIB = 1024 * 1024;
@@ -11,9 +13,15 @@ function bytes(n: number): string {
 }
 
 function pathWords(p: PathGrant): string {
-  return p.mode === 'rw'
-    ? `files: may READ AND WRITE host folder ${p.host} (seen by the tool as ${p.guest})`
-    : `files: may read host folder ${p.host} (seen by the tool as ${p.guest})`;
+  if (p.mode !== 'rw') return `files: may read host folder ${p.host} (seen by the tool as ${p.guest})`;
+  const quota = p.maxBytes === undefined ? '' : `, writing up to ${bytes(p.maxBytes)} per call`;
+  return `files: may READ AND WRITE host folder ${p.host} (seen by the tool as ${p.guest})${quota}`;
+}
+
+/** A config value as shown: JSON-quoted (so control characters stay escaped) and cut short. */
+function shown(value: string): string {
+  const text = JSON.stringify(value);
+  return text.length > 80 ? `${text.slice(0, 77)}..."` : text;
 }
 
 export interface CapabilityDiff {
@@ -23,41 +31,79 @@ export interface CapabilityDiff {
   lines: string[];
 }
 
-export function diffCapabilities(before: CapabilitySet, after: CapabilitySet): CapabilityDiff {
-  const lines: string[] = [];
-  let grew = false;
-  const added = (line: string): void => {
-    grew = true;
-    lines.push(`+ ${line}`);
-  };
-  const removed = (line: string): void => {
-    lines.push(`- ${line}`);
-  };
+interface Out {
+  added(line: string): void;
+  removed(line: string): void;
+}
 
-  for (const h of after.hosts) if (!before.hosts.includes(h)) added(`network: may connect to ${h}`);
-  for (const h of before.hosts) if (!after.hosts.includes(h)) removed(`network: may connect to ${h}`);
+type Rule = (before: CapabilitySet, after: CapabilitySet, out: Out) => void;
 
+function numeric(key: 'maxPages' | 'maxHttpResponseBytes' | 'timeoutMs' | 'maxInputBytes' | 'maxOutputBytes' | 'poolMax', what: string, fmt: (n: number) => string): Rule {
+  return (before, after, out) => {
+    const a = before[key];
+    const b = after[key];
+    if (b > a) out.added(`${what}: ${fmt(a)} -> ${fmt(b)}`);
+    else if (b < a) out.removed(`${what}: ${fmt(a)} -> ${fmt(b)}`);
+  };
+}
+
+function diffPaths(before: CapabilitySet, after: CapabilitySet, out: Out): void {
   const key = (p: PathGrant): string => `${p.guest}\0${p.host}`;
   for (const p of after.paths) {
     const old = before.paths.find((q) => key(q) === key(p));
-    if (!old) added(pathWords(p));
-    else if (old.mode === 'ro' && p.mode === 'rw') added(`${pathWords(p)} (was read-only)`);
-    else if (old.mode === 'rw' && p.mode === 'ro') removed(`write access to ${p.host} (now read-only)`);
+    if (!old) out.added(pathWords(p));
+    else if (old.mode === 'ro' && p.mode === 'rw') out.added(`${pathWords(p)} (was read-only)`);
+    else if (old.mode === 'rw' && p.mode === 'ro') out.removed(`write access to ${p.host} (now read-only)`);
+    else if (p.mode === 'rw' && old.maxBytes !== undefined && p.maxBytes !== undefined && p.maxBytes !== old.maxBytes) {
+      const line = `files: writes to ${p.guest} per call: ${bytes(old.maxBytes)} -> ${bytes(p.maxBytes)}`;
+      if (p.maxBytes > old.maxBytes) out.added(line);
+      else out.removed(line);
+    }
   }
-  for (const p of before.paths) if (!after.paths.some((q) => key(q) === key(p))) removed(pathWords(p));
+  for (const p of before.paths) if (!after.paths.some((q) => key(q) === key(p))) out.removed(pathWords(p));
+}
 
-  const numbers: Array<[string, number, number, (n: number) => string]> = [
-    ['memory', before.maxPages, after.maxPages, (n) => `${n} pages`],
-    ['http responses', before.maxHttpResponseBytes, after.maxHttpResponseBytes, bytes],
-    ['time', before.timeoutMs, after.timeoutMs, (n) => `${n} ms`],
-    ['output', before.maxOutputBytes, after.maxOutputBytes, bytes],
-  ];
-  for (const [what, a, b, fmt] of numbers) {
-    if (b > a) added(`${what}: ${fmt(a)} -> ${fmt(b)}`);
-    else if (b < a) removed(`${what}: ${fmt(a)} -> ${fmt(b)}`);
+function diffConfig(before: CapabilitySet, after: CapabilitySet, out: Out): void {
+  // A config value steers the tool (an endpoint, a mode), so a changed value asks again like a new key.
+  for (const [k, v] of Object.entries(after.config)) {
+    const old = Object.hasOwn(before.config, k) ? before.config[k] : undefined;
+    if (old === undefined) out.added(`config: receives ${k} = ${shown(v)}`);
+    else if (old !== v) out.added(`config: ${k} changes from ${shown(old)} to ${shown(v)}`);
   }
+  for (const k of Object.keys(before.config)) if (!Object.hasOwn(after.config, k)) out.removed(`config: receives ${k}`);
+}
 
-  for (const s of after.secrets) if (!before.secrets.includes(s)) added(`secrets: receives the secret ${s}`);
-  for (const s of before.secrets) if (!after.secrets.includes(s)) removed(`secrets: receives the secret ${s}`);
+const RULES = {
+  hosts: (before, after, out) => {
+    for (const h of after.hosts) if (!before.hosts.includes(h)) out.added(`network: may connect to ${h}`);
+    for (const h of before.hosts) if (!after.hosts.includes(h)) out.removed(`network: may connect to ${h}`);
+  },
+  paths: diffPaths,
+  maxPages: numeric('maxPages', 'memory', (n) => `${n} pages`),
+  maxHttpResponseBytes: numeric('maxHttpResponseBytes', 'http responses', bytes),
+  timeoutMs: numeric('timeoutMs', 'time', (n) => `${n} ms`),
+  maxInputBytes: numeric('maxInputBytes', 'input', bytes),
+  maxOutputBytes: numeric('maxOutputBytes', 'output', bytes),
+  poolMax: numeric('poolMax', 'instances at once (pool.max)', String),
+  config: diffConfig,
+  secrets: (before, after, out) => {
+    for (const s of after.secrets) if (!before.secrets.includes(s)) out.added(`secrets: receives the secret ${s}`);
+    for (const s of before.secrets) if (!after.secrets.includes(s)) out.removed(`secrets: receives the secret ${s}`);
+  },
+} satisfies Record<keyof CapabilitySet, Rule>;
+
+export function diffCapabilities(before: CapabilitySet, after: CapabilitySet): CapabilityDiff {
+  const lines: string[] = [];
+  let grew = false;
+  const out: Out = {
+    added: (line) => {
+      grew = true;
+      lines.push(`+ ${line}`);
+    },
+    removed: (line) => {
+      lines.push(`- ${line}`);
+    },
+  };
+  for (const rule of Object.values(RULES) as Rule[]) rule(before, after, out);
   return { grew, lines };
 }

@@ -17,6 +17,13 @@ const ceilingSchema = z.strictObject({
   max_http_response_bytes: z.number().int().positive().optional(),
   max_timeout_ms: z.number().int().positive().optional(),
   max_output_bytes: z.number().int().positive().optional(),
+  max_input_bytes: z.number().int().positive().optional(),
+  /** Largest write quota (allowed_paths.<guest>.max_bytes) of any rw mount. */
+  max_write_bytes: z.number().int().positive().optional(),
+  /** Largest pool.max (instances of one tool at once). */
+  max_pool: z.number().int().positive().optional(),
+  /** Config keys a tool may receive; [] = none. */
+  allowed_config: z.array(z.string()).optional(),
   /** Secret names a tool may receive; [] = none. */
   allowed_secrets: z.array(z.string()).optional(),
   /** Largest module (bytes) a package may carry. */
@@ -84,39 +91,58 @@ export function hostCovered(requested: string, ceilingPattern: string): boolean 
   return !req.host.includes('*') && req.host === pat.host;
 }
 
+type Check = (caps: CapabilitySet, ceiling: Ceiling, out: string[]) => void;
+
+function limit(key: 'maxPages' | 'maxHttpResponseBytes' | 'timeoutMs' | 'maxInputBytes' | 'maxOutputBytes' | 'poolMax', what: string, of: (c: Ceiling) => number | undefined): Check {
+  return (caps, ceiling, out) => {
+    const max = of(ceiling);
+    if (max !== undefined && caps[key] > max) out.push(`${what} ${caps[key]} is above the ceiling of ${max}`);
+  };
+}
+
+function checkPaths(caps: CapabilitySet, ceiling: Ceiling, out: string[]): void {
+  for (const p of caps.paths) {
+    if (ceiling.allow_paths === false) out.push(`filesystem mount ${p.guest} -> ${p.host} is not allowed (allow_paths: false)`);
+    else if (p.mode === 'rw' && ceiling.allow_rw_paths === false) {
+      out.push(`read-write mount ${p.guest} -> ${p.host} is not allowed (allow_rw_paths: false)`);
+    } else if (p.mode === 'rw' && ceiling.max_write_bytes !== undefined && (p.maxBytes ?? Infinity) > ceiling.max_write_bytes) {
+      out.push(`allowed_paths.${p.guest}.max_bytes ${p.maxBytes ?? 'unlimited'} is above the ceiling of ${ceiling.max_write_bytes} (max_write_bytes)`);
+    }
+  }
+}
+
+// One check per CapabilitySet key (pinned with `satisfies`), so every capability has a ceiling key.
+const CHECKS = {
+  hosts: (caps, ceiling, out) => {
+    if (ceiling.allowed_hosts === undefined) return;
+    const allowed = ceiling.allowed_hosts;
+    for (const h of caps.hosts) {
+      if (!allowed.some((p) => hostCovered(h, p))) out.push(`network host ${h} is outside the allowed hosts [${allowed.join(', ')}]`);
+    }
+  },
+  paths: checkPaths,
+  maxPages: limit('maxPages', 'memory.max_pages', (c) => c.max_pages),
+  maxHttpResponseBytes: limit('maxHttpResponseBytes', 'memory.max_http_response_bytes', (c) => c.max_http_response_bytes),
+  timeoutMs: limit('timeoutMs', 'timeout_ms', (c) => c.max_timeout_ms),
+  maxInputBytes: limit('maxInputBytes', 'max_input_bytes', (c) => c.max_input_bytes),
+  maxOutputBytes: limit('maxOutputBytes', 'max_output_bytes', (c) => c.max_output_bytes),
+  poolMax: limit('poolMax', 'pool.max', (c) => c.max_pool),
+  config: (caps, ceiling, out) => {
+    if (ceiling.allowed_config === undefined) return;
+    for (const k of Object.keys(caps.config)) if (!ceiling.allowed_config.includes(k)) out.push(`config key ${k} is not in the allowed config keys`);
+  },
+  secrets: (caps, ceiling, out) => {
+    if (ceiling.allowed_secrets === undefined) return;
+    for (const s of caps.secrets) if (!ceiling.allowed_secrets.includes(s)) out.push(`secret ${s} is not in the allowed secrets`);
+  },
+} satisfies Record<keyof CapabilitySet, Check>;
+
 /** Every way `caps` (and a module of `moduleBytes`) exceeds `ceiling`, in words; empty = within it. */
 export function ceilingViolations(caps: CapabilitySet, ceiling: Ceiling, moduleBytes = 0): string[] {
   const out: string[] = [];
   if (ceiling.max_module_bytes !== undefined && moduleBytes > ceiling.max_module_bytes) {
     out.push(`module of ${moduleBytes} bytes is above the ceiling of ${ceiling.max_module_bytes} (max_module_bytes)`);
   }
-  if (ceiling.allowed_hosts !== undefined) {
-    const allowed = ceiling.allowed_hosts;
-    for (const h of caps.hosts) {
-      if (!allowed.some((p) => hostCovered(h, p))) {
-        out.push(`network host ${h} is outside the allowed hosts [${allowed.join(', ')}]`);
-      }
-    }
-  }
-  for (const p of caps.paths) {
-    if (ceiling.allow_paths === false) out.push(`filesystem mount ${p.guest} -> ${p.host} is not allowed (allow_paths: false)`);
-    else if (p.mode === 'rw' && ceiling.allow_rw_paths === false) {
-      out.push(`read-write mount ${p.guest} -> ${p.host} is not allowed (allow_rw_paths: false)`);
-    }
-  }
-  const caps_: Array<[string, number, number | undefined]> = [
-    ['memory.max_pages', caps.maxPages, ceiling.max_pages],
-    ['memory.max_http_response_bytes', caps.maxHttpResponseBytes, ceiling.max_http_response_bytes],
-    ['timeout_ms', caps.timeoutMs, ceiling.max_timeout_ms],
-    ['max_output_bytes', caps.maxOutputBytes, ceiling.max_output_bytes],
-  ];
-  for (const [what, asked, limit] of caps_) {
-    if (limit !== undefined && asked > limit) out.push(`${what} ${asked} is above the ceiling of ${limit}`);
-  }
-  if (ceiling.allowed_secrets !== undefined) {
-    for (const s of caps.secrets) {
-      if (!ceiling.allowed_secrets.includes(s)) out.push(`secret ${s} is not in the allowed secrets`);
-    }
-  }
+  for (const check of Object.values(CHECKS) as Check[]) check(caps, ceiling, out);
   return out;
 }

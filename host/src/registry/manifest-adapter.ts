@@ -22,16 +22,27 @@ export interface PathGrant {
   guest: string;
   host: string;
   mode: 'ro' | 'rw';
+  /** rw only: bytes one call may write there (allowed_paths.<guest>.max_bytes, default applied). */
+  maxBytes?: number;
 }
 
-/** What a tool asks for, with the host defaults (DESIGN §5) filled in so two sets can be compared. */
+/**
+ * Every capability-bearing key a tool asks for, with the host defaults (DESIGN §5) filled in so
+ * two sets can be compared (upgrade diff) and held against a ceiling. A key that lets a tool touch
+ * or hold more belongs here; leaving one out lets an upgrade grow it silently.
+ */
 export interface CapabilitySet {
   hosts: string[];
   paths: PathGrant[];
   maxPages: number;
   maxHttpResponseBytes: number;
   timeoutMs: number;
+  maxInputBytes: number;
   maxOutputBytes: number;
+  /** Instances that may run at once (pool.max). */
+  poolMax: number;
+  /** Configuration the tool receives, key -> value. */
+  config: Record<string, string>;
   secrets: string[];
 }
 
@@ -58,7 +69,10 @@ export const CAPABILITY_DEFAULTS = {
   maxPages: MANIFEST_DEFAULTS.maxPages,
   maxHttpResponseBytes: MANIFEST_DEFAULTS.maxHttpResponseBytes,
   timeoutMs: MANIFEST_DEFAULTS.timeoutMs,
+  maxInputBytes: MANIFEST_DEFAULTS.maxInputBytes,
   maxOutputBytes: MANIFEST_DEFAULTS.maxOutputBytes,
+  maxWriteBytes: MANIFEST_DEFAULTS.maxWriteBytes,
+  poolMax: MANIFEST_DEFAULTS.poolMax,
 } as const;
 
 /**
@@ -88,12 +102,15 @@ export function readManifest(text: string, file: string): PackagedManifest {
     capabilities: {
       hosts: [...caps.allowed_hosts].sort(),
       paths: Object.entries(caps.allowed_paths)
-        .map(([guest, grant]) => ({ guest, host: grant.host, mode: grant.mode }))
+        .map(([guest, grant]): PathGrant => ({ guest, host: grant.host, mode: grant.mode, ...(grant.max_bytes !== undefined ? { maxBytes: grant.max_bytes } : {}) }))
         .sort((a, b) => (a.guest < b.guest ? -1 : a.guest > b.guest ? 1 : 0)),
       maxPages: caps.memory.max_pages,
       maxHttpResponseBytes: caps.memory.max_http_response_bytes,
       timeoutMs: caps.timeout_ms,
+      maxInputBytes: caps.max_input_bytes,
       maxOutputBytes: caps.max_output_bytes,
+      poolMax: m.pool?.max ?? MANIFEST_DEFAULTS.poolMax,
+      config: { ...caps.config },
       secrets: [...caps.secrets].sort(),
     },
     described: describeCapabilities(m),
