@@ -6,13 +6,20 @@ SHELL := /bin/bash
 NODE ?= node
 PORT ?= 8787
 
-.PHONY: all build examples fixtures test run bench soak clean typecheck toolchains toolchains-test
+.PHONY: all build examples fixtures test run bench soak clean typecheck toolchains toolchains-test conformance-deps
 
 all: build examples
 
 node_modules: package-lock.json
 	npm ci --no-audit --no-fund
 	@touch node_modules
+
+# The MCP conformance suite and the Node 22 it needs, in their own package (test/conformance) so
+# node_modules/.bin/node never replaces the project's Node 20 for npx. Cached tarballs first.
+conformance-deps: test/conformance/node_modules
+test/conformance/node_modules: test/conformance/package-lock.json
+	npm ci --prefix test/conformance --prefer-offline --no-audit --no-fund
+	@touch test/conformance/node_modules
 
 # clang, wasm-ld, wasi-libc, the wasm32 clang runtime, wabt and Debian's rustc with the wasm32 std
 # (what the example tools and test modules are built with); toolchains-test adds docker-registry.
@@ -37,7 +44,7 @@ examples: node_modules toolchains
 fixtures: toolchains
 	$(MAKE) -C test/fixtures
 
-test: toolchains-test build examples fixtures typecheck
+test: toolchains-test build examples fixtures typecheck conformance-deps
 	npx vitest run $(VITEST_ARGS)
 
 # The main job: call a few example tools through the whole pipeline, then serve all of them.

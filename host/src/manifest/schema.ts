@@ -88,7 +88,7 @@ const moduleSchema = z.strictObject({
 });
 
 const renderSchema = z.union([
-  z.enum(['json', 'text']),
+  z.enum(['json', 'text', 'mcp']),
   z.strictObject({ template: z.string().min(1).max(MANIFEST_BOUNDS.templateChars) }),
 ]);
 

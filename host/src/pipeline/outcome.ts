@@ -1,7 +1,7 @@
 // The mutable state of one call between stages, and how it becomes a ToolResult.
 import { cloneJson, deepFreeze, isJson, isJsonObject, ToolFailure } from '../tool/index.js';
 import type { ContentBlock, ErrorCode, Json, JsonObject, Tool, ToolResult } from '../tool/index.js';
-import { renderContent } from './render.js';
+import { parseMcpEnvelope, renderContent } from './render.js';
 import type { ExecOutcome } from './types.js';
 
 export type CallState =
@@ -17,6 +17,12 @@ export function succeeded(tool: Tool, value: Json): CallState {
   if (!isJson(value)) return failed('INVALID_OUTPUT', `tool "${tool.name}" produced a value that is not JSON`);
   const check = tool.checkOutput(value);
   if (!check.ok) return failed('INVALID_OUTPUT', `tool "${tool.name}" returned invalid output: ${check.message}`);
+  if (tool.render === 'mcp') {
+    // The module said what the client gets: its content blocks, and structuredContent as the value.
+    const parsed = parseMcpEnvelope(value);
+    if (!parsed.ok) return failed('INVALID_OUTPUT', `tool "${tool.name}" returned an invalid MCP result (render: mcp): ${parsed.message}`);
+    return { ok: true, value: deepFreeze(parsed.envelope.structuredContent ?? null), content: parsed.envelope.content };
+  }
   const frozen = deepFreeze(cloneJson(value));
   return { ok: true, value: frozen, content: renderContent(frozen, tool.render) };
 }

@@ -1,5 +1,6 @@
 // Canonical value -> model-facing content, by the tool's output.render.
-import type { ContentBlock, Json, OutputRender } from '../tool/index.js';
+import { z } from 'zod';
+import type { ContentBlock, Json, JsonObject, OutputRender } from '../tool/index.js';
 
 /**
  * 'json': compact JSON text (models pay per token; whitespace buys them nothing).
@@ -9,6 +10,10 @@ import type { ContentBlock, Json, OutputRender } from '../tool/index.js';
 export function renderContent(value: Json, render: OutputRender): ContentBlock[] {
   if (render === 'text') return [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value) }];
   if (render === 'json') return [{ type: 'text', text: JSON.stringify(value) }];
+  if (render === 'mcp') {
+    const parsed = parseMcpEnvelope(value);
+    return parsed.ok ? parsed.envelope.content : [{ type: 'text', text: JSON.stringify(value) }];
+  }
   const text = render.template.replace(/\{\{\s*([^{}\s]*)\s*\}\}/g, (_, path: string) => {
     const found = lookup(value, path);
     if (found === undefined) return '';
@@ -27,20 +32,63 @@ function lookup(value: Json, path: string): Json | undefined {
   return cur;
 }
 
+const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64');
+const mimeType = z.string().min(1).max(255);
+const uri = z.string().min(1).max(8192);
+/** The MCP content blocks a tool may return (render: mcp) or a listener may set. Unknown keys are dropped. */
+const contentBlock = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), text: z.string() }),
+  z.object({ type: z.literal('image'), data: base64, mimeType }),
+  z.object({ type: z.literal('audio'), data: base64, mimeType }),
+  z.object({
+    type: z.literal('resource'),
+    resource: z.union([
+      z.object({ uri, mimeType: mimeType.optional(), text: z.string() }),
+      z.object({ uri, mimeType: mimeType.optional(), blob: base64 }),
+    ]),
+  }),
+  z.object({
+    type: z.literal('resource_link'),
+    uri,
+    name: z.string().min(1),
+    title: z.string().optional(),
+    description: z.string().optional(),
+    mimeType: mimeType.optional(),
+  }),
+]);
+const contentList = z.array(contentBlock);
+
+/** render: mcp — the module's JSON is an MCP result: content blocks, and structuredContent if any. */
+const mcpEnvelope = z.strictObject({
+  content: contentList.max(1024),
+  structuredContent: z.record(z.string(), z.json()).optional(),
+});
+
+export type McpEnvelope = { content: ContentBlock[]; structuredContent?: JsonObject };
+
+/** The envelope, or a message naming the first field that is wrong. */
+export function parseMcpEnvelope(value: Json): { ok: true; envelope: McpEnvelope } | { ok: false; message: string } {
+  const r = mcpEnvelope.safeParse(value);
+  if (r.success) return { ok: true, envelope: r.data as McpEnvelope };
+  const issue = r.error.issues[0];
+  return { ok: false, message: `${issue?.path.join('.') || '(output)'}: ${issue?.message ?? 'not an MCP result'}` };
+}
+
 export function isContent(value: unknown): value is ContentBlock[] {
-  return (
-    Array.isArray(value) &&
-    value.every((b: unknown) => {
-      if (typeof b !== 'object' || b === null) return false;
-      const o = b as Record<string, unknown>;
-      if (o.type === 'text') return typeof o.text === 'string';
-      if (o.type === 'image') return typeof o.data === 'string' && typeof o.mimeType === 'string';
-      return false;
-    })
-  );
+  return contentList.safeParse(value).success;
 }
 
 /** A copy of content that shares nothing with what a listener or tool still holds. */
 export function copyContent(content: readonly ContentBlock[]): ContentBlock[] {
-  return content.map((b) => (b.type === 'text' ? { type: 'text', text: b.text } : { type: 'image', data: b.data, mimeType: b.mimeType }));
+  return content.map((b): ContentBlock => {
+    switch (b.type) {
+      case 'text':
+        return { type: 'text', text: b.text };
+      case 'image':
+      case 'audio':
+        return { type: b.type, data: b.data, mimeType: b.mimeType };
+      default:
+        return structuredClone(b);
+    }
+  });
 }

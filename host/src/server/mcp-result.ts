@@ -9,7 +9,8 @@ export function toCallToolResult(result: ToolResult, callId: string): CallToolRe
   const meta: Record<string, unknown> = { 'toolgate/callId': callId };
   if (result.error !== undefined) meta['toolgate/error'] = { code: result.error.code, message: result.error.message };
   const out: CallToolResult = {
-    content: result.content.map((b) => (b.type === 'text' ? { type: 'text', text: b.text } : { type: 'image', data: b.data, mimeType: b.mimeType })),
+    // Blocks were checked and copied when the result was made; MCP's shapes are the same.
+    content: result.content as CallToolResult['content'],
     isError: result.isError,
     _meta: meta,
   };

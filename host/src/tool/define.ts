@@ -80,6 +80,8 @@ export function defineTool(def: ToolDefinition): Tool {
       outputCheck = compileOrFail(name, 'output.schema', outputSchema, false, 'output');
     }
     if (def.output.render !== undefined) render = checkRender(name, def.output.render);
+    // With render: mcp the output is an MCP result, not the value a schema describes.
+    if (render === 'mcp' && outputSchema !== undefined) fail('output.schema', 'is not allowed with render: mcp (the module returns MCP content itself)');
   }
 
   const tool: Tool = {
@@ -111,11 +113,11 @@ function compileOrFail(tool: string, field: string, schema: JsonSchema, defaults
 }
 
 function checkRender(tool: string, render: unknown): OutputRender {
-  if (render === 'json' || render === 'text') return render;
+  if (render === 'json' || render === 'text' || render === 'mcp') return render;
   if (isJsonObject(render as Json) && typeof (render as JsonObject).template === 'string' && Object.keys(render as object).length === 1) {
     return { template: (render as { template: string }).template };
   }
-  throw new ToolDefinitionError(tool, 'output.render', 'must be "json", "text" or { template: string }');
+  throw new ToolDefinitionError(tool, 'output.render', 'must be "json", "text", "mcp" or { template: string }');
 }
 
 /** Every `default` must itself satisfy its schema, or the filled-in arguments would be invalid. */

@@ -7,9 +7,15 @@ export type JsonObject = { [key: string]: Json };
 /** A JSON Schema document (draft 2020-12 subset); kept as plain JSON so it can be exported as is. */
 export type JsonSchema = JsonObject;
 
+/** Every MCP content kind (DESIGN §8 "Results"). Binary data is base64. */
 export type ContentBlock =
   | { type: 'text'; text: string }
-  | { type: 'image'; data: string; mimeType: string };
+  | { type: 'image'; data: string; mimeType: string }
+  | { type: 'audio'; data: string; mimeType: string }
+  | { type: 'resource'; resource: EmbeddedResource }
+  | { type: 'resource_link'; uri: string; name: string; title?: string; description?: string; mimeType?: string };
+
+export type EmbeddedResource = { uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string };
 
 /** Stable error codes: callers (scripts, agents, tests) match on these, never on messages. */
 export const ERROR_CODES = [
@@ -41,7 +47,7 @@ export interface ToolResult {
 }
 
 /** How a tool's canonical value becomes model-facing content. */
-export type OutputRender = 'json' | 'text' | { template: string };
+export type OutputRender = 'json' | 'text' | 'mcp' | { template: string };
 
 /** MCP tool annotations (hints only; policies may act on them). */
 export interface ToolAnnotations {

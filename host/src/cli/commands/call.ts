@@ -1,7 +1,7 @@
 // `toolgate call <tool>`: one call through the whole pipeline, for people and scripts.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { ToolResult } from '../../tool/index.js';
+import type { ContentBlock, ToolResult } from '../../tool/index.js';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
 import { POLICY_FLAGS, policyFlagsHelp, policyChoice, type PolicyChoice } from '../policy-source.js';
 import { parseFlags, UsageError } from '../usage.js';
@@ -94,7 +94,7 @@ async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
 /** Content as a person reads it: text blocks as is, images as a one-line note. */
 export function contentText(result: ToolResult): string {
   return result.content
-    .map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}, ${b.data.length} base64 chars]`))
+    .map((b) => describeBlock(b))
     .join('\n');
 }
 
@@ -129,3 +129,18 @@ export const callCommand: Command = {
     }
   },
 };
+
+/** A person reads text as is and a placeholder for anything else. */
+function describeBlock(b: ContentBlock): string {
+  switch (b.type) {
+    case 'text':
+      return b.text;
+    case 'image':
+    case 'audio':
+      return `[${b.type} ${b.mimeType}, ${b.data.length} base64 chars]`;
+    case 'resource':
+      return 'text' in b.resource ? `[resource ${b.resource.uri}]\n${b.resource.text}` : `[resource ${b.resource.uri}, ${b.resource.blob.length} base64 chars]`;
+    case 'resource_link':
+      return `[link ${b.name}: ${b.uri}]`;
+  }
+}

@@ -57,7 +57,7 @@ export const redact = definePolicy({
 
 export function contentBytes(content: readonly ContentBlock[]): number {
   let n = 0;
-  for (const b of content) n += b.type === 'text' ? Buffer.byteLength(b.text, 'utf8') : b.data.length;
+  for (const b of content) n += Buffer.byteLength(JSON.stringify(b), 'utf8');
   return n;
 }
 
