@@ -50,7 +50,7 @@ const CASES: Array<[string, Record<string, unknown>, string, string]> = [
   ['inputSchema must describe an object', manifestWith({ inputSchema: { type: 'string' } }), 'inputSchema.type', 'must be object'],
   ['inputSchema must be a valid JSON Schema', manifestWith({ inputSchema: { type: 'object', properties: 5 } }), 'inputSchema', 'is not a valid JSON Schema'],
   ['an inputSchema default must satisfy its own schema (tool model rule)', manifestWith({ inputSchema: { type: 'object', properties: { n: { type: 'integer', default: 'x' } } } }), 'inputSchema.properties.n.default', 'does not match its own schema'],
-  ['output.render is json, text or a template', manifestWith({ output: { render: 'html' } }), 'output.render', 'must be one of "json", "text", an object'],
+  ['output.render is json, text, mcp or a template', manifestWith({ output: { render: 'html' } }), 'output.render', 'must be one of "json", "text", "mcp", an object'],
   ['output.render.template must not be empty', manifestWith({ output: { render: { template: '' } } }), 'output.render.template', 'must not be empty'],
   ['output.render refuses unknown keys', manifestWith({ output: { render: { template: 'x', engine: 'y' } } }), 'output.render.engine', 'unknown key'],
   ['output.encoding is json or text', manifestWith({ output: { encoding: 'xml' } }), 'output.encoding', 'must be one of "json", "text"'],
