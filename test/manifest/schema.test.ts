@@ -130,7 +130,7 @@ describe('defaults', () => {
     expect(m.capabilities).toEqual({
       allowed_hosts: [],
       allowed_paths: {},
-      memory: { max_pages: 256, max_http_response_bytes: 1024 * 1024 },
+      memory: { max_pages: 256, max_http_response_bytes: 1024 * 1024, max_var_bytes: 1024 * 1024 },
       timeout_ms: 10_000,
       max_output_bytes: 1024 * 1024,
       max_input_bytes: 1024 * 1024,
@@ -154,7 +154,7 @@ describe('defaults', () => {
 
   test('partly given memory keeps the default for the rest', () => {
     const m = parseManifest(yamlOf(caps({ memory: { max_pages: 160 } })), FILE);
-    expect(m.capabilities.memory).toEqual({ max_pages: 160, max_http_response_bytes: 1024 * 1024 });
+    expect(m.capabilities.memory).toEqual({ max_pages: 160, max_http_response_bytes: 1024 * 1024, max_var_bytes: 1024 * 1024 });
   });
 
   test('the DESIGN §5 example manifest is valid as written', () => {

@@ -1,13 +1,17 @@
 // A WASM tool is a tool built from a manifest (DESIGN §2): execute sends the validated arguments to
-// the module as UTF-8 JSON and returns the module's output as the canonical value (§4 wire ABI).
+// the module (as UTF-8 JSON, or one argument's bytes: wire.ts) and returns the module's output as the
+// canonical value (§4 wire ABI).
 import type { Logger } from 'pino';
 import { DEFAULT_LIMITS, loadSandboxTool, SandboxLoadError, type SandboxTool, type SandboxToolSpec } from '../sandbox/index.js';
-import { isJson, ToolFailure } from '../tool/index.js';
+import { ToolFailure } from '../tool/index.js';
 import type { Json, JsonObject, ToolDefinition } from '../tool/index.js';
 import { MANIFEST_DEFAULTS } from './defaults.js';
 import { manifestDefinition } from './definition.js';
 import { ManifestError } from './errors.js';
 import type { LoadedManifest } from './load.js';
+import { decodeOutput, encodeInput } from './wire.js';
+
+export { decodeOutput } from './wire.js';
 
 export interface BridgeOptions {
   /** Where declared secrets are read from at load. Default process.env. Nothing else is read. */
@@ -15,40 +19,10 @@ export interface BridgeOptions {
   logger?: Logger;
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-const encoder = new TextEncoder();
-
 /** Short, single-line excerpt of a parse error so a hostile module cannot flood the result. */
 function excerpt(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
   return text.replace(/\s+/g, ' ').slice(0, 200);
-}
-
-/** Decodes module output per output.encoding; a malformed output is the module's fault (TOOL_ERROR). */
-export function decodeOutput(bytes: Uint8Array, encoding: 'json' | 'text'): Json {
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    throw new ToolFailure('TOOL_ERROR', encoding === 'text' ? 'module output is not valid UTF-8 text' : 'module output is not valid JSON: not valid UTF-8');
-  }
-  if (encoding === 'text') return text;
-  if (text.trim() === '') throw new ToolFailure('TOOL_ERROR', 'module output is not valid JSON: the output is empty');
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new ToolFailure('TOOL_ERROR', `module output is not valid JSON: ${excerpt(err)}`);
-  }
-  // JSON.parse turns 1e400 into Infinity, which no JSON consumer downstream can carry.
-  let plain: boolean;
-  try {
-    plain = isJson(value);
-  } catch {
-    plain = false; // nested too deeply to walk
-  }
-  if (!plain) throw new ToolFailure('TOOL_ERROR', 'module output is not valid JSON: a number is out of range or it is nested too deeply');
-  return value as Json;
 }
 
 /**
@@ -81,6 +55,7 @@ export function sandboxSpecFor(loaded: LoadedManifest, opts: BridgeOptions = {})
     wasm: loaded.wasm,
     sha256: loaded.sha256,
     entry: m.module.entry,
+    ...(loaded.links.length > 0 ? { links: loaded.links.map((l) => ({ namespace: l.namespace, wasm: l.wasm, sha256: l.sha256 })) } : {}),
     limits: {
       ...DEFAULT_LIMITS,
       maxPages: caps.memory.max_pages,
@@ -88,6 +63,7 @@ export function sandboxSpecFor(loaded: LoadedManifest, opts: BridgeOptions = {})
       maxInputBytes: caps.max_input_bytes,
       maxOutputBytes: caps.max_output_bytes,
       maxHttpResponseBytes: caps.memory.max_http_response_bytes,
+      maxVarBytes: caps.memory.max_var_bytes,
     },
     allowedHosts: [...caps.allowed_hosts],
     allowedPaths: structuredClone(loaded.allowedPaths),
@@ -124,7 +100,7 @@ export async function toolFromManifest(loaded: LoadedManifest, opts: BridgeOptio
           `tool ${m.name} needs the environment variable${many ? 's' : ''} ${missingSecrets.join(', ')}, which ${many ? 'are' : 'is'} not set on the host`,
         );
       }
-      const output = await sandbox.call(encoder.encode(JSON.stringify(args)), { signal: exec.signal, timeoutMs });
+      const output = await sandbox.call(encodeInput(args, m.input), { signal: exec.signal, timeoutMs });
       return decodeOutput(output, encoding);
     },
     dispose: () => sandbox.close(),

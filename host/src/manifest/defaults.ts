@@ -17,6 +17,8 @@ export const MANIFEST_DEFAULTS = {
   maxWriteBytes: 64 * MIB,
   /** Instances of one tool that may run at once (pool.max). */
   poolMax: 2,
+  /** Total bytes of an instance's Extism vars (the SDK's memory.maxVarBytes). */
+  maxVarBytes: MIB,
 } as const;
 
 export const MANIFEST_BOUNDS = {
@@ -35,4 +37,6 @@ export const MANIFEST_BOUNDS = {
   /** allowed_paths.<guest>.max_bytes: 16 GiB. */
   maxWriteBytes: 16 * 1024 * MIB,
   poolIdleMs: 3_600_000,
+  /** Modules in module.link. */
+  maxLinks: 16,
 } as const;

@@ -18,8 +18,18 @@ export interface LoadedManifest {
   wasm: Uint8Array;
   /** sha256 of `wasm` as lower-case hex (what was loaded, whether or not the manifest pins it). */
   sha256: string;
+  /** module.link, in manifest order: each module's bytes as read (sha256 checked when pinned). */
+  links: LoadedLink[];
   /** allowed_paths with each host directory resolved to its real absolute path. */
   allowedPaths: Record<string, { host: string; mode: 'ro' | 'rw' }>;
+}
+
+export interface LoadedLink {
+  namespace: string;
+  /** Absolute path of the module (resolved against the manifest's folder). */
+  path: string;
+  wasm: Uint8Array;
+  sha256: string;
 }
 
 export interface LoadFileOptions {
@@ -64,21 +74,42 @@ export async function loadManifestFile(file: string, opts: LoadFileOptions = {})
   const manifest = parseManifest(text, abs);
   const dir = dirname(abs);
 
-  const modulePath = resolve(dir, manifest.module.path);
-  const bytes = await readManifestModule(abs, 'module.path', modulePath, { maxBytes: opts.maxModuleBytes ?? DEFAULT_MAX_MODULE_BYTES });
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const expected = manifest.module.sha256;
-  if (expected !== undefined && expected !== sha256) {
-    throw new ManifestError('SHA256_MISMATCH', abs, [
-      { path: 'module.sha256', rule: `does not match ${modulePath}: expected ${expected}, actual ${sha256}` },
-    ]);
+  const maxBytes = opts.maxModuleBytes ?? DEFAULT_MAX_MODULE_BYTES;
+  const main = await readModule(abs, resolve(dir, manifest.module.path), 'module', manifest.module.sha256, maxBytes);
+  const links: LoadedLink[] = [];
+  for (const link of manifest.module.link ?? []) {
+    const keyPath = formatKeyPath(['module', 'link', link.namespace]);
+    const file = await readModule(abs, resolve(dir, link.path), keyPath, link.sha256, maxBytes);
+    links.push({ namespace: link.namespace, path: file.path, wasm: file.wasm, sha256: file.sha256 });
   }
 
   const allowedPaths: LoadedManifest['allowedPaths'] = {};
   for (const [guest, grant] of Object.entries(manifest.capabilities.allowed_paths)) {
     allowedPaths[guest] = { host: await resolveHostDir(abs, dir, guest, grant.host), mode: grant.mode };
   }
-  return { file: abs, manifest, modulePath, wasm: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), sha256, allowedPaths };
+  return { file: abs, manifest, modulePath: main.path, wasm: main.wasm, sha256: main.sha256, links, allowedPaths };
+}
+
+/**
+ * Reads one module file (the main one, key `module`, or one of module.link) and checks its pinned
+ * sha256. `key` is the manifest key path errors name (module.path / module.sha256 for the main one).
+ */
+async function readModule(
+  file: string,
+  path: string,
+  key: string,
+  expected: string | undefined,
+  maxBytes: number,
+): Promise<{ path: string; wasm: Uint8Array; sha256: string }> {
+  // a regular file, size-capped, with the wasm magic: the same check for the main and linked modules
+  const bytes = await readManifestModule(file, key === 'module' ? 'module.path' : key, path, { maxBytes });
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  if (expected !== undefined && expected !== sha256) {
+    throw new ManifestError('SHA256_MISMATCH', file, [
+      { path: key === 'module' ? 'module.sha256' : `${key}.sha256`, rule: `does not match ${path}: expected ${expected}, actual ${sha256}` },
+    ]);
+  }
+  return { path, wasm: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), sha256 };
 }
 
 // The sandbox confines a mount to this real path, so symlinks in the manifest's own path are

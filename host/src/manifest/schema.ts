@@ -72,13 +72,34 @@ export const paramSpecSchema: z.ZodType<ParamSpec> = z.lazy(() =>
     }),
 );
 
+const sha256Hex = z
+  .string()
+  .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal characters')
+  .transform((s) => s.toLowerCase());
+
+/** Import namespaces a linked module may not serve: the host's own, and the SDK's name for the main module. */
+const RESERVED_LINK_NAMESPACES = ['main', 'extism:host/env', 'wasi_snapshot_preview1'];
+
+// module.link: NAMESPACE -> path (or {path, sha256}); the module serves that import namespace.
+const linkSchema = z
+  .record(
+    z
+      .string()
+      .min(1)
+      .max(256)
+      .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters')
+      .refine((ns) => !RESERVED_LINK_NAMESPACES.includes(ns) && !ns.startsWith('toolgate:'), 'is a namespace toolgate serves itself (or the main module\'s name)'),
+    z.union([z.string().min(1), z.strictObject({ path: z.string().min(1), sha256: sha256Hex.optional() })]),
+  )
+  .refine((links) => Object.keys(links).length <= MANIFEST_BOUNDS.maxLinks, `must list at most ${MANIFEST_BOUNDS.maxLinks} modules`)
+  .transform((links) =>
+    Object.entries(links).map(([namespace, v]) => (typeof v === 'string' ? { namespace, path: v } : { namespace, ...v })),
+  );
+
 const moduleSchema = z.strictObject({
   path: z.string().min(1),
-  sha256: z
-    .string()
-    .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal characters')
-    .transform((s) => s.toLowerCase())
-    .optional(),
+  sha256: sha256Hex.optional(),
+  link: linkSchema.optional(),
   entry: z
     .string()
     .min(1)
@@ -96,15 +117,15 @@ const outputSchema = z
   .strictObject({
     schema: jsonSchemaObject.optional(),
     render: renderSchema.default('json'),
-    encoding: z.enum(['json', 'text']).default('json'),
+    encoding: z.enum(['json', 'text', 'base64']).default('json'),
   })
   .superRefine((out, ctx) => {
-    // With encoding text the value is always a string; a schema that forbids strings can never pass.
+    // With encoding text or base64 the value is always a string; a schema that forbids strings can never pass.
     const type = out.schema?.['type'];
-    if (out.encoding === 'text' && type !== undefined) {
+    if (out.encoding !== 'json' && type !== undefined) {
       const allowsString = type === 'string' || (Array.isArray(type) && type.includes('string'));
       if (!allowsString)
-        ctx.addIssue({ code: 'custom', path: ['schema', 'type'], message: 'must allow string when output.encoding is text' });
+        ctx.addIssue({ code: 'custom', path: ['schema', 'type'], message: `must allow string when output.encoding is ${out.encoding}` });
     }
   });
 
@@ -148,8 +169,23 @@ const allowedPaths = z.record(z.string(), pathGrant).superRefine((paths, ctx) =>
   }
 });
 
+// What the module receives: the JSON arguments object (default), or the bytes of one string argument
+// (raw: its UTF-8; base64: the bytes it encodes), as stock Extism plugins read their input.
+const inputEncodingSchema = z
+  .strictObject({
+    encoding: z.enum(['json', 'raw', 'base64']).default('json'),
+    parameter: paramName.optional(),
+  })
+  .superRefine((input, ctx) => {
+    if (input.encoding !== 'json' && input.parameter === undefined)
+      ctx.addIssue({ code: 'custom', path: ['parameter'], message: `is required when encoding is ${input.encoding} (the string argument whose bytes the module gets)` });
+    if (input.encoding === 'json' && input.parameter !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['parameter'], message: 'is allowed only when encoding is raw or base64' });
+  });
+
 const memorySchema = z.strictObject({
   max_pages: boundedInt(1, MANIFEST_BOUNDS.maxPages).default(MANIFEST_DEFAULTS.maxPages),
+  max_var_bytes: boundedInt(1, MANIFEST_BOUNDS.maxBytes).default(MANIFEST_DEFAULTS.maxVarBytes),
   max_http_response_bytes: boundedInt(1, MANIFEST_BOUNDS.maxBytes).default(MANIFEST_DEFAULTS.maxHttpResponseBytes),
 });
 
@@ -195,6 +231,22 @@ const annotationsSchema = z
       ctx.addIssue({ code: 'custom', path: ['destructiveHint'], message: 'cannot be true when readOnlyHint is true' });
   });
 
+/** input.parameter must name a required string argument, so every valid call has its bytes. */
+function inputParameterProblem(m: { input: { parameter?: string | undefined }; parameters?: Record<string, ParamSpec> | undefined; inputSchema?: JsonObject | undefined }): string | undefined {
+  const name = m.input.parameter;
+  if (name === undefined) return undefined;
+  const rule = `must name a required parameter of type string ("${name}" is not one)`;
+  if (m.parameters !== undefined) {
+    const spec = m.parameters[name];
+    return spec?.type === 'string' && spec.required === true ? undefined : rule;
+  }
+  const props = m.inputSchema?.['properties'];
+  const prop = props !== null && typeof props === 'object' && !Array.isArray(props) ? (props as JsonObject)[name] : undefined;
+  const type = prop !== null && typeof prop === 'object' && !Array.isArray(prop) ? (prop as JsonObject)['type'] : undefined;
+  const required = m.inputSchema?.['required'];
+  return type === 'string' && Array.isArray(required) && required.includes(name) ? undefined : rule;
+}
+
 export const manifestSchema = z
   .strictObject({
     apiVersion: z.literal('toolgate/v1'),
@@ -207,6 +259,7 @@ export const manifestSchema = z
     module: moduleSchema,
     parameters: z.record(paramName, paramSpecSchema).optional(),
     inputSchema: jsonSchemaObject.optional(),
+    input: inputEncodingSchema.prefault({}),
     output: outputSchema.prefault({}),
     capabilities: capabilitiesSchema.prefault({}),
     pool: poolSchema.optional(),
@@ -218,6 +271,8 @@ export const manifestSchema = z
     const type = m.inputSchema?.['type'];
     if (m.inputSchema !== undefined && type !== undefined && type !== 'object')
       ctx.addIssue({ code: 'custom', path: ['inputSchema', 'type'], message: 'must be object (arguments are a JSON object)' });
+    const problem = inputParameterProblem(m);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', path: ['input', 'parameter'], message: problem });
   })
   .transform((m) => ({ ...m, module: { ...m.module, entry: m.module.entry ?? m.name } }));
 

@@ -23,18 +23,22 @@ export async function compileUnits(spec: SandboxToolSpec): Promise<CompiledUnits
   const links = spec.links ?? [];
   const linkNamespaces = links.map((l) => l.namespace);
   const common = { tool: spec.name, maxPages: spec.limits.maxPages, wasiImportNames: WASI_IMPORT_NAMES, linkNamespaces };
-  const main = await compileModule(spec.wasm, { ...common, entry: spec.entry }, spec.sha256);
-  const units: ModuleUnit[] = [unitOf('main', TOOLGATE_WASI_NAMESPACE, main)];
-  const labels = ['the main module'];
-  let usesHttp = main.info.usesHttp;
+  // linked modules first: an import nothing provides is reported from the module that declares it
+  const linked: ModuleUnit[] = [];
+  const labels: string[] = [];
+  let usesHttp = false;
   for (const link of links) {
     const label = `module.link "${link.namespace}"`;
     const wasiNamespace = `${TOOLGATE_WASI_NAMESPACE}@${link.namespace}`;
     const compiled = await compileModule(link.wasm, { ...common, wasiNamespace, label }, link.sha256);
-    units.push(unitOf(link.namespace, wasiNamespace, compiled));
+    linked.push(unitOf(link.namespace, wasiNamespace, compiled));
     labels.push(label);
     usesHttp ||= compiled.info.usesHttp;
   }
+  const main = await compileModule(spec.wasm, { ...common, entry: spec.entry }, spec.sha256);
+  const units = [unitOf('main', TOOLGATE_WASI_NAMESPACE, main), ...linked];
+  labels.unshift('the main module');
+  usesHttp ||= main.info.usesHttp;
   checkLinks(spec.name, units.map((u, i) => ({ name: u.name, label: labels[i] ?? u.name, module: u.module })));
   return { units, info: { returnsStatus: main.info.returnsStatus, usesHttp } };
 }

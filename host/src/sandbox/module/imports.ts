@@ -32,6 +32,7 @@ export function rewriteImports(body: Uint8Array, rules: ImportRules, fail: Fail)
   const r = new BinaryReader(body);
   const count = r.u32();
   const out: (number[] | Uint8Array)[] = [encodeU32(count)];
+  const unresolved: string[] = [];
   const summary: ImportSummary = { body, importedFuncs: 0, importedGlobals: 0, importedMemory: false, usesWasi: false, usesHttp: false };
   for (let i = 0; i < count; i++) {
     const mod = r.name();
@@ -62,12 +63,17 @@ export function rewriteImports(body: Uint8Array, rules: ImportRules, fail: Fail)
       } else if (EMBEDDER_NAMESPACES.has(mod)) {
         fail('FORBIDDEN_IMPORT', `import ${what} is from namespace "${mod}": a host function only an embedding application can provide; toolgate provides none (module.link can supply "${mod}" from another module)`);
       } else {
-        fail('FORBIDDEN_IMPORT', `import ${what} is from namespace "${mod}", which nothing provides; only "${EXTISM_NAMESPACE}", "${WASI_NAMESPACE}" and the namespaces of module.link are`);
+        unresolved.push(`${what} is from namespace "${mod}"`);
       }
     }
     if (kind === 0) summary.importedFuncs++;
     if (kind === 3) summary.importedGlobals++;
     out.push(encodeName(name), desc);
+  }
+  if (unresolved.length > 0) {
+    const nsList = [EXTISM_NAMESPACE, WASI_NAMESPACE].map((n) => `"${n}"`).join(', ');
+    const list = unresolved.length === 1 ? `import ${unresolved[0] ?? ''}` : `imports: ${unresolved.join('; ')}`;
+    fail('FORBIDDEN_IMPORT', `${list}, which nothing provides (only ${nsList} and the namespaces of module.link are provided)`);
   }
   summary.body = concatBytes(out);
   return summary;

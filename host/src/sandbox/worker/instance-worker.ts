@@ -119,8 +119,12 @@ const extism: Record<string, HostFn> = {
     }
     const value = ctx.read(BigInt(valueAddr));
     if (value === null) throw new Error('var_set: the value address is not a valid block');
-    // setVariable throws past memory.maxVarBytes (total of all vars)
-    ctx.setVariable(key.string(), value.bytes().slice());
+    // setVariable throws past memory.maxVarBytes (total of all vars), naming both sizes
+    try {
+      ctx.setVariable(key.string(), value.bytes().slice());
+    } catch (err) {
+      throw new Error(`var_set of ${value.bytes().length} bytes refused: ${err instanceof Error ? err.message : String(err)} (capabilities.memory.max_var_bytes is ${init.maxVarBytes})`);
+    }
   },
   http_request: (ctx, reqAddr, bodyAddr) => {
     const req = ctx.read(BigInt(reqAddr));
