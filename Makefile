@@ -6,7 +6,7 @@ SHELL := /bin/bash
 NODE ?= node
 PORT ?= 8787
 
-.PHONY: all build examples fixtures test run bench soak clean typecheck toolchains toolchains-test conformance-deps
+.PHONY: all build examples fixtures test compat run bench soak clean typecheck toolchains toolchains-test conformance-deps
 
 all: build examples
 
@@ -44,8 +44,20 @@ examples: node_modules toolchains
 fixtures: toolchains
 	$(MAKE) -C test/fixtures
 
+# The shared Extism compatibility corpus (stock plugins from the Extism JS SDK's test suite) sits
+# beside a CI checkout in ../shared/compat; a user's clone has no such folder and skips it.
+SHARED ?= ../shared
+
 test: toolchains-test build examples fixtures typecheck conformance-deps
 	npx vitest run $(VITEST_ARGS)
+	@$(MAKE) --no-print-directory compat
+
+compat: build
+	@if [ -f "$(SHARED)/compat/run.mjs" ]; then \
+	  node "$(SHARED)/compat/run.mjs"; \
+	else \
+	  echo "compat: skipped ($(SHARED)/compat/run.mjs not found; set SHARED=<folder holding compat/>)"; \
+	fi
 
 # The main job: call a few example tools through the whole pipeline, then serve all of them.
 run: build examples
