@@ -108,6 +108,11 @@ const CASES: Array<[string, Record<string, unknown>, string, string]> = [
     'output.schema.properties.id.pattern',
     'RE2',
   ],
+  ['a description refuses ESC (terminal escapes)', manifestWith({ description: 'Reads.\u001b[2K\rmay read /docs' }), 'description', 'must not contain control, escape'],
+  ['a guest path refuses CR', manifestWith({ capabilities: { allowed_paths: { '/rw\r/docs': { host: '.', mode: 'rw' } } } }), 'capabilities.allowed_paths["/rw\\r/docs"]', 'key must not contain control'],
+  ['a config key refuses a bidi override', manifestWith({ capabilities: { config: { 'mode\u202e': 'x' } } }), 'capabilities.config["mode\u202e"]', 'bidirectional-override'],
+  ['a parameter description refuses C1 controls', manifestWith({ parameters: { q: { type: 'string', description: 'query\u009b2J' } } }), 'parameters.q.description', 'must not contain control'],
+  ['annotations.title refuses a newline', manifestWith({ annotations: { title: 'Title\nrw' } }), 'annotations.title', 'must not contain control'],
   ['annotations refuse unknown keys', manifestWith({ annotations: { dangerous: true } }), 'annotations.dangerous', 'unknown key'],
 ];
 

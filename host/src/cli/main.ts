@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `toolgate` binary: wires the process to runCli. Kept tiny so startup stays fast; commands
 // import what they need when they run.
+import { terminalWriter } from '../terminal/index.js';
 import type { CliIO } from './command.js';
 import { runCli } from './dispatch.js';
 
@@ -13,9 +14,13 @@ process.on('SIGINT', () => {
   interrupt.abort(new Error('interrupted'));
 });
 
+// Text from manifests, packages and tools must not drive the terminal (escape sequences, CR,
+// bidi overrides): stderr is for people and always escaped; stdout only when it is a terminal,
+// so a pipe still gets a tool's bytes as they are.
+const rawStdout = (text: string): void => void process.stdout.write(text);
 const io: CliIO = {
-  stdout: (text) => void process.stdout.write(text),
-  stderr: (text) => void process.stderr.write(text),
+  stdout: process.stdout.isTTY === true ? terminalWriter(rawStdout) : rawStdout,
+  stderr: terminalWriter((text) => void process.stderr.write(text)),
   stdin: process.stdin,
   isTTY: process.stdin.isTTY === true && process.stdout.isTTY === true,
   env: process.env,

@@ -5,6 +5,7 @@ import { checkedTool } from './definition.js';
 import { ManifestError } from './errors.js';
 import { patternIssues } from './patterns.js';
 import { ruleFor, toManifestIssues } from './rules.js';
+import { shownTextIssues } from './shown-text.js';
 import { manifestSchema, type Manifest } from './schema.js';
 
 /** Manifests are small; a huge one is a mistake or an attack on the parser. */
@@ -37,8 +38,8 @@ export function parseManifest(text: string, file: string): Manifest {
     throw new ManifestError('INVALID_MANIFEST', file, [{ path: '', rule: 'must be a YAML mapping (key: value) at the top level' }]);
   const result = manifestSchema.safeParse(data, { error: ruleFor });
   if (!result.success) throw new ManifestError('INVALID_MANIFEST', file, toManifestIssues(result.error.issues));
-  const badPatterns = patternIssues(result.data);
-  if (badPatterns.length > 0) throw new ManifestError('INVALID_MANIFEST', file, badPatterns);
+  const badText = [...shownTextIssues(result.data), ...patternIssues(result.data)];
+  if (badText.length > 0) throw new ManifestError('INVALID_MANIFEST', file, badText);
   checkedTool(result.data, file);
   return result.data;
 }

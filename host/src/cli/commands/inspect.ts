@@ -1,5 +1,6 @@
 // `toolgate inspect <tool>`: everything a person should know before letting an agent call a tool,
 // read from its manifest without running the module.
+import { escapeForTerminal } from '../../terminal/index.js';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -145,7 +146,7 @@ export const inspectCommand: Command = {
       return EXIT.usage;
     }
     try {
-      io.stdout(parsed.values.json === true ? `${JSON.stringify(inspectReport(found), null, 2)}\n` : textReport(found));
+      io.stdout(parsed.values.json === true ? `${JSON.stringify(inspectReport(found), null, 2)}\n` : escapeForTerminal(textReport(found)));
     } catch (err) {
       io.stderr(`toolgate inspect: ${err instanceof Error ? err.message : String(err)}\n`);
       return EXIT.usage;

@@ -1,3 +1,4 @@
+import { escapeForTerminal } from '../../terminal/index.js';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { listInstalled, messageOf, readManifest } from '../../registry/index.js';
@@ -35,10 +36,12 @@ async function manifestRows(dir: string): Promise<Row[]> {
 }
 
 function print(io: CliIO, rows: Row[]): void {
+  // Everything here came from manifests and packages: escaped even when stdout is a pipe or file.
+  const out = (t: string): void => io.stdout(escapeForTerminal(t));
   for (const r of rows) {
-    io.stdout(`${r.name}@${r.version}\n  source: ${r.source}\n  signer: ${r.signer}\n`);
-    if (r.problem) io.stdout(`  PROBLEM: ${r.problem}\n`);
-    for (const c of r.capabilities) io.stdout(`  ${c}\n`);
+    out(`${r.name}@${r.version}\n  source: ${r.source}\n  signer: ${r.signer}\n`);
+    if (r.problem) out(`  PROBLEM: ${r.problem}\n`);
+    for (const c of r.capabilities) out(`  ${c}\n`);
   }
 }
 
