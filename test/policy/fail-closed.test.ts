@@ -308,3 +308,25 @@ describe('policy explain gives the final answer', () => {
     expect(within.out).toContain('outcome:    allow');
   });
 });
+
+describe('approvals belong to their set', () => {
+  test("unloading a set cancels its pending approvals: the waiting call is denied, not left to a queue no set serves", async () => {
+    const { setup, tool } = await import('./helpers.js');
+    const s = await setup(
+      { 'set.yaml': 'entries:\n  - { id: approvals, use: approvals, with: { channels: [queue] } }\n  - { id: ask-x, use: ask, with: { tools: [x] } }\n' },
+      [tool('x')],
+    );
+    try {
+      const waiting = s.call('x');
+      const until = Date.now() + 10_000;
+      while (s.services.queue.list().length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      expect(s.services.queue.list()).toHaveLength(1);
+      await s.policies.dispose();
+      const r = await waiting;
+      expect(r.error?.code).toBe('APPROVAL_DENIED');
+      expect(s.services.queue.list()).toHaveLength(0);
+    } finally {
+      await s.cleanup();
+    }
+  });
+});
