@@ -4,12 +4,16 @@ import { resolve } from 'node:path';
 import type { ContentBlock, ToolResult } from '../../tool/index.js';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
 import { POLICY_FLAGS, policyFlagsHelp, policyChoice, type PolicyChoice } from '../policy-source.js';
+import { adHocPlugin, isPluginFile, type AdHocPlugin } from '../plugin-file.js';
 import { parseFlags, UsageError } from '../usage.js';
 
 const HELP = `Usage: toolgate call <tool> [--args JSON | --args-file FILE] [--manifests DIR]...
                     [--policies DIR|none] [--policy-set NAME] [--json] [--agent NAME]
+       toolgate call ./plugin.wasm --entry NAME [--input TEXT] [--policies DIR|none] [--json]
 
-Runs one call of <tool> through the policy pipeline and prints its content.
+Runs one call of <tool> through the policy pipeline and prints its content. Given a .wasm file
+(a stock Extism plugin) instead, calls its export NAME with TEXT as raw input and prints the
+output as text, with no capabilities (no network, no files), through the same pipeline.
 
 Options:
   --args JSON         the arguments, a JSON object (default {})
@@ -18,6 +22,8 @@ Options:
 ${policyFlagsHelp(22)}
   --json              print the whole result (ToolResult) as one line of JSON
   --agent NAME        the agent this call is made for (policies may act on it)
+  --entry NAME        with a .wasm file: the export to call
+  --input TEXT        with a .wasm file: the raw input (default empty)
   -h, --help          show this help
 
 Exit status: 0 the result is not an error, 1 it is, 2 usage or configuration error.`;
@@ -30,6 +36,8 @@ interface CallFlags {
   policy: PolicyChoice;
   json: boolean;
   agent: string | undefined;
+  entry: string | undefined;
+  input: string | undefined;
 }
 
 function parse(argv: string[]): CallFlags {
@@ -44,6 +52,8 @@ function parse(argv: string[]): CallFlags {
         ...POLICY_FLAGS,
         json: { type: 'boolean', default: false },
         agent: { type: 'string' },
+        entry: { type: 'string' },
+        input: { type: 'string' },
       },
       { min: 1, max: 1, what: 'tool name' },
     );
@@ -63,6 +73,8 @@ function parse(argv: string[]): CallFlags {
     policy: policyChoice(values),
     json: values.json === true,
     agent: values.agent,
+    entry: values.entry,
+    input: values.input,
   };
 }
 
@@ -104,6 +116,24 @@ export const callCommand: Command = {
   help: HELP,
   async run(argv: string[], io: CliIO): Promise<ExitCode> {
     const flags = parse(argv);
+    let plugin: AdHocPlugin | undefined;
+    if (isPluginFile(flags.tool)) {
+      if (flags.argsText !== undefined || flags.argsFrom !== '') throw new UsageError('with a .wasm file give --input TEXT, not --args');
+      plugin = await adHocPlugin(flags.tool, flags.entry, io.cwd);
+      Object.assign(flags, { tool: plugin.tool, manifests: [plugin.dir], argsText: JSON.stringify({ input: flags.input ?? '' }) });
+    } else if (flags.entry !== undefined || flags.input !== undefined) {
+      throw new UsageError('--entry and --input are for calling a .wasm file; a tool takes --args');
+    }
+    try {
+      return await callOnce(flags, io);
+    } finally {
+      await plugin?.cleanup();
+    }
+  },
+};
+
+async function callOnce(flags: CallFlags, io: CliIO): Promise<ExitCode> {
+  {
     const args = await readArgs(flags, io);
     const { createRuntime } = await import('../runtime.js');
     const runtime = await createRuntime({
@@ -127,8 +157,8 @@ export const callCommand: Command = {
     } finally {
       await runtime.dispose();
     }
-  },
-};
+  }
+}
 
 /** A person reads text as is and a placeholder for anything else. */
 function describeBlock(b: ContentBlock): string {
