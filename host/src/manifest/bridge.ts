@@ -46,6 +46,16 @@ function collectSecrets(loaded: LoadedManifest, env: Record<string, string | und
   return { config, secretValues, missing };
 }
 
+/** The mounts with each rw mount's write quota (allowed_paths.<guest>.max_bytes, default applied). */
+function withWriteQuotas(loaded: LoadedManifest): SandboxToolSpec['allowedPaths'] {
+  const out: SandboxToolSpec['allowedPaths'] = {};
+  for (const [guest, m] of Object.entries(loaded.allowedPaths)) {
+    const maxBytes = loaded.manifest.capabilities.allowed_paths[guest]?.max_bytes;
+    out[guest] = { host: m.host, mode: m.mode, ...(maxBytes !== undefined ? { maxBytes } : {}) };
+  }
+  return out;
+}
+
 export function sandboxSpecFor(loaded: LoadedManifest, opts: BridgeOptions = {}): { spec: SandboxToolSpec; missingSecrets: string[] } {
   const m = loaded.manifest;
   const caps = m.capabilities;
@@ -66,7 +76,7 @@ export function sandboxSpecFor(loaded: LoadedManifest, opts: BridgeOptions = {})
       maxVarBytes: caps.memory.max_var_bytes,
     },
     allowedHosts: [...caps.allowed_hosts],
-    allowedPaths: structuredClone(loaded.allowedPaths),
+    allowedPaths: withWriteQuotas(loaded),
     config,
     secretValues,
   };

@@ -33,6 +33,8 @@ export const Fault = {
   TOOL_TRAP: 2,
   OUTPUT_TOO_LARGE: 3,
   OUTPUT_TOO_LARGE_TRAP: 4,
+  /** The call ran into an rw mount's write quota; the instance is still usable. */
+  QUOTA_EXCEEDED: 5,
 } as const;
 
 export interface Message { op: number; aux: number; data: Uint8Array }

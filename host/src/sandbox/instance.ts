@@ -111,7 +111,12 @@ export class SandboxInstance {
           return msg.data;
         case Op.RESULT_ERR: {
           if (msg.aux === Fault.TOOL_TRAP || msg.aux === Fault.OUTPUT_TOO_LARGE_TRAP) this.poisoned = true;
-          const code = msg.aux === Fault.OUTPUT_TOO_LARGE || msg.aux === Fault.OUTPUT_TOO_LARGE_TRAP ? 'OUTPUT_TOO_LARGE' : 'TOOL_ERROR';
+          const code =
+            msg.aux === Fault.OUTPUT_TOO_LARGE || msg.aux === Fault.OUTPUT_TOO_LARGE_TRAP
+              ? 'OUTPUT_TOO_LARGE'
+              : msg.aux === Fault.QUOTA_EXCEEDED
+                ? 'QUOTA_EXCEEDED'
+                : 'TOOL_ERROR';
           throw new ToolFailure(code, sanitizeMessage(new TextDecoder().decode(msg.data), this.setup.secrets));
         }
         case Op.HTTP_REQUEST:

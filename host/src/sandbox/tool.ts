@@ -40,7 +40,7 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
       units,
       returnsStatus: info.returnsStatus,
       config: { ...spec.config },
-      mounts: Object.entries(spec.allowedPaths).map(([guest, m]) => ({ guest, host: m.host, mode: m.mode })),
+      mounts: Object.entries(spec.allowedPaths).map(([guest, m]) => ({ guest, host: m.host, mode: m.mode, ...(m.maxBytes !== undefined ? { maxBytes: m.maxBytes } : {}) })),
       maxOutputBytes: limits.maxOutputBytes,
       maxVarBytes: limits.maxVarBytes,
       maxLogBytes: limits.maxLogBytes,

@@ -1,6 +1,7 @@
 import type { FdTable } from './fd-table.js';
 import type { GuestMemory } from './memory.js';
 import type { Mount } from './mounts.js';
+import type { WriteQuota } from './quota.js';
 
 /** Everything one instance's WASI calls share. One per createWasiImports call, never shared. */
 export interface WasiContext {
@@ -8,6 +9,7 @@ export interface WasiContext {
   readonly fds: FdTable;
   readonly mounts: readonly Mount[];
   readonly args: readonly string[];
+  readonly quota: WriteQuota;
   writeStdout(bytes: Uint8Array): void;
   writeStderr(bytes: Uint8Array): void;
 }

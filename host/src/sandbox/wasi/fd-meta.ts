@@ -64,7 +64,7 @@ export function fdFilestatSetSize(ctx: WasiContext, fd: number, size: bigint): n
   const file = fileOnly(ctx.fds.get(fd), fd);
   requireWritable(file.mount);
   if (size > BigInt(Number.MAX_SAFE_INTEGER)) throw new WasiError(Errno.FBIG, 'size too large');
-  withHostFile(file, constants.O_WRONLY, (h) => ftruncateSync(h, Number(size)));
+  withHostFile(file, constants.O_WRONLY, (h) => growTo(ctx, file, h, Number(size), true));
   return Errno.SUCCESS;
 }
 
@@ -84,15 +84,26 @@ export function fdFilestatSetTimes(ctx: WasiContext, fd: number, atim: bigint, m
   return Errno.SUCCESS;
 }
 
+/**
+ * Sets the file's size (or, unless `shrink`, only grows it). Growth counts toward the mount's write
+ * quota even though a sparse file takes no blocks yet: the module can fill it without another grant.
+ */
+function growTo(ctx: WasiContext, file: FileEntry, hostFd: number, size: number, shrink: boolean): void {
+  const current = Number(fstatSync(hostFd, { bigint: true }).size);
+  if (size <= current && !shrink) return;
+  const growth = size - current;
+  if (growth > ctx.quota.room(file.mount)) ctx.quota.refuse(file.mount, 'set_size');
+  ftruncateSync(hostFd, size);
+  ctx.quota.charge(file.mount, growth);
+}
+
 /** Grows the file to offset+len when it is shorter (posix_fallocate semantics). */
 export function fdAllocate(ctx: WasiContext, fd: number, offset: bigint, len: bigint): number {
   const file = fileOnly(ctx.fds.get(fd), fd);
   requireWritable(file.mount);
   const end = offset + len;
   if (end > BigInt(Number.MAX_SAFE_INTEGER)) throw new WasiError(Errno.FBIG, 'size too large');
-  withHostFile(file, constants.O_WRONLY, (h) => {
-    if (fstatSync(h, { bigint: true }).size < end) ftruncateSync(h, Number(end));
-  });
+  withHostFile(file, constants.O_WRONLY, (h) => growTo(ctx, file, h, Number(end), false));
   return Errno.SUCCESS;
 }
 

@@ -8,6 +8,8 @@
 // - path_symlink and path_link -> EPERM (63) on every mount: a module never makes links;
 // - readlink rewrites an absolute target inside the mount to its guest path and refuses one outside;
 // - the environment is always empty; stdin is always empty; sockets are ENOTSUP, proc_raise ENOSYS;
+// - past an rw mount's per-call write quota (writes, and growth by set_size/allocate/writing past
+//   the end) -> ENOSPC (51), the hit kept in WriteQuota for the call's result;
 // - poll_oneoff sleeps on clocks (at most 10 s a call) and reports fd subscriptions ready at once.
 // No host descriptor outlives one import call, so terminating the worker cannot leak any.
 import type { WasiContext } from './context.js';
@@ -15,10 +17,12 @@ import { FdTable } from './fd-table.js';
 import { buildImports } from './imports.js';
 import { GuestMemory } from './memory.js';
 import { prepareMounts, type WasiMount } from './mounts.js';
+import { WriteQuota } from './quota.js';
 
 export { WASI_IMPORT_NAMES } from './imports.js';
 export { WasiExit } from './errors.js';
 export type { WasiMount } from './mounts.js';
+export { WriteQuota, type QuotaHit } from './quota.js';
 export { MAX_OPEN_FDS } from './fd-table.js';
 export { MAX_IO_BYTES } from './io.js';
 
@@ -32,6 +36,8 @@ export interface WasiOptions {
   writeStderr(bytes: Uint8Array): void;
   /** argv as the module sees it; default none. */
   args?: string[];
+  /** Per-call write quotas of the rw mounts; the caller resets it before each call. Default a fresh one. */
+  quota?: WriteQuota;
 }
 
 /**
@@ -45,6 +51,7 @@ export function createWasiImports(opts: WasiOptions): Record<string, (...args: (
     fds: new FdTable(mounts),
     mounts,
     args: [...(opts.args ?? [])],
+    quota: opts.quota ?? new WriteQuota(),
     writeStdout: (bytes) => opts.writeStdout(bytes),
     writeStderr: (bytes) => opts.writeStderr(bytes),
   };

@@ -53,17 +53,39 @@ function readAt(ctx: WasiContext, entry: FileEntry, spans: Span[], position: num
   });
 }
 
+/** Cuts spans to at most `limit` bytes in total. */
+function trimSpans(spans: Span[], limit: number): Span[] {
+  const out: Span[] = [];
+  let left = limit;
+  for (const span of spans) {
+    if (left <= 0) break;
+    const len = Math.min(span.len, left);
+    out.push({ ptr: span.ptr, len });
+    left -= len;
+  }
+  return out;
+}
+
+// The mount's write quota counts the bytes written and any hole left before them (a write past
+// the end grows the file like set_size). Over it the write is short; with no room at all, ENOSPC.
 function writeAt(ctx: WasiContext, entry: FileEntry, spans: Span[], position: number | 'append'): { written: number; end: number } {
   return withHostFile(entry, constants.O_WRONLY, (hostFd) => {
-    let at = position === 'append' ? Number(fstatSync(hostFd, { bigint: true }).size) : position;
+    const size = Number(fstatSync(hostFd, { bigint: true }).size);
+    let at = position === 'append' ? size : position;
+    const hole = Math.max(0, at - size);
+    const asked = spans.reduce((sum, s) => sum + s.len, 0);
+    const room = ctx.quota.room(entry.mount) - hole;
+    if (asked > 0 && room <= 0) ctx.quota.refuse(entry.mount, 'write');
+    if (asked > room) ctx.quota.noteHit(entry.mount);
     let written = 0;
-    for (const span of spans) {
+    for (const span of asked > room ? trimSpans(spans, room) : spans) {
       if (span.len === 0) continue;
       const n = writeSync(hostFd, ctx.mem.bytes(span.ptr, span.len), 0, span.len, at);
       written += n;
       at += n;
       if (n < span.len) break;
     }
+    ctx.quota.charge(entry.mount, written > 0 ? hole + written : 0);
     return { written, end: at };
   });
 }

@@ -29,8 +29,11 @@ let logBytes = 0;
 let logDropped = 0;
 let httpStatus = 0;
 let httpHeaders: string | undefined;
+/** Set once WASI is loaded: the rw mounts' per-call write quotas. */
+let quota: { reset(): void; hit: { guest: string; maxBytes: number } | undefined } | undefined;
 
 function resetCallState(): void {
+  quota?.reset();
   allocated = 0;
   allocRefused = false;
   logLines = 0;
@@ -167,7 +170,10 @@ async function wasiFunctions(unit: LiveUnit): Promise<Record<string, HostFn>> {
   // loaded only by instances of WASI modules: an idle instance of any other module stays smaller
   const wasi = await import('../wasi/index.js');
   isWasiExit = (err) => (err instanceof wasi.WasiExit ? err.code : undefined);
+  const writeQuota = new wasi.WriteQuota();
+  quota = writeQuota;
   const fns = wasi.createWasiImports({
+    quota: writeQuota,
     mounts: init.mounts,
     getMemory: () => unit.memory,
     writeStdout: (bytes) => emitLog('info', decoder.decode(bytes).replace(/\n$/, '')),
@@ -226,6 +232,18 @@ async function start(): Promise<boolean> {
   }
 }
 
+/**
+ * A call that ran into a write quota fails naming the mount and the limit, whatever the module did
+ * next: what it wrote is incomplete. The instance is kept (the module only got ENOSPC).
+ */
+function quotaExceeded(moduleSaid?: string): boolean {
+  const hit = quota?.hit;
+  if (hit === undefined) return false;
+  const then = moduleSaid === undefined ? '' : `; the module then failed: ${moduleSaid}`;
+  sendError(Fault.QUOTA_EXCEEDED, `write quota exceeded: ${hit.guest} may take at most ${hit.maxBytes} bytes per call (allowed_paths.${hit.guest}.max_bytes); the module got ENOSPC${then}`);
+  return true;
+}
+
 async function runCall(input: Uint8Array): Promise<void> {
   resetCallState();
   try {
@@ -237,6 +255,7 @@ async function runCall(input: Uint8Array): Promise<void> {
         return;
       }
     }
+    if (quotaExceeded()) return;
     const bytes = output === null ? new Uint8Array(0) : output.bytes();
     if (bytes.length > init.maxOutputBytes) {
       sendError(Fault.OUTPUT_TOO_LARGE, `output is ${bytes.length} bytes; max_output_bytes is ${init.maxOutputBytes}`);
@@ -244,6 +263,7 @@ async function runCall(input: Uint8Array): Promise<void> {
     }
     sendResult(Op.RESULT_OK, bytes);
   } catch (err) {
+    if (quotaExceeded(describe(err))) return;
     const clean = err instanceof Error && err.message.startsWith(PLUGIN_ERROR_PREFIX);
     const fault = allocRefused ? Fault.OUTPUT_TOO_LARGE_TRAP : clean ? Fault.TOOL_ERROR : Fault.TOOL_TRAP;
     sendError(fault, describe(err));
