@@ -46,3 +46,21 @@ describe('toolgate call ./plugin.wasm --entry NAME --input TEXT', () => {
     expect(missing.stderr).toMatch(/nope\.wasm: cannot use this plugin file/);
   });
 });
+
+describe('toolgate inspect ./plugin.wasm', () => {
+  it('shows imports, exports, possible entries and what a manifest would need, without running it', async () => {
+    const r = await cli('inspect', './compat_user_import.wasm', '--json');
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(report['imports']).toEqual(['extism:host/user.hello_world', 'user.test']);
+    expect(report['entries']).toEqual(['run']);
+    expect((report['manifestNeeds'] as string[]).join('\n')).toMatch(/module\.link: \{ "extism:host\/user"/);
+    expect(report['pdk']).toMatch(/unknown/);
+  });
+
+  it('a file that is not WebAssembly is a usage error naming it', async () => {
+    const r = await cli('inspect', '../core_kit.wat.wasm');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/core_kit\.wat\.wasm: not a WebAssembly module/);
+  });
+});

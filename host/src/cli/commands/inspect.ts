@@ -15,13 +15,16 @@ import {
 import type { JsonObject } from '../../tool/index.js';
 import { pino } from 'pino';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
+import { inspectPluginFile, pluginText } from '../inspect-plugin.js';
 import { installedSource } from '../manifest-loader.js';
 
 const HELP = `Usage: toolgate inspect <tool> [--manifests DIR]... [--json]
+       toolgate inspect ./plugin.wasm [--json]
 
 Shows a tool's description, input schema, output schema and rendering, annotations, module
 (path, entry, sha256) and capabilities in plain words. The module is read and its sha256 checked,
-but never run.
+but never run. Given a .wasm file (a stock Extism plugin), shows its imports, exports, the PDK
+that built it (from its producers section) and what a manifest for it would need.
 
 Options:
   --manifests DIR   folder of tool manifests (repeatable; default ./manifests)
@@ -127,6 +130,16 @@ export const inspectCommand: Command = {
     if (name === undefined || extra.length > 0) {
       io.stderr(`toolgate inspect: expected exactly one tool name\n\n${HELP}\n`);
       return EXIT.usage;
+    }
+    if (name.toLowerCase().endsWith('.wasm')) {
+      try {
+        const report = await inspectPluginFile(name, io.cwd);
+        io.stdout(parsed.values.json === true ? `${JSON.stringify(report, null, 2)}\n` : escapeForTerminal(pluginText(report)));
+        return EXIT.ok;
+      } catch (err) {
+        io.stderr(`toolgate inspect: ${err instanceof Error ? err.message : String(err)}\n`);
+        return EXIT.usage;
+      }
     }
     const given = parsed.values.manifests ?? [];
     const dirs = (given.length > 0 ? given : ['manifests']).map((d) => resolve(io.cwd, d));
