@@ -17,6 +17,7 @@ const base: CapabilitySet = {
   paths: [{ guest: '/data', host: '/srv/data', mode: 'ro' }],
   maxPages: 16,
   maxHttpResponseBytes: 1 << 20,
+  maxVarBytes: 1 << 20,
   timeoutMs: 1000,
   maxInputBytes: 1 << 20,
   maxOutputBytes: 1 << 20,
@@ -62,6 +63,8 @@ describe('capability growth', () => {
     expect(rw.lines[0]).toContain('(was read-only)');
     expect(diffCapabilities(base, { ...base, maxHttpResponseBytes: 2 << 20 }).grew).toBe(true);
     expect(diffCapabilities(base, { ...base, secrets: ['TOKEN'] }).grew).toBe(true);
+    expect(diffCapabilities(base, { ...base, maxVarBytes: 8 << 20 }).lines).toEqual(['+ vars: 1 MiB -> 8 MiB']);
+    expect(ceilingViolations({ ...base, maxVarBytes: 8 << 20 }, parseCeiling('max_var_bytes: 1048576\n', 'c.yaml'))).toEqual(['memory.max_var_bytes 8388608 is above the ceiling of 1048576']);
   });
 });
 

@@ -38,7 +38,7 @@ interface Out {
 
 type Rule = (before: CapabilitySet, after: CapabilitySet, out: Out) => void;
 
-function numeric(key: 'maxPages' | 'maxHttpResponseBytes' | 'timeoutMs' | 'maxInputBytes' | 'maxOutputBytes' | 'poolMax', what: string, fmt: (n: number) => string): Rule {
+function numeric(key: 'maxPages' | 'maxHttpResponseBytes' | 'maxVarBytes' | 'timeoutMs' | 'maxInputBytes' | 'maxOutputBytes' | 'poolMax', what: string, fmt: (n: number) => string): Rule {
   return (before, after, out) => {
     const a = before[key];
     const b = after[key];
@@ -81,6 +81,7 @@ const RULES = {
   paths: diffPaths,
   maxPages: numeric('maxPages', 'memory', (n) => `${n} pages`),
   maxHttpResponseBytes: numeric('maxHttpResponseBytes', 'http responses', bytes),
+  maxVarBytes: numeric('maxVarBytes', 'vars', bytes),
   timeoutMs: numeric('timeoutMs', 'time', (n) => `${n} ms`),
   maxInputBytes: numeric('maxInputBytes', 'input', bytes),
   maxOutputBytes: numeric('maxOutputBytes', 'output', bytes),

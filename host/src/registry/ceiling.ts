@@ -18,6 +18,7 @@ const ceilingSchema = z.strictObject({
   max_timeout_ms: z.number().int().positive().optional(),
   max_output_bytes: z.number().int().positive().optional(),
   max_input_bytes: z.number().int().positive().optional(),
+  max_var_bytes: z.number().int().positive().optional(),
   /** Largest write quota (allowed_paths.<guest>.max_bytes) of any rw mount. */
   max_write_bytes: z.number().int().positive().optional(),
   /** Largest pool.max (instances of one tool at once). */
@@ -93,7 +94,7 @@ export function hostCovered(requested: string, ceilingPattern: string): boolean 
 
 type Check = (caps: CapabilitySet, ceiling: Ceiling, out: string[]) => void;
 
-function limit(key: 'maxPages' | 'maxHttpResponseBytes' | 'timeoutMs' | 'maxInputBytes' | 'maxOutputBytes' | 'poolMax', what: string, of: (c: Ceiling) => number | undefined): Check {
+function limit(key: 'maxPages' | 'maxHttpResponseBytes' | 'maxVarBytes' | 'timeoutMs' | 'maxInputBytes' | 'maxOutputBytes' | 'poolMax', what: string, of: (c: Ceiling) => number | undefined): Check {
   return (caps, ceiling, out) => {
     const max = of(ceiling);
     if (max !== undefined && caps[key] > max) out.push(`${what} ${caps[key]} is above the ceiling of ${max}`);
@@ -123,6 +124,7 @@ const CHECKS = {
   paths: checkPaths,
   maxPages: limit('maxPages', 'memory.max_pages', (c) => c.max_pages),
   maxHttpResponseBytes: limit('maxHttpResponseBytes', 'memory.max_http_response_bytes', (c) => c.max_http_response_bytes),
+  maxVarBytes: limit('maxVarBytes', 'memory.max_var_bytes', (c) => c.max_var_bytes),
   timeoutMs: limit('timeoutMs', 'timeout_ms', (c) => c.max_timeout_ms),
   maxInputBytes: limit('maxInputBytes', 'max_input_bytes', (c) => c.max_input_bytes),
   maxOutputBytes: limit('maxOutputBytes', 'max_output_bytes', (c) => c.max_output_bytes),

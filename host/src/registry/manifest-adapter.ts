@@ -36,6 +36,8 @@ export interface CapabilitySet {
   paths: PathGrant[];
   maxPages: number;
   maxHttpResponseBytes: number;
+  /** Bytes of Extism vars one instance may hold (memory.max_var_bytes). */
+  maxVarBytes: number;
   timeoutMs: number;
   maxInputBytes: number;
   maxOutputBytes: number;
@@ -106,6 +108,7 @@ export function readManifest(text: string, file: string): PackagedManifest {
         .sort((a, b) => (a.guest < b.guest ? -1 : a.guest > b.guest ? 1 : 0)),
       maxPages: caps.memory.max_pages,
       maxHttpResponseBytes: caps.memory.max_http_response_bytes,
+      maxVarBytes: caps.memory.max_var_bytes,
       timeoutMs: caps.timeout_ms,
       maxInputBytes: caps.max_input_bytes,
       maxOutputBytes: caps.max_output_bytes,
