@@ -67,9 +67,11 @@ describe('scripts/toolchains.sh', () => {
 
 describe('the Makefile installs what it needs before it builds', () => {
   it('make test checks the test toolchains first; make run only the build ones', async () => {
-    const test = await run('make', ['-n', 'test'], process.env);
+    // Run as a nested make (make test -> vitest -> here), make would print "Entering directory".
+    const { MAKEFLAGS: _f, MAKELEVEL: _l, MFLAGS: _m, ...env } = process.env;
+    const test = await run('make', ['-n', '--no-print-directory', 'test'], env);
     expect(test.stdout.split('\n')[0]).toBe('scripts/toolchains.sh test');
-    const runPlan = await run('make', ['-n', '--no-print-directory', 'build', 'examples'], process.env);
+    const runPlan = await run('make', ['-n', '--no-print-directory', 'build', 'examples'], env);
     expect(runPlan.stdout).toContain('scripts/toolchains.sh build');
     expect(runPlan.stdout).not.toContain('scripts/toolchains.sh test');
   });
