@@ -231,6 +231,22 @@ describe('names resolve once, to addresses that are checked, and the connection 
     expectError(await gate.request(get('http://v6meta.example.com/'), never()), /resolves to fd00:ec2::254, a cloud metadata address/);
   });
 
+  it('a DNS answer the host grammar cannot read (a zone id, a name, garbage) is refused, never connected to raw', async () => {
+    const lookup = staticLookup({
+      'zoned.example.com': ['::1%lo'],
+      'linklocal.example.com': ['fe80::1%eth0'],
+      'named.example.com': ['localhost'],
+      'junk.example.com': ['127.0.0.1 extra'],
+    });
+    const gate = createHttpGate(policy(['*.example.com:*', `[::1]:${v6.port}`], { lookup }));
+    const before = v6.requests.length;
+    expectError(await gate.request(get(`http://zoned.example.com:${v6.port}/`), never()), /resolved to "::1%lo", which is not an IP address this sandbox can check/);
+    expectError(await gate.request(get('http://linklocal.example.com/'), never()), /resolved to "fe80::1%eth0"/);
+    expectError(await gate.request(get('http://named.example.com/'), never()), /resolved to "localhost"/);
+    expectError(await gate.request(get('http://junk.example.com/'), never()), /resolved to "127\.0\.0\.1 extra"/);
+    expect(v6.requests.length).toBe(before);
+  });
+
   it('an IP literal URL is refused unless that literal is listed, even when a name for it is', async () => {
     const gate = createHttpGate(policy([`localhost:${a.port}`, '*.example.com:*']));
     const before = a.requests.length;

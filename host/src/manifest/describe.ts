@@ -2,7 +2,7 @@
 // Every capability is listed, including the absence of network and file access, so a short list
 // never hides a grant.
 import { KIB, MANIFEST_DEFAULTS, MIB, PAGE_BYTES } from './defaults.js';
-import { parseHostPattern } from '../sandbox/index.js';
+import { parseHostPattern } from '../host-grammar/index.js';
 import type { Manifest } from './schema.js';
 
 export function formatBytes(bytes: number): string {

@@ -2,7 +2,7 @@
 // explain`): a URL whose host is not in allowed_hosts, an absolute path outside every mount. Only
 // the kinds of reach a tool has are judged (a tool with no mounts may well take "/x" as plain text).
 import { posix } from 'node:path';
-import { matchHost } from '../sandbox/index.js';
+import { matchHost } from '../host-grammar/index.js';
 import type { Json, JsonObject, ToolCapabilities } from '../tool/index.js';
 
 const MAX_STRINGS = 10_000;

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { jsonSchemaProblem, type Json, type JsonObject, type ParamSpec } from '../tool/index.js';
 import { MANIFEST_BOUNDS, MANIFEST_DEFAULTS } from './defaults.js';
-import { parseHostPattern } from '../sandbox/index.js';
+import { normalHostPattern } from '../host-grammar/index.js';
 
 export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 // semver.org's own regular expression (2.0.0).
@@ -129,13 +129,15 @@ const outputSchema = z
     }
   });
 
+// Stored in the sandbox grammar's normal form (`0x7f.1:8080` -> `127.0.0.1:8080`), so consent,
+// `inspect`, the upgrade diff, guard-hosts and ceilings all see the host the sandbox will reach.
 const hostPattern = z.string().transform((raw, ctx) => {
-  const parsed = parseHostPattern(raw);
-  if (typeof parsed === 'string') {
-    ctx.addIssue({ code: 'custom', message: `"${raw}" ${parsed}` });
+  const parsed = normalHostPattern(raw);
+  if ('problem' in parsed) {
+    ctx.addIssue({ code: 'custom', message: `"${raw}" ${parsed.problem}` });
     return z.NEVER;
   }
-  return raw.trim().toLowerCase();
+  return parsed.normal;
 });
 
 function guestPathProblem(key: string): string | undefined {

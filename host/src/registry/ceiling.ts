@@ -3,12 +3,20 @@
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { parseHostPattern, parseHostRule, ruleCovers } from '../host-grammar/index.js';
 import { RegistryError } from './errors.js';
 import type { CapabilitySet } from './manifest-adapter.js';
 
 const ceilingSchema = z.strictObject({
-  /** Host globs a tool's allowed_hosts must fall under, e.g. ["*.example.com"]; [] = no network. */
-  allowed_hosts: z.array(z.string().min(1)).optional(),
+  /** Host rules (host-grammar) a tool's allowed_hosts must fall under, e.g. ["*.example.com"]; [] = no network. */
+  allowed_hosts: z
+    .array(
+      z.string().superRefine((raw, zctx) => {
+        const rule = parseHostRule(raw);
+        if (typeof rule === 'string') zctx.addIssue({ code: 'custom', message: `host rule ${JSON.stringify(raw)}: ${rule}` });
+      }),
+    )
+    .optional(),
   /** false = no filesystem mounts at all. */
   allow_paths: z.boolean().optional(),
   /** false = read-only mounts only. */
@@ -62,34 +70,16 @@ export async function loadCeiling(file: string, required: boolean): Promise<Ceil
   return parseCeiling(text, file);
 }
 
-function splitHostPort(text: string): { host: string; port?: string } {
-  const lower = text.toLowerCase();
-  if (lower.startsWith('[')) {
-    const close = lower.indexOf(']');
-    const rest = lower.slice(close + 1);
-    return { host: lower.slice(0, close + 1), ...(rest.startsWith(':') ? { port: rest.slice(1) } : {}) };
-  }
-  const colon = lower.lastIndexOf(':');
-  if (colon > 0 && lower.indexOf(':') === colon) return { host: lower.slice(0, colon), port: lower.slice(colon + 1) };
-  return { host: lower };
-}
-
 /**
- * Whether a requested host pattern can only reach hosts the ceiling pattern allows. `*.x.com` covers
- * `a.x.com`, `a.b.x.com` and `*.a.x.com` but not `x.com`; a ceiling pattern without a port allows
- * any port, one with a port only that port.
+ * Whether a requested allowed_hosts entry can only reach hosts the ceiling rule allows. Both are
+ * read with the sandbox's host grammar (`127.1:8080` is `127.0.0.1:8080`); `*.x.com` covers
+ * `a.x.com`, `a.b.x.com` and `*.a.x.com` but not `x.com`; a rule without a port allows any port,
+ * one with a port only that port; `*` allows every host. Anything either side cannot parse is not covered.
  */
-export function hostCovered(requested: string, ceilingPattern: string): boolean {
-  const req = splitHostPort(requested);
-  const pat = splitHostPort(ceilingPattern);
-  if (pat.port !== undefined && req.port !== pat.port) return false;
-  if (pat.host === '*') return true;
-  if (pat.host.startsWith('*.')) {
-    const suffix = pat.host.slice(1);
-    const rest = req.host.startsWith('*.') ? req.host.slice(1) : req.host;
-    return rest.endsWith(suffix) && !rest.slice(0, rest.length - suffix.length).includes('*');
-  }
-  return !req.host.includes('*') && req.host === pat.host;
+export function hostCovered(requested: string, ceilingRule: string): boolean {
+  const target = parseHostPattern(requested);
+  const rule = parseHostRule(ceilingRule);
+  return typeof target !== 'string' && typeof rule !== 'string' && ruleCovers(rule, target);
 }
 
 type Check = (caps: CapabilitySet, ceiling: Ceiling, out: string[]) => void;

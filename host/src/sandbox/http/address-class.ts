@@ -1,7 +1,7 @@
 // Which special-purpose range an IP address falls in. A name that resolves into one of these is
 // refused unless the address itself is listed, because "allowed host" must not become a way to
 // reach the machine's own services, the LAN or a cloud metadata endpoint.
-import { isIPv4, isIPv6 } from 'node:net';
+import { parseIpv4, parseIpv6 } from '../../host-grammar/index.js';
 
 export type AddressClass =
   | 'loopback'
@@ -47,49 +47,12 @@ const V4_RANGES: readonly V4Range[] = [
   v4('240.0.0.0', 4, 'reserved'),
 ];
 
-/** Dotted-quad IPv4 to an unsigned 32-bit number; undefined when it is not one. */
-export function parseIpv4(text: string): number | undefined {
-  if (!isIPv4(text)) return undefined;
-  const parts = text.split('.').map(Number);
-  return (((parts[0] ?? 0) << 24) | ((parts[1] ?? 0) << 16) | ((parts[2] ?? 0) << 8) | (parts[3] ?? 0)) >>> 0;
-}
-
 function classifyV4(n: number): AddressClass | undefined {
   for (const r of V4_RANGES) {
     const mask = r.bits === 0 ? 0 : (0xffffffff << (32 - r.bits)) >>> 0;
     if (((n & mask) >>> 0) === ((r.base & mask) >>> 0)) return r.cls;
   }
   return undefined;
-}
-
-/** IPv6 text to its eight 16-bit groups (zone id dropped); undefined when it is not IPv6. */
-export function parseIpv6(text: string): number[] | undefined {
-  const bare = text.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
-  if (!isIPv6(bare)) return undefined;
-  let head = bare;
-  const tail: number[] = [];
-  // An embedded dotted quad (::ffff:1.2.3.4) becomes the last two groups.
-  const quad = /(\d+\.\d+\.\d+\.\d+)$/.exec(bare);
-  if (quad?.[1] !== undefined) {
-    const n = parseIpv4(quad[1]);
-    if (n === undefined) return undefined;
-    tail.push(n >>> 16, n & 0xffff);
-    head = bare.slice(0, bare.length - quad[1].length);
-    if (head.endsWith(':') && !head.endsWith('::')) head = head.slice(0, -1);
-  }
-  const toGroups = (s: string): number[] => (s === '' ? [] : s.split(':').map((g) => parseInt(g, 16)));
-  const want = 8 - tail.length;
-  let groups: number[];
-  const gap = head.indexOf('::');
-  if (gap >= 0) {
-    const left = toGroups(head.slice(0, gap));
-    const right = toGroups(head.slice(gap + 2));
-    groups = [...left, ...new Array<number>(want - left.length - right.length).fill(0), ...right];
-  } else {
-    groups = toGroups(head);
-  }
-  groups.push(...tail);
-  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : undefined;
 }
 
 function embeddedV4(hi: number, lo: number): number {

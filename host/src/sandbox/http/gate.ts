@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { describeNetworkError, shortReason } from './describe-error.js';
 import { exchange, type ExchangeSettings } from './exchange.js';
 import { PinnedPools, type PoolSettings } from './pinned-pools.js';
-import { hostPort, parseHostPattern, type HostPattern } from './host-pattern.js';
+import { hostPort, parseHostPattern, type HostPattern } from '../../host-grammar/index.js';
 import { ResponseTooLarge } from './read-capped.js';
 import { redirectedRequest } from './redirect.js';
 import { LIMITS, cleanRequest } from './request-shape.js';

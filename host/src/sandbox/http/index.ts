@@ -10,6 +10,6 @@ export type {
   ResolvedAddress,
 } from './types.js';
 export { createHttpGate } from './gate.js';
-export { matchHost, checkHostPattern, parseHostPattern, type HostPattern } from './host-pattern.js';
+export { matchHost, checkHostPattern, parseHostPattern, type HostPattern } from '../../host-grammar/index.js';
 export { classifyAddress, type AddressClass } from './address-class.js';
 export { LIMITS as HTTP_LIMITS } from './request-shape.js';

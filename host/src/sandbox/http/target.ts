@@ -5,7 +5,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { isOwnListener } from '../../own-sockets/index.js';
 import { classifyAddress, describeClass } from './address-class.js';
-import { DEFAULT_PORTS, canonicalHost, hostPort, patternMatches, type HostPattern, type Scheme } from './host-pattern.js';
+import { DEFAULT_PORTS, canonicalHost, hostPort, patternMatches, type HostPattern, type Scheme } from '../../host-grammar/index.js';
 import type { HostLookup, ResolvedAddress } from './types.js';
 
 export interface CheckedTarget {
@@ -69,16 +69,19 @@ export async function checkTarget(
   // a listed name, or a glob, never vouches for where it happens to resolve.
   for (const { address } of addresses) {
     const canonical = canonicalHost(address);
+    // An answer the host grammar cannot read (a zone id, garbage from a resolver) is never a
+    // place to connect to: skipping it would hand the raw text to the socket unchecked.
+    if (canonical === undefined || isIP(canonical) === 0) return `${host} resolved to ${JSON.stringify(address.slice(0, 64))}, which is not an IP address this sandbox can check`;
     // toolgate's own sockets are never reachable, whatever allowed_hosts says: a tool calling its
     // own server could answer its own approvals or borrow other tools' capabilities.
-    if (isOwnListener(canonical ?? address, port)) {
-      const literal = hostPort(canonical ?? address, port);
+    if (isOwnListener(canonical, port)) {
+      const literal = hostPort(canonical, port);
       return isIP(host) !== 0
         ? `${literal} is this toolgate process's own server; tools may never connect to it`
         : `${host} resolves to ${literal}, this toolgate process's own server; tools may never connect to it`;
     }
-    const cls = canonical === undefined ? 'reserved' : classifyAddress(canonical);
-    if (cls === undefined || canonical === undefined) continue;
+    const cls = classifyAddress(canonical);
+    if (cls === undefined) continue;
     const listed = patterns.some((p) => p.kind === 'ip' && patternMatches(p, canonical, port, scheme));
     if (listed) continue;
     const literal = hostPort(canonical, port);

@@ -1,4 +1,5 @@
-// allowed_hosts entries and how they match a request's host and port.
+// allowed_hosts entries and how they match a request's host and port: the sandbox's host grammar,
+// shared by manifests (stored in normal form), guard-hosts, ceilings and `inspect`.
 //
 // Rules (DESIGN §4 "Network"):
 // - `docs.example.com`       that name, on the scheme's default port only (443 https, 80 http);
@@ -81,6 +82,18 @@ export function parseHostPattern(source: string): HostPattern | string {
   const host = canonicalHost(hostPart);
   if (host === undefined) return `"${hostPart}" is not a valid host name or IP address`;
   return { source, kind: isIP(host) === 0 ? 'name' : 'ip', host, port };
+}
+
+/** The one written form of a parsed pattern: lower case, punycode, dotted-quad IPv4, bracketed IPv6. */
+export function formatHostPattern(pattern: Pick<HostPattern, 'kind' | 'host' | 'port'>): string {
+  const host = pattern.kind === 'glob' ? `*.${pattern.host}` : isIP(pattern.host) === 6 ? `[${pattern.host}]` : pattern.host;
+  return pattern.port === 'default' ? host : `${host}:${pattern.port === 'any' ? '*' : pattern.port}`;
+}
+
+/** The normal form of an allowed_hosts entry (`127.1:8080` -> `127.0.0.1:8080`), or the rule it breaks. */
+export function normalHostPattern(entry: string): { normal: string } | { problem: string } {
+  const parsed = parseHostPattern(entry);
+  return typeof parsed === 'string' ? { problem: parsed } : { normal: formatHostPattern(parsed) };
 }
 
 /** undefined when `entry` is a valid allowed_hosts entry, else the rule it breaks (for manifests). */

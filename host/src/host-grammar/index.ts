@@ -1,0 +1,19 @@
+// One host grammar (DESIGN §8): how allowed_hosts entries, guard-hosts rules and ceiling entries
+// are parsed and written. The sandbox matches requests with it, manifests store its normal form,
+// and guard-hosts, ceilings and `inspect` read hosts through it, so a spelling cannot mean one
+// host to a check and another to the connection.
+export {
+  DEFAULT_PORTS,
+  canonicalHost,
+  checkHostPattern,
+  formatHostPattern,
+  hostPort,
+  matchHost,
+  normalHostPattern,
+  parseHostPattern,
+  patternMatches,
+  type HostPattern,
+  type Scheme,
+} from './pattern.js';
+export { parseHostRule, ruleCovers, ruleOverlaps, type HostRule, type HostTarget } from './rule.js';
+export { carriedIpv4, inRange, ipValue, parseCidr, parseIpv4, parseIpv6, type IpRange } from './ip.js';
