@@ -49,7 +49,7 @@ fixtures: toolchains
 SHARED ?= ../shared
 
 test: toolchains-test build examples fixtures typecheck conformance-deps
-	npx vitest run $(VITEST_ARGS)
+	SHARED="$(SHARED)" npx vitest run $(VITEST_ARGS)
 	@$(MAKE) --no-print-directory compat
 
 # Cases that conflict with a containment rule we keep are listed, with the reason, in

@@ -2,7 +2,7 @@
 // the module (as UTF-8 JSON, or one argument's bytes: wire.ts) and returns the module's output as the
 // canonical value (§4 wire ABI).
 import type { Logger } from 'pino';
-import { DEFAULT_LIMITS, loadSandboxTool, SandboxLoadError, type SandboxTool, type SandboxToolSpec } from '../sandbox/index.js';
+import { DEFAULT_LIMITS, loadSandboxTool, SandboxLoadError, type SandboxExecution, type SandboxTool, type SandboxToolSpec } from '../sandbox/index.js';
 import { ToolFailure } from '../tool/index.js';
 import type { Json, JsonObject, ToolDefinition } from '../tool/index.js';
 import { MANIFEST_DEFAULTS } from './defaults.js';
@@ -17,6 +17,8 @@ export interface BridgeOptions {
   /** Where declared secrets are read from at load. Default process.env. Nothing else is read. */
   env?: Record<string, string | undefined>;
   logger?: Logger;
+  /** Where calls run (the sandbox's choice by default; tests and operators may keep them in workers). */
+  execution?: SandboxExecution;
 }
 
 /** Short, single-line excerpt of a parse error so a hostile module cannot flood the result. */
@@ -84,6 +86,7 @@ export function sandboxSpecFor(loaded: LoadedManifest, opts: BridgeOptions = {})
   spec.pool = { max: m.pool?.max ?? MANIFEST_DEFAULTS.poolMax };
   if (m.pool?.idle_ms !== undefined) spec.pool.idleMs = m.pool.idle_ms;
   if (opts.logger !== undefined) spec.logger = opts.logger;
+  if (opts.execution !== undefined) spec.execution = opts.execution;
   return { spec, missingSecrets: missing };
 }
 

@@ -2,7 +2,7 @@
 // toolgate. Reached only through the tool model.
 export type { SandboxLimits } from './limits.js';
 export { DEFAULT_LIMITS } from './limits.js';
-export type { SandboxToolSpec } from './spec.js';
+export type { SandboxExecution, SandboxToolSpec } from './spec.js';
 export type { SandboxTool } from './tool.js';
 export { loadSandboxTool } from './tool.js';
 export { SandboxLoadError, type SandboxLoadErrorCode } from './load-error.js';

@@ -20,6 +20,19 @@ export interface SandboxToolSpec {
   secretValues: string[];
   pool?: { max?: number; idleMs?: number };
   logger?: Logger;
+  /** Where calls run (execution.ts); default: on the calling thread when the tool may. */
+  execution?: SandboxExecution;
+}
+
+/**
+ * `path: 'worker'` keeps every call in a worker (an operator's or a test's choice); `instrument`
+ * overrides whether modules get preemption fuel (default: when the calling thread may run them);
+ * `sliceMs` is how long a call may run on the calling thread before it moves to a worker.
+ */
+export interface SandboxExecution {
+  path?: 'auto' | 'worker';
+  instrument?: boolean;
+  sliceMs?: number;
 }
 
 export interface SandboxLink {
@@ -70,6 +83,10 @@ const specSchema = z.object({
   secretValues: z.array(z.string()),
   pool: z.object({ max: positive.max(64).optional(), idleMs: positive.optional() }).optional(),
   logger: z.unknown().optional(),
+  execution: z
+    .object({ path: z.enum(['auto', 'worker']).optional(), instrument: z.boolean().optional(), sliceMs: positive.max(60_000).optional() })
+    .strict()
+    .optional(),
 });
 
 export function checkSpec(spec: SandboxToolSpec): void {

@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import { ToolFailure } from '../tool/index.js';
 import { CallControl, callerAbortFailure } from './call-control.js';
+import { wantsInstrumentation } from './execution.js';
 import { createHttpGate } from './http/index.js';
 import { SandboxInstance, type InstanceSetup } from './instance.js';
 import { allocBudget } from './limits.js';
@@ -30,7 +31,7 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
   checkSpec(spec);
   const workerFile = instanceWorkerFile();
   const { limits } = spec;
-  const { units, info } = await compileUnits(spec);
+  const { units, info } = await compileUnits(spec, wantsInstrumentation(spec));
   const secrets = [...spec.secretValues].filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
   const logger = spec.logger;
   const setup: InstanceSetup = {

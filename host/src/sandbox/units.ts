@@ -10,8 +10,11 @@ import type { ModuleUnit } from './worker/protocol.js';
 
 export interface CompiledUnits {
   units: ModuleUnit[];
-  /** What the whole plugin needs: the main module's entry status, HTTP if any module imports it. */
-  info: { returnsStatus: boolean; usesHttp: boolean };
+  /**
+   * What the whole plugin needs: the main module's entry status, HTTP if any module imports it,
+   * and whether every module is instrumented for preemption (or has no code).
+   */
+  info: { returnsStatus: boolean; usesHttp: boolean; preemptible: boolean };
 }
 
 function unitOf(name: string, wasiNamespace: string, compiled: CompiledModule): ModuleUnit {
@@ -19,14 +22,15 @@ function unitOf(name: string, wasiNamespace: string, compiled: CompiledModule): 
   return { name, module: compiled.module, usesWasi, wasiNamespace, hasInitialize, hasStart, hasHsInit };
 }
 
-export async function compileUnits(spec: SandboxToolSpec): Promise<CompiledUnits> {
+export async function compileUnits(spec: SandboxToolSpec, preempt: boolean): Promise<CompiledUnits> {
   const links = spec.links ?? [];
   const linkNamespaces = links.map((l) => l.namespace);
-  const common = { tool: spec.name, maxPages: spec.limits.maxPages, wasiImportNames: WASI_IMPORT_NAMES, linkNamespaces };
+  const common = { tool: spec.name, maxPages: spec.limits.maxPages, wasiImportNames: WASI_IMPORT_NAMES, linkNamespaces, preempt };
   // linked modules first: an import nothing provides is reported from the module that declares it
   const linked: ModuleUnit[] = [];
   const labels: string[] = [];
   let usesHttp = false;
+  let preemptible = preempt;
   for (const link of links) {
     const label = `module.link "${link.namespace}"`;
     const wasiNamespace = `${TOOLGATE_WASI_NAMESPACE}@${link.namespace}`;
@@ -34,11 +38,13 @@ export async function compileUnits(spec: SandboxToolSpec): Promise<CompiledUnits
     linked.push(unitOf(link.namespace, wasiNamespace, compiled));
     labels.push(label);
     usesHttp ||= compiled.info.usesHttp;
+    preemptible &&= compiled.info.preemptible;
   }
   const main = await compileModule(spec.wasm, { ...common, entry: spec.entry }, spec.sha256);
   const units = [unitOf('main', TOOLGATE_WASI_NAMESPACE, main), ...linked];
   labels.unshift('the main module');
   usesHttp ||= main.info.usesHttp;
+  preemptible &&= main.info.preemptible;
   checkLinks(spec.name, units.map((u, i) => ({ name: u.name, label: labels[i] ?? u.name, module: u.module })));
-  return { units, info: { returnsStatus: main.info.returnsStatus, usesHttp } };
+  return { units, info: { returnsStatus: main.info.returnsStatus, usesHttp, preemptible } };
 }

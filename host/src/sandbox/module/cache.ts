@@ -1,5 +1,6 @@
-// One compiled module per (sha256, memory cap, entry, namespaces): compiling is the expensive step,
-// and the patched bytes depend on the cap, the entry (the status wrapper) and the import namespaces.
+// One compiled module per (sha256, memory cap, entry, namespaces, instrumentation): compiling is the
+// expensive step, and the patched bytes depend on the cap, the entry (the status wrapper), the import
+// namespaces and whether the module is instrumented for preemption.
 import { createHash } from 'node:crypto';
 import { SandboxLoadError } from '../load-error.js';
 import { prepareModule, type PrepareOptions, type PreparedModule } from './prepare.js';
@@ -24,7 +25,7 @@ export function compileModule(wasm: Uint8Array, opts: PrepareOptions, sha256?: s
       new SandboxLoadError('BAD_MODULE', `tool "${opts.tool}": ${which} sha256 is ${digest}, the manifest pins ${sha256}`),
     );
   }
-  const key = JSON.stringify([digest, opts.maxPages, opts.entry ?? null, opts.wasiNamespace ?? null, opts.linkNamespaces ?? [], opts.label ?? null]);
+  const key = JSON.stringify([digest, opts.maxPages, opts.entry ?? null, opts.wasiNamespace ?? null, opts.linkNamespaces ?? [], opts.label ?? null, opts.preempt === true]);
   let hit = cache.get(key);
   if (!hit) {
     hit = build(wasm, opts, digest);

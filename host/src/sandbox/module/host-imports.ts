@@ -19,3 +19,7 @@ export const MEMORY_EXPORT = 'toolgate:memory';
 export const INITIALIZE_EXPORT = 'toolgate:_initialize';
 export const START_EXPORT = 'toolgate:_start';
 export const HS_INIT_EXPORT = 'toolgate:hs_init';
+
+/** The host check an instrumented module calls when its fuel runs out (module/preempt.ts). */
+export const PREEMPT_NAMESPACE = 'toolgate:preempt';
+export const PREEMPT_CHECK = 'check';

@@ -90,3 +90,16 @@ export function concatBytes(chunks: (Uint8Array | number[])[]): Uint8Array {
   }
   return out;
 }
+
+/** A signed LEB128 (the operand of i32.const). */
+export function encodeI32(value: number): number[] {
+  const out: number[] = [];
+  let v = value | 0;
+  for (;;) {
+    const b = v & 0x7f;
+    v >>= 7;
+    const done = (v === 0 && (b & 0x40) === 0) || (v === -1 && (b & 0x40) !== 0);
+    out.push(done ? b : b | 0x80);
+    if (done) return out;
+  }
+}

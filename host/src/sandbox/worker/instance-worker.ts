@@ -4,7 +4,7 @@
 import { parentPort } from 'node:worker_threads';
 import createPlugin, { type CallContext, type Plugin } from '@extism/extism';
 import { Channel, Fault, Op } from '../channel.js';
-import { ENTRY_EXPORT, EXTISM_NAMESPACE, STATUS_EXPORT } from '../module/host-imports.js';
+import { ENTRY_EXPORT, EXTISM_NAMESPACE, PREEMPT_CHECK, PREEMPT_NAMESPACE, STATUS_EXPORT } from '../module/host-imports.js';
 import { withLiveUnits, type LiveUnit } from './instantiate.js';
 import type { LogLevelName, LogMessage, WorkerInit } from './protocol.js';
 
@@ -207,7 +207,8 @@ function sendError(fault: number, message: string): void {
 
 async function start(): Promise<boolean> {
   try {
-    const functions: Record<string, Record<string, HostFn>> = { [EXTISM_NAMESPACE]: extism };
+    // in a worker, terminate() stops a call: an instrumented module's fuel check just refills
+    const functions: Record<string, Record<string, HostFn>> = { [EXTISM_NAMESPACE]: extism, [PREEMPT_NAMESPACE]: { [PREEMPT_CHECK]: () => 0x7fffffff } };
     const live: LiveUnit[] = init.units.map((unit) => ({ unit, memory: undefined }));
     for (const l of live) if (l.unit.usesWasi) functions[l.unit.wasiNamespace] = await wasiFunctions(l);
     const wasm = init.units.map((u) => ({ module: u.module, name: u.name }));

@@ -1,0 +1,149 @@
+// Preemption instrumentation (issue 15): the module gets a fuel counter (a new mutable i32 global)
+// charged at every function entry and loop head by the instructions that region may run; when it
+// drops below zero the module calls the host's check (a new import), which returns fresh fuel or
+// throws to stop the call. A loop or a recursion therefore reaches the host within a bounded
+// number of instructions, so a call can run on the calling thread and still be stopped on time.
+// The import is appended after the module's own imports: only defined functions move up by one,
+// and every place that names a function (code, elements, globals, start, exports) is renumbered.
+import { BinaryReader, concatBytes, encodeI32, encodeName, encodeU32 } from './leb128.js';
+import { rewriteBody, rewriteExpr, type CodeRules } from './code.js';
+import { PREEMPT_CHECK, PREEMPT_NAMESPACE } from './host-imports.js';
+import { SECTION, insertSection, type Section } from './sections.js';
+
+export interface PreemptShape {
+  importedFuncs: number;
+  importedGlobals: number;
+}
+
+export interface Preempted {
+  /** Function indices below this did not move; the rest moved up by one. */
+  importedFuncs: number;
+  /** Applies the renumbering to a function index (exports, the status wrapper). */
+  func(index: number): number;
+}
+
+const I32 = 0x7f;
+
+/** Appends one raw item to a section vector (creating the section when absent). */
+function appendItem(sections: Section[], id: number, item: (number | Uint8Array)[]): number {
+  let s = sections.find((x) => x.id === id);
+  if (!s) {
+    s = { id, body: new Uint8Array([0]) };
+    insertSection(sections, s);
+  }
+  const r = new BinaryReader(s.body);
+  const count = r.u32();
+  s.body = concatBytes([encodeU32(count + 1), s.body.subarray(r.pos), ...item.map((x) => (x instanceof Uint8Array ? x : [x]))]);
+  return count;
+}
+
+function vectorCount(section: Section | undefined): number {
+  return section ? new BinaryReader(section.body).u32() : 0;
+}
+
+/** The bytes of one fuel site: charge `cost`, and below zero refill from the host's check. */
+function siteBytes(fuel: number, check: number): (cost: number) => number[] {
+  const g = encodeU32(fuel);
+  const c = encodeU32(check);
+  const tail = [0x24, ...g, 0x23, ...g, 0x41, 0, 0x48, 0x04, 0x40, 0x10, ...c, 0x24, ...g, 0x0b];
+  return (cost) => [0x23, ...g, 0x41, ...encodeI32(cost), 0x6b, ...tail];
+}
+
+/**
+ * Instruments `sections` in place. Returns undefined when the module has no code (nothing can
+ * loop). Throws when an instruction is unknown or names a global or function that does not exist.
+ */
+export function instrumentPreemption(sections: Section[], shape: PreemptShape): Preempted | undefined {
+  const find = (id: number): Section | undefined => sections.find((s) => s.id === id);
+  const code = find(SECTION.code);
+  if (!code) return undefined;
+  const definedFuncs = vectorCount(find(SECTION.function));
+  const globalCount = shape.importedGlobals + vectorCount(find(SECTION.global));
+  const func = (i: number): number => {
+    if (i >= shape.importedFuncs + definedFuncs) throw new Error(`function ${i} does not exist`);
+    return i >= shape.importedFuncs ? i + 1 : i;
+  };
+  // read everything that may fail before anything changes
+  const checkType = vectorCount(find(SECTION.type));
+  const check = shape.importedFuncs;
+  const fuel = globalCount;
+  const rules: CodeRules = { func, globalCount, site: siteBytes(fuel, check) };
+  const newCode = rewriteVector(code.body, (r) => {
+    const size = r.u32();
+    const body = rewriteBody(r.take(size), rules);
+    return [encodeU32(body.length), body];
+  });
+  const globals = find(SECTION.global);
+  const newGlobals = globals && rewriteVector(globals.body, (r) => rewriteGlobal(r, rules));
+  const elements = find(SECTION.element);
+  const newElements = elements && rewriteVector(elements.body, (r) => rewriteElement(r, rules));
+  const start = find(SECTION.start);
+  const newStart = start && encodeU32(func(new BinaryReader(start.body).u32()));
+
+  code.body = newCode;
+  if (globals && newGlobals) globals.body = newGlobals;
+  if (elements && newElements) elements.body = newElements;
+  if (start && newStart) start.body = new Uint8Array(newStart);
+  appendItem(sections, SECTION.type, [0x60, 0, 1, I32]);
+  appendItem(sections, SECTION.import, [new Uint8Array(encodeName(PREEMPT_NAMESPACE)), new Uint8Array(encodeName(PREEMPT_CHECK)), 0, new Uint8Array(encodeU32(checkType))]);
+  appendItem(sections, SECTION.global, [I32, 1, 0x41, 0, 0x0b]);
+  // function names would now be off by one; they only label stack traces
+  for (let i = sections.length - 1; i >= 0; i--) {
+    const s = sections[i] as Section;
+    if (s.id === SECTION.custom && customName(s) === 'name') sections.splice(i, 1);
+  }
+  return { importedFuncs: shape.importedFuncs + 1, func };
+}
+
+function customName(s: Section): string | undefined {
+  try {
+    return new BinaryReader(s.body).name();
+  } catch {
+    return undefined;
+  }
+}
+
+function rewriteVector(body: Uint8Array, item: (r: BinaryReader) => (Uint8Array | number[])[]): Uint8Array {
+  const r = new BinaryReader(body);
+  const count = r.u32();
+  const out: (Uint8Array | number[])[] = [encodeU32(count)];
+  for (let i = 0; i < count; i++) out.push(...item(r));
+  if (!r.done) throw new Error('bytes after the end of a section');
+  return concatBytes(out);
+}
+
+function rewriteGlobal(r: BinaryReader, rules: CodeRules): Uint8Array[] {
+  const start = r.pos;
+  const t = r.byte();
+  if (t === 0x63 || t === 0x64) while (r.byte() & 0x80) { /* heap type */ }
+  r.byte(); // mutability
+  return [r.bytes.subarray(start, r.pos), rewriteExpr(r, rules)];
+}
+
+function skipRefType(r: BinaryReader): void {
+  const t = r.byte();
+  if (t === 0x63 || t === 0x64) while (r.byte() & 0x80) { /* heap type */ }
+}
+
+function rewriteElement(r: BinaryReader, rules: CodeRules): (Uint8Array | number[])[] {
+  const flags = r.u32();
+  if (flags > 7) throw new Error(`element segment flags ${flags}`);
+  const out: (Uint8Array | number[])[] = [encodeU32(flags)];
+  const copy = (from: number): void => void out.push(r.bytes.subarray(from, r.pos));
+  const active = (flags & 1) === 0;
+  if (flags & 2 && active) {
+    out.push(encodeU32(r.u32())); // table index
+  }
+  if (active) out.push(rewriteExpr(r, rules));
+  const usesExprs = (flags & 4) !== 0;
+  if (flags & 3) {
+    const from = r.pos;
+    if (usesExprs) skipRefType(r);
+    else r.byte(); // elemkind
+    copy(from);
+  }
+  const n = r.u32();
+  out.push(encodeU32(n));
+  for (let i = 0; i < n; i++) out.push(usesExprs ? rewriteExpr(r, rules) : encodeU32(rules.func(r.u32())));
+  return out;
+}
