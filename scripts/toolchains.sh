@@ -4,6 +4,8 @@
 #                                 Debian's rustc with the wasm32 std (the example tools and test
 #                                 modules are built from source)
 #   scripts/toolchains.sh test    the same plus docker-registry (the OCI tests start a real registry)
+#                                 and chromium (the /ui page is tested in a real headless browser)
+#   scripts/toolchains.sh browser chromium and a font (make screenshots)
 #   scripts/toolchains.sh make    only make itself (for a machine that has nothing but Node)
 # Installs with apt-get as root, or through `sudo -n` when that works without a password;
 # otherwise prints the one command to run and exits 2. Does nothing when all is present.
@@ -22,6 +24,10 @@ any_file() { compgen -G "$1"; }
 
 case "$what" in
   make) need make has make ;;
+  browser)
+    need chromium has chromium
+    need fonts-dejavu-core test -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
+    ;;
   build | test)
     need make has make
     need clang has clang
@@ -32,10 +38,13 @@ case "$what" in
     # Debian's rustc (not a rustup one first on PATH: it has no wasm32 std); see pdk-examples/rust.
     need rustc test -x /usr/bin/rustc
     need libstd-rust-dev-wasm32 any_file '/usr/lib/rustlib/wasm32-unknown-unknown/lib/libstd-*.rlib'
-    if [ "$what" = test ]; then need docker-registry has docker-registry; fi
+    if [ "$what" = test ]; then
+      need docker-registry has docker-registry
+      need chromium has chromium
+    fi
     ;;
   *)
-    echo "usage: $0 build|test|make" >&2
+    echo "usage: $0 build|test|browser|make" >&2
     exit 2
     ;;
 esac

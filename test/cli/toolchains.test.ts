@@ -43,7 +43,7 @@ describe('scripts/toolchains.sh', () => {
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^toolgate: missing toolchains \(.*\); install them with: sudo apt-get update && sudo apt-get install -y -qq --no-install-recommends /);
-    for (const pkg of ['make', 'clang', 'lld', 'wabt', 'docker-registry']) expect(lines[0]).toContain(` ${pkg}`);
+    for (const pkg of ['make', 'clang', 'lld', 'wabt', 'docker-registry', 'chromium']) expect(lines[0]).toContain(` ${pkg}`);
   });
 
   it('for make run (build) it does not ask for docker-registry', async () => {
@@ -51,6 +51,13 @@ describe('scripts/toolchains.sh', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('clang');
     expect(r.stderr).not.toContain('docker-registry');
+    expect(r.stderr).not.toContain('chromium');
+  });
+
+  it('for make screenshots (browser) it asks only for chromium and a font', async () => {
+    const r = await run(join(bare, 'bash'), [SCRIPT, 'browser'], { PATH: bare, TOOLGATE_NO_INSTALL: '1' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/missing toolchains \(chromium( fonts-dejavu-core)?\)/);
   });
 
   it('is silent and succeeds when everything is present (this machine ran make test)', async () => {

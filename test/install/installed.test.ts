@@ -124,6 +124,26 @@ describe('the packed and installed toolgate, run from a folder outside the check
       const names = ((await res.json()) as { tools: { name: string }[] }).tools.map((t) => t.name);
       expect(names).toContain('greet');
       expect(names).not.toContain('echo');
+      // The /ui page travels inside the package: served by the installed command, from anywhere.
+      const signInPage = await fetch(`${url}/ui`);
+      expect(signInPage.status).toBe(401);
+      expect(await signInPage.text()).toContain('action="/ui/login"');
+      for (const asset of ['app.js', 'ui.css']) {
+        const r = await fetch(`${url}/ui/static/${asset}`);
+        expect(r.status, asset).toBe(200);
+        expect(await r.text()).toBe(readFileSync(join(ROOT, 'ui', asset), 'utf8'));
+      }
+      const secret = readFileSync(join(tmp, 'home', 'approval-secret'), 'utf8').trim();
+      const login = await fetch(`${url}/ui/login`, {
+        method: 'POST', redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: url },
+        body: new URLSearchParams({ credential: secret }).toString(),
+      });
+      expect(login.status).toBe(303);
+      const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+      const app = await fetch(`${url}/ui`, { headers: { cookie } });
+      expect(app.status).toBe(200);
+      expect(await app.text()).toContain('src="/ui/static/app.js"');
     } finally {
       proc.kill('SIGTERM');
     }

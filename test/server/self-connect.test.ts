@@ -133,6 +133,18 @@ describe('a tool never reaches the toolgate server it runs in', () => {
     expect(out.error?.message).toMatch(/own server/);
   });
 
+  test.each([
+    ['GET', '/ui'],
+    ['GET', '/ui/api/state'],
+    ['GET', '/ui/api/events'],
+    ['POST', '/ui/login'],
+  ])('the approvals page is out of reach too: %s %s is refused', async (method, path) => {
+    const body = method === 'POST' ? `credential=${approvalSecret}` : undefined;
+    const out = await attack(`http://127.0.0.1:${port}${path}`, method, body);
+    expect(out.isError).toBe(true);
+    expect(out.error?.message).toMatch(/own server/);
+  });
+
   test('a redirect hop to its own server is refused', async () => {
     redirectTarget = '/v1/approvals';
     const out = await attack(`http://127.0.0.1:${redirectorPort}/`);

@@ -5,5 +5,5 @@ export { InMemoryApprovalService, type ApprovalAnswer } from './memory.js';
 export { ApprovalRouter, type ElicitationApproval } from './router.js';
 export { TtyApprovalChannel, type TtyChannelOptions } from './tty.js';
 export { HttpApprovalChannel, type HttpChannelOptions, type HttpApprovalBody } from './http-callback.js';
-export { ApprovalQueue, type PendingApproval } from './queue.js';
-export { APPROVAL_OUTCOMES, isApprovalOutcome } from './outcome.js';
+export { ApprovalQueue, type PendingApproval, type EndedApproval } from './queue.js';
+export { APPROVAL_OUTCOMES, isApprovalOutcome, replyOutcome } from './outcome.js';

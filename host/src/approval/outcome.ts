@@ -7,6 +7,11 @@ export function isApprovalOutcome(v: unknown): v is ApprovalOutcome {
   return typeof v === 'string' && (APPROVAL_OUTCOMES as readonly string[]).includes(v);
 }
 
+/** The outcome of a plain answer or of a reply that also names who answered. */
+export function replyOutcome(v: unknown): unknown {
+  return typeof v === 'object' && v !== null && 'outcome' in v ? (v as { outcome: unknown }).outcome : v;
+}
+
 /** Arguments as a person reads them in a prompt: JSON, cut at `max` characters. */
 export function argumentsPreview(args: unknown, max = 2000): string {
   let text: string;

@@ -1,7 +1,9 @@
 // Pending approvals held until someone resolves them by id (the server exposes list/resolve over
-// HTTP). A request the pipeline gives up on (timeout, caller cancel) leaves the queue as 'cancelled'.
+// HTTP and the /ui page). A request the pipeline gives up on (timeout, caller cancel) leaves the
+// queue as 'cancelled'. Recently ended ids are remembered, so a second answer, or one after the
+// request expired, gets a message that says what happened instead of a bare "not found".
 import { randomUUID } from 'node:crypto';
-import type { ApprovalOutcome, ApprovalRequest, ApprovalService } from '../pipeline/index.js';
+import type { ApprovalOutcome, ApprovalReply, ApprovalRequest, ApprovalService } from '../pipeline/index.js';
 import { isApprovalOutcome } from './outcome.js';
 
 export interface PendingApproval {
@@ -13,10 +15,27 @@ export interface PendingApproval {
   decidedBy: string;
   arguments: unknown;
   createdAt: string;
+  /** When the pipeline stops waiting and denies the call. */
+  expiresAt?: string;
 }
 
+/** How a request that is no longer pending ended. */
+export interface EndedApproval {
+  outcome: ApprovalOutcome;
+  answeredBy?: string;
+  at: string;
+  /** True when it ended because its time ran out (no one answered). */
+  expired: boolean;
+}
+
+/** Ended ids kept for messages; older ones are forgotten first. */
+const REMEMBER_ENDED = 1000;
+/** The timer that expires a request fires a little after expiresAt; within this it counts as expiry. */
+const EXPIRY_SLACK_MS = 250;
+
 export class ApprovalQueue implements ApprovalService {
-  readonly #pending = new Map<string, { item: PendingApproval; settle: (o: ApprovalOutcome) => void }>();
+  readonly #pending = new Map<string, { item: PendingApproval; settle: (o: ApprovalOutcome, by?: string) => void }>();
+  readonly #ended = new Map<string, EndedApproval>();
   readonly #listeners = new Set<(pending: readonly PendingApproval[]) => void>();
   readonly #max: number;
 
@@ -28,13 +47,22 @@ export class ApprovalQueue implements ApprovalService {
     return [...this.#pending.values()].map((p) => ({ ...p.item }));
   }
 
-  /** Answers a pending request; false when no request has that id (already answered or gone). */
-  resolve(id: string, outcome: ApprovalOutcome): boolean {
+  /**
+   * Answers a pending request, naming who answered when known (the audit log records it); false
+   * when no request has that id (already answered, expired or never existed: see `ended`).
+   */
+  resolve(id: string, outcome: ApprovalOutcome, answeredBy?: string): boolean {
     if (!isApprovalOutcome(outcome)) throw new TypeError(`unknown approval outcome ${JSON.stringify(outcome)}`);
     const p = this.#pending.get(id);
     if (!p) return false;
-    p.settle(outcome);
+    p.settle(outcome, answeredBy);
     return true;
+  }
+
+  /** How the request `id` ended, while it is remembered; undefined if it never existed or is forgotten. */
+  ended(id: string): EndedApproval | undefined {
+    const e = this.#ended.get(id);
+    return e === undefined ? undefined : { ...e };
   }
 
   /** Called with the pending list whenever it changes; the function unsubscribes. */
@@ -43,7 +71,7 @@ export class ApprovalQueue implements ApprovalService {
     return () => void this.#listeners.delete(fn);
   }
 
-  request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome> {
+  request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome | ApprovalReply> {
     if (signal.aborted) return Promise.resolve('cancelled');
     // A full queue is nobody listening: deny rather than grow without bound.
     if (this.#pending.size >= this.#max) return Promise.resolve('unavailable');
@@ -57,19 +85,31 @@ export class ApprovalQueue implements ApprovalService {
       decidedBy: req.decidedBy,
       arguments: req.exec.arguments,
       createdAt: new Date().toISOString(),
+      ...(req.expiresAt !== undefined ? { expiresAt: req.expiresAt } : {}),
     };
-    return new Promise<ApprovalOutcome>((resolve) => {
-      const settle = (o: ApprovalOutcome): void => {
+    return new Promise<ApprovalOutcome | ApprovalReply>((resolve) => {
+      const settle = (o: ApprovalOutcome, by?: string): void => {
         if (!this.#pending.delete(id)) return;
         signal.removeEventListener('abort', onAbort);
+        this.#remember(id, item, o, by);
         this.#emit();
-        resolve(o);
+        resolve(by === undefined ? o : { outcome: o, answeredBy: by });
       };
       const onAbort = (): void => settle('cancelled');
       this.#pending.set(id, { item, settle });
       signal.addEventListener('abort', onAbort, { once: true });
       this.#emit();
     });
+  }
+
+  #remember(id: string, item: PendingApproval, outcome: ApprovalOutcome, by: string | undefined): void {
+    const now = Date.now();
+    const expired = by === undefined && item.expiresAt !== undefined && now + EXPIRY_SLACK_MS >= Date.parse(item.expiresAt);
+    this.#ended.set(id, { outcome, ...(by !== undefined ? { answeredBy: by } : {}), at: new Date(now).toISOString(), expired });
+    if (this.#ended.size > REMEMBER_ENDED) {
+      const oldest = this.#ended.keys().next().value;
+      if (oldest !== undefined) this.#ended.delete(oldest);
+    }
   }
 
   #emit(): void {

@@ -3,8 +3,8 @@
 // embedder's or the server's own choice), then the channels the policy set configured, in order.
 // The first answer other than 'unavailable' stands; no channel, or only broken ones, means
 // 'unavailable', which denies.
-import type { ApprovalOutcome, ApprovalRequest, ApprovalService } from '../pipeline/index.js';
-import { isApprovalOutcome } from './outcome.js';
+import type { ApprovalOutcome, ApprovalReply, ApprovalRequest, ApprovalService } from '../pipeline/index.js';
+import { isApprovalOutcome, replyOutcome } from './outcome.js';
 
 /**
  * What the MCP server implements to ask through elicitation: an ApprovalService for one call,
@@ -63,7 +63,7 @@ export class ApprovalRouter implements ApprovalService {
     return this.#tokenFor(req.exec.callId)?.timeoutMs;
   }
 
-  async request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome> {
+  async request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome | ApprovalReply> {
     const routed = this.#perCall.get(req.exec.callId);
     const chain = [...(routed ? [routed] : []), ...(this.base && this.base !== this ? [this.base] : []), ...this.#channelsFor(req.exec.callId)];
     // Once the pipeline gives up (timeout, caller cancel) we answer with its abort, not a channel's
@@ -80,7 +80,8 @@ export class ApprovalRouter implements ApprovalService {
         outcome = 'unavailable';
       }
       if (signal.aborted) throw gaveUp();
-      if (isApprovalOutcome(outcome) && outcome !== 'unavailable') return outcome;
+      const plain = replyOutcome(outcome);
+      if (isApprovalOutcome(plain) && plain !== 'unavailable') return outcome as ApprovalOutcome | ApprovalReply;
     }
     return 'unavailable';
   }

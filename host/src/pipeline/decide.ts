@@ -188,7 +188,8 @@ async function askApproval(
   const signal = linked.signal;
   let outcome: unknown;
   try {
-    outcome = await raceSignal(attempt(() => service.request({ exec, reason, decidedBy: by }, signal)), signal);
+    const expiresAt = new Date(Date.now() + timeoutMs).toISOString();
+    outcome = await raceSignal(attempt(() => service.request({ exec, reason, decidedBy: by, expiresAt }, signal)), signal);
   } catch (err) {
     if (exec.signal.aborted) {
       trail.approval = { outcome: 'aborted', reason: 'the caller cancelled while approval was pending' };
@@ -200,12 +201,21 @@ async function askApproval(
     clearTimeout(timer);
     linked.release();
   }
+  // A reply that names who answered keeps the name in the trail, for the audit log.
+  let answeredBy: string | undefined;
+  if (typeof outcome === 'object' && outcome !== null && 'outcome' in outcome) {
+    const reply = outcome as { outcome: unknown; answeredBy?: unknown };
+    if (typeof reply.answeredBy === 'string') answeredBy = reply.answeredBy;
+    outcome = reply.outcome;
+  }
+  const who = answeredBy !== undefined ? { answeredBy } : {};
   switch (outcome) {
     case 'allowed-once':
-      trail.approval = { outcome, reason };
+      trail.approval = { outcome, reason, ...who };
       return null;
     case 'rejected':
-      return deny(outcome, `approval rejected (${reason})`);
+      trail.approval = { outcome, reason: `approval rejected (${reason})`, ...who };
+      return failed('APPROVAL_DENIED', `approval rejected (${reason})`);
     case 'cancelled':
       return deny(outcome, `approval cancelled before an answer (${reason})`);
     case 'unavailable':

@@ -127,7 +127,8 @@ export interface DecisionTrail {
   /** The id of the listener whose decision stood, 'default' when none decided. */
   decidedBy: string | null;
   steps: TrailStep[];
-  approval?: { outcome: ApprovalOutcome | 'timeout' | 'no-service' | 'error' | 'aborted'; reason: string };
+  /** answeredBy: who answered, when the channel says (e.g. "ui: approval secret, 127.0.0.1"). */
+  approval?: { outcome: ApprovalOutcome | 'timeout' | 'no-service' | 'error' | 'aborted'; reason: string; answeredBy?: string };
   guard?: { id: string; reason: string };
   /** allowed: the body was dispatched (or would be, under explain). */
   final: 'allowed' | 'denied' | 'ask' | 'not-reached';
@@ -138,11 +139,19 @@ export interface ApprovalRequest {
   reason: string;
   /** The listener id that asked. */
   decidedBy: string;
+  /** When the pipeline stops waiting and denies (ISO time), so a person can be shown the time left. */
+  expiresAt?: string;
+}
+
+/** An answer that also says who gave it; the decision trail (and so the audit log) records it. */
+export interface ApprovalReply {
+  outcome: ApprovalOutcome;
+  answeredBy: string;
 }
 
 /** Asks a person. Only 'allowed-once' lets the call go on, and only this call. */
 export interface ApprovalService {
-  request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome>;
+  request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome | ApprovalReply>;
   /** How long a person gets for this request, when the service was configured with a limit. */
   timeoutFor?(req: ApprovalRequest): number | undefined;
 }

@@ -21,8 +21,19 @@ export interface ServerRuntime {
 export interface PendingApprovals {
   /** JSON-serializable records, each with an `id`. */
   list(): readonly unknown[];
-  /** false when no pending approval has this id. */
-  resolve(id: string, outcome: ApprovalOutcome): boolean | Promise<boolean>;
+  /** false when no pending approval has this id. `answeredBy` goes to the audit log. */
+  resolve(id: string, outcome: ApprovalOutcome, answeredBy?: string): boolean | Promise<boolean>;
+  /** How an id that is no longer pending ended (answered, by whom, or expired), while remembered. */
+  ended?(id: string): EndedApprovalInfo | undefined;
+  /** Called whenever the pending list changes; the function unsubscribes. */
+  onChange?(fn: () => void): () => void;
+}
+
+export interface EndedApprovalInfo {
+  outcome: ApprovalOutcome;
+  answeredBy?: string;
+  at: string;
+  expired: boolean;
 }
 
 /** Anything that says "the policy set changed" (the policy engine's reload events). */

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { ToolResult } from '../tool/index.js';
 import { ServerClosingError } from './call-tracker.js';
 import type { SidecarCore } from './core.js';
+import { endedMessage } from './approval-ended.js';
 import type { SessionHealth } from './session-table.js';
 import { exportTools, isSchemaFormat, SCHEMA_FORMATS } from './schema-export.js';
 
@@ -51,6 +52,7 @@ export async function handleApi(
   url: URL,
   body: () => Promise<Buffer>,
   sessions?: () => SessionHealth,
+  answeredBy: (req: IncomingMessage) => string = () => 'api',
 ): Promise<boolean> {
   const path = url.pathname;
   const method = req.method ?? 'GET';
@@ -129,8 +131,12 @@ export async function handleApi(
     const input = approvalBody.safeParse(parsed.value);
     if (!input.success) return fail(res, 400, zodMessage(input.error));
     const id = decodeURIComponent(approval[1] ?? '');
-    const found = await core.approvalQueue.resolve(id, input.data.outcome);
-    if (!found) return fail(res, 404, `no pending approval with id "${id}"`);
+    const found = await core.approvalQueue.resolve(id, input.data.outcome, answeredBy(req));
+    if (!found) {
+      const ended = core.approvalQueue.ended?.(id);
+      if (ended !== undefined) return fail(res, 409, endedMessage(ended));
+      return fail(res, 404, `no pending approval with id "${id}"`);
+    }
     sendJson(res, 200, { id, outcome: input.data.outcome });
     return true;
   }

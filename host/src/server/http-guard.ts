@@ -54,7 +54,8 @@ export function checkHost(req: IncomingMessage, cfg: GuardConfig): GuardFailure 
 
 /**
  * Non-browser clients send no Origin and pass; a browser's Origin must be the server's own
- * (no foreign page can be served from it: this server serves no pages) or on the allowlist.
+ * (no foreign script runs there: its only page is /ui, whose CSP admits only its own script) or
+ * on the allowlist.
  */
 export function checkOrigin(req: IncomingMessage, cfg: GuardConfig): GuardFailure | undefined {
   const origin = req.headers.origin;

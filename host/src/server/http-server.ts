@@ -10,6 +10,7 @@ import type { SidecarCore } from './core.js';
 import { handleApi, sendError, sendJson } from './http-api.js';
 import { allowedHostsFor, BodyTooLargeError, checkApprover, checkHost, checkOrigin, checkToken, ConcurrencyLimit, readBody, type GuardConfig } from './http-guard.js';
 import { createMcpServer } from './mcp-server.js';
+import { answererOf, mountFor, type HttpMount } from './http-mount.js';
 import { registerOwnListener } from '../own-sockets/index.js';
 import { newApprovalSecret } from './approval-secret.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, InsecureBindError } from './http-lazy.js';
@@ -33,6 +34,8 @@ export interface HttpOptions {
   approvalSecret?: string;
   /** A session with no request for this long is closed. Default 5 minutes. */
   sessionIdleMs?: number;
+  /** More routes under their own prefixes, each authenticating itself (the /ui page). */
+  mounts?: readonly HttpMount[];
 }
 
 export interface HttpSidecar {
@@ -129,6 +132,8 @@ export async function serveHttp(core: SidecarCore, options: HttpOptions): Promis
     const refused = checkHost(req, guard) ?? checkOrigin(req, guard);
     if (refused !== undefined) return sendError(res, refused.status, refused.message);
     const url = new URL(req.url ?? '/', 'http://toolgate.invalid');
+    const mount = mountFor(mounts, url.pathname);
+    if (mount !== undefined) return serveMount(mount, req, res, url);
     if (url.pathname !== '/healthz') {
       const denied = checkToken(req, guard) ?? checkApprover(req, url, guard);
       if (denied !== undefined) return sendError(res, denied.status, denied.message, { 'www-authenticate': 'Bearer' });
@@ -142,8 +147,22 @@ export async function serveHttp(core: SidecarCore, options: HttpOptions): Promis
     res.once('close', leave);
     try {
       if (url.pathname === '/mcp') return await handleMcp(req, res);
-      const matched = await handleApi(core, req, res, url, () => readBody(req, maxBody), () => sessions.health());
+      const matched = await handleApi(core, req, res, url, () => readBody(req, maxBody), () => sessions.health(), (r) => answererOf('api', guard, r));
       if (!matched) sendError(res, 404, `no route for ${req.method ?? 'GET'} ${url.pathname}`);
+    } catch (err) {
+      if (err instanceof BodyTooLargeError) return sendError(res, 413, err.message, { connection: 'close' });
+      core.logger.error({ err }, 'http request failed');
+      sendError(res, 500, 'internal error');
+    }
+  }
+
+  const mounts = options.mounts ?? [];
+  async function serveMount(mount: HttpMount, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const leave = limit.enter(`addr:${req.socket.remoteAddress ?? '?'}`);
+    if (leave === undefined) return sendError(res, 429, `too many concurrent requests from this client (max ${limit.max})`, { 'retry-after': '1' });
+    res.once('close', leave);
+    try {
+      await mount.handle({ req, res, url, body: () => readBody(req, maxBody), guard });
     } catch (err) {
       if (err instanceof BodyTooLargeError) return sendError(res, 413, err.message, { connection: 'close' });
       core.logger.error({ err }, 'http request failed');
@@ -184,6 +203,7 @@ export async function serveHttp(core: SidecarCore, options: HttpOptions): Promis
     stopAccepting,
     async close() {
       stopAccepting();
+      for (const m of mounts) m.close?.();
       await sessions.closeAll();
       http.closeAllConnections();
     },

@@ -1,6 +1,6 @@
 // The sidecar: MCP over stdio and Streamable HTTP, the plain HTTP API, and tool schema export.
 export { parseBindAddress, isLoopback, formatAddress, type BindAddress } from './address.js';
-export { SidecarCore, type SidecarOptions, type ServerRuntime, type PendingApprovals, type ChangeSource } from './core.js';
+export { SidecarCore, type SidecarOptions, type ServerRuntime, type PendingApprovals, type EndedApprovalInfo, type ChangeSource } from './core.js';
 export { SessionApprovals, type CallRoute, type PerCallRouter } from './session-approvals.js';
 export { CallTracker, ServerClosingError } from './call-tracker.js';
 export { createMcpServer, SERVER_NAME } from './mcp-server.js';
@@ -13,9 +13,11 @@ export { reserveStdout, type ReservedStdout } from './stdout-guard.js';
 export { SessionTable, type SessionHealth } from './session-table.js';
 export { RpcError, RPC_MESSAGES } from './rpc-error.js';
 export type { HttpOptions, HttpSidecar } from './http-server.js';
+export { answererOf, mountFor, type HttpMount, type MountRequest } from './http-mount.js';
+export { endedMessage } from './approval-ended.js';
 export { tokenMatches, checkHost, checkOrigin, checkToken, checkApprover, isApprovalPath, allowedHostsFor, ConcurrencyLimit, type GuardConfig, type GuardFailure } from './http-guard.js';
 export { newApprovalSecret, writeApprovalSecret, removeApprovalSecret, APPROVAL_SECRET_FILE } from './approval-secret.js';
-export { ManifestTools, type ManifestToolsOptions } from './manifest-tools.js';
+export { ManifestTools, type ManifestToolsOptions, type ServedManifest } from './manifest-tools.js';
 export { CallMetrics, type MetricsSource } from './metrics.js';
 export { approvalForm, argumentSummary, outcomeOf } from './elicit.js';
 export {

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import type { Logger } from 'pino';
-import { manifestDefinition, toolFromManifest, type LoadedManifest } from '../manifest/index.js';
+import { describeCapabilities, manifestDefinition, toolFromManifest, type LoadedManifest } from '../manifest/index.js';
 import type { Context, PluginHandle } from '../plugin/index.js';
 import type { Json, JsonObject, ToolDefinition } from '../tool/index.js';
 import { scanManifestDirs } from './manifest-scan.js';
@@ -42,8 +42,21 @@ export interface ManifestToolsOptions {
   debounceMs?: number;
 }
 
+/** What a person is shown about a served manifest tool (the /ui tools view). */
+export interface ServedManifest {
+  name: string;
+  version: string;
+  file: string;
+  /** sha256 of the module as loaded; `pinned` when the manifest names it. */
+  sha256: string;
+  pinned: boolean;
+  /** The capabilities in plain words, as `inspect` words them. */
+  capabilities: string[];
+}
+
 interface Entry {
   name: string;
+  served: ServedManifest;
   fingerprint: string;
   handle: PluginHandle;
   warm: () => Promise<void>;
@@ -104,6 +117,11 @@ export class ManifestTools {
   /** Tool names this loader registered (others may have been loaded by the runtime itself). */
   get names(): string[] {
     return [...this.#entries.values()].map((e) => e.name);
+  }
+
+  /** The manifest tools served now, by name. */
+  served(): ServedManifest[] {
+    return [...this.#entries.values()].map((e) => ({ ...e.served, capabilities: [...e.served.capabilities] }));
   }
 
   /** Loads or reloads what changed; one sync at a time, in order. */
@@ -239,8 +257,17 @@ export class ManifestTools {
       logger.warn({ err, file: loaded.file }, `tool "${name}" could not be registered`);
       return undefined;
     }
+    const served: ServedManifest = {
+      name,
+      version: loaded.manifest.version,
+      file: loaded.file,
+      sha256: loaded.sha256,
+      pinned: loaded.manifest.module.sha256 !== undefined,
+      capabilities: describeCapabilities(loaded.manifest),
+    };
     const entry: Entry = {
       name,
+      served,
       fingerprint: fp,
       handle,
       warm: async () => {

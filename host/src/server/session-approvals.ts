@@ -1,6 +1,6 @@
 // Routes an `ask` to the client that made the call. The pipeline knows only the callId; the server
 // generates that id, binds it to its MCP session here before calling, and unbinds it after.
-import type { ApprovalOutcome, ApprovalRequest, ApprovalService } from '../pipeline/index.js';
+import type { ApprovalOutcome, ApprovalReply, ApprovalRequest, ApprovalService } from '../pipeline/index.js';
 
 /** What the session that owns a call can do for an approval. */
 export interface CallRoute {
@@ -60,7 +60,7 @@ export class SessionApprovals implements ApprovalService {
   }
 
   /** Elicitation first (the person at the client that asked), then the fallback, else no one. */
-  async request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome> {
+  async request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome | ApprovalReply> {
     const id = req.exec.callId;
     const route = this.#routes.get(id);
     if (route?.elicit !== undefined) {

@@ -7,7 +7,7 @@ import type { Runtime } from '../runtime.js';
 import {
   DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, isLoopback, reserveStdout, ManifestTools, newApprovalSecret, parseBindAddress, removeApprovalSecret,
   serveHttp, serveStdio, writeApprovalSecret,
-  SessionApprovals, SidecarCore, sinkWritable, type PendingApprovals, type BindAddress, type ChangeSource, type MetricsSource,
+  SessionApprovals, SidecarCore, sinkWritable, type HttpMount, type PendingApprovals, type BindAddress, type ChangeSource, type MetricsSource,
 } from '../../server/index.js';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
 import { VERSION } from '../dispatch.js';
@@ -20,7 +20,8 @@ const HELP = `Usage: toolgate serve [--stdio | --http HOST:PORT] [--manifests DI
 
 Serves the tools to agents: MCP over stdio (the default) or over Streamable HTTP at /mcp, and
 on the same HTTP port a plain API (GET /v1/tools, POST /v1/tools/NAME/call, GET /v1/approvals,
-POST /v1/approvals/ID, GET /metrics, GET /healthz). The approval routes need the approver
+POST /v1/approvals/ID, GET /metrics, GET /healthz) and a page for the person who answers
+approvals at /ui (sign in with the approver credential). The approval routes need the approver
 credential as a bearer token: --token when set, else a random approval secret made at each start,
 written 0600 to $TOOLGATE_HOME/approval-secret and shown on the terminal. Manifest folders are watched: adding,
 changing or removing a manifest updates the tool list and notifies clients (tools/list_changed).
@@ -192,6 +193,12 @@ function approvalSecretNotice(io: CliIO, secret: string, file: string): string {
   return `toolgate serve: approvals need Authorization: Bearer <secret>; ${shown}\n`;
 }
 
+/** The /ui page (loaded only for --http). */
+async function pageMount(runtime: Runtime, core: SidecarCore, manifests: ManifestTools): Promise<HttpMount> {
+  const [{ uiMount }, { uiSources }] = await Promise.all([import('../../ui/index.js'), import('../ui-sources.js')]);
+  return uiMount(await uiSources(runtime, core, manifests));
+}
+
 /** What shutdown may take after the running calls are answered or cancelled. */
 const TEARDOWN_MS = 400;
 
@@ -279,6 +286,7 @@ async function serve(flags: ServeFlags, io: CliIO, writeStdout: (text: string) =
       const secret = flags.token === undefined ? newApprovalSecret() : undefined;
       const secretFile = secret === undefined ? undefined : await writeApprovalSecret(runtime.storeDir, secret);
       const http = await serveHttp(core, {
+        mounts: [await pageMount(runtime, core, manifests)],
         bind: flags.http,
         ...(flags.token !== undefined ? { token: flags.token } : {}),
         ...(secret !== undefined ? { approvalSecret: secret } : {}),
@@ -289,7 +297,7 @@ async function serve(flags: ServeFlags, io: CliIO, writeStdout: (text: string) =
         maxSessions: flags.maxSessions,
         sessionIdleMs: flags.sessionIdleMs,
       });
-      io.stderr(`toolgate serve: listening on ${http.url}/mcp (API at ${http.url}/v1)\n`);
+      io.stderr(`toolgate serve: listening on ${http.url}/mcp (API at ${http.url}/v1, approvals page at ${http.url}/ui)\n`);
       if (secret !== undefined && secretFile !== undefined) io.stderr(approvalSecretNotice(io, secret, secretFile));
       closeTransport = async () => {
         await http.close();
