@@ -6,7 +6,7 @@ SHELL := /bin/bash
 NODE ?= node
 PORT ?= 8787
 
-.PHONY: all build examples fixtures test compat run bench soak clean typecheck toolchains toolchains-test conformance-deps
+.PHONY: all build examples fixtures test compat run bench soak clean typecheck toolchains toolchains-test conformance-deps screenshots
 
 all: build examples
 
@@ -69,6 +69,11 @@ run: build examples
 	@echo '   e.g. {"mcpServers":{"toolgate":{"type":"http","url":"http://127.0.0.1:$(PORT)/mcp"}}}'
 	@echo "   plain API: curl http://127.0.0.1:$(PORT)/v1/tools   (Ctrl-C stops)"
 	$(NODE) dist/cli/main.js serve --http 127.0.0.1:$(PORT) --manifests manifests
+
+# The /ui page's three views in headless chromium, written to docs/ui-*.png (the README shows them).
+screenshots: build examples
+	@scripts/toolchains.sh browser
+	$(NODE) scripts/screenshots.mjs docs
 
 bench: build examples fixtures
 	$(NODE) --expose-gc bench/run.mjs

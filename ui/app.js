@@ -186,9 +186,10 @@ function renderTools(t) {
   const policy = $('policy');
   const entries = el('ol', { class: 'entries' });
   for (const e of p.entries) entries.append(el('li', {}, el('code', { text: e.id }), ` (${e.use})`));
-  policy.replaceChildren(el('h3', { text: 'Policy set in force' }), el('p', { text: p.description }),
+  const parts = [el('h3', { text: 'Policy set in force' }), el('p', { text: p.description }),
     el('p', { text: `Loaded ${whenText(p.loadedAt)}` }), p.entries.length > 0 ? entries : null,
-    p.lastRejected ? el('p', { class: 'error', text: `A reload was refused at ${whenText(p.lastRejected.at)}; the set above stays: ${p.lastRejected.error}` }) : null);
+    p.lastRejected ? el('p', { class: 'error', text: `✗ A reload was refused at ${whenText(p.lastRejected.at)}; the set above stays: ${p.lastRejected.error}` }) : null];
+  policy.replaceChildren(...parts.filter(Boolean));
   const ol = $('tools-list');
   ol.replaceChildren();
   for (const tool of t.tools) {
