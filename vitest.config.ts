@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // dist/ and the wasm modules are made fresh once, before any test (no test builds them itself)
+    globalSetup: ['test/global-setup.ts'],
     // Sandbox tests spawn worker threads and child processes; forks keep them apart.
     pool: 'forks',
     testTimeout: 30_000,

@@ -1,28 +1,11 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'dist/cli/main.js');
-
-function newestSource(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestSource(p) : p.endsWith('.ts') ? statSync(p).mtimeMs : 0);
-  }
-  return newest;
-}
-
-function builtAt(): number {
-  try {
-    return statSync(bin).mtimeMs;
-  } catch {
-    return 0;
-  }
-}
 
 interface Run {
   code: number | null;
@@ -46,17 +29,8 @@ function run(args: string[], options: { cwd?: string; input?: string; env?: Reco
 let tmp = '';
 beforeAll(() => {
   tmp = mkdtempSync(join(tmpdir(), 'toolgate-cli-'));
-  const sources = ['cli', 'tool', 'pipeline', 'plugin', 'approval'].map((d) => newestSource(join(root, 'host/src', d)));
-  if (builtAt() < Math.max(...sources)) {
-    // tsc emits even when other engineers' unfinished files have type errors; only the output matters.
-    try {
-      execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'ignore', timeout: 110_000 });
-    } catch {
-      /* checked below */
-    }
-  }
-  statSync(bin);
-}, 120_000);
+  statSync(bin); // built by test/global-setup.ts
+});
 
 afterAll(() => {
   rmSync(tmp, { recursive: true, force: true });

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { MANIFESTS, buildOnce, callTool, tempDir, valueOf } from './helpers.js';
+import { MANIFESTS, callTool, tempDir, valueOf } from './helpers.js';
 
 let allowed: Server;
 let other: Server;
@@ -25,7 +25,6 @@ async function listen(server: Server): Promise<string> {
 }
 
 beforeAll(async () => {
-  await buildOnce();
   allowed = createServer((req, res) => {
     if (req.url === '/binary') {
       res.writeHead(200, { 'content-type': 'application/octet-stream' });

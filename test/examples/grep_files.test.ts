@@ -2,11 +2,10 @@
 // /data mount its manifest declares, and refuses paths, patterns and limits it cannot honour.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { MANIFESTS, buildOnce, callTool, tempDir, valueOf } from './helpers.js';
+import { MANIFESTS, callTool, tempDir, valueOf } from './helpers.js';
 
-beforeAll(buildOnce, 300_000);
 
 interface Match { file: string; line: number; text: string }
 

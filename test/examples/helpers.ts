@@ -1,7 +1,6 @@
 // Shared helpers for the example-tool tests: they build what they need, then drive the real
 // `toolgate` binary (dist/cli/main.js) as a child process, as a user or a script would.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -32,16 +31,6 @@ export function run(cmd: string, args: string[], opts: { cwd?: string; env?: Nod
       },
     );
   });
-}
-
-/** Builds the example modules (incremental) and dist/ when it is missing. */
-export async function buildOnce(): Promise<void> {
-  const examples = await run('make', ['-s', '--no-print-directory', '-C', join(ROOT, 'pdk-examples')], { timeoutMs: 300_000 });
-  if (examples.code !== 0) throw new Error(`make -C pdk-examples failed:\n${examples.stdout}${examples.stderr}`);
-  if (!existsSync(CLI)) {
-    const tsc = await run('npx', ['tsc', '-p', 'tsconfig.build.json'], { timeoutMs: 300_000 });
-    if (!existsSync(CLI)) throw new Error(`building dist/ failed:\n${tsc.stdout}${tsc.stderr}`);
-  }
 }
 
 /** The parsed `--json` result of one call plus the exit code. */

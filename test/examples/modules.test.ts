@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadToolsFromDirs } from '../../host/src/manifest/index.js';
-import { MANIFESTS, ROOT, buildOnce, run } from './helpers.js';
+import { MANIFESTS, ROOT, run } from './helpers.js';
 
 const PROVIDED = new Set(['extism:host/env', 'wasi_snapshot_preview1']);
 
@@ -18,7 +18,6 @@ interface ExampleManifest {
 let manifests: { file: string; m: ExampleManifest }[] = [];
 
 beforeAll(async () => {
-  await buildOnce();
   const files = (await readdir(MANIFESTS)).filter((f) => f.endsWith('.yaml')).sort();
   manifests = await Promise.all(
     files.map(async (f) => ({ file: f, m: parse(await readFile(join(MANIFESTS, f), 'utf8')) as ExampleManifest })),

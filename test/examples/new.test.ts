@@ -3,13 +3,12 @@
 import { readFile, readdir, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, ROOT, buildOnce, callTool, run, tempDir } from './helpers.js';
+import { CLI, ROOT, callTool, run, tempDir } from './helpers.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
 
 beforeAll(async () => {
-  await buildOnce();
   ({ dir, cleanup } = await tempDir('new'));
 }, 300_000);
 afterAll(async () => cleanup?.());

@@ -1,10 +1,9 @@
 // End-to-end: every bundled example tool called through `toolgate call --json`, once with good
 // arguments (Unicode in and out) and once with arguments it must refuse with a clear error.
 import { createHash } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { buildOnce, callTool, valueOf } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { callTool, valueOf } from './helpers.js';
 
-beforeAll(buildOnce, 300_000);
 
 /** A failed call: exit 1, isError, a code, and a message that contains `text`. */
 async function expectError(tool: string, args: unknown, code: string, text: string): Promise<void> {

@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
 import { mountPolicies, type PolicyEvent } from '../../host/src/policy/index.js';
+import { until } from '../support/poll.js';
 import { removeTemps, setup, sleep, tool } from './helpers.js';
 
 afterEach(removeTemps);
@@ -76,7 +77,7 @@ test('a call in flight finishes under the set it started with', async () => {
   );
   try {
     const inflight = s.call('open');
-    await sleep(30);
+    await until('the call is pinned to set A', () => s.policies.pinnedCalls === 1);
     s.write({ 'set.yaml': setYaml('B') });
     expect((await s.policies.reload()).ok).toBe(true);
     const r = await inflight;
@@ -103,20 +104,18 @@ test('a retired set is disposed only when its last in-flight call has finished; 
   const s = await setup({ 'set.yaml': old }, [tool('open')]);
   try {
     const inflight = s.call('open');
-    await sleep(20);
-    expect(s.policies.pinnedCalls).toBe(1);
+    await until('the call is pinned', () => s.policies.pinnedCalls === 1);
     s.write({ 'set.yaml': 'entries:\n  - { id: plain, use: deny-tools, with: { tools: [nothing] } }\n' });
     expect((await s.policies.reload()).ok).toBe(true);
     expect(state.disposed).toBe(0); // still serving the call that started under it
     expect((await inflight).isError).toBe(false);
-    await sleep(5);
-    expect(state.disposed).toBe(1);
+    await until('the retired set is disposed', () => state.disposed === 1);
     expect(s.policies.pinnedCalls).toBe(0);
     await Promise.all(Array.from({ length: 10 }, () => s.call('open')));
     await s.host.pipeline.explain('open', {});
     await s.call('no_such_tool');
-    await sleep(5);
-    expect(s.policies.pinnedCalls).toBe(1); // only the explain's short-lived pin
+    // every call's pin is released; only the explain's short-lived pin may still be held
+    await until('the calls\' pins are released', () => s.policies.pinnedCalls <= 1);
   } finally {
     await s.cleanup();
   }
@@ -178,9 +177,9 @@ test('an accepted reload swaps the set, emits changed, and removes the old liste
     expect(r).toEqual({ ok: true, generation: 2, entries: ['no-ls'] });
     expect(changed).toEqual([{ type: 'changed', dir: s.dir, generation: 2, entries: ['no-ls'] }]);
     expect((await s.call('rm')).isError).toBe(false);
-    await sleep(10);
-    const ids = s.host.hooks.snapshot()['tools/pre-execute'].map((e) => e.id);
-    expect(ids).toEqual(['policy-set', 'no-ls']);
+    const ids = (): string[] => s.host.hooks.snapshot()['tools/pre-execute'].map((e) => e.id);
+    await until('the old listeners are removed', () => ids().join() === 'policy-set,no-ls');
+    expect(ids()).toEqual(['policy-set', 'no-ls']);
   } finally {
     await s.cleanup();
   }

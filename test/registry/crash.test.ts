@@ -25,12 +25,7 @@ let v2: string;
 let key: string;
 
 beforeAll(async () => {
-  // The child runs the compiled commands; tsc emits dist/ even while other folders are unfinished.
-  try {
-    execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'ignore', timeout: 280_000 });
-  } catch {
-    // exit code ignored on purpose (others' type errors); the file check below is what matters
-  }
+  // the child runs the compiled commands (dist/ is made fresh by test/global-setup.ts)
   expect(existsSync(join(root, 'dist/cli/commands/registry-install.js'))).toBe(true);
   work = tempDir('crash');
   const wasm1 = buildWat('registry_echo', work);

@@ -7,7 +7,7 @@ const MiB = 1024 * 1024;
 const never = (): AbortSignal => new AbortController().signal;
 
 /** Streams `total` bytes in 64 KiB chunks, honouring backpressure; records how many it wrote. */
-function stream(res: ServerResponse, total: number, written: { bytes: number; finished: boolean }): void {
+function stream(res: ServerResponse, total: number, written: { bytes: number; finished: boolean; closed: boolean }): void {
   const chunk = Buffer.alloc(64 * 1024, 0x61);
   const pump = (): void => {
     while (written.bytes < total) {
@@ -21,13 +21,25 @@ function stream(res: ServerResponse, total: number, written: { bytes: number; fi
     written.finished = true;
     res.end();
   };
-  res.on('close', () => res.removeAllListeners('drain'));
+  res.on('close', () => {
+    res.removeAllListeners('drain');
+    written.closed = true;
+  });
   pump();
 }
 
 let server: TestServer;
-const chunked = { bytes: 0, finished: false };
-const declared = { bytes: 0, finished: false };
+const chunked = { bytes: 0, finished: false, closed: false };
+const declared = { bytes: 0, finished: false, closed: false };
+
+/** Waits until the server saw its response's connection close (the gate aborted it, or it ended). */
+async function closed(written: { closed: boolean }): Promise<void> {
+  const end = performance.now() + 10_000;
+  while (!written.closed) {
+    if (performance.now() > end) throw new Error('the server never saw the connection close');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
 
 beforeAll(async () => {
   server = await startServer('127.0.0.1', (req, res) => {
@@ -69,7 +81,7 @@ describe('response bytes are capped while reading, never after buffering', () =>
     console.log(`64 MiB response, cap 1 MiB: ${elapsed.toFixed(1)} ms, peak RSS growth ${growth.toFixed(1)} MiB, server wrote ${(chunked.bytes / MiB).toFixed(1)} MiB before the connection closed`);
     expect(growth, `peak RSS growth ${growth.toFixed(1)} MiB`).toBeLessThan(24);
     // The connection was aborted: the server never got to write the whole 64 MiB.
-    await new Promise((r) => setTimeout(r, 50));
+    await closed(chunked);
     expect(chunked.finished, 'server finished writing 64 MiB').toBe(false);
     expect(chunked.bytes, 'bytes the server wrote').toBeLessThan(32 * MiB);
   });
@@ -78,7 +90,7 @@ describe('response bytes are capped while reading, never after buffering', () =>
     const gate = createHttpGate({ allowedHosts: [server.authority], maxResponseBytes: MiB, timeoutMs: 20_000 });
     const out = await gate.request({ method: 'GET', url: server.url('/declared-64m'), headers: {} }, never());
     expect(out).toEqual({ ok: false, error: `response larger than ${MiB} bytes` });
-    await new Promise((r) => setTimeout(r, 50));
+    await closed(declared);
     expect(declared.finished).toBe(false);
     expect(declared.bytes).toBeLessThan(32 * MiB);
   });

@@ -108,6 +108,16 @@ describe('pool', () => {
     expect(tool.stats()).toEqual({ live: 0, busy: 0, idle: 0, queued: 0 });
   });
 
+  it('close() while an instance starts ends that start too', async () => {
+    const tool = await loadSandboxTool(kitSpec('greet', { limits: { timeoutMs: 10_000 } }));
+    const pending = tool.call(utf8('a'), { signal: never() });
+    expect(tool.stats().live).toBe(1);
+    await tool.close();
+    await failure(pending, 'ABORTED');
+    await until(() => tool.stats().live === 0);
+    expect(tool.stats()).toEqual({ live: 0, busy: 0, idle: 0, queued: 0 });
+  });
+
   it('each instance gets its own host state: vars are per instance (FINDINGS 15)', async () => {
     const tool = await kit('counter', { pool: { max: 2 } });
     // two overlapping calls need two instances; each starts its own counter at 1
