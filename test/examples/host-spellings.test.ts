@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { CLI, MANIFESTS, buildOnce, callTool, run, tempDir } from './helpers.js';
+import { CLI, MANIFESTS, callTool, run, tempDir } from './helpers.js';
 
 let server: Server;
 let port: number;
@@ -28,7 +28,6 @@ async function manifestFor(name: string, host: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  await buildOnce();
   server = createServer((_req, res) => {
     hits++;
     res.end('loopback service');
