@@ -158,7 +158,8 @@ export async function serveHttp(core: SidecarCore, options: HttpOptions): Promis
 
   const mounts = options.mounts ?? [];
   async function serveMount(mount: HttpMount, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    const leave = limit.enter(`addr:${req.socket.remoteAddress ?? '?'}`);
+    // Its own key: a page's event streams must not use up the API's slots for the same address.
+    const leave = limit.enter(`mount:${mount.prefix}:${req.socket.remoteAddress ?? '?'}`);
     if (leave === undefined) return sendError(res, 429, `too many concurrent requests from this client (max ${limit.max})`, { 'retry-after': '1' });
     res.once('close', leave);
     try {
@@ -193,6 +194,8 @@ export async function serveHttp(core: SidecarCore, options: HttpOptions): Promis
   const stopAccepting = () => {
     if (!accepting) return;
     accepting = false;
+    // Mounts end their open streams (an event stream never goes idle, so close would wait on it).
+    for (const m of mounts) m.close?.();
     http.close(() => unregister());
     http.closeIdleConnections();
   };
@@ -203,7 +206,6 @@ export async function serveHttp(core: SidecarCore, options: HttpOptions): Promis
     stopAccepting,
     async close() {
       stopAccepting();
-      for (const m of mounts) m.close?.();
       await sessions.closeAll();
       http.closeAllConnections();
     },
