@@ -1,23 +1,48 @@
 // Patterns for what must not leak: tokens and keys in well-known shapes, `key=value` secrets, and
 // email addresses. Used by the redact built-in and by the audit log (records never carry secrets).
-import type { LinearRegex } from '../regex/index.js';
+// They run on RE2 like every other pattern: the output they scan is the tool's, so it is hostile
+// input. On V8's backtracking engine the email pattern took ~10 s for 64 KiB of "a." and the
+// private-key pattern ~2.8 s per MiB of BEGIN lines with no END, all on the main thread. Each
+// pattern runs on its own (re2js skips text that lacks a pattern's literals, which a combined
+// alternation would defeat); the case-insensitive ones are skipped when their words are absent.
+import { linearRegex, type LinearRegex } from '../regex/index.js';
 
-const TOKEN_PATTERNS: readonly RegExp[] = [
-  /\bgh[pousr]_[A-Za-z0-9]{20,}\b/g, // GitHub tokens
-  /\bgithub_pat_[A-Za-z0-9_]{20,}\b/g,
-  /\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}\b/g, // OpenAI / Anthropic style keys
-  /\bAKIA[0-9A-Z]{16}\b/g, // AWS access key ids
-  /\bxox[abprs]-[A-Za-z0-9-]{10,}\b/g, // Slack
-  /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b/g, // JWTs
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
-];
-/** These keep their first group (the label) and lose only the secret after it. */
-const LABELLED: readonly RegExp[] = [
-  /\b((?:Bearer|Basic)\s+)[A-Za-z0-9._~+/=-]{8,}/g,
-  /\b((?:api[_-]?key|access[_-]?token|auth[_-]?token|secret|password|passwd|token)["']?\s*[:=]\s*["']?)[^\s"',;]{4,}/gi,
+interface Builtin {
+  re: LinearRegex;
+  /** Lower-case words one of which must occur for the pattern to match; absent = always run. */
+  words?: readonly string[];
+  /** Keeps its first group (the label) and loses only the secret after it. */
+  labelled?: boolean;
+}
+
+const TOKEN_PATTERNS: readonly Builtin[] = [
+  String.raw`\bgh[pousr]_[A-Za-z0-9]{20,}\b`, // GitHub tokens
+  String.raw`\bgithub_pat_[A-Za-z0-9_]{20,}\b`,
+  String.raw`\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}\b`, // OpenAI / Anthropic style keys
+  String.raw`\bAKIA[0-9A-Z]{16}\b`, // AWS access key ids
+  String.raw`\bxox[abprs]-[A-Za-z0-9-]{10,}\b`, // Slack
+  String.raw`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b`, // JWTs
+  String.raw`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`,
+].map((p) => ({ re: linearRegex(p) }));
+
+const LABELLED: readonly Builtin[] = [
+  { re: linearRegex(String.raw`\b((?:Bearer|Basic)\s+)[A-Za-z0-9._~+/=-]{8,}`, { ignoreCase: true }), words: ['bearer', 'basic'], labelled: true },
+  {
+    re: linearRegex(String.raw`\b((?:api[_-]?key|access[_-]?token|auth[_-]?token|secret|password|passwd|token)["']?\s*[:=]\s*["']?)[^\s"',;]{4,}`, { ignoreCase: true }),
+    words: ['key', 'token', 'secret', 'passw'],
+    labelled: true,
+  },
 ];
 
-const EMAIL = /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b/g;
+const EMAIL: Builtin = { re: linearRegex(String.raw`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b`), words: ['@'] };
+
+function apply(text: string, p: Builtin, mark: string): string {
+  if (p.words !== undefined) {
+    const lower = text.toLowerCase();
+    if (!p.words.some((w) => lower.includes(w))) return text;
+  }
+  return p.labelled === true ? p.re.replaceAllWith(text, (_m, label) => `${label ?? ''}${mark}`) : p.re.replaceAll(text, mark);
+}
 
 export interface RedactOptions {
   tokens?: boolean;
@@ -37,10 +62,10 @@ export function redactText(text: string, options: RedactOptions = {}): string {
     if (v.length >= 4) out = out.split(v).join(mark);
   }
   if (options.tokens !== false) {
-    for (const re of TOKEN_PATTERNS) out = out.replace(re, mark);
-    for (const re of LABELLED) out = out.replace(re, (_m: string, label: string) => `${label}${mark}`);
+    for (const p of TOKEN_PATTERNS) out = apply(out, p, mark);
+    for (const p of LABELLED) out = apply(out, p, mark);
   }
-  if (options.emails !== false) out = out.replace(EMAIL, mark);
+  if (options.emails !== false) out = apply(out, EMAIL, mark);
   for (const re of options.patterns ?? []) out = re.replaceAll(out, mark);
   return out;
 }

@@ -11,6 +11,8 @@ export interface LinearRegex {
   test(text: string): boolean;
   /** Every match replaced by `replacement`, taken literally. */
   replaceAll(text: string, replacement: string): string;
+  /** Every match replaced by what `replace` returns for it (the match, then its groups). */
+  replaceAllWith(text: string, replace: (match: string, ...groups: Array<string | undefined>) => string): string;
   /** `/source/flags`: unique per pattern (ajv keys its compiled patterns on it). */
   toString(): string;
 }
@@ -34,6 +36,7 @@ export function compileLinear(source: string, options: LinearRegexOptions = {}):
     source,
     test: (text: string) => re.test(text),
     replaceAll: (text: string, replacement: string): string => re.matcher(text).replaceAll(RE2JS.quoteReplacement(replacement)),
+    replaceAllWith: (text, replace) => re.matcher(text).replaceAll((...args: unknown[]) => replace(...(args.slice(0, re.groupCount() + 1) as [string, ...Array<string | undefined>]))),
     toString: () => `/${source}/${flags}`,
   };
 }
