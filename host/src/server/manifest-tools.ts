@@ -273,6 +273,11 @@ export class ManifestTools {
       warm: async () => {
         try {
           await made.warm();
+          // Validators compile on first use (start-up does not pay for them); a background warm-up
+          // compiles them too, so the tool's first call does not (~10-30 ms each).
+          const tool = ctx.tools.get(name);
+          tool?.checkArguments({});
+          tool?.checkOutput(null);
         } catch (err) {
           // The sandbox refused the module: no call could ever succeed, so take it off the list.
           logger.warn({ err, file: loaded.file }, `tool "${name}" was refused by the sandbox and is unregistered`);

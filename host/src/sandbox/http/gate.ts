@@ -12,6 +12,7 @@ import { redirectedRequest } from './redirect.js';
 import { LIMITS, cleanRequest } from './request-shape.js';
 import { checkTarget, parseTargetUrl, systemLookup } from './target.js';
 import type { ClosableHttpGate, HostLookup, HttpOutcome, HttpPolicy, HttpRequestSpec } from './types.js';
+import { warmNetworkPath } from './warm.js';
 
 interface Settings extends ExchangeSettings, PoolSettings {
   patterns: HostPattern[];
@@ -58,6 +59,8 @@ function settingsOf(policy: HttpPolicy): Settings {
 export function createHttpGate(policy: HttpPolicy): ClosableHttpGate {
   const settings = settingsOf(policy);
   const pools = new PinnedPools(settings);
+  // after the caller's turn: a tool that may reach the network gets its first request warm
+  setImmediate(() => void warmNetworkPath());
   return {
     request(req: HttpRequestSpec, signal: AbortSignal): Promise<HttpOutcome> {
       const callSignal = signal instanceof AbortSignal ? signal : new AbortController().signal;

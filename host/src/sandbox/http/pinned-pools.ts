@@ -2,8 +2,9 @@
 // the same address set. Every request is still checked (and its name resolved) first; a pool is
 // just the place where a connection to an already-checked address may be waiting. An answer
 // that changes the addresses gets a new pool, so a reused socket can never reach an unchecked one.
-import type { Pool } from 'undici';
+import type { buildConnector, Pool } from 'undici';
 import { pinnedLookup } from './pinned-lookup.js';
+import { loadUndici } from './undici.js';
 import { LIMITS } from './request-shape.js';
 import type { CheckedTarget } from './target.js';
 
@@ -20,6 +21,20 @@ const CONNECTIONS_PER_POOL = 4;
 /** Idle keep-alive sockets close after this; idle sockets never hold the process open. */
 const KEEP_ALIVE_MS = 4000;
 
+/** Every pool's options; the network warm-up (warm.ts) builds its pool with these too. */
+export function poolOptions(timeoutMs: number, connect: buildConnector.BuildOptions): Pool.Options {
+  return {
+    connections: CONNECTIONS_PER_POOL,
+    connect,
+    maxHeaderSize: LIMITS.maxResponseHeaderBytes,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    keepAliveTimeout: KEEP_ALIVE_MS,
+    keepAliveMaxTimeout: KEEP_ALIVE_MS,
+    pipelining: 1,
+  };
+}
+
 export class PinnedPools {
   readonly #pools = new Map<string, Pool>();
   readonly #settings: PoolSettings;
@@ -28,10 +43,9 @@ export class PinnedPools {
     this.#settings = settings;
   }
 
-  /** undici loads on the first request: most tools never make one, and start-up should not pay for it. */
   async for(target: CheckedTarget): Promise<Pool> {
     // Awaited before the lookup, so the rest runs without a gap two requests could race through.
-    const { Pool } = await import('undici');
+    const { Pool } = await loadUndici();
     const key = JSON.stringify([target.url.origin, target.addresses.map((a) => a.address)]);
     const existing = this.#pools.get(key);
     if (existing !== undefined && !existing.closed && !existing.destroyed) {
@@ -39,20 +53,11 @@ export class PinnedPools {
       this.#pools.set(key, existing);
       return existing;
     }
-    const pool = new Pool(target.url.origin, {
-      connections: CONNECTIONS_PER_POOL,
-      connect: {
-        lookup: pinnedLookup(target.url.hostname.replace(/^\[|\]$/g, ''), target.addresses),
-        timeout: this.#settings.timeoutMs,
-        ...(this.#settings.ca === undefined ? {} : { ca: this.#settings.ca }),
-      },
-      maxHeaderSize: LIMITS.maxResponseHeaderBytes,
-      headersTimeout: this.#settings.timeoutMs,
-      bodyTimeout: this.#settings.timeoutMs,
-      keepAliveTimeout: KEEP_ALIVE_MS,
-      keepAliveMaxTimeout: KEEP_ALIVE_MS,
-      pipelining: 1,
-    });
+    const pool = new Pool(target.url.origin, poolOptions(this.#settings.timeoutMs, {
+      lookup: pinnedLookup(target.url.hostname.replace(/^\[|\]$/g, ''), target.addresses),
+      timeout: this.#settings.timeoutMs,
+      ...(this.#settings.ca === undefined ? {} : { ca: this.#settings.ca }),
+    }));
     this.#pools.set(key, pool);
     for (const [oldKey, old] of this.#pools) {
       if (this.#pools.size <= MAX_POOLS) break;

@@ -1,0 +1,8 @@
+// undici is loaded on first use: most tools never make a request, and start-up should not pay for
+// it. One import for the process: every `import()` call resolves its specifier again (~60 µs).
+let undici: Promise<typeof import('undici')> | undefined;
+
+export function loadUndici(): Promise<typeof import('undici')> {
+  undici ??= import('undici');
+  return undici;
+}
