@@ -4,7 +4,13 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Context } from '../plugin/index.js';
-import type { ManifestLoader } from './runtime.js';
+
+/**
+ * Loads manifest tools into `ctx`: from `dirs`, plus the installed store under `storeDir` unless
+ * the user named folders (`explicit`). Defined here, not in runtime.ts, which loads this file
+ * lazily: a type import back from runtime.ts would close an import cycle.
+ */
+export type ManifestLoader = (ctx: Context, dirs: string[], options: { explicit: boolean; storeDir: string }) => Promise<void>;
 
 /**
  * The store's lockfile and tools folder (the registry's storeLayout(home).lock and .tools). Named

@@ -10,9 +10,12 @@ import { createPluginHost, type Context, type PluginHost } from '../plugin/index
 import { builtinTools, type ToolRegistry } from '../tool/index.js';
 import type { ApprovalService, Pipeline } from '../pipeline/index.js';
 import type { PolicyServices } from '../policy/index.js';
+import type { ManifestLoader } from './manifest-loader.js';
 import type { CliIO } from './command.js';
 import { noPolicyWarning, resolvePolicySource, type PolicySource } from './policy-source.js';
 import { UsageError } from './usage.js';
+
+export type { ManifestLoader } from './manifest-loader.js';
 
 export interface RuntimeOptions {
   io: CliIO;
@@ -52,11 +55,6 @@ export interface Runtime {
   dispose(): Promise<void>;
 }
 
-/**
- * Loads manifest tools into `ctx`: from `dirs`, plus the installed store under `storeDir` unless
- * the user named folders (`explicit`). Filled in by the manifest/registry work; today: none.
- */
-export type ManifestLoader = (ctx: Context, dirs: string[], options: { explicit: boolean; storeDir: string }) => Promise<void>;
 /** Mounts a policy set into `ctx` (host/src/policy). */
 export type PolicyLoader = (
   ctx: Context,

@@ -13,7 +13,7 @@ import { createMcpServer } from './mcp-server.js';
 import { answererOf, mountFor, type HttpMount } from './http-mount.js';
 import { registerOwnListener } from '../own-sockets/index.js';
 import { newApprovalSecret } from './approval-secret.js';
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, InsecureBindError } from './http-lazy.js';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, InsecureBindError } from './http-limits.js';
 import { RPC_MESSAGES, withCleanErrors } from './rpc-error.js';
 import { SessionTable } from './session-table.js';
 

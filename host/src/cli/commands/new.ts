@@ -6,7 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
 import { LANGUAGES, languageLabel, scaffoldFiles, type Language, type ScaffoldContext } from '../templates/index.js';
-import { shellQuote } from '../templates/common.js';
+import { shellQuote } from '../templates/index.js';
 import { packageRoot } from '../package-root.js';
 import { UsageError } from '../usage.js';
 

@@ -10,6 +10,7 @@ import type { LanguageTemplate, ScaffoldContext, ScaffoldFile } from './types.js
 import { watTemplate } from './wat.js';
 
 export type { ScaffoldContext, ScaffoldFile, LanguageTemplate } from './types.js';
+export { shellQuote } from './common.js';
 
 export const LANGUAGES = ['as', 'c', 'rust', 'wat'] as const;
 export type Language = (typeof LANGUAGES)[number];
