@@ -34,7 +34,7 @@ export interface ToolSpec {
   version: string;
   wasm: string;
   hosts?: string[];
-  paths?: Record<string, { host: string; mode: 'ro' | 'rw'; max_bytes?: number }>;
+  paths?: Record<string, { host: string; mode: 'ro' | 'rw'; max_bytes?: number; max_entries?: number }>;
   maxPages?: number;
   timeoutMs?: number;
   secrets?: string[];

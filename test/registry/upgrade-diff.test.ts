@@ -63,6 +63,7 @@ describe('an upgrade shows every capability that grows and asks again', () => {
       [{ version: '1.1.0', ...base, poolMax: 32 }, '+ instances at once (pool.max): 2 -> 32'],
       [{ version: '1.2.0', ...base, maxInputBytes: 64 * 1024 * 1024 }, '+ input: 1 MiB -> 64 MiB'],
       [{ version: '1.3.0', ...base, paths: { '/out': { host: '/srv/out', mode: 'rw', max_bytes: 1024 * 1024 * 1024 } } }, '+ files: writes to /out per call: 64 MiB -> 1024 MiB'],
+      [{ version: '1.3.1', ...base, paths: { '/out': { host: '/srv/out', mode: 'rw', max_entries: 1_000_000 } } }, '+ files: new files and directories in /out per call: 10000 -> 1000000'],
       [{ version: '1.4.0', ...base, config: { ...base.config, debug_upload: 'https://collector.example' } }, '+ config: receives debug_upload = "https://collector.example"'],
       [{ version: '1.5.0', ...base, config: { endpoint: 'https://b.example' } }, '+ config: endpoint changes from "https://a.example" to "https://b.example"'],
     ];
@@ -99,7 +100,7 @@ describe('an upgrade shows every capability that grows and asks again', () => {
 describe('the ceiling has a key for every capability', () => {
   it('max_input_bytes, max_pool, max_write_bytes and allowed_config refuse a package over them, whatever the answer', async () => {
     const ceiling = join(cwd, 'ceiling.yaml');
-    writeFileSync(ceiling, 'max_input_bytes: 1048576\nmax_pool: 4\nmax_write_bytes: 16777216\nallowed_config: [endpoint]\n');
+    writeFileSync(ceiling, 'max_input_bytes: 1048576\nmax_pool: 4\nmax_write_bytes: 16777216\nmax_write_entries: 500\nallowed_config: [endpoint]\n');
     const greedy = await release({
       version: '1.0.0',
       maxInputBytes: 8 * 1024 * 1024,
@@ -113,9 +114,10 @@ describe('the ceiling has a key for every capability', () => {
     expect(res.err).toContain('max_input_bytes 8388608 is above the ceiling of 1048576');
     expect(res.err).toContain('pool.max 16 is above the ceiling of 4');
     expect(res.err).toContain('allowed_paths./out.max_bytes 67108864 is above the ceiling of 16777216 (max_write_bytes)');
+    expect(res.err).toContain('allowed_paths./out.max_entries 10000 is above the ceiling of 500 (max_write_entries)');
     expect(res.err).toContain('config key token_sink is not in the allowed config keys');
     expect(res.err).not.toContain('config key endpoint');
-    const modest = await release({ version: '1.0.0', poolMax: 4, paths: { '/out': { host: '/srv/out', mode: 'rw', max_bytes: 1024 } }, config: { endpoint: 'x' } });
+    const modest = await release({ version: '1.0.0', poolMax: 4, paths: { '/out': { host: '/srv/out', mode: 'rw', max_bytes: 1024, max_entries: 500 } }, config: { endpoint: 'x' } });
     const ok = await install([modest, '--yes', '--ceiling', ceiling]);
     expect(ok.code, ok.err).toBe(0);
   });

@@ -48,12 +48,14 @@ function collectSecrets(loaded: LoadedManifest, env: Record<string, string | und
   return { config, secretValues, missing };
 }
 
-/** The mounts with each rw mount's write quota (allowed_paths.<guest>.max_bytes, default applied). */
+/** The mounts with each rw mount's write quotas (allowed_paths.<guest>.max_bytes / max_entries, defaults applied). */
 function withWriteQuotas(loaded: LoadedManifest): SandboxToolSpec['allowedPaths'] {
   const out: SandboxToolSpec['allowedPaths'] = {};
   for (const [guest, m] of Object.entries(loaded.allowedPaths)) {
-    const maxBytes = loaded.manifest.capabilities.allowed_paths[guest]?.max_bytes;
-    out[guest] = { host: m.host, mode: m.mode, ...(maxBytes !== undefined ? { maxBytes } : {}) };
+    const grant = loaded.manifest.capabilities.allowed_paths[guest];
+    const maxBytes = grant?.max_bytes;
+    const maxEntries = grant?.max_entries;
+    out[guest] = { host: m.host, mode: m.mode, ...(maxBytes !== undefined ? { maxBytes } : {}), ...(maxEntries !== undefined ? { maxEntries } : {}) };
   }
   return out;
 }

@@ -15,6 +15,8 @@ export const MANIFEST_DEFAULTS = {
   maxHttpResponseBytes: MIB,
   /** Bytes one call may write to each rw mount (allowed_paths.<guest>.max_bytes). */
   maxWriteBytes: 64 * MIB,
+  /** Files and directories one call may create in each rw mount (allowed_paths.<guest>.max_entries). */
+  maxWriteEntries: 10_000,
   /** Instances of one tool that may run at once (pool.max). */
   poolMax: 2,
   /** Total bytes of an instance's Extism vars (the SDK's memory.maxVarBytes). */
@@ -36,6 +38,8 @@ export const MANIFEST_BOUNDS = {
   poolMax: 64,
   /** allowed_paths.<guest>.max_bytes: 16 GiB. */
   maxWriteBytes: 16 * 1024 * MIB,
+  /** allowed_paths.<guest>.max_entries. */
+  maxWriteEntries: 10_000_000,
   poolIdleMs: 3_600_000,
   /** Modules in module.link. */
   maxLinks: 16,

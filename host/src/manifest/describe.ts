@@ -45,6 +45,7 @@ export function describeCapabilities(manifest: Manifest): string[] {
   for (const [guest, grant] of paths) {
     lines.push(`${grant.mode === 'rw' ? 'may read and write' : 'may read'} ${guest} (host ${grant.host})`);
     if (grant.max_bytes !== undefined) lines.push(`may write up to ${formatBytes(grant.max_bytes)} to ${guest} in each call`);
+    if (grant.max_entries !== undefined) lines.push(`may create up to ${grant.max_entries} files and directories in ${guest} in each call`);
   }
 
   lines.push(`may use up to ${formatBytes(caps.memory.max_pages * PAGE_BYTES)} of memory`);

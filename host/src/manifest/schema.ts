@@ -150,19 +150,27 @@ function guestPathProblem(key: string): string | undefined {
   return undefined;
 }
 
-// max_bytes: what one call may write to an rw mount (writes, and growth by set_size/allocate). An
-// ro mount writes nothing, so a quota there is a mistake; an rw mount always has one.
+// max_bytes: what one call may write to an rw mount (writes, and growth by set_size/allocate);
+// max_entries: how many files and directories it may create there (empty ones cost an inode each).
+// An ro mount writes nothing, so a quota there is a mistake; an rw mount always has both.
 const pathGrant = z
   .strictObject({
     host: z.string().min(1).max(4096),
     mode: z.enum(['ro', 'rw']).default('ro'),
     max_bytes: boundedInt(1, MANIFEST_BOUNDS.maxWriteBytes).optional(),
+    max_entries: boundedInt(0, MANIFEST_BOUNDS.maxWriteEntries).optional(),
   })
   .superRefine((g, ctx) => {
-    if (g.mode === 'ro' && g.max_bytes !== undefined)
-      ctx.addIssue({ code: 'custom', path: ['max_bytes'], message: 'is allowed only when mode is rw (a read-only mount writes nothing)' });
+    for (const key of ['max_bytes', 'max_entries'] as const) {
+      if (g.mode === 'ro' && g[key] !== undefined)
+        ctx.addIssue({ code: 'custom', path: [key], message: 'is allowed only when mode is rw (a read-only mount writes nothing)' });
+    }
   })
-  .transform((g) => (g.mode === 'rw' ? { ...g, max_bytes: g.max_bytes ?? MANIFEST_DEFAULTS.maxWriteBytes } : g));
+  .transform((g) =>
+    g.mode === 'rw'
+      ? { ...g, max_bytes: g.max_bytes ?? MANIFEST_DEFAULTS.maxWriteBytes, max_entries: g.max_entries ?? MANIFEST_DEFAULTS.maxWriteEntries }
+      : g,
+  );
 
 const allowedPaths = z.record(z.string(), pathGrant).superRefine((paths, ctx) => {
   for (const key of Object.keys(paths)) {

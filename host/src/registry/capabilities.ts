@@ -14,7 +14,9 @@ function bytes(n: number): string {
 
 function pathWords(p: PathGrant): string {
   if (p.mode !== 'rw') return `files: may read host folder ${p.host} (seen by the tool as ${p.guest})`;
-  const quota = p.maxBytes === undefined ? '' : `, writing up to ${bytes(p.maxBytes)} per call`;
+  const quota =
+    (p.maxBytes === undefined ? '' : `, writing up to ${bytes(p.maxBytes)} per call`) +
+    (p.maxEntries === undefined ? '' : `, creating up to ${p.maxEntries} files and directories per call`);
   return `files: may READ AND WRITE host folder ${p.host} (seen by the tool as ${p.guest})${quota}`;
 }
 
@@ -47,6 +49,13 @@ function numeric(key: 'maxPages' | 'maxHttpResponseBytes' | 'maxVarBytes' | 'tim
   };
 }
 
+function quotaChange(old: number | undefined, now: number | undefined, what: string, fmt: (n: number) => string, out: Out): void {
+  if (old === undefined || now === undefined || old === now) return;
+  const line = `${what}: ${fmt(old)} -> ${fmt(now)}`;
+  if (now > old) out.added(line);
+  else out.removed(line);
+}
+
 function diffPaths(before: CapabilitySet, after: CapabilitySet, out: Out): void {
   const key = (p: PathGrant): string => `${p.guest}\0${p.host}`;
   for (const p of after.paths) {
@@ -54,10 +63,9 @@ function diffPaths(before: CapabilitySet, after: CapabilitySet, out: Out): void 
     if (!old) out.added(pathWords(p));
     else if (old.mode === 'ro' && p.mode === 'rw') out.added(`${pathWords(p)} (was read-only)`);
     else if (old.mode === 'rw' && p.mode === 'ro') out.removed(`write access to ${p.host} (now read-only)`);
-    else if (p.mode === 'rw' && old.maxBytes !== undefined && p.maxBytes !== undefined && p.maxBytes !== old.maxBytes) {
-      const line = `files: writes to ${p.guest} per call: ${bytes(old.maxBytes)} -> ${bytes(p.maxBytes)}`;
-      if (p.maxBytes > old.maxBytes) out.added(line);
-      else out.removed(line);
+    else if (p.mode === 'rw') {
+      quotaChange(old.maxBytes, p.maxBytes, `files: writes to ${p.guest} per call`, bytes, out);
+      quotaChange(old.maxEntries, p.maxEntries, `files: new files and directories in ${p.guest} per call`, String, out);
     }
   }
   for (const p of before.paths) if (!after.paths.some((q) => key(q) === key(p))) out.removed(pathWords(p));

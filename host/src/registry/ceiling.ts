@@ -29,6 +29,8 @@ const ceilingSchema = z.strictObject({
   max_var_bytes: z.number().int().positive().optional(),
   /** Largest write quota (allowed_paths.<guest>.max_bytes) of any rw mount. */
   max_write_bytes: z.number().int().positive().optional(),
+  /** Largest entry quota (allowed_paths.<guest>.max_entries) of any rw mount. */
+  max_write_entries: z.number().int().nonnegative().optional(),
   /** Largest pool.max (instances of one tool at once). */
   max_pool: z.number().int().positive().optional(),
   /** Config keys a tool may receive; [] = none. */
@@ -94,10 +96,14 @@ function limit(key: 'maxPages' | 'maxHttpResponseBytes' | 'maxVarBytes' | 'timeo
 function checkPaths(caps: CapabilitySet, ceiling: Ceiling, out: string[]): void {
   for (const p of caps.paths) {
     if (ceiling.allow_paths === false) out.push(`filesystem mount ${p.guest} -> ${p.host} is not allowed (allow_paths: false)`);
-    else if (p.mode === 'rw' && ceiling.allow_rw_paths === false) {
-      out.push(`read-write mount ${p.guest} -> ${p.host} is not allowed (allow_rw_paths: false)`);
-    } else if (p.mode === 'rw' && ceiling.max_write_bytes !== undefined && (p.maxBytes ?? Infinity) > ceiling.max_write_bytes) {
-      out.push(`allowed_paths.${p.guest}.max_bytes ${p.maxBytes ?? 'unlimited'} is above the ceiling of ${ceiling.max_write_bytes} (max_write_bytes)`);
+    else if (p.mode === 'rw' && ceiling.allow_rw_paths === false) out.push(`read-write mount ${p.guest} -> ${p.host} is not allowed (allow_rw_paths: false)`);
+    else if (p.mode === 'rw') {
+      if (ceiling.max_write_bytes !== undefined && (p.maxBytes ?? Infinity) > ceiling.max_write_bytes) {
+        out.push(`allowed_paths.${p.guest}.max_bytes ${p.maxBytes ?? 'unlimited'} is above the ceiling of ${ceiling.max_write_bytes} (max_write_bytes)`);
+      }
+      if (ceiling.max_write_entries !== undefined && (p.maxEntries ?? Infinity) > ceiling.max_write_entries) {
+        out.push(`allowed_paths.${p.guest}.max_entries ${p.maxEntries ?? 'unlimited'} is above the ceiling of ${ceiling.max_write_entries} (max_write_entries)`);
+      }
     }
   }
 }

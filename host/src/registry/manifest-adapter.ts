@@ -24,6 +24,8 @@ export interface PathGrant {
   mode: 'ro' | 'rw';
   /** rw only: bytes one call may write there (allowed_paths.<guest>.max_bytes, default applied). */
   maxBytes?: number;
+  /** rw only: files and directories one call may create there (allowed_paths.<guest>.max_entries). */
+  maxEntries?: number;
 }
 
 /**
@@ -74,6 +76,7 @@ export const CAPABILITY_DEFAULTS = {
   maxInputBytes: MANIFEST_DEFAULTS.maxInputBytes,
   maxOutputBytes: MANIFEST_DEFAULTS.maxOutputBytes,
   maxWriteBytes: MANIFEST_DEFAULTS.maxWriteBytes,
+  maxWriteEntries: MANIFEST_DEFAULTS.maxWriteEntries,
   poolMax: MANIFEST_DEFAULTS.poolMax,
 } as const;
 
@@ -104,7 +107,13 @@ export function readManifest(text: string, file: string): PackagedManifest {
     capabilities: {
       hosts: [...caps.allowed_hosts].sort(),
       paths: Object.entries(caps.allowed_paths)
-        .map(([guest, grant]): PathGrant => ({ guest, host: grant.host, mode: grant.mode, ...(grant.max_bytes !== undefined ? { maxBytes: grant.max_bytes } : {}) }))
+        .map(([guest, grant]): PathGrant => ({
+          guest,
+          host: grant.host,
+          mode: grant.mode,
+          ...(grant.max_bytes !== undefined ? { maxBytes: grant.max_bytes } : {}),
+          ...(grant.max_entries !== undefined ? { maxEntries: grant.max_entries } : {}),
+        }))
         .sort((a, b) => (a.guest < b.guest ? -1 : a.guest > b.guest ? 1 : 0)),
       maxPages: caps.memory.max_pages,
       maxHttpResponseBytes: caps.memory.max_http_response_bytes,

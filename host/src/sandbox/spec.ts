@@ -14,7 +14,7 @@ export interface SandboxToolSpec {
   limits: SandboxLimits;
   allowedHosts: string[];
   /** guest path -> absolute host path */
-  allowedPaths: Record<string, { host: string; mode: 'ro' | 'rw'; maxBytes?: number }>;
+  allowedPaths: Record<string, { host: string; mode: 'ro' | 'rw'; maxBytes?: number; maxEntries?: number }>;
   config: Record<string, string>;
   /** Values replaced by [REDACTED] in every log line and error message. */
   secretValues: string[];
@@ -77,7 +77,7 @@ const specSchema = z.object({
   allowedHosts: z.array(z.string()),
   allowedPaths: z.record(
     z.string().startsWith('/', 'guest path must be absolute'),
-    z.object({ host: z.string().startsWith('/', 'host path must be absolute'), mode: z.enum(['ro', 'rw']), maxBytes: z.number().int().nonnegative().optional() }),
+    z.object({ host: z.string().startsWith('/', 'host path must be absolute'), mode: z.enum(['ro', 'rw']), maxBytes: z.number().int().nonnegative().optional(), maxEntries: z.number().int().nonnegative().optional() }),
   ),
   config: z.record(z.string(), z.string()),
   secretValues: z.array(z.string()),

@@ -41,7 +41,7 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
       units,
       returnsStatus: info.returnsStatus,
       config: { ...spec.config },
-      mounts: Object.entries(spec.allowedPaths).map(([guest, m]) => ({ guest, host: m.host, mode: m.mode, ...(m.maxBytes !== undefined ? { maxBytes: m.maxBytes } : {}) })),
+      mounts: Object.entries(spec.allowedPaths).map(([guest, m]) => ({ guest, host: m.host, mode: m.mode, ...(m.maxBytes !== undefined ? { maxBytes: m.maxBytes } : {}), ...(m.maxEntries !== undefined ? { maxEntries: m.maxEntries } : {}) })),
       maxOutputBytes: limits.maxOutputBytes,
       maxVarBytes: limits.maxVarBytes,
       maxLogBytes: limits.maxLogBytes,

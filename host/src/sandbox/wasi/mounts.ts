@@ -8,6 +8,8 @@ export interface WasiMount {
   mode: 'ro' | 'rw';
   /** rw: bytes one call may write here (writes and growth); absent = no quota. */
   maxBytes?: number;
+  /** rw: files and directories one call may create here; absent = no limit. */
+  maxEntries?: number;
 }
 
 /** A mount after validation: its host root is the real path, so symlink targets compare against it. */
@@ -16,6 +18,7 @@ export interface Mount {
   readonly root: string;
   readonly mode: 'ro' | 'rw';
   readonly maxBytes?: number | undefined;
+  readonly maxEntries?: number | undefined;
 }
 
 const guestPath = z
@@ -28,6 +31,7 @@ const mountSchema = z.strictObject({
   host: z.string().min(1, 'must name a host directory').refine((p) => !p.includes('\0'), 'must not contain NUL'),
   mode: z.enum(['ro', 'rw']),
   maxBytes: z.number().int().nonnegative().optional(),
+  maxEntries: z.number().int().nonnegative().optional(),
 });
 
 /** Validates mounts and resolves each host directory once; throws an Error naming the mount and rule. */
@@ -50,6 +54,6 @@ export function prepareMounts(mounts: readonly WasiMount[]): Mount[] {
     if (!statSync(root).isDirectory()) throw new Error(`wasi mount mounts[${i}].host: ${abs} is not a directory`);
     // Trailing slashes are dropped so the preopen name matches what libc prefixes compare against.
     const guest = m.guest.length > 1 ? m.guest.replace(/\/+$/, '') : m.guest;
-    return { guest, root, mode: m.mode, maxBytes: m.maxBytes };
+    return { guest, root, mode: m.mode, maxBytes: m.maxBytes, maxEntries: m.maxEntries };
   });
 }

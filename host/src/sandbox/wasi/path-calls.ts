@@ -59,6 +59,8 @@ export function pathOpen(
   if (wantsDir) throw new WasiError(r.stat === undefined ? Errno.INVAL : Errno.NOTDIR, `${r.lastName} is not a directory`);
   if (r.stat === undefined) requireNamedEntry(r);
   ctx.fds.ensureRoom();
+  // A new name costs an inode even if nothing is ever written to it (checked before it exists).
+  if (r.stat === undefined) ctx.quota.createEntry(r.mount, 'create');
   const access = wantsWrite ? (reads ? constants.O_RDWR : constants.O_WRONLY) : constants.O_RDONLY;
   const hostFlags =
     access |
@@ -90,6 +92,7 @@ export function pathCreateDirectory(ctx: WasiContext, dirFd: number, pathPtr: nu
   const { r } = resolveAt(ctx, dirFd, pathPtr, pathLen, false);
   if (r.stat !== undefined) throw new WasiError(Errno.EXIST, `${r.lastName} exists`);
   requireNamedEntry(r);
+  ctx.quota.createEntry(r.mount, 'mkdir');
   mkdirSync(r.hostPath, 0o755);
   return Errno.SUCCESS;
 }

@@ -7,6 +7,7 @@ import { Channel, Fault, Op } from '../channel.js';
 import { ENTRY_EXPORT, EXTISM_NAMESPACE, PREEMPT_CHECK, PREEMPT_NAMESPACE, STATUS_EXPORT } from '../module/host-imports.js';
 import { withLiveUnits, type LiveUnit } from './instantiate.js';
 import type { LogLevelName, LogMessage, WorkerInit } from './protocol.js';
+import type { QuotaHit } from '../wasi/index.js';
 
 // While reading its manifest the SDK tests `manifest instanceof Response`; the first touch of Node's
 // global Response loads Node's bundled undici into this isolate, which cost every instance start
@@ -36,7 +37,7 @@ let logDropped = 0;
 let httpStatus = 0;
 let httpHeaders: string | undefined;
 /** Set once WASI is loaded: the rw mounts' per-call write quotas. */
-let quota: { reset(): void; hit: { guest: string; maxBytes: number } | undefined } | undefined;
+let quota: { reset(): void; hit: QuotaHit | undefined } | undefined;
 
 function resetCallState(): void {
   quota?.reset();
@@ -247,7 +248,11 @@ function quotaExceeded(moduleSaid?: string): boolean {
   const hit = quota?.hit;
   if (hit === undefined) return false;
   const then = moduleSaid === undefined ? '' : `; the module then failed: ${moduleSaid}`;
-  sendError(Fault.QUOTA_EXCEEDED, `write quota exceeded: ${hit.guest} may take at most ${hit.maxBytes} bytes per call (allowed_paths.${hit.guest}.max_bytes); the module got ENOSPC${then}`);
+  const limit =
+    hit.kind === 'bytes'
+      ? `${hit.guest} may take at most ${hit.limit} bytes per call (allowed_paths.${hit.guest}.max_bytes)`
+      : `${hit.guest} may get at most ${hit.limit} new files and directories per call (allowed_paths.${hit.guest}.max_entries)`;
+  sendError(Fault.QUOTA_EXCEEDED, `write quota exceeded: ${limit}; the module got ENOSPC${then}`);
   return true;
 }
 
