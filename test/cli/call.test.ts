@@ -53,10 +53,11 @@ describe('toolgate call (the built binary)', () => {
     expect(r).toMatchObject({ code: 0, stdout: 'hello world\n' });
   });
 
-  it('an error result exits 1: unknown tool and invalid arguments', async () => {
+  it('an error result exits 1 (invalid arguments); an unknown tool is not a call but a usage error (exit 2)', async () => {
     const unknown = await run(['call', 'no_such_tool', '--json']);
-    expect(unknown.code).toBe(1);
-    expect(JSON.parse(unknown.stdout)).toMatchObject({ isError: true, error: { code: 'UNKNOWN_TOOL' } });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toContain('no tool named "no_such_tool"');
     const invalid = await run(['call', 'echo', '--args', '{"text":5}']);
     expect(invalid.code).toBe(1);
     expect(invalid.stdout).toBe('invalid arguments for tool "echo": argument "text": must be string\n');
@@ -76,7 +77,7 @@ describe('toolgate call (the built binary)', () => {
     expect(cmd.stderr).toContain("unknown command 'frobnicate'");
     const flag = await run(['call', 'echo', '--nope']);
     expect(flag.code).toBe(2);
-    expect(flag.stderr).toContain("Unknown option '--nope'");
+    expect(flag.stderr).toContain('unknown option --nope');
     const none = await run(['call']);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('expected exactly 1 tool name');
@@ -119,7 +120,7 @@ describe('toolgate call (the built binary)', () => {
   it('a --manifests or --policies folder that does not exist is a configuration error (exit 2)', async () => {
     const m = await run(['call', 'echo', '--args', '{"text":"x"}', '--manifests', join(tmp, 'missing')]);
     expect(m.code).toBe(2);
-    expect(m.stderr).toContain('--manifests: directory not found');
+    expect(m.stderr).toContain(`--manifests ${join(tmp, 'missing')}: no such file or directory`);
     const p = await run(['call', 'echo', '--args', '{"text":"x"}', '--policies', join(tmp, 'missing')]);
     expect(p.code).toBe(2);
     expect(p.stderr).toContain(`--policies ${join(tmp, 'missing')}: directory not found: ${join(tmp, 'missing')}`);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { inspectCommand } from '../../host/src/cli/commands/inspect.js';
+import { runCli } from '../../host/src/cli/index.js';
 import type { CliIO } from '../../host/src/cli/command.js';
 import { FAKE_WASM, manifestWith, tempDir, writeFileIn, yamlOf } from './helpers.js';
 
@@ -85,7 +86,7 @@ describe('toolgate inspect', () => {
   test('an unknown tool exits 2 and says where it looked', async () => {
     await fetchTool('m');
     const t = io(dir);
-    expect(await inspectCommand.run(['nope', '--manifests', 'm'], t.cli)).toBe(2);
+    expect(await runCli(['inspect', 'nope', '--manifests', 'm'], t.cli, [inspectCommand])).toBe(2);
     expect(t.err()).toContain('no tool named "nope"');
     expect(t.err()).toContain(join(dir, 'm'));
   });
@@ -101,19 +102,19 @@ describe('toolgate inspect', () => {
 
   test('a manifest folder given with --manifests must exist', async () => {
     const t = io(dir);
-    expect(await inspectCommand.run(['x', '--manifests', 'missing'], t.cli)).toBe(2);
-    expect(t.err()).toContain('manifest directory does not exist');
+    expect(await runCli(['inspect', 'x', '--manifests', 'missing'], t.cli, [inspectCommand])).toBe(2);
+    expect(t.err()).toContain(`--manifests missing: no such file or directory: ${join(dir, 'missing')}`);
   });
 
-  test('usage errors exit 2 with the help text', async () => {
+  test('usage errors exit 2 with one line and a pointer to the help', async () => {
     const none = io(dir);
-    expect(await inspectCommand.run([], none.cli)).toBe(2);
-    expect(none.err()).toContain('Usage: toolgate inspect');
+    expect(await runCli(['inspect'], none.cli, [inspectCommand])).toBe(2);
+    expect(none.err()).toContain("Run 'toolgate inspect --help' for usage.");
     const bad = io(dir);
-    expect(await inspectCommand.run(['x', '--frobnicate'], bad.cli)).toBe(2);
-    expect(bad.err()).toContain('frobnicate');
+    expect(await runCli(['inspect', 'x', '--frobnicate'], bad.cli, [inspectCommand])).toBe(2);
+    expect(bad.err()).toContain('unknown option --frobnicate');
     const help = io(dir);
-    expect(await inspectCommand.run(['--help'], help.cli)).toBe(0);
+    expect(await runCli(['inspect', '--help'], help.cli, [inspectCommand])).toBe(0);
     expect(help.out()).toContain('Usage: toolgate inspect');
   });
 });

@@ -78,9 +78,10 @@ test('usage errors exit 2: no tool, bad JSON, a broken policy set', async () => 
   expect(bad.err).toMatch(/a\.yaml: entries\[0\] \(id "x"\)\.use: unknown policy "nope"/);
 });
 
-test('an unknown tool exits 1 with UNKNOWN_TOOL', async () => {
+test('an unknown tool is a usage error (exit 2) naming the tool, like call and inspect', async () => {
   const cwd = project();
   const r = await explain(cwd, ['nope', '--policies', 'open']);
-  expect(r.code).toBe(1);
-  expect(r.out).toContain('unknown-tool (UNKNOWN_TOOL)');
+  expect(r.code).toBe(2);
+  expect(r.out).toBe('');
+  expect(r.err).toContain('no tool named "nope"');
 });

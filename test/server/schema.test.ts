@@ -31,7 +31,7 @@ describe('toolgate schema', () => {
   test('a missing or unknown --format is a usage error (exit 2) naming the choices', async () => {
     const r = await runToolgate(['schema', '--format', 'xml']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('mcp, openai, anthropic');
+    expect(r.stderr).toContain('mcp, openai, openai-responses, anthropic');
     expect((await runToolgate(['schema'])).code).toBe(2);
   });
 });

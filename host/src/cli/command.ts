@@ -7,6 +7,8 @@ export interface CliIO {
   stdin: NodeJS.ReadableStream;
   /** True only when a person can answer prompts. */
   isTTY: boolean;
+  /** True when a person reads stderr (logs are then human lines, progress a bar). */
+  stderrIsTTY?: boolean;
   env: NodeJS.ProcessEnv;
   cwd: string;
   /** Aborted when the user interrupts (Ctrl-C); commands pass it on as the call's signal. */
@@ -15,7 +17,10 @@ export interface CliIO {
   processStdio?: boolean;
 }
 
-/** Exit codes of DESIGN §7: 0 success, 1 the result is an error, 2 usage or configuration error. */
+/**
+ * Exit codes of DESIGN §7, one contract for every command: 0 success; 1 the tool's call returned an
+ * error (or, for a checking command, the check failed); 2 usage, configuration or load error.
+ */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 

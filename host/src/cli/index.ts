@@ -1,5 +1,6 @@
 // The `toolgate` command: dispatch, the command table and the runtime commands share.
-export { runCli, VERSION } from './dispatch.js';
+export { runCli } from './dispatch.js';
+export { toolgateVersion } from './package-root.js';
 export { commands, type CommandEntry, type LazyCommand } from './commands/index.js';
 export { EXIT, type CliIO, type Command, type ExitCode } from './command.js';
 export { UsageError } from './usage.js';

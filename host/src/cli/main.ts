@@ -23,6 +23,7 @@ const io: CliIO = {
   stderr: terminalWriter((text) => void process.stderr.write(text)),
   stdin: process.stdin,
   isTTY: process.stdin.isTTY === true && process.stdout.isTTY === true,
+  stderrIsTTY: process.stderr.isTTY === true,
   env: process.env,
   cwd: process.cwd(),
   signal: interrupt.signal,

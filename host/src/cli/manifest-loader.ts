@@ -6,11 +6,12 @@ import type { Logger } from 'pino';
 import type { Context } from '../plugin/index.js';
 
 /**
- * Loads manifest tools into `ctx`: from `dirs`, plus the installed store under `storeDir` unless
- * the user named folders (`explicit`). Defined here, not in runtime.ts, which loads this file
+ * Loads manifest tools into `ctx`: from `dirs` (files and folders), plus the installed store under
+ * `storeDir` unless the user named them (`explicit`); returns a line for each manifest that did not
+ * load or register. Defined here, not in runtime.ts, which loads this file
  * lazily: a type import back from runtime.ts would close an import cycle.
  */
-export type ManifestLoader = (ctx: Context, dirs: string[], options: { explicit: boolean; storeDir: string }) => Promise<void>;
+export type ManifestLoader = (ctx: Context, dirs: string[], options: { explicit: boolean; storeDir: string }) => Promise<string[]>;
 
 /**
  * The store's lockfile and tools folder (the registry's storeLayout(home).lock and .tools). Named
@@ -45,19 +46,21 @@ export function installedSource(storeDir: string, logger: Logger): InstalledSour
   };
 }
 
+/** Registers the tools; returns every manifest that did not load or register, one line each. */
 export const loadManifestTools: ManifestLoader = async (ctx: Context, dirs, options) => {
   const { loadToolsFromDirs } = await import('../manifest/index.js');
   const all = [...dirs];
   if (!options.explicit) all.push(...(await installedSource(options.storeDir, ctx.logger).dirs()));
   const { tools, errors } = await loadToolsFromDirs(all, { logger: ctx.logger });
-  for (const err of errors) ctx.logger.warn(err.message);
+  const problems = errors.map((err) => err.message);
   for (const def of tools) {
     try {
       ctx.tool(def);
     } catch (err) {
       // A name clash with a built-in or an earlier folder: keep the first, say which lost.
-      ctx.logger.warn(`tool "${def.name}" not registered: ${err instanceof Error ? err.message : String(err)}`);
+      problems.push(`tool "${def.name}" not registered: ${err instanceof Error ? err.message : String(err)}`);
       await def.dispose?.();
     }
   }
+  return problems;
 };

@@ -27,3 +27,13 @@ export function packageRoot(): string {
     dir = up;
   }
 }
+
+let version: string | undefined;
+
+/** toolgate's version: package.json's, the one source (what npm installed is what we report). */
+export function toolgateVersion(): string {
+  if (version !== undefined) return version;
+  const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: unknown };
+  if (typeof pkg.version !== 'string') throw new Error(`${join(packageRoot(), 'package.json')}: version: must be a string`);
+  return (version = pkg.version);
+}

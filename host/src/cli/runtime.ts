@@ -1,17 +1,17 @@
 // Builds what a command needs to make calls: the plugin host with its registry and pipeline,
 // the built-in tools, then manifests and policies. Manifest and policy loading are hooks the
 // lead wires to host/src/manifest and host/src/policy; a command only ever sees createRuntime().
-import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pino, type Logger } from 'pino';
-import { z } from 'zod';
+import type { Logger } from 'pino';
 import { createPluginHost, type Context, type PluginHost } from '../plugin/index.js';
 import { builtinTools, type ToolRegistry } from '../tool/index.js';
 import type { ApprovalService, Pipeline } from '../pipeline/index.js';
 import type { PolicyServices } from '../policy/index.js';
 import type { ManifestLoader } from './manifest-loader.js';
 import type { CliIO } from './command.js';
+import { createLogger, logLevel, type LogChoice, type LogLevel } from './logging.js';
+import { manifestSources } from './manifest-sources.js';
 import { noPolicyWarning, resolvePolicySource, type PolicySource } from './policy-source.js';
 import { UsageError } from './usage.js';
 
@@ -19,8 +19,15 @@ export type { ManifestLoader } from './manifest-loader.js';
 
 export interface RuntimeOptions {
   io: CliIO;
-  /** Folders the user named with --manifests; none = ./manifests (if present), plus the store. */
+  /**
+   * Files and folders the user named with --manifests; none = ./manifests (if present), the
+   * toolgate manifests in the current folder, plus the store.
+   */
   manifests?: string[];
+  /** -v/-q as given; with TOOLGATE_LOG_LEVEL and `defaultLogLevel` they set the log level. */
+  log?: LogChoice;
+  /** The level when neither -v/-q nor TOOLGATE_LOG_LEVEL says (default warn). */
+  defaultLogLevel?: LogLevel;
   /** --policies: a set folder, a folder of named sets, or 'none' (see policy-source.ts). */
   policies?: string | undefined;
   /** --policy-set: which named set of the policies folder (default `default`). */
@@ -44,8 +51,10 @@ export interface Runtime {
   readonly tools: ToolRegistry;
   readonly pipeline: Pipeline;
   readonly logger: Logger;
-  /** Where manifests and policies were looked for (after defaults and resolution). */
+  /** Where manifests and policies were looked for (after defaults and resolution): files and folders. */
   readonly manifestDirs: string[];
+  /** Manifests that did not load or register, one line each naming the file, key and rule. */
+  readonly manifestProblems: readonly string[];
   readonly policyDir: string | undefined;
   /** The policy set in force and where it came from (or none, when asked for). */
   readonly policySource: PolicySource;
@@ -67,22 +76,11 @@ export const loaders: { manifests: ManifestLoader; policies: PolicyLoader } = {
   policies: async (ctx, dir, options) => (await import('../policy/index.js')).policyLoader(ctx, dir, options),
 };
 
-const LOG_LEVEL = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
-
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { io } = options;
-  const level = LOG_LEVEL.safeParse(io.env.TOOLGATE_LOG_LEVEL ?? 'warn');
-  if (!level.success) {
-    throw new UsageError(`TOOLGATE_LOG_LEVEL: must be one of ${LOG_LEVEL.options.join(', ')} (got ${JSON.stringify(io.env.TOOLGATE_LOG_LEVEL)})`);
-  }
-  const logger = pino(
-    { level: level.data, base: undefined },
-    { write: (line: string) => io.stderr(line) },
-  );
-  const explicitManifests = (options.manifests ?? []).length > 0;
-  const manifestDirs = explicitManifests
-    ? (options.manifests ?? []).map((d) => requireDir('--manifests', resolve(io.cwd, d)))
-    : [resolve(io.cwd, 'manifests')].filter(isDir);
+  const logger = await createLogger(io, logLevel(io, options.log, options.defaultLogLevel ?? 'warn'));
+  const sources = manifestSources(options.manifests ?? [], io.cwd);
+  const manifestDirs = sources.paths;
   const storeDir = resolve(io.cwd, io.env.TOOLGATE_HOME || join(homedir(), '.toolgate'));
   const policySource = resolvePolicySource({ policies: options.policies, policySet: options.policySet }, io);
   const policyDir = policySource.kind === 'set' ? policySource.dir : undefined;
@@ -98,6 +96,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       auditPath: join(storeDir, 'audit.jsonl'),
       tty: { input: io.stdin, output: { write: (t: string) => io.stderr(t) }, isTTY: io.isTTY },
     });
+  const manifestProblems: string[] = [];
   const host = createPluginHost({ logger, ...(options.approval !== undefined ? { approval: options.approval } : {}) });
   try {
     host.root.plugin((ctx) => {
@@ -124,7 +123,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         throw new UsageError(`policy set ${policyDir}: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
-    if (options.loadManifests !== false) await loaders.manifests(host.root, manifestDirs, { explicit: explicitManifests, storeDir });
+    if (options.loadManifests !== false) manifestProblems.push(...(await loaders.manifests(host.root, manifestDirs, { explicit: sources.explicit, storeDir })));
   } catch (err) {
     await host.dispose();
     throw err;
@@ -135,25 +134,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     pipeline: host.pipeline,
     logger,
     manifestDirs,
+    manifestProblems,
     policyDir,
     policySource,
     storeDir,
     policyServices,
     dispose: () => host.dispose(),
   };
-}
-
-function isDir(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/** A folder the user named must exist; a default one may be absent. */
-function requireDir(flag: string, path: string): string {
-  if (!existsSync(path)) throw new UsageError(`${flag}: directory not found: ${path}`);
-  if (!isDir(path)) throw new UsageError(`${flag}: not a directory: ${path}`);
-  return path;
 }

@@ -132,8 +132,8 @@ async function resolveHostDir(file: string, dir: string, guest: string, host: st
 }
 
 /**
- * Loads every *.yaml / *.yml directly in each directory (not recursive), in directory order and
- * then file-name order. A bad manifest is reported and skipped; a duplicate tool name is reported
+ * Loads every *.yaml / *.yml directly in each directory (not recursive), or the manifest file named,
+ * in the order given and then file-name order. A bad manifest is reported and skipped; a duplicate tool name is reported
  * and the first one wins.
  */
 export async function loadManifestDirs(dirs: string[], opts: LoadDirsOptions = {}): Promise<LoadDirsResult> {
@@ -142,20 +142,22 @@ export async function loadManifestDirs(dirs: string[], opts: LoadDirsOptions = {
   const byName = new Map<string, string>();
   for (const d of dirs) {
     const dir = resolve(d);
-    let names: string[];
+    let files: string[];
     try {
-      names = (await readdir(dir, { withFileTypes: true }))
-        .filter((e) => (e.isFile() || e.isSymbolicLink()) && /\.ya?ml$/i.test(e.name))
-        .map((e) => e.name)
-        .sort();
+      // A manifest file named directly is loaded as it is (DESIGN §8: --manifests takes files too).
+      files = (await stat(dir)).isDirectory()
+        ? (await readdir(dir, { withFileTypes: true }))
+            .filter((e) => (e.isFile() || e.isSymbolicLink()) && /\.ya?ml$/i.test(e.name))
+            .map((e) => join(dir, e.name))
+            .sort()
+        : [dir];
     } catch (err) {
       if (errnoCode(err) === 'ENOENT' && opts.ignoreMissingDirs === true) continue;
       const rule = errnoCode(err) === 'ENOENT' ? 'manifest directory does not exist' : `manifest directory cannot be read: ${reason(err)}`;
       errors.push(new ManifestError(errnoCode(err) === 'ENOENT' ? 'DIR_MISSING' : 'READ_FAILED', dir, [{ path: '', rule }]));
       continue;
     }
-    for (const name of names) {
-      const file = join(dir, name);
+    for (const file of files) {
       try {
         const loaded = await loadManifestFile(file, opts);
         const first = byName.get(loaded.manifest.name);

@@ -157,7 +157,12 @@ export async function readManifestModule(manifestFile: string, key: string, path
     return await readModuleFile(path, rules);
   } catch (err) {
     const e = err instanceof FileRuleError ? err : translate(path, err);
-    const hint = e.code === 'MODULE_MISSING' && rules.within === undefined ? ' (build the example modules with `make examples`)' : '';
+    const hint = e.code === 'MODULE_MISSING' && rules.within === undefined ? missingModuleHint(path) : '';
     throw new ManifestError(e.code, manifestFile, [{ path: key, rule: `module file ${e.rule}${hint}` }]);
   }
+}
+
+/** What to do about a module that is not there: the shipped examples build with `make examples`. */
+function missingModuleHint(path: string): string {
+  return /[\\/]pdk-examples[\\/]/.test(path) ? ' (build the example modules with `make examples`)' : ' (build the module first)';
 }

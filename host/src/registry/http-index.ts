@@ -43,7 +43,7 @@ export function parseIndexRef(text: string): IndexRef {
   const name = at < 0 ? fragment : fragment.slice(0, at);
   const range = at < 0 ? '*' : fragment.slice(at + 1);
   if (!/^[a-z][a-z0-9_]{0,63}$/.test(name)) throw new RegistryError('BAD_REFERENCE', `${text}: "${name}" is not a tool name`);
-  if (parseRange(range) === undefined) throw new RegistryError('BAD_REFERENCE', `${text}: "${range}" is not a version range (use 1.2.3, ^1.2, ~1.2.3, >=1.0.0 or *)`);
+  if (parseRange(range) === undefined) throw new RegistryError('BAD_REFERENCE', `${text}: "${range}" is not a version range (npm ranges: 1.2.3, ^1.2, ~1.2, 1.x, 1.0.0 - 2.0.0, ^1 || ^2, >=1.0.0 or *)`);
   return { indexUrl: text.slice(0, hash), name, range, text };
 }
 

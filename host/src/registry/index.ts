@@ -1,7 +1,7 @@
 // The registry door: packages, sources (dir, .tgz, HTTP index, OCI), signatures and trust,
 // consent and ceilings, the lockfile and the installed store.
 export { RegistryError, REGISTRY_ERROR_CODES, isRegistryError, messageOf, type RegistryErrorCode } from './errors.js';
-export { satisfies, maxSatisfying, compareVersionText, parseVersion, isVersion } from './semver.js';
+export { satisfies, maxSatisfying, compareVersionText, isVersion } from './semver.js';
 export { writeTar, readTar, type TarEntry } from './tar.js';
 export { digestOf } from './digest.js';
 export { readManifest, CAPABILITY_DEFAULTS, type CapabilitySet, type PackagedManifest, type PathGrant } from './manifest-adapter.js';

@@ -9,7 +9,7 @@ export interface BindAddress {
 /** Parses `HOST:PORT` (`[::1]:8787` for IPv6). Port 0 asks the OS for a free one. */
 export function parseBindAddress(text: string): BindAddress {
   const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(text.trim());
-  if (m === null) throw new Error(`--http: expected HOST:PORT (e.g. 127.0.0.1:8787), got "${text}"`);
+  if (m === null) throw new Error(`--http: expected PORT or HOST:PORT (e.g. 8787 or 127.0.0.1:8787), got "${text}"`);
   const host = (m[1] ?? m[2] ?? '').toLowerCase();
   const port = Number(m[3]);
   if (port > 65535) throw new Error(`--http: port must be 0-65535, got ${port}`);

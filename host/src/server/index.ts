@@ -21,6 +21,6 @@ export { ManifestTools, type ManifestToolsOptions, type ServedManifest } from '.
 export { CallMetrics, type MetricsSource } from './metrics.js';
 export { approvalForm, argumentSummary, outcomeOf } from './elicit.js';
 export {
-  exportTools, sanitizeName, mcpToolView, isSchemaFormat, SCHEMA_FORMATS, EXPORT_NAME_RE,
+  exportTools, sanitizeName, mcpToolView, isSchemaFormat, SCHEMA_FORMATS, STRICT_FORMATS, EXPORT_NAME_RE,
   type SchemaFormat, type ExportedTools,
 } from './schema-export.js';

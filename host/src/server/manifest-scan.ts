@@ -16,7 +16,7 @@ function reason(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** *.yaml / *.yml directly in `dir`, by name; a missing folder has none. */
+/** *.yaml / *.yml directly in `dir`, by name, or `dir` itself when it is a file; a missing folder has none. */
 async function manifestFiles(dir: string): Promise<{ files: string[]; error?: ManifestError }> {
   try {
     const names = (await readdir(dir, { withFileTypes: true }))
@@ -26,6 +26,8 @@ async function manifestFiles(dir: string): Promise<{ files: string[]; error?: Ma
     return { files: names.map((n) => join(dir, n)) };
   } catch (err) {
     if (errnoCode(err) === 'ENOENT') return { files: [] };
+    // A manifest file named directly (--manifests FILE, or one picked up in the current folder).
+    if (errnoCode(err) === 'ENOTDIR') return { files: [dir] };
     return { files: [], error: new ManifestError('READ_FAILED', dir, [{ path: '', rule: `manifest directory cannot be read: ${reason(err)}` }]) };
   }
 }

@@ -1,7 +1,8 @@
 // Manifest folders kept in step with the registry: each manifest is one child plugin of the root,
 // so removing or changing the file unregisters exactly that tool (and closes its sandbox pool).
 import { createHash } from 'node:crypto';
-import { watch, type FSWatcher } from 'node:fs';
+import { statSync, watch, type FSWatcher } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { describeCapabilities, manifestDefinition, toolFromManifest, type LoadedManifest } from '../manifest/index.js';
 import type { Context, PluginHandle } from '../plugin/index.js';
@@ -135,7 +136,7 @@ export class ManifestTools {
    * does not exist yet (a store before its first install) is looked for again every `retryMs`.
    */
   watch(): void {
-    const targets = [...this.#opts.dirs.map((dir) => ({ dir })), ...(this.#opts.watchAlso ?? [])];
+    const targets = [...watchTargets(this.#opts.dirs), ...(this.#opts.watchAlso ?? [])];
     for (const t of targets) this.#attach(t);
   }
 
@@ -289,4 +290,21 @@ export class ManifestTools {
     this.#entries.set(loaded.file, entry);
     return entry;
   }
+}
+
+/** A folder is watched whole; manifest files named directly are watched through their folder, by name. */
+function watchTargets(paths: readonly string[]): WatchTarget[] {
+  const dirs: WatchTarget[] = [];
+  const files = new Map<string, string[]>();
+  for (const path of paths) {
+    let isFile = false;
+    try {
+      isFile = statSync(path).isFile();
+    } catch {
+      /* missing: watched as a folder that may appear */
+    }
+    if (!isFile) dirs.push({ dir: path });
+    else files.set(dirname(path), [...(files.get(dirname(path)) ?? []), basename(path)]);
+  }
+  return [...dirs, ...[...files].map(([dir, names]) => ({ dir, names }))];
 }

@@ -1,8 +1,12 @@
 // Tool lists in the shapes the big function-calling APIs take. Only the model-visible projection is
 // ever exported; host-only fields (capabilities, execute...) cannot leak through here.
 import { modelView, type JsonSchema, type ModelToolView, type Tool } from '../tool/index.js';
+import { strictSchema } from './strict-schema.js';
 
-export const SCHEMA_FORMATS = ['mcp', 'openai', 'anthropic'] as const;
+/** openai: Chat Completions tools; openai-responses: the Responses API's flat function tools. */
+export const SCHEMA_FORMATS = ['mcp', 'openai', 'openai-responses', 'anthropic'] as const;
+/** The formats whose APIs have OpenAI's strict mode (`--strict`). */
+export const STRICT_FORMATS: readonly SchemaFormat[] = ['openai', 'openai-responses'];
 export type SchemaFormat = (typeof SCHEMA_FORMATS)[number];
 
 export function isSchemaFormat(value: unknown): value is SchemaFormat {
@@ -38,19 +42,30 @@ export function mcpToolView(tool: Tool): ModelToolView {
 
 export type ExportedTools =
   | { tools: ModelToolView[] }
-  | { type: 'function'; function: { name: string; description: string; parameters: JsonSchema } }[]
+  | { type: 'function'; function: { name: string; description: string; parameters: JsonSchema; strict?: boolean } }[]
+  | { type: 'function'; name: string; description: string; parameters: JsonSchema; strict: boolean }[]
   | { name: string; description: string; input_schema: JsonSchema }[];
 
-export function exportTools(tools: readonly Tool[], format: SchemaFormat): ExportedTools {
+export interface ExportOptions {
+  /** OpenAI strict mode: schemas rewritten by strictSchema and `strict: true` (openai formats only). */
+  strict?: boolean;
+}
+
+export function exportTools(tools: readonly Tool[], format: SchemaFormat, options: ExportOptions = {}): ExportedTools {
   if (format === 'mcp') return { tools: tools.map(mcpToolView) };
   const used = new Set<string>();
   const plain = tools.map((t) => modelView(t, {}));
+  const strict = options.strict === true && STRICT_FORMATS.includes(format);
+  const parameters = (schema: JsonSchema): JsonSchema => (strict ? strictSchema(schema) : schema);
   if (format === 'openai') {
     return plain.map((v) => ({
       type: 'function' as const,
-      function: { name: sanitizeName(v.name, used), description: v.description, parameters: v.inputSchema },
+      function: { name: sanitizeName(v.name, used), description: v.description, parameters: parameters(v.inputSchema), ...(strict ? { strict: true } : {}) },
     }));
+  }
+  if (format === 'openai-responses') {
+    // The Responses API's strict defaults to true: say false unless the schema was made strict.
+    return plain.map((v) => ({ type: 'function' as const, name: sanitizeName(v.name, used), description: v.description, parameters: parameters(v.inputSchema), strict }));
   }
   return plain.map((v) => ({ name: sanitizeName(v.name, used), description: v.description, input_schema: v.inputSchema }));
 }
-

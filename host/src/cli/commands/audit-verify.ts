@@ -3,14 +3,16 @@
 import { resolve } from 'node:path';
 import { verifyAuditFile } from '../../policy/index.js';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
-import { UsageError } from '../usage.js';
+import { parseFlags, UsageError } from '../usage.js';
 
-const HELP = `Usage: toolgate audit verify FILE
+const HELP = `Usage: toolgate audit verify FILE [--json]
 
 Checks the hash chain of an audit log written by the audit-log policy. Every record links to the
 hash of the one before it, so an edited, deleted, inserted or reordered line breaks the chain at
 that line. (Lines cut off the end leave a shorter valid chain; keep the last hash elsewhere if
 that matters.)
+
+--json prints {"file", "ok", "records"} and, when broken, "line" and "reason", on one line.
 
 Exit status: 0 intact (prints the number of records), 1 broken (names the line), 2 usage error
 or unreadable file.`;
@@ -20,16 +22,18 @@ export const auditVerifyCommand: Command = {
   summary: "check an audit log's hash chain (edits, deletions, reordering)",
   help: HELP,
   async run(argv: string[], io: CliIO): Promise<ExitCode> {
-    const files = argv.filter((a) => a !== '--');
-    if (files.length !== 1 || files[0] === undefined || files[0].startsWith('-')) {
-      throw new UsageError(`expected exactly one FILE\nRun 'toolgate audit verify --help' for usage.`);
-    }
-    const path = resolve(io.cwd, files[0]);
+    const { values, positionals } = parseFlags(argv, { json: { type: 'boolean', default: false } }, { min: 1, max: 1, what: 'FILE' });
+    const path = resolve(io.cwd, positionals[0] as string);
     let result;
     try {
       result = await verifyAuditFile(path);
     } catch (err) {
       throw new UsageError(`cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (values.json === true) {
+      const broken = result.ok ? {} : { line: result.line, reason: result.reason };
+      io.stdout(`${JSON.stringify({ file: path, ok: result.ok, records: result.count, ...broken })}\n`);
+      return result.ok ? EXIT.ok : EXIT.failed;
     }
     if (result.ok) {
       io.stdout(`${path}: intact, ${result.count} record${result.count === 1 ? '' : 's'}\n`);

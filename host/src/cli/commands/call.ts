@@ -5,10 +5,12 @@ import type { ContentBlock, ToolResult } from '../../tool/index.js';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
 import { POLICY_FLAGS, policyFlagsHelp, policyChoice, type PolicyChoice } from '../policy-source.js';
 import { adHocPlugin, isPluginFile, type AdHocPlugin } from '../plugin-file.js';
-import { parseFlags, UsageError } from '../usage.js';
+import { logChoice, type LogChoice } from '../logging.js';
+import { manifestsHelp, missingTool, reportManifestProblems } from '../tool-lookup.js';
+import { LOG_FLAGS, logFlagsHelp, parseFlags, UsageError } from '../usage.js';
 
-const HELP = `Usage: toolgate call <tool> [--args JSON | --args-file FILE] [--manifests DIR]...
-                    [--policies DIR|none] [--policy-set NAME] [--json] [--agent NAME]
+const HELP = `Usage: toolgate call <tool> [--args JSON | --args-file FILE] [--manifests PATH]...
+                    [--policies DIR|none] [--policy-set NAME] [--json] [--agent NAME] [-v|-q]
        toolgate call ./plugin.wasm --entry NAME [--input TEXT] [--policies DIR|none] [--json]
 
 Runs one call of <tool> through the policy pipeline and prints its content. Given a .wasm file
@@ -18,15 +20,20 @@ output as text, with no capabilities (no network, no files), through the same pi
 Options:
   --args JSON         the arguments, a JSON object (default {})
   --args-file FILE    read the arguments from FILE ('-' for stdin)
-  --manifests DIR     folder of tool manifests (repeatable; default ./manifests and the store)
+${manifestsHelp(22)}
 ${policyFlagsHelp(22)}
   --json              print the whole result (ToolResult) as one line of JSON
   --agent NAME        the agent this call is made for (policies may act on it)
   --entry NAME        with a .wasm file: the export to call
   --input TEXT        with a .wasm file: the raw input (default empty)
+${logFlagsHelp(22)}
   -h, --help          show this help
 
-Exit status: 0 the result is not an error, 1 it is, 2 usage or configuration error.`;
+On a terminal the tool's own log lines (info) are shown on stderr; elsewhere the log level is warn
+unless -v or TOOLGATE_LOG_LEVEL says otherwise.
+
+Exit status: 0 the result is not an error, 1 it is, 2 usage, configuration or load error (an
+unknown tool, a manifest that does not load, bad flags or arguments).`;
 
 interface CallFlags {
   tool: string;
@@ -38,28 +45,25 @@ interface CallFlags {
   agent: string | undefined;
   entry: string | undefined;
   input: string | undefined;
+  log: LogChoice;
 }
 
 function parse(argv: string[]): CallFlags {
-  let parsed;
-  try {
-    parsed = parseFlags(
-      argv,
-      {
-        args: { type: 'string' },
-        'args-file': { type: 'string' },
-        manifests: { type: 'string', multiple: true },
-        ...POLICY_FLAGS,
-        json: { type: 'boolean', default: false },
-        agent: { type: 'string' },
-        entry: { type: 'string' },
-        input: { type: 'string' },
-      },
-      { min: 1, max: 1, what: 'tool name' },
-    );
-  } catch (err) {
-    throw new UsageError(`${err instanceof Error ? err.message : String(err)}\nRun 'toolgate call --help' for usage.`);
-  }
+  const parsed = parseFlags(
+    argv,
+    {
+      args: { type: 'string' },
+      'args-file': { type: 'string' },
+      manifests: { type: 'string', multiple: true },
+      ...POLICY_FLAGS,
+      json: { type: 'boolean', default: false },
+      agent: { type: 'string' },
+      entry: { type: 'string' },
+      input: { type: 'string' },
+      ...LOG_FLAGS,
+    },
+    { min: 1, max: 1, what: 'tool name' },
+  );
   const { values, positionals } = parsed;
   if (positionals[0] === undefined) throw new UsageError('expected exactly 1 tool name');
   if (values.args !== undefined && values['args-file'] !== undefined) {
@@ -75,6 +79,7 @@ function parse(argv: string[]): CallFlags {
     agent: values.agent,
     entry: values.entry,
     input: values.input,
+    log: logChoice(values),
   };
 }
 
@@ -133,30 +138,27 @@ export const callCommand: Command = {
 };
 
 async function callOnce(flags: CallFlags, io: CliIO): Promise<ExitCode> {
-  {
-    const args = await readArgs(flags, io);
-    const { createRuntime } = await import('../runtime.js');
-    const runtime = await createRuntime({
-      io,
-      manifests: flags.manifests,
-      ...flags.policy,
+  const args = await readArgs(flags, io);
+  const { createRuntime } = await import('../runtime.js');
+  // A person at a terminal sees the tool's own log lines (info); scripts get warnings only.
+  const runtime = await createRuntime({ io, manifests: flags.manifests, ...flags.policy, log: flags.log, defaultLogLevel: io.stderrIsTTY === true ? 'info' : 'warn' });
+  try {
+    if (runtime.tools.get(flags.tool) === undefined) throw missingTool(flags.tool, runtime);
+    reportManifestProblems(io, 'call', runtime.manifestProblems);
+    const result = await runtime.pipeline.call(flags.tool, args, {
+      ...(flags.agent !== undefined ? { agent: flags.agent } : {}),
+      ...(io.signal !== undefined ? { signal: io.signal } : {}),
     });
-    try {
-      const result = await runtime.pipeline.call(flags.tool, args, {
-        ...(flags.agent !== undefined ? { agent: flags.agent } : {}),
-        ...(io.signal !== undefined ? { signal: io.signal } : {}),
-      });
-      if (flags.json) {
-        io.stdout(`${JSON.stringify(result)}\n`);
-      } else {
-        const text = contentText(result);
-        if (text !== '') io.stdout(`${text}\n`);
-        if (result.isError) io.stderr(`toolgate call: ${flags.tool} failed (${result.error?.code ?? 'error'})\n`);
-      }
-      return result.isError ? EXIT.failed : EXIT.ok;
-    } finally {
-      await runtime.dispose();
+    if (flags.json) {
+      io.stdout(`${JSON.stringify(result)}\n`);
+    } else {
+      const text = contentText(result);
+      if (text !== '') io.stdout(`${text}\n`);
+      if (result.isError) io.stderr(`toolgate call: ${flags.tool} failed (${result.error?.code ?? 'error'})\n`);
     }
+    return result.isError ? EXIT.failed : EXIT.ok;
+  } finally {
+    await runtime.dispose();
   }
 }
 

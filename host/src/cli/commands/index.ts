@@ -3,6 +3,7 @@
 // `toolgate --help` and `toolgate call` do not pay for modules they never use.
 import type { Command } from '../command.js';
 import { callCommand } from './call.js';
+import { helpCommand, versionCommand } from './version.js';
 
 /** A command loaded only when it is the one being run (its summary is repeated here for --help). */
 export interface LazyCommand {
@@ -35,4 +36,6 @@ export const commands: readonly CommandEntry[] = [
   lazy(['policy', 'explain'], 'show which policy entry would allow, deny or ask for a call, and why', async () => (await import('./policy-explain.js')).policyExplainCommand),
   lazy(['policy', 'show'], 'show which policy set is in force, where it came from, and its entries in order', async () => (await import('./policy-show.js')).policyShowCommand),
   lazy(['audit', 'verify'], "check an audit log's hash chain (edits, deletions, reordering)", async () => (await import('./audit-verify.js')).auditVerifyCommand),
+  versionCommand,
+  helpCommand,
 ];

@@ -3,7 +3,6 @@
 import { escapeForTerminal } from '../../terminal/index.js';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   describeCapabilities,
   formatDuration,
@@ -13,12 +12,16 @@ import {
   type ManifestError,
 } from '../../manifest/index.js';
 import type { JsonObject } from '../../tool/index.js';
-import { pino } from 'pino';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
 import { inspectPluginFile, pluginText } from '../inspect-plugin.js';
+import { createLogger, logChoice, logLevel } from '../logging.js';
 import { installedSource } from '../manifest-loader.js';
+import { manifestSources } from '../manifest-sources.js';
+import { didYouMean } from '../suggest.js';
+import { manifestsHelp } from '../tool-lookup.js';
+import { LOG_FLAGS, logFlagsHelp, parseFlags, UsageError } from '../usage.js';
 
-const HELP = `Usage: toolgate inspect <tool> [--manifests DIR]... [--json]
+const HELP = `Usage: toolgate inspect <tool> [--manifests PATH]... [--json] [-v|-q]
        toolgate inspect ./plugin.wasm [--json]
 
 Shows a tool's description, input schema, output schema and rendering, annotations, module
@@ -27,8 +30,9 @@ but never run. Given a .wasm file (a stock Extism plugin), shows its imports, ex
 that built it (from its producers section) and what a manifest for it would need.
 
 Options:
-  --manifests DIR   folder of tool manifests (repeatable; default ./manifests)
+${manifestsHelp(20)}
   --json            print one JSON object instead of text
+${logFlagsHelp(20)}
   -h, --help        show this help
 
 Exit status: 0 shown, 2 when the tool is not found, a manifest failed to load, or usage is wrong.`;
@@ -101,69 +105,51 @@ function reportErrors(io: CliIO, errors: ManifestError[]): void {
   for (const e of errors) io.stderr(`toolgate inspect: ${e.message}\n`);
 }
 
+/** The manifest that defines `name`, from --manifests or the defaults (./manifests, this folder, the store). */
+async function findManifest(name: string, given: string[], io: CliIO, log: ReturnType<typeof logChoice>): Promise<{ found: LoadedManifest; errors: ManifestError[] }> {
+  const sources = manifestSources(given, io.cwd);
+  const paths = [...sources.paths];
+  if (!sources.explicit) {
+    // Same defaults as `call` and `serve` (DESIGN §7): ./manifests plus the installed store.
+    const logger = await createLogger(io, logLevel(io, log, 'warn'));
+    const storeDir = resolve(io.cwd, io.env.TOOLGATE_HOME || join(homedir(), '.toolgate'));
+    paths.push(...(await installedSource(storeDir, logger).dirs()));
+  }
+  const { manifests, errors } = await loadManifestDirs(paths, { ignoreMissingDirs: !sources.explicit });
+  const found = manifests.find((l) => l.manifest.name === name);
+  if (found !== undefined) return { found, errors };
+  const own = errors.find((e) => new RegExp(`[\\\\/]${name.replace(/[^A-Za-z0-9_-]/g, '.')}\\.ya?ml$`).test(e.file));
+  if (own !== undefined) throw new UsageError(`tool "${name}" did not load: ${own.message}`);
+  reportErrors(io, errors);
+  const where = paths.length > 0 ? ` (looked in ${paths.join(', ')})` : ' (no manifests found here; name them with --manifests)';
+  throw new UsageError(`no tool named "${name}"${didYouMean(name, manifests.map((l) => l.manifest.name), (s) => `"${s}"`)}${where}`);
+}
+
 export const inspectCommand: Command = {
   path: ['inspect'],
   summary: "show a tool's schema, annotations and what it may touch",
   help: HELP,
   async run(argv: string[], io: CliIO): Promise<ExitCode> {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: argv,
-        allowPositionals: true,
-        strict: true,
-        options: {
-          manifests: { type: 'string', multiple: true },
-          json: { type: 'boolean', default: false },
-          help: { type: 'boolean', short: 'h', default: false },
-        },
-      });
-    } catch (err) {
-      io.stderr(`toolgate inspect: ${err instanceof Error ? err.message : String(err)}\n\n${HELP}\n`);
-      return EXIT.usage;
-    }
-    if (parsed.values.help === true) {
-      io.stdout(`${HELP}\n`);
+    const { values, positionals } = parseFlags(
+      argv,
+      { manifests: { type: 'string', multiple: true }, json: { type: 'boolean', default: false }, ...LOG_FLAGS },
+      { min: 1, max: 1, what: 'tool name' },
+    );
+    const name = positionals[0] as string;
+    const json = values.json === true;
+    if (name.toLowerCase().endsWith('.wasm')) {
+      let report;
+      try {
+        report = await inspectPluginFile(name, io.cwd);
+      } catch (err) {
+        throw new UsageError(err instanceof Error ? err.message : String(err));
+      }
+      io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : escapeForTerminal(pluginText(report)));
       return EXIT.ok;
     }
-    const [name, ...extra] = parsed.positionals;
-    if (name === undefined || extra.length > 0) {
-      io.stderr(`toolgate inspect: expected exactly one tool name\n\n${HELP}\n`);
-      return EXIT.usage;
-    }
-    if (name.toLowerCase().endsWith('.wasm')) {
-      try {
-        const report = await inspectPluginFile(name, io.cwd);
-        io.stdout(parsed.values.json === true ? `${JSON.stringify(report, null, 2)}\n` : escapeForTerminal(pluginText(report)));
-        return EXIT.ok;
-      } catch (err) {
-        io.stderr(`toolgate inspect: ${err instanceof Error ? err.message : String(err)}\n`);
-        return EXIT.usage;
-      }
-    }
-    const given = parsed.values.manifests ?? [];
-    const dirs = (given.length > 0 ? given : ['manifests']).map((d) => resolve(io.cwd, d));
-    if (given.length === 0) {
-      // Same defaults as `call` and `serve` (DESIGN §7): ./manifests plus the installed store.
-      const logger = pino({ level: 'warn', base: undefined }, { write: (line: string) => io.stderr(line) });
-      const storeDir = resolve(io.cwd, io.env.TOOLGATE_HOME || join(homedir(), '.toolgate'));
-      dirs.push(...(await installedSource(storeDir, logger).dirs()));
-    }
-    // The default folder may simply not exist; a folder the user named must.
-    const { manifests, errors } = await loadManifestDirs(dirs, { ignoreMissingDirs: given.length === 0 });
+    const { found, errors } = await findManifest(name, values.manifests ?? [], io, logChoice(values));
     reportErrors(io, errors);
-
-    const found = manifests.find((l) => l.manifest.name === name);
-    if (found === undefined) {
-      io.stderr(`toolgate inspect: no tool named "${name}" in ${dirs.join(', ')}\n`);
-      return EXIT.usage;
-    }
-    try {
-      io.stdout(parsed.values.json === true ? `${JSON.stringify(inspectReport(found), null, 2)}\n` : escapeForTerminal(textReport(found)));
-    } catch (err) {
-      io.stderr(`toolgate inspect: ${err instanceof Error ? err.message : String(err)}\n`);
-      return EXIT.usage;
-    }
+    io.stdout(json ? `${JSON.stringify(inspectReport(found), null, 2)}\n` : escapeForTerminal(textReport(found)));
     return errors.length > 0 ? EXIT.usage : EXIT.ok;
   },
 };

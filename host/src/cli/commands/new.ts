@@ -3,16 +3,15 @@
 import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
 import { LANGUAGES, languageLabel, scaffoldFiles, type Language, type ScaffoldContext } from '../templates/index.js';
 import { shellQuote } from '../templates/index.js';
 import { packageRoot } from '../package-root.js';
-import { UsageError } from '../usage.js';
+import { parseFlags, UsageError } from '../usage.js';
 
 const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 
-const HELP = `Usage: toolgate new <tool> --lang as|c|rust|wat [--dir DIR]
+const HELP = `Usage: toolgate new <tool> --lang as|c|rust|wat [--dir DIR] [--json]
 
 Creates a folder with a working example tool named <tool>: its source, a Makefile, its manifest
 (<tool>.yaml), a test script (test.sh) and our helpers for the language's Extism ABI.
@@ -20,6 +19,7 @@ Creates a folder with a working example tool named <tool>: its source, a Makefil
 Options:
   --lang LANG   as (AssemblyScript), c, rust or wat (WebAssembly text)
   --dir DIR     the folder to create (default ./<tool>); it must not exist or be empty
+  --json        print {"tool", "lang", "dir", "files": [...]} on one line instead of text
   -h, --help    show this help
 
 Then: cd DIR && ./test.sh   (builds the tool and calls it through the installed toolgate;
@@ -31,6 +31,7 @@ interface NewFlags {
   tool: string;
   lang: Language;
   dir: string;
+  json: boolean;
 }
 
 function isLanguage(s: string): s is Language {
@@ -38,29 +39,19 @@ function isLanguage(s: string): s is Language {
 }
 
 function parse(argv: string[], io: CliIO): NewFlags {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: { lang: { type: 'string' }, dir: { type: 'string' } },
-    });
-  } catch (err) {
-    throw new UsageError(`${err instanceof Error ? err.message : String(err)}\nRun 'toolgate new --help' for usage.`);
-  }
-  const { values, positionals } = parsed;
-  const tool = positionals[0];
-  if (positionals.length !== 1 || tool === undefined) {
-    throw new UsageError(`expected exactly one tool name, got ${positionals.length}\nRun 'toolgate new --help' for usage.`);
-  }
+  const { values, positionals } = parseFlags(
+    argv,
+    { lang: { type: 'string' }, dir: { type: 'string' }, json: { type: 'boolean', default: false } },
+    { min: 1, max: 1, what: 'tool name' },
+  );
+  const tool = positionals[0] as string;
   if (!TOOL_NAME.test(tool)) {
     throw new UsageError(`tool name "${tool}" must match ${TOOL_NAME.source} (lowercase letters, digits and _, starting with a letter)`);
   }
   const lang = values.lang;
-  if (lang === undefined) throw new UsageError(`--lang is required: one of ${LANGUAGES.join(', ')}`);
+  if (lang === undefined) throw new UsageError(`--lang is required: one of ${LANGUAGES.join(', ')}`, { showUsage: true });
   if (!isLanguage(lang)) throw new UsageError(`--lang "${lang}" is not one of ${LANGUAGES.join(', ')}`);
-  return { tool, lang, dir: resolve(io.cwd, values.dir ?? tool) };
+  return { tool, lang, dir: resolve(io.cwd, values.dir ?? tool), json: values.json === true };
 }
 
 /** Refuses to write into a folder that already has something in it: a scaffold never overwrites. */
@@ -117,6 +108,10 @@ async function run(argv: string[], io: CliIO): Promise<ExitCode> {
     await mkdir(dirname(target), { recursive: true });
     await writeFile(target, f.content, { flag: 'wx' });
     if (f.executable === true) await chmod(target, 0o755);
+  }
+  if (flags.json) {
+    io.stdout(`${JSON.stringify({ tool: flags.tool, lang: flags.lang, dir: flags.dir, files: files.map((f) => f.path) })}\n`);
+    return EXIT.ok;
   }
   io.stdout(
     `Created ${flags.tool} (${languageLabel(flags.lang)}) in ${flags.dir}:\n` +

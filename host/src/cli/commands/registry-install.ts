@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
 import { installLocked, installTool, storeLayout } from '../../registry/index.js';
 import { EXIT, type Command } from '../command.js';
-import { askFor, homeOf, pauseHook, progressFor, runCommand } from './registry-shared.js';
+import { askFor, homeOf, JSON_FLAG, pauseHook, printJson, progressFor, runCommand } from './registry-shared.js';
 import { parseFlags, UsageError } from '../usage.js';
 
 const help = `Usage: toolgate install REF [--yes] [--allow-unsigned] [--allow-downgrade] [--insecure]
-                        [--ceiling FILE] [--quiet]
+                        [--ceiling FILE] [--quiet] [--json]
        toolgate install PLAIN_WASM_REF --manifest FILE [same options]
        toolgate install --locked [LOCKFILE] [same options]
 
@@ -25,14 +25,16 @@ must be confirmed on a terminal, or with --yes after review (an upgrade asks aga
 --locked installs exactly what LOCKFILE (default $TOOLGATE_HOME/toolgate.lock; e.g. another
 machine's) pins: each tool from its pinned digest reference, whatever tags or ranges say now.
 If any byte differs from the lockfile (files, archive or OCI manifest digest, installed manifest,
-signer), nothing is installed.`;
+signer), nothing is installed.
+
+--json prints {"tools": [{name, version, outcome, previousVersion?, signer?}]} on one line.`;
 
 export const installCommand: Command = {
   path: ['install'],
   summary: 'install a tool from a folder, .tgz, HTTP index or OCI registry',
   help,
   run: (argv, io) =>
-    runCommand('install', help, io, async () => {
+    runCommand('install', io, async () => {
       const { values, positionals } = parseFlags(
         argv,
         {
@@ -44,6 +46,7 @@ export const installCommand: Command = {
           quiet: { type: 'boolean', short: 'q' },
           locked: { type: 'boolean' },
           manifest: { type: 'string' },
+          ...JSON_FLAG,
         },
         { min: 0, max: Number.MAX_SAFE_INTEGER },
       );
@@ -71,11 +74,16 @@ export const installCommand: Command = {
         if (values.manifest !== undefined) throw new UsageError('--manifest cannot be combined with --locked (the lockfile names each manifest)');
         const file = positionals[0] !== undefined ? resolve(io.cwd, positionals[0]) : storeLayout(common.home).lock;
         const tools = await installLocked({ ...common, lockfile: file });
-        for (const t of tools) io.stdout(`${t.outcome} ${t.name}@${t.version}\n`);
+        if (values.json === true) printJson(io, { tools });
+        else for (const t of tools) io.stdout(`${t.outcome} ${t.name}@${t.version}\n`);
         return EXIT.ok;
       }
       const manifestFile = values.manifest !== undefined ? { manifestFile: resolve(io.cwd, values.manifest) } : {};
       const res = await installTool({ ...common, ...manifestFile, ref: positionals[0] as string });
+      if (values.json === true) {
+        printJson(io, { tools: [res] });
+        return EXIT.ok;
+      }
       const from = res.previousVersion !== undefined && res.outcome !== 'unchanged' ? ` (was ${res.previousVersion})` : '';
       io.stdout(`${res.outcome} ${res.name}@${res.version}${from}${res.signer ? ` signed by ${res.signer}` : ''}\n`);
       return EXIT.ok;

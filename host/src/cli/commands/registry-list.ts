@@ -1,15 +1,16 @@
 import { escapeForTerminal } from '../../terminal/index.js';
-import { readdir, readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { listInstalled, messageOf, readManifest } from '../../registry/index.js';
 import { EXIT, type CliIO, type Command } from '../command.js';
 import { homeOf, runCommand } from './registry-shared.js';
 import { parseFlags } from '../usage.js';
 
-const help = `Usage: toolgate list [--manifests DIR]... [--json]
+const help = `Usage: toolgate list [--manifests PATH]... [--json]
 
 Shows installed tools (name, version, source, signer, capabilities) and, with --manifests, the tools
-described by the manifests in each DIR.`;
+described by each manifest file or the manifests in each folder. --json prints
+[{name, version, source, signer, capabilities, problem?}]. Exit 1 when any row has a problem.`;
 
 interface Row {
   name: string;
@@ -20,9 +21,12 @@ interface Row {
   problem?: string;
 }
 
-async function manifestRows(dir: string): Promise<Row[]> {
+async function manifestRows(path: string): Promise<Row[]> {
   const rows: Row[] = [];
-  const names = (await readdir(dir)).filter((n) => n.endsWith('.yaml') || n.endsWith('.yml')).sort();
+  // --manifests takes a manifest file or a folder of them.
+  const isFile = (await stat(path)).isFile();
+  const dir = isFile ? dirname(path) : path;
+  const names = isFile ? [basename(path)] : (await readdir(dir)).filter((n) => n.endsWith('.yaml') || n.endsWith('.yml')).sort();
   for (const n of names) {
     const file = join(dir, n);
     try {
@@ -50,7 +54,7 @@ export const listCommand: Command = {
   summary: 'list installed tools and their capabilities',
   help,
   run: (argv, io) =>
-    runCommand('list', help, io, async () => {
+    runCommand('list', io, async () => {
       const { values } = parseFlags(argv, { manifests: { type: 'string', multiple: true }, json: { type: 'boolean' } }, { min: 0, max: 0 });
       const rows: Row[] = (await listInstalled(homeOf(io))).map(({ manifestFile: _m, ...r }) => r);
       for (const dir of values.manifests ?? []) rows.push(...(await manifestRows(resolve(io.cwd, dir))));

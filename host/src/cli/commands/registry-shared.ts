@@ -13,12 +13,13 @@ export function homeOf(io: CliIO): string {
 }
 
 /** Runs a command body; any failure becomes a message naming the command and a stable code. */
-export async function runCommand(name: string, help: string, io: CliIO, body: () => Promise<ExitCode>): Promise<ExitCode> {
+export async function runCommand(name: string, io: CliIO, body: () => Promise<ExitCode>): Promise<ExitCode> {
   try {
     return await body();
   } catch (err) {
     if (err instanceof UsageError) {
-      io.stderr(`toolgate ${name}: ${err.message}\n\n${help}\n`);
+      // One line that says what is wrong; the whole help would bury it.
+      io.stderr(`toolgate ${name}: ${err.message}\n${err.showUsage ? `Run 'toolgate ${name} --help' for usage.\n` : ''}`);
       return EXIT.usage;
     }
     if (isRegistryError(err)) {
@@ -32,7 +33,7 @@ export async function runCommand(name: string, help: string, io: CliIO, body: ()
 
 /** Progress goes to stderr: a bar on a terminal, lines otherwise, nothing with --quiet. */
 export function progressFor(io: CliIO, quiet: boolean): Progress | undefined {
-  const stderrIsTTY = (io as CliIO & { stderrIsTTY?: boolean }).stderrIsTTY ?? io.isTTY;
+  const stderrIsTTY = io.stderrIsTTY ?? io.isTTY;
   return createProgress(quiet ? 'quiet' : stderrIsTTY ? 'bar' : 'lines', (t) => io.stderr(t));
 }
 
@@ -78,4 +79,11 @@ export function pauseHook(io: CliIO, command: string): PauseHook | undefined {
       setInterval(() => undefined, 1 << 30);
     });
   };
+}
+
+/** `--json`: one line of JSON on stdout, the shape documented in docs/cli.md. */
+export const JSON_FLAG = { json: { type: 'boolean', default: false } } as const;
+
+export function printJson(io: CliIO, value: unknown): void {
+  io.stdout(`${JSON.stringify(value)}\n`);
 }

@@ -1,7 +1,6 @@
 // `toolgate serve`: the sidecar. MCP over stdio (default) or Streamable HTTP, plus the plain HTTP
 // API, over one runtime whose manifest folders are watched while serving.
 import { Readable } from 'node:stream';
-import { parseArgs } from 'node:util';
 import type { ApprovalService } from '../../pipeline/index.js';
 import type { Runtime } from '../runtime.js';
 import {
@@ -10,13 +9,15 @@ import {
   SessionApprovals, SidecarCore, sinkWritable, type HttpMount, type PendingApprovals, type BindAddress, type ChangeSource, type MetricsSource,
 } from '../../server/index.js';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
-import { VERSION } from '../dispatch.js';
+import { toolgateVersion } from '../package-root.js';
 import { describePolicySource, POLICY_FLAGS, policyFlagsHelp, policyChoice, type PolicyChoice } from '../policy-source.js';
-import { UsageError } from '../usage.js';
+import { logChoice, type LogChoice } from '../logging.js';
+import { manifestsHelp } from '../tool-lookup.js';
+import { LOG_FLAGS, logFlagsHelp, parseFlags, UsageError } from '../usage.js';
 
-const HELP = `Usage: toolgate serve [--stdio | --http HOST:PORT] [--manifests DIR]... [--policies DIR|none]
+const HELP = `Usage: toolgate serve [--stdio | --http [HOST:]PORT] [--manifests PATH]... [--policies DIR|none]
                      [--policy-set NAME] [--builtin-tools] [--token TOKEN]
-                     [--allowed-host NAME]... [--allow-origin ORIGIN]...
+                     [--allowed-host NAME]... [--allow-origin ORIGIN]... [-v|-q]
 
 Serves the tools to agents: MCP over stdio (the default) or over Streamable HTTP at /mcp, and
 on the same HTTP port a plain API (GET /v1/tools, POST /v1/tools/NAME/call, GET /v1/approvals,
@@ -32,9 +33,10 @@ The policy set in force, and where it came from, is printed on stderr at start.
 
 Options:
   --stdio                 MCP over stdin/stdout (stdout carries only JSON-RPC; logs go to stderr)
-  --http HOST:PORT        listen on HOST:PORT (port 0 = any free port; the address is printed on
-                          stderr). Anything other than loopback needs a token.
-  --manifests DIR         folder of tool manifests (repeatable; default ./manifests and the store)
+  --http [HOST:]PORT      listen on HOST:PORT, or a bare PORT on 127.0.0.1 (port 0 = any free port;
+                          the address is printed on stderr). Anything other than loopback needs a
+                          token.
+${manifestsHelp(26)}
 ${policyFlagsHelp(26)}
   --builtin-tools         also serve the built-in echo tool
   --token TOKEN           bearer token every HTTP request must carry (default $TOOLGATE_TOKEN)
@@ -49,6 +51,7 @@ ${policyFlagsHelp(26)}
   --shutdown-timeout MS   on SIGTERM/SIGINT, how long running calls may finish; the process exits
                           within about a second after it (default 10000)
   --no-watch              do not watch the manifest folders, the store and the policy set
+${logFlagsHelp(26)}
   -h, --help              show this help
 
 Exit status: 0 after a clean shutdown, 2 usage or configuration error.`;
@@ -67,6 +70,7 @@ interface ServeFlags {
   sessionIdleMs: number;
   shutdownMs: number;
   watch: boolean;
+  log: LogChoice;
 }
 
 function positiveInt(flag: string, text: string | undefined, fallback: number): number {
@@ -77,40 +81,36 @@ function positiveInt(flag: string, text: string | undefined, fallback: number): 
 }
 
 function parse(argv: string[], env: NodeJS.ProcessEnv): ServeFlags {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: false,
-      strict: true,
-      options: {
-        stdio: { type: 'boolean', default: false },
-        http: { type: 'string' },
-        manifests: { type: 'string', multiple: true },
-        ...POLICY_FLAGS,
-        'builtin-tools': { type: 'boolean', default: false },
-        token: { type: 'string' },
-        'allowed-host': { type: 'string', multiple: true },
-        'allow-origin': { type: 'string', multiple: true },
-        'max-body': { type: 'string' },
-        'max-concurrent': { type: 'string' },
-        'shutdown-timeout': { type: 'string' },
-        'max-sessions': { type: 'string' },
-        'session-idle-timeout': { type: 'string' },
-        'no-watch': { type: 'boolean', default: false },
-      },
-    });
-  } catch (err) {
-    throw new UsageError(`${err instanceof Error ? err.message : String(err)}\nRun 'toolgate serve --help' for usage.`);
-  }
+  const parsed = parseFlags(
+    argv,
+    {
+      stdio: { type: 'boolean', default: false },
+      http: { type: 'string' },
+      manifests: { type: 'string', multiple: true },
+      ...POLICY_FLAGS,
+      'builtin-tools': { type: 'boolean', default: false },
+      token: { type: 'string' },
+      'allowed-host': { type: 'string', multiple: true },
+      'allow-origin': { type: 'string', multiple: true },
+      'max-body': { type: 'string' },
+      'max-concurrent': { type: 'string' },
+      'shutdown-timeout': { type: 'string' },
+      'max-sessions': { type: 'string' },
+      'session-idle-timeout': { type: 'string' },
+      'no-watch': { type: 'boolean', default: false },
+      ...LOG_FLAGS,
+    },
+    { min: 0, max: 0 },
+  );
   const v = parsed.values;
   if (v.stdio === true && v.http !== undefined) throw new UsageError('give either --stdio or --http, not both');
   let http: BindAddress | undefined;
   if (v.http !== undefined) {
     try {
-      http = parseBindAddress(v.http);
+      // A bare port is loopback: the safe default, as `--http 8787` reads.
+      http = parseBindAddress(/^\d+$/.test(v.http) ? `127.0.0.1:${v.http}` : v.http);
     } catch (err) {
-      throw new UsageError(err instanceof Error ? err.message : String(err));
+      throw new UsageError(err instanceof Error ? err.message : String(err), { showUsage: true });
     }
   }
   const token = v.token ?? env.TOOLGATE_TOKEN;
@@ -131,6 +131,7 @@ function parse(argv: string[], env: NodeJS.ProcessEnv): ServeFlags {
     sessionIdleMs: positiveInt('--session-idle-timeout', v['session-idle-timeout'], DEFAULT_SESSION_IDLE_MS),
     shutdownMs: positiveInt('--shutdown-timeout', v['shutdown-timeout'], 10_000),
     watch: v['no-watch'] !== true,
+    log: logChoice(v),
   };
 }
 
@@ -188,7 +189,7 @@ function stopRequested(io: CliIO, also: Promise<unknown>): { reason: Promise<str
  * usually a log file, and the file (0600) is where programs read it from.
  */
 function approvalSecretNotice(io: CliIO, secret: string, file: string): string {
-  const stderrIsTTY = (io as CliIO & { stderrIsTTY?: boolean }).stderrIsTTY ?? process.stderr.isTTY === true;
+  const stderrIsTTY = io.stderrIsTTY ?? process.stderr.isTTY === true;
   const shown = stderrIsTTY ? `approval secret ${secret} (also in ${file})` : `approval secret in ${file}`;
   return `toolgate serve: approvals need Authorization: Bearer <secret>; ${shown}\n`;
 }
@@ -230,6 +231,7 @@ async function serve(flags: ServeFlags, io: CliIO, writeStdout: (text: string) =
     builtinTools: flags.builtinTools,
     approval: approvals,
     watchPolicies: flags.watch,
+    log: flags.log,
     // Loaded below through ManifestTools, which can also reload and unregister them.
     loadManifests: false,
   });
@@ -275,7 +277,7 @@ async function serve(flags: ServeFlags, io: CliIO, writeStdout: (text: string) =
     core = new SidecarCore({
       runtime,
       approvals,
-      version: VERSION,
+      version: toolgateVersion(),
       ...(link.metrics !== undefined ? { metrics: link.metrics } : {}),
       approvalQueue: link.queue,
       policyChanges: link.changes,
