@@ -2,8 +2,9 @@
 // installed store, unless --manifests names folders.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { inspectCommand } from '../../host/src/cli/commands/inspect.js';
+import { runCli } from '../../host/src/cli/index.js';
 import { installCommand } from '../../host/src/cli/commands/registry-install.js';
-import { buildWat, removeDir, run, tempDir, writeToolDir } from '../registry/helpers.js';
+import { buildWat, makeIO, removeDir, run, tempDir, writeToolDir } from '../registry/helpers.js';
 
 let home: string;
 let cwd: string;
@@ -27,8 +28,9 @@ describe('toolgate inspect and the installed store', () => {
     expect(found.out).toContain('registry_echo 1.0.0');
     expect(found.out).toContain('pinned by the manifest');
 
-    const named = await run(inspectCommand, ['registry_echo', '--manifests', cwd], { home, cwd });
-    expect(named.code).toBe(2);
-    expect(named.err).toContain('no tool named "registry_echo"');
+    // Through the dispatcher, which turns the command's usage error into exit 2 and one line.
+    const t = makeIO({ home, cwd });
+    expect(await runCli(['inspect', 'registry_echo', '--manifests', cwd], t.io, [inspectCommand])).toBe(2);
+    expect(t.err()).toContain('no tool named "registry_echo"');
   });
 });
