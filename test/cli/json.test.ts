@@ -32,13 +32,13 @@ describe('--json', () => {
 
     const src = writeToolDir(join(work, 'src'), { version: '1.0.0', wasm: buildWat('registry_echo', work) });
     const packed = (await json(['pack', src, '--key', key, '--out', join(work, 'echo.tgz')])) as { file: string };
-    expect(packed).toEqual({ file: join(work, 'echo.tgz'), name: 'registry_echo', version: '1.0.0', digest: expect.stringMatching(/^sha256:/) as string, signer: 'pub' });
+    expect(packed).toEqual({ file: join(work, 'echo.tgz'), name: 'registry_echo', version: '1.0.0', digest: expect.stringMatching(/^sha256:/) as string, signer: made.keyId });
     expect(existsSync(packed.file)).toBe(true);
     const site = join(work, 'site');
-    expect(await json(['publish', packed.file, '--to', site])).toMatchObject({ name: 'registry_echo', version: '1.0.0', target: site, signer: 'pub' });
+    expect(await json(['publish', packed.file, '--to', site])).toMatchObject({ name: 'registry_echo', version: '1.0.0', target: site, signer: made.keyId });
 
     expect(await json(['install', packed.file, '--yes'])).toEqual({ tools: [{ name: 'registry_echo', version: '1.0.0', outcome: 'installed', signer: 'pub' }] });
-    expect(await json(['list'])).toMatchObject([{ name: 'registry_echo', version: '1.0.0', signer: 'pub' }]);
+    expect(await json(['list'])).toMatchObject([{ name: 'registry_echo', version: '1.0.0', signer: `pub (${made.keyId})` }]);
     expect(await json(['verify'])).toEqual({ ok: true, tools: 1, problems: [] });
     expect(await json(['uninstall', 'registry_echo'])).toEqual({ name: 'registry_echo', version: '1.0.0' });
     expect(await json(['trust', 'remove', 'pub'])).toEqual({ removed: 'pub' });
