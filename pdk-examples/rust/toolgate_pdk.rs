@@ -234,7 +234,8 @@ pub mod json {
         Object(Vec<(String, Value)>),
     }
 
-    const MAX_DEPTH: usize = 128;
+    /// At most this many arrays and objects inside one another (the shared edge-case table).
+    const MAX_DEPTH: usize = 64;
 
     impl Value {
         pub fn get(&self, key: &str) -> Option<&Value> {
@@ -374,7 +375,7 @@ pub mod json {
         }
         fn value(&mut self, depth: usize) -> Result<Value, String> {
             self.ws();
-            if depth > MAX_DEPTH {
+            if matches!(self.peek(), Some(b'{') | Some(b'[')) && depth >= MAX_DEPTH {
                 return Err(self.fail("nesting too deep"));
             }
             match self.peek() {
@@ -473,7 +474,12 @@ pub mod json {
                 }
             }
             let text = std::str::from_utf8(&self.s[start..self.i]).unwrap_or("0");
-            text.parse::<f64>().map(Value::Number).map_err(|_| self.fail("bad number"))
+            match text.parse::<f64>() {
+                // 1e400 is no double: refused, never read as infinity (which JSON cannot write back)
+                Ok(n) if n.is_finite() => Ok(Value::Number(n)),
+                Ok(_) => Err(self.fail("number out of range")),
+                Err(_) => Err(self.fail("bad number")),
+            }
         }
         fn hex4(&mut self) -> Result<u32, String> {
             if self.i + 4 > self.s.len() {

@@ -3,6 +3,7 @@
 
 export enum JType { Null, Bool, Num, Str, Arr, Obj }
 
+/** At most this many arrays and objects inside one another (the shared edge-case table). */
 const MAX_DEPTH = 64;
 
 export class JValue {
@@ -128,8 +129,8 @@ export class JsonParser {
   value(depth: i32): JValue | null {
     this.ws();
     if (this.i >= this.s.length) return this.fail("unexpected end of input");
-    if (depth > MAX_DEPTH) return this.fail("nesting too deep");
     const c = this.s.charCodeAt(this.i);
+    if ((c == 0x7b || c == 0x5b) && depth >= MAX_DEPTH) return this.fail("nesting too deep");
     if (c == 0x7b /* { */) {
       this.i++;
       const o = JValue.obj();
@@ -202,7 +203,10 @@ export class JsonParser {
       if (this.i < this.s.length && (this.s.charCodeAt(this.i) == 0x2b || this.s.charCodeAt(this.i) == 0x2d)) this.i++;
       if (this.digits() == 0) return this.fail("bad number");
     }
-    return JValue.num(parseFloat(this.s.substring(start, this.i)));
+    const n = parseFloat(this.s.substring(start, this.i));
+    // 1e400 is no double: refused, never read as infinity (which JSON cannot write back)
+    if (!isFinite(n)) return this.fail("number out of range");
+    return JValue.num(n);
   }
 
   hex4(): i32 {

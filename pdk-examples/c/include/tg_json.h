@@ -187,9 +187,10 @@ static inline int tg_jvalue(tg_jparser *ps, tg_json *v, int depth) {
   memset(v, 0, sizeof *v);
   tg_jws(ps);
   if (ps->p >= ps->end) return tg_jfail(ps, "unexpected end of input");
-  if (depth > TG_JSON_MAX_DEPTH) return tg_jfail(ps, "nesting too deep");
   char c = *ps->p;
   if (c == '{' || c == '[') {
+    /* at most TG_JSON_MAX_DEPTH arrays and objects inside one another (the shared edge-case table) */
+    if (depth >= TG_JSON_MAX_DEPTH) return tg_jfail(ps, "nesting too deep");
     int obj = c == '{';
     v->type = obj ? TG_JOBJ : TG_JARR;
     size_t cap = 0;
@@ -250,6 +251,8 @@ static inline int tg_jvalue(tg_jparser *ps, tg_json *v, int depth) {
     tmp[n] = '\0';
     v->type = TG_JNUM;
     v->number = strtod(tmp, NULL);
+    /* 1e400 is no double: refused, never read as infinity (which JSON cannot write back) */
+    if (v->number - v->number != 0) return tg_jfail(ps, "number out of range");
     ps->p = q;
     return 0;
   }
@@ -279,10 +282,11 @@ static inline void tg_json_free(tg_json *v) {
   memset(v, 0, sizeof *v);
 }
 
-/* The member named key of an object, or NULL (also when v is not an object). */
+/* The last member named key of an object (as JSON.parse keeps the last duplicate), or NULL (also
+ * when v is not an object). */
 static inline const tg_json *tg_json_get(const tg_json *v, const char *key) {
   if (!v || v->type != TG_JOBJ) return NULL;
-  for (size_t i = 0; i < v->len; i++)
+  for (size_t i = v->len; i-- > 0;)
     if (strcmp(v->keys[i], key) == 0) return &v->items[i];
   return NULL;
 }
