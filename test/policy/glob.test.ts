@@ -40,12 +40,19 @@ test('the static prefix of a glob is the folder before its first wildcard', () =
   expect(staticPrefix('**/.env*')).toBe('');
 });
 
-test('stringsIn finds every string at any depth with its key path', () => {
-  expect(stringsIn({ a: 'x', b: [1, 'y', { c: 'z' }], d: null })).toEqual([
+test('stringsIn finds every string at any depth with its key path, object keys included', () => {
+  const found = stringsIn({ a: 'x', b: [1, 'y', { c: 'z' }], d: null });
+  expect([...found]).toEqual([
+    { path: 'a (key)', value: 'a' },
     { path: 'a', value: 'x' },
+    { path: 'b (key)', value: 'b' },
     { path: 'b[1]', value: 'y' },
+    { path: 'b[2].c (key)', value: 'c' },
     { path: 'b[2].c', value: 'z' },
+    { path: 'd (key)', value: 'd' },
   ]);
+  expect(found.complete).toBe(true);
+  expect(stringsIn({ many: Array.from({ length: 10_001 }, () => 's') }).complete).toBe(false);
 });
 
 test('metric label values are escaped and a throwing gauge does not break the scrape', () => {

@@ -7,20 +7,42 @@ export interface StringAt {
   value: string;
 }
 
-const MAX_STRINGS = 10_000;
+/** The strings of an argument value; `complete` is false when there were more than the cap. */
+export type StringsFound = StringAt[] & { complete: boolean };
 
-export function stringsIn(value: Json | Readonly<Record<string, Json>>, base = ''): StringAt[] {
-  const out: StringAt[] = [];
+/** Strings a red line reads of one call; past it the guard refuses rather than check a part. */
+export const MAX_STRINGS = 10_000;
+
+/**
+ * Every string in a JSON value, object keys included (a tool may well read a path or URL from a
+ * key), each with the key path that leads to it. Past MAX_STRINGS it stops and says so: a guard
+ * must refuse then, or one bad value after 10,000 harmless ones would pass unseen.
+ */
+export function stringsIn(value: Json | Readonly<Record<string, Json>>, base = ''): StringsFound {
+  const out = Object.assign([] as StringAt[], { complete: true });
+  const push = (path: string, v: string): void => {
+    if (out.length >= MAX_STRINGS) out.complete = false;
+    else out.push({ path: path === '' ? '(value)' : path, value: v });
+  };
   const walk = (v: unknown, path: string): void => {
-    if (out.length >= MAX_STRINGS) return;
-    if (typeof v === 'string') out.push({ path: path === '' ? '(value)' : path, value: v });
+    if (!out.complete) return;
+    if (typeof v === 'string') push(path, v);
     else if (Array.isArray(v)) v.forEach((item, i) => walk(item, `${path}[${i}]`));
     else if (typeof v === 'object' && v !== null) {
-      for (const [k, item] of Object.entries(v)) walk(item, path === '' ? k : `${path}.${k}`);
+      for (const [k, item] of Object.entries(v)) {
+        const at = path === '' ? k : `${path}.${k}`;
+        push(`${at} (key)`, k);
+        walk(item, at);
+      }
     }
   };
   walk(value, base);
   return out;
+}
+
+/** The refusal a red line gives when the arguments hold more strings than it reads. */
+export function tooManyStrings(guard: string): string {
+  return `the arguments hold more than ${MAX_STRINGS} strings (object keys included); ${guard} cannot check them all`;
 }
 
 /**

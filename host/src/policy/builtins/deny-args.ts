@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { compileLinear, linearRegex, type LinearRegex } from '../../regex/index.js';
 import { pathGlob } from '../glob.js';
 import { definePolicy } from '../module.js';
-import { stringsIn } from '../values.js';
+import { stringsIn, tooManyStrings } from '../values.js';
 import { appliesTo, redLine, toolsField } from './select.js';
 
 const Pattern = z.union([z.strictObject({ glob: z.string().min(1) }), z.strictObject({ regex: z.string().min(1) })]);
@@ -101,7 +101,9 @@ export const denyArgs = definePolicy({
     const keys = cfg.keys === undefined ? undefined : new Set(cfg.keys);
     redLine(ctx, (exec) => {
       if (!applies(exec.name)) return undefined;
-      for (const { path, value } of stringsIn(exec.arguments)) {
+      const strings = stringsIn(exec.arguments);
+      if (!strings.complete) return `${tooManyStrings(`policy "${ctx.entryId}"`)}`;
+      for (const { path, value } of strings) {
         if (keys !== undefined && !keys.has(path.replace(/\[\d+\]$/, '').split('.').pop() ?? '')) continue;
         const forms = spellings(value);
         const hit = patterns.find((p) => forms.some((s) => p.re.test(s)));

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { canonicalHost, hostPort, parseHostPattern, parseHostRule, ruleCovers, ruleOverlaps, type HostRule, type HostTarget } from '../../host-grammar/index.js';
 import { definePolicy } from '../module.js';
-import { stringsIn } from '../values.js';
+import { stringsIn, tooManyStrings } from '../values.js';
 
 const DEFAULT_PORTS: Readonly<Record<string, number>> = { 'http:': 80, 'https:': 443, 'ws:': 80, 'wss:': 443, 'ftp:': 21 };
 
@@ -24,17 +24,21 @@ function urlTarget(text: string): HostTarget | undefined {
   return { kind: 'name', host, port };
 }
 
-/** Every `scheme://authority` inside a string (found with indexOf, linear in its length). */
+/**
+ * `scheme://authority/` of every URL inside a string, nested ones included (`?next=http://...`).
+ * Only the authority is read, and it ends at the next `/`, so the scan stays linear in the string
+ * however many URLs it holds and however long each is (no cap a padded URL could slip past).
+ */
 function urlsIn(value: string): string[] {
   const out: string[] = [];
-  for (let at = value.indexOf('://'); at >= 0 && out.length < 64; at = value.indexOf('://', at + 3)) {
+  for (let at = value.indexOf('://'); at >= 0; at = value.indexOf('://', at + 3)) {
     let start = at;
     while (start > 0 && at - start < 32 && /[a-z0-9+.-]/i.test(value[start - 1] ?? '')) start--;
     while (start < at && !/[a-z]/i.test(value[start] ?? '')) start++;
     if (start === at) continue;
     let end = at + 3;
-    while (end < value.length && end - at < 2048 && !/[\s"'<>`]/.test(value[end] ?? '')) end++;
-    out.push(value.slice(start, end));
+    while (end < value.length && !/[\s"'<>`/?#\\]/.test(value[end] ?? '')) end++;
+    out.push(`${value.slice(start, end)}/`);
   }
   return out;
 }
@@ -88,6 +92,7 @@ export const guardHosts = definePolicy({
         if (v) return `tool "${tool.name}" may reach ${h}, which ${v} (guard "${ctx.entryId}")`;
       }
       const strings = stringsIn(exec.arguments);
+      if (!strings.complete) return tooManyStrings(`guard "${ctx.entryId}"`);
       for (const { path, value } of strings) {
         for (const target of hostsNamedBy(value)) {
           const v = verdict(target);

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Tool } from '../../tool/index.js';
 import { pathGlob, staticPrefix } from '../glob.js';
 import { definePolicy } from '../module.js';
-import { stringsIn } from '../values.js';
+import { stringsIn, tooManyStrings } from '../values.js';
 
 const HOME = homedir().replace(/\\/g, '/');
 
@@ -69,7 +69,9 @@ export const guardPaths = definePolicy({
         if (m) return `${m} (guard "${ctx.entryId}")`;
       }
       const mounts = Object.entries(tool.definition.capabilities?.allowedPaths ?? {});
-      for (const { path, value } of stringsIn(exec.arguments)) {
+      const strings = stringsIn(exec.arguments);
+      if (!strings.complete) return tooManyStrings(`guard "${ctx.entryId}"`);
+      for (const { path, value } of strings) {
         const p = pathOf(value);
         if (p === undefined) continue;
         // A guest path also stands for the host file behind it.
