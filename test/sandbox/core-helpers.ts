@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
 import { expect } from 'vitest';
-import { DEFAULT_LIMITS, type SandboxLimits, type SandboxToolSpec } from '../../host/src/sandbox/index.js';
+import { DEFAULT_LIMITS, type SandboxExecution, type SandboxLimits, type SandboxToolSpec } from '../../host/src/sandbox/index.js';
 import { ToolFailure, type ErrorCode } from '../../host/src/tool/index.js';
 
 const BUILD = new URL('../fixtures/build/', import.meta.url);
@@ -33,6 +33,12 @@ export function moduleSpec(file: string, entry: string, over: SpecOverrides = {}
     ...rest,
   };
 }
+
+/** Both paths a call can take (issue 15): the rules of the sandbox hold on each. */
+export const EXECUTION_PATHS: [string, SandboxExecution][] = [
+  ['in a worker', { path: 'worker' }],
+  ['on the calling thread', { path: 'auto' }],
+];
 
 export const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 export const text = (b: Uint8Array): string => new TextDecoder().decode(b);

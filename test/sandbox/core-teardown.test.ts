@@ -190,7 +190,7 @@ async function busiestThread(ms: number): Promise<number> {
 
 describe('an idle pool costs no CPU', () => {
   it('an idle pool settles: no thread of the process keeps a core busy (the worker never spins unbounded)', async () => {
-    const tool = await kit('slow_echo', { pool: { max: 2 } });
+    const tool = await kit('slow_echo', { pool: { max: 2 }, execution: { path: 'worker' } });
     // two live instances, both just back from a call (the moment a worker might still be spinning)
     await Promise.all([tool.call(Uint8Array.of(1), { signal: never() }), tool.call(Uint8Array.of(2), { signal: never() })]);
     expect(tool.stats()).toMatchObject({ live: 2, busy: 0 });

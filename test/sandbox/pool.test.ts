@@ -1,12 +1,13 @@
 // The instance pool: bounded, FIFO beyond the bound with deadlines still counting, one call per
-// instance at a time, idle instances trimmed, close() answering everything pending.
+// instance at a time, idle instances trimmed, close() answering everything pending. Proven on the
+// worker path, where calls overlap (the calling thread runs one at a time: in-thread.test.ts).
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadSandboxTool, type SandboxTool } from '../../host/src/sandbox/index.js';
 import { failure, kitSpec, never, settle, text, until, utf8, type SpecOverrides } from './core-helpers.js';
 
 const open: SandboxTool[] = [];
 async function kit(entry: string, over: SpecOverrides = {}): Promise<SandboxTool> {
-  const tool = await loadSandboxTool(kitSpec(entry, over));
+  const tool = await loadSandboxTool(kitSpec(entry, { execution: { path: 'worker' }, ...over }));
   open.push(tool);
   return tool;
 }
@@ -96,7 +97,7 @@ describe('pool', () => {
   });
 
   it('close() answers running and queued calls ABORTED and terminates every instance', async () => {
-    const tool = await loadSandboxTool(kitSpec('burn', { pool: { max: 1 }, limits: { timeoutMs: 5000 } }));
+    const tool = await loadSandboxTool(kitSpec('burn', { execution: { path: 'worker' }, pool: { max: 1 }, limits: { timeoutMs: 5000 } }));
     const running = tool.call(Uint8Array.of(31), { signal: never() });
     const queued = tool.call(Uint8Array.of(2), { signal: never() });
     running.catch(() => undefined);

@@ -12,10 +12,11 @@ export const ROOT = resolve(__dirname, '../..');
 export const COMPAT = resolve(ROOT, process.env.SHARED ?? '../shared', 'compat');
 export const hasCompat = existsSync(join(COMPAT, 'cases.json'));
 
-/** The same module, as it always ran (worker, plain) and instrumented on each path. */
+/** The same module, as it always ran (worker, plain), instrumented in a worker, and on the calling thread when its tool may. */
 export const VARIANTS = {
   plain: { path: 'worker', instrument: false },
   instrumented: { path: 'worker', instrument: true },
+  callingThread: { path: 'auto' },
 } satisfies Record<string, SandboxExecution>;
 
 /** Every .wasm we build (fixtures, example tools) and the compat corpus. */

@@ -169,3 +169,12 @@ export class Channel {
     }
   }
 }
+
+/** Errors an instance reports are cut here; the caller cuts again (1 KiB) after sanitizing. */
+const MAX_ERROR_BYTES = 4096;
+const encoder = new TextEncoder();
+
+/** The bytes of an error message as an instance reports it (cut at MAX_ERROR_BYTES). */
+export function errorBytes(message: string): Uint8Array {
+  return encoder.encode(message).subarray(0, MAX_ERROR_BYTES);
+}

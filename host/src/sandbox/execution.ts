@@ -2,10 +2,17 @@
 // thread"): a tool with no network and no file access cannot block on the outside, and re-running
 // one from scratch has no effect outside its instance, so it may run in-thread, preempted by the
 // fuel check in its module, and move to a worker past its time slice. Everything else runs in a worker.
+import type { CallControl } from './call-control.js';
+import { MoveToWorker } from './in-thread.js';
+import type { InstancePool, PoolStats } from './pool.js';
 import type { SandboxToolSpec } from './spec.js';
 
-/** How long a call may run on the calling thread before it is stopped and re-run in a worker. */
-export const DEFAULT_SLICE_MS = 5;
+/**
+ * How long a call may run on the calling thread before it is stopped and re-run in a worker. Wall
+ * time: on a loaded machine a short call can be descheduled for milliseconds, and a spurious move
+ * costs a worker start, so the slice is not cut finer than this.
+ */
+export const DEFAULT_SLICE_MS = 20;
 
 export function mayRunInThread(spec: SandboxToolSpec): boolean {
   if (spec.execution?.path === 'worker') return false;
@@ -15,4 +22,57 @@ export function mayRunInThread(spec: SandboxToolSpec): boolean {
 /** Modules are instrumented when their calls may run in-thread, unless the spec says otherwise. */
 export function wantsInstrumentation(spec: SandboxToolSpec): boolean {
   return spec.execution?.instrument ?? mayRunInThread(spec);
+}
+
+/** After a call moved to a worker, this many calls go straight there before the calling thread is tried again. */
+const SKIP_AFTER_MOVE = 15;
+
+/** Calls of one tool, by where they ended (SandboxTool.paths). */
+export interface PathCounts {
+  /** Answered on the calling thread (a value or a failure). */
+  inThread: number;
+  /** Answered by a worker (moved ones included). */
+  worker: number;
+  /** Stopped on the calling thread and re-run in a worker. */
+  moved: number;
+}
+
+/** The calling-thread path of one tool: its own pool of in-thread instances, tried first. */
+export class InThreadRoute {
+  #skip = 0;
+
+  constructor(
+    private readonly pool: InstancePool,
+    private readonly counts: PathCounts,
+  ) {}
+
+  /** The call's result from the calling thread, or undefined when it must run in a worker. */
+  async run(input: Uint8Array, ctl: CallControl): Promise<Uint8Array | undefined> {
+    if (this.#skip > 0) {
+      this.#skip--;
+      return undefined;
+    }
+    try {
+      const out = await ctl.race(this.pool.run(input, ctl));
+      this.counts.inThread++;
+      return out;
+    } catch (err) {
+      if (!(err instanceof MoveToWorker)) {
+        this.counts.inThread++;
+        throw err;
+      }
+      // a tool whose calls outgrow the slice stops paying for a wasted slice on every call
+      this.counts.moved++;
+      this.#skip = SKIP_AFTER_MOVE;
+      return undefined;
+    }
+  }
+
+  stats(): PoolStats {
+    return this.pool.stats();
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
 }

@@ -5,7 +5,9 @@ import { z } from 'zod';
 import { ToolFailure } from '../tool/index.js';
 import type { HttpGate } from './http/index.js';
 import type { CallControl } from './call-control.js';
-import { Channel, Fault, Op } from './channel.js';
+import type { PooledInstance } from './pool.js';
+import { Channel, Op } from './channel.js';
+import { failureOf } from './fault.js';
 import { sanitizeMessage } from './sanitize.js';
 import { takeWorker } from './worker-spare.js';
 import type { LogMessage, WorkerInit } from './worker/protocol.js';
@@ -28,7 +30,7 @@ const httpRequestJson = z.object({
   headers: z.record(z.string(), z.string()).nullish(),
 });
 
-export class SandboxInstance {
+export class SandboxInstance implements PooledInstance {
   /** Set when the instance must not serve another call (trap, protocol error, crash). */
   poisoned = false;
   #dead = false;
@@ -110,14 +112,9 @@ export class SandboxInstance {
         case Op.RESULT_OK:
           return msg.data;
         case Op.RESULT_ERR: {
-          if (msg.aux === Fault.TOOL_TRAP || msg.aux === Fault.OUTPUT_TOO_LARGE_TRAP) this.poisoned = true;
-          const code =
-            msg.aux === Fault.OUTPUT_TOO_LARGE || msg.aux === Fault.OUTPUT_TOO_LARGE_TRAP
-              ? 'OUTPUT_TOO_LARGE'
-              : msg.aux === Fault.QUOTA_EXCEEDED
-                ? 'QUOTA_EXCEEDED'
-                : 'TOOL_ERROR';
-          throw new ToolFailure(code, sanitizeMessage(new TextDecoder().decode(msg.data), this.setup.secrets));
+          const { failure, poisoned } = failureOf(msg.aux, new TextDecoder().decode(msg.data), this.setup.secrets);
+          if (poisoned) this.poisoned = true;
+          throw failure;
         }
         case Op.HTTP_REQUEST:
           await this.#serveHttp(msg.data, ctl);

@@ -2,12 +2,21 @@
 // queued FIFO beyond the bound with each queued call's deadline still running, trimmed when idle.
 import { ToolFailure } from '../tool/index.js';
 import type { CallControl } from './call-control.js';
-import type { SandboxInstance } from './instance.js';
+
+/** One instance, in a worker (instance.ts) or on the calling thread (in-thread.ts). */
+export interface PooledInstance {
+  /** Set when the instance must not serve another call. */
+  poisoned: boolean;
+  readonly dead: boolean;
+  /** Runs one call. Throws ToolFailure; on TIMEOUT/ABORTED the pool terminates this instance. */
+  run(input: Uint8Array, ctl: CallControl): Promise<Uint8Array>;
+  terminate(): Promise<void>;
+}
 
 export interface PoolOptions {
   max: number;
   idleMs: number;
-  spawn(ctl: CallControl): Promise<SandboxInstance>;
+  spawn(ctl: CallControl): Promise<PooledInstance>;
   /** A deadline for starting a replacement in the background after a teardown. */
   warmStartMs: number;
   newControl(timeoutMs: number): CallControl;
@@ -21,7 +30,7 @@ export interface PoolStats {
 }
 
 /** What a queued call is handed: an instance, or the right to start one. */
-type Grant = SandboxInstance | 'spawn';
+type Grant = PooledInstance | 'spawn';
 
 interface Waiter {
   grant(g: Grant): void;
@@ -29,10 +38,10 @@ interface Waiter {
 }
 
 export class InstancePool {
-  readonly #all = new Set<SandboxInstance>();
-  readonly #busy = new Set<SandboxInstance>();
-  #idle: SandboxInstance[] = [];
-  readonly #idleTimers = new Map<SandboxInstance, NodeJS.Timeout>();
+  readonly #all = new Set<PooledInstance>();
+  readonly #busy = new Set<PooledInstance>();
+  #idle: PooledInstance[] = [];
+  readonly #idleTimers = new Map<PooledInstance, NodeJS.Timeout>();
   readonly #queue: Waiter[] = [];
   readonly #active = new Set<CallControl>();
   #starting = 0;
@@ -76,7 +85,7 @@ export class InstancePool {
     }
   }
 
-  async #acquire(ctl: CallControl): Promise<SandboxInstance> {
+  async #acquire(ctl: CallControl): Promise<PooledInstance> {
     if (this.#closed) throw new ToolFailure('ABORTED', 'the sandbox is closed');
     const idle = this.#takeIdle();
     if (idle) return idle;
@@ -107,7 +116,7 @@ export class InstancePool {
     return g;
   }
 
-  #takeIdle(): SandboxInstance | undefined {
+  #takeIdle(): PooledInstance | undefined {
     for (;;) {
       const inst = this.#idle.pop(); // most recently used first: its caches are warm
       if (!inst) return undefined;
@@ -122,9 +131,9 @@ export class InstancePool {
     }
   }
 
-  async #start(ctl: CallControl): Promise<SandboxInstance> {
+  async #start(ctl: CallControl): Promise<PooledInstance> {
     this.#starting++;
-    let inst: SandboxInstance;
+    let inst: PooledInstance;
     try {
       inst = await this.opts.spawn(ctl);
     } catch (err) {
@@ -143,7 +152,7 @@ export class InstancePool {
     return inst;
   }
 
-  #release(inst: SandboxInstance): void {
+  #release(inst: PooledInstance): void {
     this.#busy.delete(inst);
     if (this.#closed || inst.dead) {
       this.#discard(inst);
@@ -161,7 +170,7 @@ export class InstancePool {
     this.#idleTimers.set(inst, timer);
   }
 
-  #trim(inst: SandboxInstance): void {
+  #trim(inst: PooledInstance): void {
     const i = this.#idle.indexOf(inst);
     if (i < 0) return;
     this.#idle.splice(i, 1);
@@ -170,7 +179,7 @@ export class InstancePool {
     void inst.terminate();
   }
 
-  #discard(inst: SandboxInstance): void {
+  #discard(inst: PooledInstance): void {
     if (!this.#all.has(inst)) return;
     this.#busy.delete(inst);
     this.#all.delete(inst);

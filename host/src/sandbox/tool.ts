@@ -2,7 +2,8 @@
 import type { Logger } from 'pino';
 import { ToolFailure } from '../tool/index.js';
 import { CallControl, callerAbortFailure } from './call-control.js';
-import { wantsInstrumentation } from './execution.js';
+import { DEFAULT_SLICE_MS, InThreadRoute, mayRunInThread, wantsInstrumentation, type PathCounts } from './execution.js';
+import { InThreadInstance } from './in-thread.js';
 import { createHttpGate } from './http/index.js';
 import { SandboxInstance, type InstanceSetup } from './instance.js';
 import { allocBudget } from './limits.js';
@@ -18,6 +19,8 @@ export interface SandboxTool {
   /** Runs the entry with `input`; resolves with its output bytes, throws ToolFailure. */
   call(input: Uint8Array, opts: { signal: AbortSignal; timeoutMs?: number }): Promise<Uint8Array>;
   stats(): PoolStats;
+  /** Calls so far by where they ended: on the calling thread, in a worker, moved between them. */
+  paths(): PathCounts;
   /** Terminates every worker; pending and queued calls are answered ABORTED. */
   close(): Promise<void>;
 }
@@ -56,15 +59,28 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
     onLog: (msg) => forwardLog(logger, spec.name, secrets, msg),
   };
 
-  const pool = new InstancePool({
+  const poolOptions = {
     max: spec.pool?.max ?? DEFAULT_POOL_MAX,
     idleMs: spec.pool?.idleMs ?? DEFAULT_IDLE_MS,
-    spawn: (ctl) => SandboxInstance.spawn(setup, ctl),
     warmStartMs: limits.timeoutMs,
-    newControl: (ms) => new CallControl(new AbortController().signal, ms),
-  });
+    newControl: (ms: number) => new CallControl(new AbortController().signal, ms),
+  };
+  const counts: PathCounts = { inThread: 0, worker: 0, moved: 0 };
+  const inThread = mayRunInThread(spec) && info.preemptible
+    ? new InThreadRoute(
+        // one thread runs one call at a time: a second in-thread instance would only hold memory
+        new InstancePool({
+          ...poolOptions,
+          max: 1,
+          spawn: (ctl) => InThreadInstance.spawn({ tool: spec.name, init: setup.init, secrets, sliceMs: spec.execution?.sliceMs ?? DEFAULT_SLICE_MS, onLog: setup.onLog }, ctl),
+        }),
+        counts,
+      )
+    : undefined;
+  const pool = new InstancePool({ ...poolOptions, spawn: (ctl) => SandboxInstance.spawn(setup, ctl) });
   let closed = false;
-  const releaseSpare = retainSpare(workerFile);
+  // a tool that runs on the calling thread keeps a spare worker only once it has needed one
+  let releaseSpare = inThread ? undefined : retainSpare(workerFile);
 
   return {
     async call(input, opts) {
@@ -78,6 +94,12 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
       const timeoutMs = asked !== undefined && Number.isFinite(asked) && asked > 0 ? Math.min(asked, limits.timeoutMs) : limits.timeoutMs;
       const ctl = new CallControl(opts.signal, timeoutMs);
       try {
+        if (inThread) {
+          const here = await inThread.run(input, ctl);
+          if (here !== undefined) return here;
+          releaseSpare ??= retainSpare(workerFile);
+        }
+        counts.worker++;
         return await ctl.race(pool.run(input, ctl));
       } catch (err) {
         if (err instanceof ToolFailure) throw err;
@@ -87,13 +109,19 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
         ctl.dispose();
       }
     },
-    stats: () => pool.stats(),
+    stats: () => sumStats(pool.stats(), inThread?.stats()),
+    paths: () => ({ ...counts }),
     async close() {
       closed = true;
-      releaseSpare();
-      await pool.close();
+      releaseSpare?.();
+      await Promise.all([pool.close(), inThread?.close()]);
     },
   };
+}
+
+function sumStats(a: PoolStats, b: PoolStats | undefined): PoolStats {
+  if (!b) return a;
+  return { live: a.live + b.live, busy: a.busy + b.busy, idle: a.idle + b.idle, queued: a.queued + b.queued };
 }
 
 function forwardLog(logger: Logger | undefined, tool: string, secrets: readonly string[], msg: LogMessage): void {

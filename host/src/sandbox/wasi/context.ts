@@ -12,4 +12,6 @@ export interface WasiContext {
   readonly quota: WriteQuota;
   writeStdout(bytes: Uint8Array): void;
   writeStderr(bytes: Uint8Array): void;
+  /** Called before poll_oneoff sleeps; may throw (on the calling thread a sleep moves the call to a worker). */
+  beforeSleep?(ms: number): void;
 }

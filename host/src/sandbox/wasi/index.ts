@@ -38,6 +38,8 @@ export interface WasiOptions {
   args?: string[];
   /** Per-call write quotas of the rw mounts; the caller resets it before each call. Default a fresh one. */
   quota?: WriteQuota;
+  /** Called before poll_oneoff sleeps (WasiContext.beforeSleep). */
+  beforeSleep?(ms: number): void;
 }
 
 /**
@@ -54,6 +56,7 @@ export function createWasiImports(opts: WasiOptions): Record<string, (...args: (
     quota: opts.quota ?? new WriteQuota(),
     writeStdout: (bytes) => opts.writeStdout(bytes),
     writeStderr: (bytes) => opts.writeStderr(bytes),
+    ...(opts.beforeSleep ? { beforeSleep: opts.beforeSleep } : {}),
   };
   const imports: Record<string, (...args: (number | bigint)[]) => number | bigint | void> = buildImports(ctx);
   return imports;

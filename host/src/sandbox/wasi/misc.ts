@@ -121,7 +121,10 @@ export function pollOneoff(ctx: WasiContext, inPtr: number, outPtr: number, nsub
   if (ready.length === 0 && clocks.length > 0) {
     const soonest = clocks.reduce((min, c) => (c.delayNs < min ? c.delayNs : min), clocks[0]?.delayNs ?? 0n);
     const waitMs = Math.min(Number(soonest) / 1e6, MAX_POLL_WAIT_MS);
-    if (waitMs > 0) Atomics.wait(sleeper, 0, 0, waitMs);
+    if (waitMs > 0) {
+      ctx.beforeSleep?.(waitMs);
+      Atomics.wait(sleeper, 0, 0, waitMs);
+    }
     for (const c of clocks) if (c.delayNs <= soonest) ready.push({ userdata: c.userdata, error: Errno.SUCCESS, type: EventType.CLOCK });
   }
   const out = ctx.mem.view(outPtr, ready.length * Size.EVENT);

@@ -1,0 +1,125 @@
+// Calls on the calling thread (issue 15): taken for tools with no network and no file access, never
+// for the others; stopped by the fuel check at the slice (then re-run in a worker) or at the
+// deadline (TIMEOUT, on this thread); and what would block this thread moves to a worker.
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadSandboxTool, type SandboxTool } from '../../host/src/sandbox/index.js';
+import { failure, kitSpec, moduleSpec, never, text, until, utf8, type SpecOverrides } from './core-helpers.js';
+
+const open: SandboxTool[] = [];
+async function load(file: string, entry: string, over: SpecOverrides = {}): Promise<SandboxTool> {
+  const tool = await loadSandboxTool(moduleSpec(file, entry, over));
+  open.push(tool);
+  return tool;
+}
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((t) => t.close()));
+});
+
+/** Interval ticks that got to run while `p` was pending: none when this thread was busy throughout. */
+async function ticksDuring<T>(p: () => Promise<T>): Promise<{ value: T; ticks: number }> {
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, 1);
+  try {
+    const value = await p();
+    return { value, ticks };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+describe('which path a call takes', () => {
+  it('a tool with no network and no file access runs on the calling thread: no worker, no hop, no WASI warning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w.message);
+    process.on('warning', onWarning);
+    const tool = await load('core_kit', 'greet');
+    for (const name of ['a', 'bé', 'c']) expect(text(await tool.call(utf8(name), { signal: never() }))).toBe(`Hello, ${name}`);
+    process.off('warning', onWarning);
+    expect(warnings.filter((w) => /WASI/.test(w))).toEqual([]);
+    expect(tool.paths()).toEqual({ inThread: 3, worker: 0, moved: 0 });
+    expect(tool.stats()).toEqual({ live: 1, busy: 0, idle: 1, queued: 0 });
+  });
+
+  it('while a call runs on the calling thread, this thread does nothing else (and in a worker it does)', async () => {
+    const big = Uint8Array.of(26); // 2^26 loop iterations
+    const here = await load('core_kit', 'burn', { execution: { sliceMs: 60_000 }, limits: { timeoutMs: 30_000 } });
+    await here.call(Uint8Array.of(2), { signal: never() });
+    const inThread = await ticksDuring(() => here.call(big, { signal: never() }));
+    const worker = await load('core_kit', 'burn', { execution: { path: 'worker' }, limits: { timeoutMs: 30_000 } });
+    await worker.call(Uint8Array.of(2), { signal: never() });
+    const inWorker = await ticksDuring(() => worker.call(big, { signal: never() }));
+    expect(inThread.value).toEqual(inWorker.value);
+    expect(inThread.ticks).toBeLessThanOrEqual(1);
+    expect(inWorker.ticks).toBeGreaterThan(1);
+    expect(here.paths()).toMatchObject({ inThread: 2, worker: 0 });
+    expect(worker.paths()).toMatchObject({ inThread: 0, worker: 2 });
+  });
+
+  it('a tool with network access (allowed_hosts) takes the worker path', async () => {
+    const tool = await load('core_kit', 'greet', { allowedHosts: ['127.0.0.1:9'] });
+    expect(text(await tool.call(utf8('net'), { signal: never() }))).toBe('Hello, net');
+    expect(tool.paths()).toEqual({ inThread: 0, worker: 1, moved: 0 });
+  });
+
+  it('a tool with file access (allowed_paths, even read-only) takes the worker path', async () => {
+    const tool = await load('core_kit', 'greet', { allowedPaths: { '/data': { host: '/tmp', mode: 'ro' } } });
+    expect(text(await tool.call(utf8('fs'), { signal: never() }))).toBe('Hello, fs');
+    expect(tool.paths()).toEqual({ inThread: 0, worker: 1, moved: 0 });
+  });
+});
+
+describe('stopped on the calling thread', () => {
+  it('a call past its slice is stopped and re-run from scratch in a worker, which answers it', async () => {
+    const tool = await load('core_kit', 'slow_echo', { execution: { sliceMs: 1 } });
+    expect(text(await tool.call(utf8('once more'), { signal: never() }))).toBe('once more');
+    expect(tool.paths()).toEqual({ inThread: 0, worker: 1, moved: 1 });
+  });
+
+  it('after a move the next calls go straight to a worker (no slice wasted on each)', async () => {
+    const tool = await load('core_kit', 'slow_echo', { execution: { sliceMs: 1 } });
+    for (let i = 0; i < 4; i++) expect(text(await tool.call(utf8(`c${i}`), { signal: never() }))).toBe(`c${i}`);
+    expect(tool.paths()).toEqual({ inThread: 0, worker: 4, moved: 1 });
+  });
+
+  it('an endless loop is TIMEOUT at its deadline on the calling thread itself (spin)', async () => {
+    const tool = await load('core_kit', 'spin', { execution: { sliceMs: 60_000 }, limits: { timeoutMs: 200 } });
+    const t0 = performance.now();
+    const err = await failure(tool.call(new Uint8Array(0), { signal: never() }), 'TIMEOUT');
+    expect(err.message).toMatch(/200 ms deadline/);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(195);
+    expect(tool.paths()).toEqual({ inThread: 1, worker: 0, moved: 0 });
+    // the stopped instance was discarded; the next call gets a fresh one
+    expect(tool.stats()).toMatchObject({ busy: 0, queued: 0 });
+  });
+
+  it('a start function that never returns is TIMEOUT while it is instantiated on the calling thread', async () => {
+    const tool = await load('hostile_start_loop', 'run', { execution: { sliceMs: 60_000 }, limits: { timeoutMs: 200 } });
+    await failure(tool.call(new Uint8Array(0), { signal: never() }), 'TIMEOUT');
+    expect(tool.paths()).toEqual({ inThread: 1, worker: 0, moved: 0 });
+    await until(() => tool.stats().live === 0);
+  });
+
+  it('deep recursion overflowing the calling thread\'s stack is re-run in a worker (its own stack decides)', async () => {
+    const tool = await load('core_kit', 'recurse', { execution: { sliceMs: 60_000 } });
+    const err = await failure(tool.call(new Uint8Array(0), { signal: never() }), 'TOOL_ERROR');
+    expect(err.message).toMatch(/Maximum call stack size exceeded/);
+    expect(tool.paths()).toEqual({ inThread: 0, worker: 1, moved: 1 });
+  });
+
+  it('an HTTP request would block the calling thread: the call moves to a worker and is refused there as before', async () => {
+    const tool = await load('core_kit', 'http_get');
+    const err = await failure(tool.call(utf8(JSON.stringify({ url: 'http://127.0.0.1:9/' })), { signal: never() }), 'TOOL_ERROR');
+    expect(err.message).toMatch(/^http_request refused: .*127\.0\.0\.1:9/);
+    expect(tool.paths()).toEqual({ inThread: 0, worker: 1, moved: 1 });
+  });
+
+  it('memory and output caps hold on the calling thread', async () => {
+    const grow = await load('core_kit', 'grow', { limits: { maxPages: 24 } });
+    const out = await grow.call(new Uint8Array(0), { signal: never() });
+    expect(new DataView(out.buffer, out.byteOffset).getUint32(0, true)).toBe(24);
+    const huge = await loadSandboxTool(kitSpec('huge_output'));
+    open.push(huge);
+    await failure(huge.call(new Uint8Array(0), { signal: never() }), 'OUTPUT_TOO_LARGE');
+    expect(grow.paths().inThread + huge.paths().inThread).toBe(2);
+  });
+});
