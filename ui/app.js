@@ -79,8 +79,8 @@ function pendingCard(p) {
   for (const c of p.capabilities) caps.append(el('li', { text: c }));
   if (p.capabilities.length === 0) caps.append(el('li', { text: 'nothing beyond computing: no network, no files' }));
   const result = el('p', { class: 'result', role: 'status' });
-  const allow = el('button', { type: 'button', class: 'allow', 'aria-describedby': `t-${p.id}` }, '✓ Allow once');
-  const deny = el('button', { type: 'button', class: 'deny', 'aria-describedby': `t-${p.id}` }, '✗ Deny');
+  const allow = el('button', { type: 'button', class: 'allow', 'aria-describedby': `t-${p.id}` }, el('span', { 'aria-hidden': 'true' }, '✓ '), 'Allow once');
+  const deny = el('button', { type: 'button', class: 'deny', 'aria-describedby': `t-${p.id}` }, el('span', { 'aria-hidden': 'true' }, '✗ '), 'Deny');
   allow.addEventListener('click', () => answer(p, 'allowed-once', card));
   deny.addEventListener('click', () => answer(p, 'rejected', card));
   const card = el('li', { class: 'card pending', 'data-id': p.id, 'data-tool': p.tool, 'aria-labelledby': `t-${p.id}` },
@@ -91,34 +91,51 @@ function pendingCard(p) {
 }
 
 async function answer(p, outcome, card) {
+  // Disabling the focused button drops focus to the body; remember it so it can be put back.
+  card.dataset.hadFocus = String(card.contains(document.activeElement));
   for (const b of card.querySelectorAll('button')) b.disabled = true;
   const result = card.querySelector('.result');
   result.textContent = 'Sending…';
-  let res, body;
+  let res;
   try {
     res = await fetch(`/ui/api/approvals/${encodeURIComponent(p.id)}`, {
       method: 'POST', credentials: 'same-origin',
       headers: { 'content-type': 'application/json', 'x-csrf-token': csrf },
       body: JSON.stringify({ outcome }),
     });
-    body = await res.json();
   } catch (err) {
-    result.textContent = 'Could not reach toolgate; nothing was sent. Try again.';
+    result.textContent = 'Could not reach toolgate: the answer was not delivered. Try again.';
     for (const b of card.querySelectorAll('button')) b.disabled = false;
     return;
   }
-  const message = res.ok ? body.message : (body.error && body.error.message) || `HTTP ${res.status}`;
+  const body = await res.json().catch(() => ({}));
+  const message = res.ok ? body.message : (body.error && body.error.message) || `toolgate answered HTTP ${res.status}`;
   result.textContent = visible(message);
   card.classList.add(res.ok ? 'answered' : 'refused');
-  announce(`${p.tool}: ${message}`);
+  // The card leaves when the queue changes; the notice keeps what happened in view.
+  const notice = $('notice');
+  notice.hidden = false;
+  notice.textContent = visible(`${res.ok ? '' : 'Not answered: '}${p.tool} (${argumentsLine(p.arguments)}): ${message}`);
   if (res.status === 401) location.reload();
+}
+
+function argumentsLine(args) {
+  const text = JSON.stringify(args) || '';
+  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
 }
 
 function renderPending(list) {
   const ol = $('pending-list');
   const ids = new Set(list.map((p) => p.id));
   for (const [id, card] of cards) {
-    if (!ids.has(id)) { card.remove(); cards.delete(id); }
+    if (ids.has(id)) continue;
+    // Keyboard users keep their place: focus moves to the next card's first button, or the heading.
+    const active = document.activeElement;
+    const hadFocus = card.contains(active) || (card.dataset.hadFocus === 'true' && (!active || active === document.body));
+    const next = card.nextElementSibling || card.previousElementSibling;
+    card.remove();
+    cards.delete(id);
+    if (hadFocus) (next ? next.querySelector('button') : $('h-pending')).focus();
   }
   for (const p of list) {
     if (cards.has(p.id)) continue;

@@ -57,6 +57,8 @@ describe('the approvals page in Chromium', () => {
     expect((await pending(s)).map((p) => p.id)).toEqual([pBob.id]);
     await card(pAda.id).waitFor({ state: 'detached' });
     expect(await card(pBob.id).isVisible()).toBe(true);
+    // The card is gone; the notice keeps what happened in view, in words.
+    await expect(page.locator('#notice').textContent()).resolves.toMatch(/greet \(\{"name":"Ada"\}\): Allowed once: this call runs now; the next one asks again/);
 
     // The same call again is asked about again: allow once covered one call.
     let againSettled = false;
@@ -79,6 +81,9 @@ describe('the approvals page in Chromium', () => {
     expect(reached).toBe(true);
     await page.keyboard.press('Enter');
     expect((await bob).error?.code).toBe('APPROVAL_DENIED');
+    // The answered card leaves; keyboard focus lands on the view's heading, not on nothing.
+    await card(pBob.id).waitFor({ state: 'detached' });
+    await expect.poll(() => page.evaluate('document.activeElement && document.activeElement.id')).toBe('h-pending');
 
     await page.getByRole('link', { name: 'Recent calls' }).click();
     const rows = page.locator('#recent-body tr[data-tool="greet"]');
@@ -111,6 +116,24 @@ describe('the approvals page in Chromium', () => {
     expect(status.text).toMatch(/already answered \(denied by api: approval secret/);
     const runs = (await auditRecords(s)).filter((r) => JSON.stringify(r.arguments).includes('Twice'));
     expect(runs.map((r) => r.outcome)).toEqual(['error']);
+  });
+
+  test('arguments are shown as text: markup stays inert, control and direction characters are shown escaped, long values fold', async () => {
+    await page.getByRole('link', { name: 'Pending approvals' }).click();
+    const hostile = '<img src=x id=injected><script>window.pwned=1</script>\u202eexe.txt\u0007';
+    const call = startCall(s.url, 'greet', { name: hostile + 'x'.repeat(500) });
+    const p = await waitForPending(s, (x) => String(x.arguments.name).startsWith('<img'));
+    await card(p.id).waitFor();
+    const text = (await card(p.id).textContent()) ?? '';
+    expect(text).toContain('<img src=x id=injected>');
+    expect(text).toContain('\\u202eexe.txt\\u0007');
+    expect(text).not.toContain('\u202e');
+    expect(await page.locator('#injected').count()).toBe(0);
+    expect(await page.evaluate('window.pwned')).toBeUndefined();
+    const fold = card(p.id).locator('details.fold');
+    await expect(fold.locator('summary').textContent()).resolves.toMatch(/\(\d+ characters; show all\)/);
+    await card(p.id).getByRole('button', { name: 'Deny' }).click();
+    expect((await call).error?.code).toBe('APPROVAL_DENIED');
   });
 
   test('the tools view shows the manifest tool, its capabilities, signer, digest and the policy set in force', async () => {
