@@ -12,6 +12,7 @@ import { cycles, importGraph, SRC, type Edge } from './imports.js';
  */
 const LAYER = {
   // leaves: small shared grammars and helpers that import nothing of host/src
+  errors: 0,
   regex: 0,
   terminal: 0,
   'host-grammar': 0,

@@ -6,6 +6,7 @@
 import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
+import { codeOf, messageOf } from '../errors/index.js';
 import { packageRoot } from './package-root.js';
 import { UsageError } from './usage.js';
 
@@ -169,10 +170,4 @@ function pickSet(c: Candidate, entries: Dirent[], setName: string | undefined): 
   return { kind: 'set', name, dir, origin: c.origin, from: c.from };
 }
 
-function codeOf(err: unknown): string | undefined {
-  return err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
-}
 
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}

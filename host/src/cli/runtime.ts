@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { createPluginHost, type Context, type PluginHost } from '../plugin/index.js';
 import { builtinTools, type ToolRegistry } from '../tool/index.js';
 import type { ApprovalService, Pipeline } from '../pipeline/index.js';
-import type { PolicyServices } from '../policy/index.js';
+import type { PolicyLoaderFn, PolicyServices } from '../policy/index.js';
 import type { ManifestLoader } from './manifest-loader.js';
 import type { CliIO } from './command.js';
 import { createLogger, logLevel, type LogChoice, type LogLevel } from './logging.js';
@@ -64,12 +64,8 @@ export interface Runtime {
   dispose(): Promise<void>;
 }
 
-/** Mounts a policy set into `ctx` (host/src/policy). */
-export type PolicyLoader = (
-  ctx: Context,
-  dir: string,
-  options: { explicit: boolean; services?: PolicyServices; watch?: boolean },
-) => Promise<void>;
+/** Mounts a policy set into `ctx`: the policy folder's own loader shape. */
+export type PolicyLoader = PolicyLoaderFn;
 
 export const loaders: { manifests: ManifestLoader; policies: PolicyLoader } = {
   manifests: async (ctx, dirs, options) => (await import('./manifest-loader.js')).loadManifestTools(ctx, dirs, options),

@@ -1,7 +1,7 @@
 // The manifest door: YAML manifests -> validated Manifest -> LoadedManifest (module bytes, real
 // paths) -> ToolDefinition running in the sandbox; plus capability descriptions for consent.
 export { ManifestError, MANIFEST_ERROR_CODES, type ManifestErrorCode, type ManifestIssue } from './errors.js';
-export { manifestSchema, paramSpecSchema, TOOL_NAME_PATTERN, type Manifest } from './schema.js';
+export { manifestSchema, paramSpecSchema, type Manifest } from './schema.js';
 export { MANIFEST_DEFAULTS, MANIFEST_BOUNDS } from './defaults.js';
 export { parseManifest, MAX_MANIFEST_BYTES } from './parse.js';
 export {

@@ -1,11 +1,10 @@
 // The manifest YAML schema of DESIGN §5. Strict objects everywhere: an unknown key is a typo or a
 // capability we do not understand, and either way it must not load silently.
 import { z } from 'zod';
-import { jsonSchemaProblem, type Json, type JsonObject, type ParamSpec } from '../tool/index.js';
+import { jsonSchemaProblem, TOOL_NAME_RE, type Json, type JsonObject, type ParamSpec } from '../tool/index.js';
 import { MANIFEST_BOUNDS, MANIFEST_DEFAULTS } from './defaults.js';
 import { normalHostPattern } from '../host-grammar/index.js';
 
-export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 // semver.org's own regular expression (2.0.0).
 const SEMVER =
   /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
@@ -260,7 +259,7 @@ function inputParameterProblem(m: { input: { parameter?: string | undefined }; p
 export const manifestSchema = z
   .strictObject({
     apiVersion: z.literal('toolgate/v1'),
-    name: z.string().regex(TOOL_NAME_PATTERN, `must match ${TOOL_NAME_PATTERN.source}`),
+    name: z.string().regex(TOOL_NAME_RE, `must match ${TOOL_NAME_RE.source}`),
     version: z.string().regex(SEMVER, 'must be a semantic version such as 1.2.0'),
     description: z
       .string()

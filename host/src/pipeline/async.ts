@@ -10,14 +10,8 @@ export class ListenerError extends Error {
   }
 }
 
-export function errorMessage(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  try {
-    return String(err);
-  } catch {
-    return 'unprintable error';
-  }
-}
+/** A message for anything thrown (the shared helper of host/src/errors). */
+export { messageOf as errorMessage } from '../errors/index.js';
 
 /** Settles with `work`, or rejects with `onTimeout()` after `ms`. */
 export function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {

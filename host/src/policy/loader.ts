@@ -2,6 +2,7 @@
 // set beside the old one, swaps it in at one point in time, and leaves the old one serving when
 // anything about the new one is wrong.
 import { watch } from 'node:fs';
+import { messageOf } from '../errors/index.js';
 import type { Context } from '../plugin/index.js';
 import { policyContext } from './context.js';
 import { PolicyConfigError } from './errors.js';
@@ -35,10 +36,9 @@ export interface MountOptions {
 export const PIN_ID = 'policy-set';
 const DRY_RUN_PIN_MS = 5_000;
 
-function messageOf(err: unknown): string {
-  // PluginError wraps the real cause; the cause names the file and the entry.
-  if (err instanceof Error && err.cause instanceof PolicyConfigError) return err.cause.message;
-  return err instanceof Error ? err.message : String(err);
+/** PluginError wraps the real cause; the cause names the file and the entry. */
+function reasonOf(err: unknown): string {
+  return messageOf(err instanceof Error && err.cause instanceof PolicyConfigError ? err.cause : err);
 }
 
 export async function mountPolicies(ctx: Context, dir: string, options: MountOptions = {}): Promise<PolicyController> {
@@ -137,7 +137,7 @@ export async function mountPolicies(ctx: Context, dir: string, options: MountOpt
     try {
       set = await mount(await parsePolicySet(dir));
     } catch (err) {
-      const error = messageOf(err);
+      const error = reasonOf(err);
       log.error({ dir, error }, 'policy reload rejected; the previous set keeps serving');
       services.events.emit({ type: 'rejected', dir, error });
       return { ok: false, error };
@@ -191,8 +191,8 @@ export async function mountPolicies(ctx: Context, dir: string, options: MountOpt
 }
 
 /**
- * The PolicyLoader shape of host/src/cli/runtime.ts. The extra options are optional, so the
- * runtime can pass its own services (built from its CliIO) and the server can turn watching on.
+ * Mounts a policy set into `ctx` (the runtime's PolicyLoader). The extra options are optional, so
+ * the runtime can pass its own services (built from its CliIO) and the server can turn watching on.
  */
 export type PolicyLoaderFn = (
   ctx: Context,

@@ -1,3 +1,4 @@
+import { ToolgateError } from '../errors/index.js';
 // Every refusal of the registry carries a stable code: scripts and tests match on the code, people
 // read the message (which names the tool, the file and the rule).
 
@@ -27,21 +28,10 @@ export const REGISTRY_ERROR_CODES = [
 ] as const;
 export type RegistryErrorCode = (typeof REGISTRY_ERROR_CODES)[number];
 
-export class RegistryError extends Error {
-  readonly code: RegistryErrorCode;
-  constructor(code: RegistryErrorCode, message: string) {
-    super(message);
-    this.name = 'RegistryError';
-    this.code = code;
-  }
-}
+export class RegistryError extends ToolgateError<RegistryErrorCode> {}
 
 export function isRegistryError(err: unknown): err is RegistryError {
   return err instanceof RegistryError;
 }
 
-/** A message for anything thrown, without stack traces (they are noise to a user). */
-export function messageOf(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  return String(err);
-}
+export { messageOf } from '../errors/index.js';

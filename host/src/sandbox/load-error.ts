@@ -1,3 +1,5 @@
+import { ToolgateError } from '../errors/index.js';
+
 /** Why a module was refused at load. Callers match on `code`; the message names the tool and the rule. */
 export type SandboxLoadErrorCode =
   | 'BAD_MODULE'
@@ -8,11 +10,4 @@ export type SandboxLoadErrorCode =
   | 'BAD_SPEC'
   | 'WORKER_MISSING';
 
-export class SandboxLoadError extends Error {
-  readonly code: SandboxLoadErrorCode;
-  constructor(code: SandboxLoadErrorCode, message: string) {
-    super(message);
-    this.name = 'SandboxLoadError';
-    this.code = code;
-  }
-}
+export class SandboxLoadError extends ToolgateError<SandboxLoadErrorCode> {}
