@@ -5,7 +5,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { digestOf } from './digest.js';
-import { RegistryError } from './errors.js';
+import { parseJsonDocument, RegistryError } from './errors.js';
 import { replaceFile } from './fs-atomic.js';
 import { fetchBytes, type Progress } from './http.js';
 import { expectDigests, packageFromTgz, packageToTgz, PACKAGE_LIMITS, type ToolPackage } from './package.js';
@@ -48,18 +48,7 @@ export function parseIndexRef(text: string): IndexRef {
 }
 
 function parseIndex(bytes: Uint8Array, where: string): IndexFile {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(Buffer.from(bytes).toString('utf8'));
-  } catch {
-    throw new RegistryError('BAD_PACKAGE', `${where}: not valid JSON`);
-  }
-  const parsed = indexSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new RegistryError('BAD_PACKAGE', `${where}: ${issue?.path.map(String).join('.') ?? ''}: ${issue?.message ?? 'invalid index'}`);
-  }
-  return parsed.data;
+  return parseJsonDocument(Buffer.from(bytes).toString('utf8'), indexSchema, where, 'BAD_PACKAGE', 'index');
 }
 
 export interface PulledFromIndex {

@@ -2,7 +2,7 @@
 // signer. It is only ever replaced by rename, as the last step of a store transaction.
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { RegistryError } from './errors.js';
+import { parseJsonDocument } from './errors.js';
 
 const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
 
@@ -46,18 +46,7 @@ export function emptyLock(): Lockfile {
 }
 
 export function parseLock(text: string, file: string): Lockfile {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw new RegistryError('STORE_CORRUPT', `${file}: not valid JSON`);
-  }
-  const parsed = lockSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new RegistryError('STORE_CORRUPT', `${file}: ${issue?.path.map(String).join('.') ?? ''}: ${issue?.message ?? 'invalid lockfile'}`);
-  }
-  return parsed.data;
+  return parseJsonDocument(text, lockSchema, file, 'STORE_CORRUPT', 'lockfile');
 }
 
 export async function readLock(file: string): Promise<Lockfile> {

@@ -2,7 +2,7 @@
 // signer key id is in here and the signature verifies with that key.
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { RegistryError } from './errors.js';
+import { parseJsonDocument, RegistryError } from './errors.js';
 import { replaceFile } from './fs-atomic.js';
 import { keyIdOf, loadPublicKey } from './signing.js';
 
@@ -28,18 +28,7 @@ async function readTrust(file: string): Promise<TrustFile> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, keys: {} };
     throw err;
   }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw new RegistryError('BAD_CONFIG', `${file}: not valid JSON`);
-  }
-  const parsed = trustFileSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new RegistryError('BAD_CONFIG', `${file}: ${issue?.path.map(String).join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
-  }
-  return parsed.data;
+  return parseJsonDocument(text, trustFileSchema, file, 'BAD_CONFIG', 'trust file');
 }
 
 export async function listTrusted(file: string): Promise<TrustedKey[]> {
