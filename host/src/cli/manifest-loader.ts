@@ -29,17 +29,21 @@ export interface InstalledSource {
   watch: { dir: string; names?: string[] }[];
 }
 
-export function installedSource(storeDir: string, logger: Logger): InstalledSource {
+/**
+ * `report` receives each installed tool that failed its check (default: a log warning); a one-shot
+ * command passes its own so the reason is a human line, like a local manifest's.
+ */
+export function installedSource(storeDir: string, logger: Logger, report: (problem: string) => void = (p) => logger.warn(p)): InstalledSource {
   return {
     async dirs() {
       if (!existsSync(join(storeDir, LOCKFILE))) return [];
       // Installed tools are re-checked against the lockfile before their manifests are trusted.
       const { installedManifestDirs } = await import('../registry/index.js');
       const installed = await installedManifestDirs(storeDir).catch((err: unknown) => {
-        logger.warn(`installed tools not loaded: ${err instanceof Error ? err.message : String(err)}`);
+        report(`installed tools not loaded: ${err instanceof Error ? err.message : String(err)}`);
         return { dirs: [], problems: [] };
       });
-      for (const p of installed.problems) logger.warn(`${p.tool}: ${p.file}: ${p.message}`);
+      for (const p of installed.problems) report(`installed tool ${p.tool}: ${p.file}: ${p.message}`);
       return installed.dirs;
     },
     watch: [{ dir: storeDir, names: [LOCKFILE] }, { dir: join(storeDir, TOOLS_DIR) }],
@@ -50,9 +54,10 @@ export function installedSource(storeDir: string, logger: Logger): InstalledSour
 export const loadManifestTools: ManifestLoader = async (ctx: Context, dirs, options) => {
   const { loadToolsFromDirs } = await import('../manifest/index.js');
   const all = [...dirs];
-  if (!options.explicit) all.push(...(await installedSource(options.storeDir, ctx.logger).dirs()));
+  const problems: string[] = [];
+  if (!options.explicit) all.push(...(await installedSource(options.storeDir, ctx.logger, (p) => problems.push(p)).dirs()));
   const { tools, errors } = await loadToolsFromDirs(all, { logger: ctx.logger });
-  const problems = errors.map((err) => err.message);
+  problems.push(...errors.map((err) => err.message));
   for (const def of tools) {
     try {
       ctx.tool(def);
