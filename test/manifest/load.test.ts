@@ -56,13 +56,16 @@ describe('loadManifestFile', () => {
     expect(err.message).toContain(`actual ${sha(FAKE_WASM)}`);
   });
 
-  test('a missing module names the resolved path and hints make examples', async () => {
+  test('a missing module names the resolved path and says to build it; make examples only for the shipped examples', async () => {
     const file = await writeFileIn(dir, 'm/demo.yaml', yamlOf(manifestWith({ module: { path: '../build/nothere.wasm' } })));
     const err = await failure(loadManifestFile(file));
     expect(err.code).toBe('MODULE_MISSING');
     expect(err.path).toBe('module.path');
     expect(err.message).toContain(join(dir, 'build/nothere.wasm'));
-    expect(err.message).toContain('make examples');
+    expect(err.message).toContain('(build the module first)');
+    expect(err.message).not.toContain('make examples');
+    const example = await writeFileIn(dir, 'm/example.yaml', yamlOf(manifestWith({ module: { path: '../pdk-examples/wat/build/nothere.wasm' } })));
+    expect((await failure(loadManifestFile(example))).message).toContain('(build the example modules with `make examples`)');
   });
 
   test('a missing manifest file is a READ_FAILED error naming it', async () => {

@@ -199,10 +199,10 @@ describe('the lockfile pin of what the model reads', () => {
       'what the model reads of registry_echo no longer matches its lockfile pin (description changed); it is not served until it is reinstalled and reviewed',
     ]);
     const called = await runToolgate(['call', 'registry_echo', '--args', '{}'], { TOOLGATE_HOME: home });
-    expect(called.code).not.toBe(0);
-    expect(called.stderr).toContain('registry_echo');
+    // Not loaded is a load error (exit 2) whose one line is the reason.
+    expect(called.code).toBe(2);
+    expect(called.stderr).toContain('toolgate call: tool "registry_echo" did not load: installed tool registry_echo: ');
     expect(called.stderr).toContain('(description changed)');
-    expect(called.stdout + called.stderr).toContain('UNKNOWN_TOOL');
 
     const server = await startStdio([], { cwd, env: { TOOLGATE_HOME: home } });
     try {

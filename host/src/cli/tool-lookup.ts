@@ -20,10 +20,12 @@ export function reportManifestProblems(io: CliIO, command: string, problems: rea
 
 /**
  * The usage error for a tool name nothing defines (exit 2). When the manifest file named after the
- * tool is among those that failed, its reason (file, key path, rule) is the first line.
+ * tool, or the installed tool of that name, is among those that failed, its reason (file, key path,
+ * rule) is the first line.
  */
 export function missingTool(name: string, runtime: Pick<Runtime, 'tools' | 'manifestDirs' | 'manifestProblems'>): UsageError {
-  const own = runtime.manifestProblems.find((p) => new RegExp(`[\\\\/]${escapeRegExp(name)}\\.ya?ml: `).test(p));
+  const ownFile = new RegExp(`[\\\\/]${escapeRegExp(name)}\\.ya?ml: `);
+  const own = runtime.manifestProblems.find((p) => ownFile.test(p) || p.startsWith(`installed tool ${name}: `));
   const others = runtime.manifestProblems.filter((p) => p !== own).map((p) => `\n  also not loaded: ${p}`).join('');
   if (own !== undefined) return new UsageError(`tool "${name}" did not load: ${own}${others}`);
   const known = runtime.tools.list().map((t) => t.name);
