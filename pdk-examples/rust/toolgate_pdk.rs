@@ -31,6 +31,18 @@ pub mod sys {
         pub fn http_status_code() -> i32;
         pub fn http_headers() -> u64;
     }
+
+    /// The calling MCP client; each function needs its feature in the manifest's capabilities.mcp
+    /// (a function a tool never calls is not imported).
+    pub mod mcp {
+        #[link(wasm_import_module = "toolgate:mcp")]
+        extern "C" {
+            pub fn log(level: i32, msg: u64) -> i32;
+            pub fn progress(progress: f64, total: f64, msg: u64) -> i32;
+            pub fn elicit(params: u64) -> u64;
+            pub fn sample(params: u64) -> u64;
+        }
+    }
 }
 
 /// Copies bytes into a fresh Extism block (8 bytes per host call where possible).
@@ -153,6 +165,71 @@ pub fn log(level: LogLevel, msg: &str) {
         }
         sys::free(m);
     }
+}
+
+/// MCP log levels (notifications/message), least to most severe.
+#[derive(Clone, Copy)]
+pub enum McpLevel {
+    Debug = 0,
+    Info = 1,
+    Notice = 2,
+    Warning = 3,
+    Error = 4,
+    Critical = 5,
+    Alert = 6,
+    Emergency = 7,
+}
+
+/// Sends a log line to the MCP client (capabilities.mcp: logging). True when it was sent; false
+/// when the client's level filtered it out, there is no MCP client, or the log budget is spent.
+pub fn mcp_log(level: McpLevel, msg: &str) -> bool {
+    let m = store(msg.as_bytes());
+    let rc = unsafe { sys::mcp::log(level as i32, m) };
+    unsafe { sys::free(m) };
+    rc == 0
+}
+
+/// Reports progress (capabilities.mcp: progress); `total` None = unknown. True when sent; false
+/// without a progressToken or when the value did not increase.
+pub fn mcp_progress(progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
+    let m = message.map(|t| store(t.as_bytes())).unwrap_or(0);
+    let rc = unsafe { sys::mcp::progress(progress, total.unwrap_or(0.0), m) };
+    if m != 0 {
+        unsafe { sys::free(m) };
+    }
+    rc == 0
+}
+
+fn mcp_ask(f: unsafe extern "C" fn(u64) -> u64, params: &json::Value) -> Result<json::Value, (String, String)> {
+    let p = store(params.to_json().as_bytes());
+    let r = unsafe { f(p) };
+    let answer = load(r).and_then(|b| String::from_utf8(b).ok()).unwrap_or_default();
+    unsafe {
+        sys::free(p);
+        if r != 0 {
+            sys::free(r)
+        }
+    }
+    let value = json::parse(&answer).map_err(|e| ("FAILED".to_string(), e))?;
+    if let Some(err) = value.get("error") {
+        let code = err.get("code").and_then(|c| c.as_str()).unwrap_or("FAILED").to_string();
+        let message = err.get("message").and_then(|c| c.as_str()).unwrap_or("").to_string();
+        return Err((code, message));
+    }
+    Ok(value)
+}
+
+/// Asks the client's user (capabilities.mcp: elicitation) with elicitation/create params
+/// (`{"message", "requestedSchema"}`). Ok: the client's result (`action`, `content`); Err: (code,
+/// message) with code DENIED (policy), UNAVAILABLE, INVALID_REQUEST or FAILED.
+pub fn mcp_elicit(params: &json::Value) -> Result<json::Value, (String, String)> {
+    mcp_ask(sys::mcp::elicit, params)
+}
+
+/// Asks the client's model (capabilities.mcp: sampling) with sampling/createMessage params; as
+/// mcp_elicit.
+pub fn mcp_sample(params: &json::Value) -> Result<json::Value, (String, String)> {
+    mcp_ask(sys::mcp::sample, params)
 }
 
 pub struct HttpResponse {

@@ -62,7 +62,7 @@ describe('a manifest-built tool runs its module through the sandbox', () => {
     expect(echo.output).toEqual({ render: 'json', schema: { type: 'object' } });
     expect(echo.annotations).toEqual({ title: 'Echo', readOnlyHint: true, idempotentHint: true });
     expect(echo.timeoutMs).toBe(5000);
-    expect(echo.capabilities).toEqual({ allowedHosts: [], allowedPaths: {}, secrets: [], maxPages: 16, timeoutMs: 5000, maxOutputBytes: 1024 * 1024 });
+    expect(echo.capabilities).toEqual({ allowedHosts: [], allowedPaths: {}, secrets: [], maxPages: 16, timeoutMs: 5000, maxOutputBytes: 1024 * 1024, mcp: [] });
     // The tool model accepts it as is (what the registry will do on register).
     expect(defineTool(echo).inputSchema).toMatchObject({ type: 'object', required: ['text'] });
   });
@@ -199,5 +199,56 @@ describe('decodeOutput', () => {
     })();
     expect(err.code).toBe('TOOL_ERROR');
     expect(err.message.length).toBeLessThan(300);
+  });
+});
+
+describe('capabilities.mcp decides which toolgate:mcp imports a module may have', () => {
+  const SAMPLING = join(FIXTURES, '../../pdk-examples/conformance/build/sampling.wasm');
+  const manifestFor = (mcp: string[] | undefined): string =>
+    yamlOf({
+      apiVersion: 'toolgate/v1',
+      name: 'asks_model',
+      version: '1.0.0',
+      description: 'Imports toolgate:mcp.sample.',
+      module: { path: SAMPLING, entry: 'sampling' },
+      parameters: { prompt: { type: 'string', required: true } },
+      output: { render: 'mcp' },
+      ...(mcp !== undefined ? { capabilities: { mcp } } : {}),
+    });
+
+  test('a module importing toolgate:mcp.sample is refused at load unless capabilities.mcp lists sampling, naming the import and the key', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      for (const mcp of [undefined, ['elicitation', 'logging']]) {
+        const file = await writeFileIn(dir, 'asks_model.yaml', manifestFor(mcp));
+        const err = (await toolFromManifest(await loadManifestFile(file)).catch((e: unknown) => e)) as ManifestError;
+        expect(err.code).toBe('SANDBOX_LOAD');
+        expect(err.message).toContain(file);
+        expect(err.message).toContain('FORBIDDEN_IMPORT');
+        expect(err.message).toContain('import "toolgate:mcp.sample" needs capabilities.mcp to list "sampling"');
+      }
+      // the same module (compiled once, cached by digest) loads for a manifest that declares it
+      const ok = await toolFromManifest(await loadManifestFile(await writeFileIn(dir, 'asks_model.yaml', manifestFor(['sampling']))));
+      opened.push(ok);
+      expect(ok.capabilities?.mcp).toEqual(['sampling']);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  test('a namespace toolgate does not serve is still refused, and toolgate:mcp refuses names it does not provide', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { dir, cleanup } = await tempDir();
+    try {
+      const wat = join(dir, 'm.wat');
+      await writeFileIn(dir, 'm.wat', '(module (import "toolgate:mcp" "shell" (func (param i64) (result i64))) (memory (export "memory") 1) (func (export "t")))');
+      const built = spawnSync('wat2wasm', [wat, '-o', join(dir, 'm.wasm')]);
+      expect(built.status).toBe(0);
+      const file = await writeFileIn(dir, 'm.yaml', yamlOf({ apiVersion: 'toolgate/v1', name: 't', version: '1.0.0', description: 'x', module: { path: './m.wasm' }, capabilities: { mcp: ['logging', 'progress', 'elicitation', 'sampling'] } }));
+      const err = (await toolFromManifest(await loadManifestFile(file)).catch((e: unknown) => e)) as ManifestError;
+      expect(err.message).toContain('import "toolgate:mcp.shell" is not a function toolgate provides (log, progress, elicit, sample)');
+    } finally {
+      await cleanup();
+    }
   });
 });

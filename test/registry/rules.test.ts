@@ -24,6 +24,7 @@ const base: CapabilitySet = {
   poolMax: 2,
   config: {},
   secrets: [],
+  mcp: [],
 };
 
 describe('ceiling', () => {
@@ -65,6 +66,21 @@ describe('capability growth', () => {
     expect(diffCapabilities(base, { ...base, secrets: ['TOKEN'] }).grew).toBe(true);
     expect(diffCapabilities(base, { ...base, maxVarBytes: 8 << 20 }).lines).toEqual(['+ vars: 1 MiB -> 8 MiB']);
     expect(ceilingViolations({ ...base, maxVarBytes: 8 << 20 }, parseCeiling('max_var_bytes: 1048576\n', 'c.yaml'))).toEqual(['memory.max_var_bytes 8388608 is above the ceiling of 1048576']);
+  });
+});
+
+describe('capabilities.mcp in the registry', () => {
+  it('a new MCP client feature (sampling) is growth on upgrade, and a ceiling without it refuses the tool', () => {
+    const sampling: CapabilitySet = { ...base, mcp: ['sampling'] };
+    expect(diffCapabilities(base, sampling)).toEqual({ grew: true, lines: ['+ mcp client: may use sampling'] });
+    expect(diffCapabilities(sampling, base)).toEqual({ grew: false, lines: ['- mcp client: may use sampling'] });
+    // a set recorded before the key existed counts as none
+    const old = { ...base } as Partial<CapabilitySet>;
+    delete old.mcp;
+    expect(diffCapabilities(old as CapabilitySet, sampling).grew).toBe(true);
+    const ceiling = parseCeiling('allowed_mcp: [logging, progress]\n', 'c.yaml');
+    expect(ceilingViolations({ ...base, mcp: ['logging', 'sampling'] }, ceiling)).toEqual(['mcp client feature sampling is not in the allowed features']);
+    expect(() => parseCeiling('allowed_mcp: [telepathy]\n', 'bad.yaml')).toThrow(/bad\.yaml: allowed_mcp/);
   });
 });
 

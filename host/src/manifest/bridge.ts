@@ -83,6 +83,7 @@ export function sandboxSpecFor(loaded: LoadedManifest, opts: BridgeOptions = {})
     allowedPaths: withWriteQuotas(loaded),
     config,
     secretValues,
+    clientFeatures: [...caps.mcp],
   };
   // pool.max is a capability (consent and ceilings count it), so its default is the manifest's own
   spec.pool = { max: m.pool?.max ?? MANIFEST_DEFAULTS.poolMax };
@@ -105,6 +106,7 @@ export async function toolFromManifest(loaded: LoadedManifest, opts: BridgeOptio
   }
   const encoding = m.output.encoding;
   const timeoutMs = m.capabilities.timeout_ms;
+  const caps = m.capabilities;
   return manifestDefinition(m, {
     allowedPaths: loaded.allowedPaths,
     async execute(args: Readonly<JsonObject>, exec): Promise<Json> {
@@ -115,7 +117,12 @@ export async function toolFromManifest(loaded: LoadedManifest, opts: BridgeOptio
           `tool ${m.name} needs the environment variable${many ? 's' : ''} ${missingSecrets.join(', ')}, which ${many ? 'are' : 'is'} not set on the host`,
         );
       }
-      const output = await sandbox.call(encodeInput(args, m.input), { signal: exec.signal, timeoutMs });
+      const output = await sandbox.call(encodeInput(args, m.input), {
+        signal: exec.signal,
+        timeoutMs,
+        // only a tool that declared capabilities.mcp reaches its client (its module was checked at load)
+        ...(exec.client !== undefined && caps.mcp.length > 0 ? { client: exec.client } : {}),
+      });
       return decodeOutput(output, encoding);
     },
     dispose: () => sandbox.close(),

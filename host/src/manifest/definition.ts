@@ -27,6 +27,7 @@ export function manifestDefinition(m: Manifest, parts: DefinitionParts): ToolDef
       maxPages: caps.memory.max_pages,
       timeoutMs: caps.timeout_ms,
       maxOutputBytes: caps.max_output_bytes,
+      mcp: [...caps.mcp],
     },
     execute: parts.execute,
   };

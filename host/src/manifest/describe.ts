@@ -4,6 +4,15 @@
 import { KIB, MANIFEST_DEFAULTS, MIB, PAGE_BYTES } from './defaults.js';
 import { parseHostPattern } from '../host-grammar/index.js';
 import type { Manifest } from './schema.js';
+import type { ClientFeature } from '../tool/index.js';
+
+/** What each capabilities.mcp feature lets the tool do, as consent and `inspect` show it. */
+const CLIENT_FEATURE_WORDS = {
+  logging: 'may send log messages to the MCP client',
+  progress: 'may send progress to the MCP client',
+  elicitation: "may ask the client's user for input (elicitation)",
+  sampling: "may ask the client's model for completions (sampling)",
+} as const satisfies Record<ClientFeature, string>;
 
 export function formatBytes(bytes: number): string {
   if (bytes >= MIB && bytes % (MIB / 4) === 0) return `${trim(bytes / MIB)} MiB`;
@@ -55,6 +64,7 @@ export function describeCapabilities(manifest: Manifest): string[] {
   const pool = manifest.pool?.max ?? MANIFEST_DEFAULTS.poolMax;
   lines.push(`runs at most ${pool} instance${pool === 1 ? '' : 's'} at once`);
   for (const s of caps.secrets) lines.push(`receives secret ${s}`);
+  for (const f of caps.mcp) lines.push(CLIENT_FEATURE_WORDS[f]);
   const configKeys = Object.keys(caps.config);
   if (configKeys.length > 0) lines.push(`receives configuration ${configKeys.join(', ')}`);
   return lines;

@@ -1,7 +1,7 @@
 // The manifest YAML schema of DESIGN §5. Strict objects everywhere: an unknown key is a typo or a
 // capability we do not understand, and either way it must not load silently.
 import { z } from 'zod';
-import { jsonSchemaProblem, TOOL_NAME_RE, type Json, type JsonObject, type ParamSpec } from '../tool/index.js';
+import { CLIENT_FEATURES, jsonSchemaProblem, TOOL_NAME_RE, type Json, type JsonObject, type ParamSpec } from '../tool/index.js';
 import { MANIFEST_BOUNDS, MANIFEST_DEFAULTS } from './defaults.js';
 import { normalHostPattern } from '../host-grammar/index.js';
 
@@ -210,8 +210,13 @@ const capabilitiesSchema = z
       .record(z.string().min(1).max(256), z.string().max(MANIFEST_BOUNDS.configValueChars))
       .default({}),
     secrets: z.array(z.string().regex(ENV_NAME, `must be an environment variable name (${ENV_NAME.source})`)).max(64).default([]),
+    // What the module may ask of the MCP client during a call (toolgate:mcp imports); none by default.
+    mcp: z.array(z.enum(CLIENT_FEATURES)).max(CLIENT_FEATURES.length).default([]),
   })
   .superRefine((caps, ctx) => {
+    caps.mcp.forEach((f, i) => {
+      if (caps.mcp.indexOf(f) !== i) ctx.addIssue({ code: 'custom', path: ['mcp', i], message: `lists ${f} twice` });
+    });
     const seen = new Set<string>();
     caps.secrets.forEach((name, i) => {
       if (seen.has(name)) ctx.addIssue({ code: 'custom', path: ['secrets', i], message: `lists ${name} twice` });

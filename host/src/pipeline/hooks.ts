@@ -1,6 +1,6 @@
 // Ordered listener lists per stage. Each call works on a snapshot taken when it starts, so a policy
 // reload in the middle of a call cannot give that call half of the old set and half of the new.
-import { isStage, type DeadlineRule, type Guard, type Stage, type StageListeners } from './types.js';
+import { isStage, type ClientRequestGuard, type DeadlineRule, type Guard, type Stage, type StageListeners } from './types.js';
 
 export interface HookEntry<F> {
   readonly id: string;
@@ -8,9 +8,17 @@ export interface HookEntry<F> {
 }
 export type HookSnapshot = {
   readonly [S in Stage]: readonly HookEntry<StageListeners[S]>[];
-} & { readonly guards: readonly HookEntry<Guard>[]; readonly deadlines: readonly HookEntry<DeadlineRule>[] };
+} & {
+  readonly guards: readonly HookEntry<Guard>[];
+  readonly deadlines: readonly HookEntry<DeadlineRule>[];
+  readonly clientRequests: readonly HookEntry<ClientRequestGuard>[];
+};
 
-type Lists = { [S in Stage]: HookEntry<StageListeners[S]>[] } & { guards: HookEntry<Guard>[]; deadlines: HookEntry<DeadlineRule>[] };
+type Lists = { [S in Stage]: HookEntry<StageListeners[S]>[] } & {
+  guards: HookEntry<Guard>[];
+  deadlines: HookEntry<DeadlineRule>[];
+  clientRequests: HookEntry<ClientRequestGuard>[];
+};
 
 export class Hooks {
   #lists: Lists = {
@@ -20,6 +28,7 @@ export class Hooks {
     'tools/result': [],
     guards: [],
     deadlines: [],
+    clientRequests: [],
   };
   #snapshot: HookSnapshot | undefined;
 
@@ -38,6 +47,11 @@ export class Hooks {
     return this.#add('deadlines', id, fn);
   }
 
+  /** Judges a running tool's elicitation and sampling requests; it can only deny. */
+  clientRequest(id: string, fn: ClientRequestGuard): () => void {
+    return this.#add('clientRequests', id, fn);
+  }
+
   snapshot(): HookSnapshot {
     this.#snapshot ??= Object.freeze({
       'tools/pre-execute': Object.freeze([...this.#lists['tools/pre-execute']]),
@@ -46,6 +60,7 @@ export class Hooks {
       'tools/result': Object.freeze([...this.#lists['tools/result']]),
       guards: Object.freeze([...this.#lists.guards]),
       deadlines: Object.freeze([...this.#lists.deadlines]),
+      clientRequests: Object.freeze([...this.#lists.clientRequests]),
     });
     return this.#snapshot;
   }

@@ -19,6 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { deepFreeze, type JsonObject, type Tool, type ToolRegistry, type ToolResult } from '../tool/index.js';
 import { errorMessage } from './async.js';
 import { CallClock, callBudget } from './clock.js';
+import { policedClient } from './client-gate.js';
 import { gate, newTrail } from './decide.js';
 import { callerAborted, runExecute } from './execute.js';
 import { jsonCopy } from './json-copy.js';
@@ -138,7 +139,7 @@ export class Pipeline {
     meta: () => JsonObject,
   ): Promise<CallState> {
     const signal = options.signal ?? NEVER_ABORTED;
-    const exec = Object.freeze({
+    const base = Object.freeze({
       callId,
       name: tool.name,
       arguments: args,
@@ -146,6 +147,8 @@ export class Pipeline {
       ...(options.token !== undefined ? { token: options.token } : {}),
       signal,
     });
+    // The tool reaches its client only through the call's client-request guards.
+    const exec = Object.freeze({ ...base, client: policedClient(options.client, hooks.clientRequests, base, tool, trail) });
     if (signal.aborted) return failed('ABORTED_BEFORE_DISPATCH', `call to "${tool.name}" was cancelled before dispatch`);
     const clock = new CallClock(tool.name, signal, callBudget(exec, tool, hooks.deadlines));
     try {

@@ -1,5 +1,7 @@
 // The pipeline's vocabulary: decisions, the listener type of every stage, outcomes and the trail.
-import type { ContentBlock, ErrorCode, ExecIdentity, Json, JsonObject, Tool, ToolResult } from '../tool/index.js';
+import type {
+  CallClient, ClientRefusalCode, ClientRequest, ClientRequestKind, ContentBlock, ErrorCode, ExecIdentity, Json, JsonObject, Tool, ToolResult,
+} from '../tool/index.js';
 
 /** A deny may name a more precise code than DENIED (a rate limit says RATE_LIMITED). */
 export type DenyCode = 'DENIED' | 'RATE_LIMITED';
@@ -32,6 +34,12 @@ export interface GuardDenial {
   reason: string;
   code: DenyCode;
 }
+
+/**
+ * Judges a running tool's request to its client (elicitation, sampling): a string denies it with
+ * that reason (the tool gets a DENIED answer; the call goes on). There is no way to say allow.
+ */
+export type ClientRequestGuard = (req: Readonly<ClientRequest>, exec: Readonly<ExecIdentity>, tool: Tool) => string | undefined;
 
 /**
  * A deadline rule: how many ms this call may take in all (undefined = no opinion). The shortest of
@@ -130,6 +138,8 @@ export interface DecisionTrail {
   /** answeredBy: who answered, when the channel says (e.g. "ui: approval secret, 127.0.0.1"). */
   approval?: { outcome: ApprovalOutcome | 'timeout' | 'no-service' | 'error' | 'aborted'; reason: string; answeredBy?: string };
   guard?: { id: string; reason: string };
+  /** What the tool asked of its client during the call, in order, and what became of it. */
+  clientRequests?: { kind: ClientRequestKind; outcome: 'answered' | 'denied' | ClientRefusalCode; by?: string; reason?: string }[];
   /** allowed: the body was dispatched (or would be, under explain). */
   final: 'allowed' | 'denied' | 'ask' | 'not-reached';
 }
@@ -167,4 +177,6 @@ export interface CallOptions {
   agent?: string;
   token?: string;
   callId?: string;
+  /** The client that made the call (MCP): the tool's logs, progress and requests go there. */
+  client?: CallClient;
 }

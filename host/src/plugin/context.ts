@@ -2,7 +2,7 @@
 // plugin is disposed, so a policy reload or an unload never leaves a listener behind.
 import type { Logger } from 'pino';
 import { defineTool, type Tool, type ToolDefinition, type ToolRegistry } from '../tool/index.js';
-import type { DeadlineRule, Guard, Hooks, Pipeline, Stage, StageListeners } from '../pipeline/index.js';
+import type { ClientRequestGuard, DeadlineRule, Guard, Hooks, Pipeline, Stage, StageListeners } from '../pipeline/index.js';
 import { Scope, type Disposer } from './scope.js';
 
 export type PluginApply<C> = (ctx: Context, config: C) => void | Promise<void>;
@@ -86,6 +86,13 @@ export class Context {
     this.#alive('deadline()');
     const off = this.#parts.hooks.deadline(id, fn);
     return this.#scope.add(`deadline rule "${id}" of plugin "${this.name}"`, off);
+  }
+
+  /** Judges a running tool's elicitation and sampling requests (a string denies the request). */
+  clientRequest(id: string, fn: ClientRequestGuard): () => void {
+    this.#alive('clientRequest()');
+    const off = this.#parts.hooks.clientRequest(id, fn);
+    return this.#scope.add(`client-request guard "${id}" of plugin "${this.name}"`, off);
   }
 
   /** Unref'd, so a plugin's timer never keeps the process alive; errors are logged. */

@@ -2,7 +2,7 @@
 // listener and guard it registers acts only on calls pinned to its own set (see switch.ts), is
 // named after the entry id, and can be removed the moment the set retires.
 import type { Context, Plugin, PluginApply, PluginHandle } from '../plugin/index.js';
-import type { DeadlineRule, Guard, Stage, StageListeners } from '../pipeline/index.js';
+import type { ClientRequestGuard, DeadlineRule, Guard, Stage, StageListeners } from '../pipeline/index.js';
 import type { PolicyContext } from './module.js';
 import type { InjectedServices, PolicyServices, ServiceName } from './services.js';
 import type { PolicySet, SetSwitch } from './switch.js';
@@ -59,6 +59,11 @@ export function policyContext(ctx: Context, scope: EntryScope): PolicyContext {
     },
     deadline(id: string, fn: DeadlineRule): () => void {
       const off = ctx.deadline(listenerId(id), (exec, tool) => (owns(exec.callId) ? fn(exec, tool) : undefined));
+      scope.set.offs.push(off);
+      return off;
+    },
+    clientRequest(id: string, fn: ClientRequestGuard): () => void {
+      const off = ctx.clientRequest(listenerId(id), (req, exec, tool) => (owns(exec.callId) ? fn(req, exec, tool) : undefined));
       scope.set.offs.push(off);
       return off;
     },

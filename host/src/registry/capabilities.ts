@@ -99,6 +99,13 @@ const RULES = {
     for (const s of after.secrets) if (!before.secrets.includes(s)) out.added(`secrets: receives the secret ${s}`);
     for (const s of before.secrets) if (!after.secrets.includes(s)) out.removed(`secrets: receives the secret ${s}`);
   },
+  // sets recorded before capabilities.mcp existed have none
+  mcp: (before, after, out) => {
+    const old = before.mcp ?? [];
+    const now = after.mcp ?? [];
+    for (const f of now) if (!old.includes(f)) out.added(`mcp client: may use ${f}`);
+    for (const f of old) if (!now.includes(f)) out.removed(`mcp client: may use ${f}`);
+  },
 } satisfies Record<keyof CapabilitySet, Rule>;
 
 export function diffCapabilities(before: CapabilitySet, after: CapabilitySet): CapabilityDiff {

@@ -37,6 +37,8 @@ const ceilingSchema = z.strictObject({
   allowed_config: z.array(z.string()).optional(),
   /** Secret names a tool may receive; [] = none. */
   allowed_secrets: z.array(z.string()).optional(),
+  /** capabilities.mcp features a tool may have (logging, progress, elicitation, sampling); [] = none. */
+  allowed_mcp: z.array(z.enum(['logging', 'progress', 'elicitation', 'sampling'])).optional(),
   /** Largest module (bytes) a package may carry. */
   max_module_bytes: z.number().int().positive().optional(),
   /** false = refuse a tool whose model-visible text was flagged at install (screen.ts). */
@@ -132,6 +134,10 @@ const CHECKS = {
   secrets: (caps, ceiling, out) => {
     if (ceiling.allowed_secrets === undefined) return;
     for (const s of caps.secrets) if (!ceiling.allowed_secrets.includes(s)) out.push(`secret ${s} is not in the allowed secrets`);
+  },
+  mcp: (caps, ceiling, out) => {
+    if (ceiling.allowed_mcp === undefined) return;
+    for (const f of caps.mcp ?? []) if (!(ceiling.allowed_mcp as string[]).includes(f)) out.push(`mcp client feature ${f} is not in the allowed features`);
   },
 } satisfies Record<keyof CapabilitySet, Check>;
 

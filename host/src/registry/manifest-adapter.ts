@@ -48,6 +48,8 @@ export interface CapabilitySet {
   /** Configuration the tool receives, key -> value. */
   config: Record<string, string>;
   secrets: string[];
+  /** What the tool may ask of the MCP client (capabilities.mcp): logging, progress, elicitation, sampling. */
+  mcp: string[];
 }
 
 export interface PackagedManifest {
@@ -124,6 +126,7 @@ export function readManifest(text: string, file: string): PackagedManifest {
       poolMax: m.pool?.max ?? MANIFEST_DEFAULTS.poolMax,
       config: { ...caps.config },
       secrets: [...caps.secrets].sort(),
+      mcp: [...caps.mcp].sort(),
     },
     described: describeCapabilities(m),
     model,

@@ -1,5 +1,5 @@
 // The host<->worker channel: one SharedArrayBuffer per instance. Strictly alternating messages
-// (call -> [http request -> http response]* -> result), so one data area serves both directions.
+// (call -> [http or toolgate:mcp request -> its response]* -> result), so one data area serves both directions.
 // The worker blocks with Atomics.wait (after a short bounded poll); the host waits with Atomics.waitAsync.
 // No postMessage on the hot path.
 
@@ -20,9 +20,23 @@ export const Op = {
   RESULT_OK: 3,
   RESULT_ERR: 4,
   HTTP_REQUEST: 5,
+  /** A toolgate:mcp call (AUX: ClientOp); the worker waits for CLIENT_RESPONSE. */
+  CLIENT_REQUEST: 6,
   // host -> worker
   CALL: 10,
   HTTP_RESPONSE: 11,
+  CLIENT_RESPONSE: 12,
+} as const;
+
+/** Which toolgate:mcp function a CLIENT_REQUEST carries. */
+export const ClientOp = {
+  /** [level u8][UTF-8 text]; answer AUX 0 = sent, 1 = filtered out or no client. */
+  LOG: 1,
+  /** [progress f64][total f64, NaN = none][UTF-8 message]; answer AUX 0 = sent, 1 = no progress token. */
+  PROGRESS: 2,
+  /** JSON params; answer: JSON (the client's result, or {"error": {code, message}}). */
+  ELICIT: 3,
+  SAMPLE: 4,
 } as const;
 
 /** Failure kinds a worker reports with RESULT_ERR / INIT_FAILED (in AUX). */

@@ -1,5 +1,5 @@
 // Which calls may run on the calling thread (issue 15, docs/decisions.md "Calls on the calling
-// thread"): a tool with no network and no file access cannot block on the outside, and re-running
+// thread"): a tool with no network, no file access and no MCP client features cannot block on the outside, and re-running
 // one from scratch has no effect outside its instance, so it may run in-thread, preempted by the
 // fuel check in its module, and move to a worker past its time slice. Everything else runs in a worker.
 import type { CallControl } from './call-control.js';
@@ -16,6 +16,9 @@ export const DEFAULT_SLICE_MS = 20;
 
 export function mayRunInThread(spec: SandboxToolSpec): boolean {
   if (spec.execution?.path === 'worker') return false;
+  // A tool that talks to its MCP client (capabilities.mcp) has effects outside its instance, and
+  // its elicitation and sampling wait on the main thread's event loop: worker only.
+  if ((spec.clientFeatures ?? []).length > 0) return false;
   return spec.allowedHosts.length === 0 && Object.keys(spec.allowedPaths).length === 0;
 }
 

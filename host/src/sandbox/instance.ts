@@ -2,7 +2,8 @@
 // shared-memory channel. Teardown is worker.terminate(): whatever the module does, it stops.
 import type { Worker } from 'node:worker_threads';
 import { z } from 'zod';
-import { ToolFailure } from '../tool/index.js';
+import { ToolFailure, type CallClient } from '../tool/index.js';
+import { serveClient, type ClientServeSetup } from './client-serve.js';
 import type { HttpGate } from './http/index.js';
 import type { CallControl } from './call-control.js';
 import type { PooledInstance } from './pool.js';
@@ -37,12 +38,14 @@ export class SandboxInstance implements PooledInstance {
   /** Why the instance died; a pending wait is woken (releaseHostWaiter) and throws it. */
   #death: ToolFailure | undefined;
   readonly #encoder = new TextEncoder();
+  readonly #clientSetup: ClientServeSetup;
 
   private constructor(
     private readonly setup: InstanceSetup,
     private readonly worker: Worker,
     private readonly channel: Channel,
   ) {
+    this.#clientSetup = { tool: setup.tool, secrets: setup.secrets, onLog: (level, line) => setup.onLog({ kind: 'log', level, line }) };
     worker.on('message', (m: unknown) => {
       if (typeof m === 'object' && m !== null && (m as { kind?: unknown }).kind === 'log') setup.onLog(m as LogMessage);
     });
@@ -100,7 +103,7 @@ export class SandboxInstance implements PooledInstance {
   }
 
   /** Runs one call. Throws ToolFailure; on TIMEOUT/ABORTED the caller terminates this instance. */
-  async run(input: Uint8Array, ctl: CallControl): Promise<Uint8Array> {
+  async run(input: Uint8Array, ctl: CallControl, client?: CallClient): Promise<Uint8Array> {
     if (this.#dead) throw new ToolFailure('TOOL_ERROR', 'the instance is gone');
     if (!this.channel.write(Op.CALL, input)) {
       throw new ToolFailure('INVALID_ARGS', `input of ${input.length} bytes does not fit the channel (${this.channel.capacity})`);
@@ -119,6 +122,15 @@ export class SandboxInstance implements PooledInstance {
         case Op.HTTP_REQUEST:
           await this.#serveHttp(msg.data, ctl);
           break;
+        case Op.CLIENT_REQUEST: {
+          const reply = await serveClient(msg.aux, msg.data, client, ctl, this.#clientSetup);
+          if (!this.channel.write(Op.CLIENT_RESPONSE, reply.data, reply.aux)) {
+            const why = `{"error":{"code":"FAILED","message":"the answer (${reply.data.length} bytes) does not fit the channel (${this.channel.capacity})"}}`;
+            this.channel.write(Op.CLIENT_RESPONSE, this.#encoder.encode(why), reply.aux);
+          }
+          this.channel.sendToWorker();
+          break;
+        }
         default:
           this.poisoned = true;
           throw new ToolFailure('SANDBOX_ERROR', `unexpected message ${msg.op} from the instance`);

@@ -1,6 +1,6 @@
 // Instances of one tool: at most `max`, one call at a time each (FINDINGS 12), reused across calls,
 // queued FIFO beyond the bound with each queued call's deadline still running, trimmed when idle.
-import { ToolFailure } from '../tool/index.js';
+import { ToolFailure, type CallClient } from '../tool/index.js';
 import type { CallControl } from './call-control.js';
 
 /** One instance, in a worker (instance.ts) or on the calling thread (in-thread.ts). */
@@ -9,7 +9,7 @@ export interface PooledInstance {
   poisoned: boolean;
   readonly dead: boolean;
   /** Runs one call. Throws ToolFailure; on TIMEOUT/ABORTED the pool terminates this instance. */
-  run(input: Uint8Array, ctl: CallControl): Promise<Uint8Array>;
+  run(input: Uint8Array, ctl: CallControl, client?: CallClient): Promise<Uint8Array>;
   terminate(): Promise<void>;
 }
 
@@ -57,7 +57,7 @@ export class InstancePool {
     return { live: this.#all.size + this.#starting, busy: this.#busy.size, idle: this.#idle.length, queued: this.#queue.length };
   }
 
-  async run(input: Uint8Array, ctl: CallControl): Promise<Uint8Array> {
+  async run(input: Uint8Array, ctl: CallControl, client?: CallClient): Promise<Uint8Array> {
     this.#active.add(ctl);
     try {
       const instance = await this.#acquire(ctl);
@@ -69,7 +69,7 @@ export class InstancePool {
       // on deadline or abort the instance is torn down at once, before the caller even resumes
       const off = ctl.onCancel(() => this.#discard(instance));
       try {
-        const out = await instance.run(input, ctl);
+        const out = await instance.run(input, ctl, client);
         off();
         this.#release(instance);
         return out;

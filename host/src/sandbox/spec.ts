@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { SandboxLoadError } from './load-error.js';
 import type { SandboxLimits } from './limits.js';
+import { CLIENT_FEATURES, type ClientFeature } from '../tool/index.js';
 
 export interface SandboxToolSpec {
   name: string;
@@ -20,6 +21,8 @@ export interface SandboxToolSpec {
   secretValues: string[];
   pool?: { max?: number; idleMs?: number };
   logger?: Logger;
+  /** What the module may ask of the calling client through toolgate:mcp (manifest capabilities.mcp). */
+  clientFeatures?: ClientFeature[];
   /** Where calls run (execution.ts); default: on the calling thread when the tool may. */
   execution?: SandboxExecution;
 }
@@ -87,6 +90,7 @@ const specSchema = z.object({
     .object({ path: z.enum(['auto', 'worker']).optional(), instrument: z.boolean().optional(), sliceMs: positive.max(60_000).optional() })
     .strict()
     .optional(),
+  clientFeatures: z.array(z.enum(CLIENT_FEATURES)).optional(),
 });
 
 export function checkSpec(spec: SandboxToolSpec): void {

@@ -1,6 +1,6 @@
 // A loaded WASM tool: module checked and compiled now, instances started on demand and pooled.
 import type { Logger } from 'pino';
-import { ToolFailure } from '../tool/index.js';
+import { ToolFailure, type CallClient } from '../tool/index.js';
 import { CallControl, callerAbortFailure } from './call-control.js';
 import { DEFAULT_SLICE_MS, InThreadRoute, mayRunInThread, wantsInstrumentation, type PathCounts } from './execution.js';
 import { InThreadInstance } from './in-thread.js';
@@ -17,7 +17,7 @@ import { MAX_LOG_LINES, type LogMessage } from './worker/protocol.js';
 
 export interface SandboxTool {
   /** Runs the entry with `input`; resolves with its output bytes, throws ToolFailure. */
-  call(input: Uint8Array, opts: { signal: AbortSignal; timeoutMs?: number }): Promise<Uint8Array>;
+  call(input: Uint8Array, opts: { signal: AbortSignal; timeoutMs?: number; client?: CallClient }): Promise<Uint8Array>;
   stats(): PoolStats;
   /** Calls so far by where they ended: on the calling thread, in a worker, moved between them. */
   paths(): PathCounts;
@@ -50,6 +50,7 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
       maxLogBytes: limits.maxLogBytes,
       maxLogLines: MAX_LOG_LINES,
       allocBudget: allocBudget(limits),
+      clientLogs: spec.clientFeatures?.includes('logging') === true,
     },
     channelCapacity: Math.max(limits.maxInputBytes, limits.maxOutputBytes, limits.maxHttpResponseBytes) + CHANNEL_SLACK,
     secrets,
@@ -100,7 +101,7 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
           releaseSpare ??= retainSpare(workerFile);
         }
         counts.worker++;
-        return await ctl.race(pool.run(input, ctl));
+        return await ctl.race(pool.run(input, ctl, opts.client));
       } catch (err) {
         if (err instanceof ToolFailure) throw err;
         // a fault of the host side (not the module): still a ToolFailure, never a raw error

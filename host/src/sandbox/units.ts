@@ -3,7 +3,8 @@
 // WASI namespace (so its WASI sees its own memory) and may import from the other linked namespaces.
 import { compileModule, type CompiledModule } from './module/cache.js';
 import { checkLinks } from './module/link-check.js';
-import { TOOLGATE_WASI_NAMESPACE } from './module/host-imports.js';
+import { CLIENT_IMPORTS, CLIENT_NAMESPACE, TOOLGATE_WASI_NAMESPACE, type ClientImportName } from './module/host-imports.js';
+import { SandboxLoadError } from './load-error.js';
 import type { SandboxToolSpec } from './spec.js';
 import { WASI_IMPORT_NAMES } from './wasi/index.js';
 import type { ModuleUnit } from './worker/protocol.js';
@@ -14,7 +15,24 @@ export interface CompiledUnits {
    * What the whole plugin needs: the main module's entry status, HTTP if any module imports it,
    * and whether every module is instrumented for preemption (or has no code).
    */
-  info: { returnsStatus: boolean; usesHttp: boolean; preemptible: boolean };
+  info: { returnsStatus: boolean; usesHttp: boolean; preemptible: boolean; clientImports: ClientImportName[] };
+}
+
+/**
+ * A module may call a toolgate:mcp function only when the manifest lists its feature under
+ * capabilities.mcp. Checked here, not when preparing: the compiled module is cached by digest and
+ * may serve manifests that declare different features.
+ */
+function checkClientImports(spec: SandboxToolSpec, label: string, imports: readonly ClientImportName[]): void {
+  const declared = spec.clientFeatures ?? [];
+  for (const name of imports) {
+    const feature = CLIENT_IMPORTS[name];
+    if (declared.includes(feature)) continue;
+    throw new SandboxLoadError(
+      'FORBIDDEN_IMPORT',
+      `tool "${spec.name}", ${label}: import "${CLIENT_NAMESPACE}.${name}" needs capabilities.mcp to list "${feature}" (it lists ${declared.length === 0 ? 'nothing' : declared.map((f) => `"${f}"`).join(', ')})`,
+    );
+  }
 }
 
 function unitOf(name: string, wasiNamespace: string, compiled: CompiledModule): ModuleUnit {
@@ -31,6 +49,7 @@ export async function compileUnits(spec: SandboxToolSpec, preempt: boolean): Pro
   const labels: string[] = [];
   let usesHttp = false;
   let preemptible = preempt;
+  const clientImports = new Set<ClientImportName>();
   for (const link of links) {
     const label = `module.link "${link.namespace}"`;
     const wasiNamespace = `${TOOLGATE_WASI_NAMESPACE}@${link.namespace}`;
@@ -39,12 +58,16 @@ export async function compileUnits(spec: SandboxToolSpec, preempt: boolean): Pro
     labels.push(label);
     usesHttp ||= compiled.info.usesHttp;
     preemptible &&= compiled.info.preemptible;
+    checkClientImports(spec, label, compiled.info.clientImports);
+    for (const n of compiled.info.clientImports) clientImports.add(n);
   }
   const main = await compileModule(spec.wasm, { ...common, entry: spec.entry }, spec.sha256);
   const units = [unitOf('main', TOOLGATE_WASI_NAMESPACE, main), ...linked];
   labels.unshift('the main module');
   usesHttp ||= main.info.usesHttp;
   preemptible &&= main.info.preemptible;
+  checkClientImports(spec, 'the main module', main.info.clientImports);
+  for (const n of main.info.clientImports) clientImports.add(n);
   checkLinks(spec.name, units.map((u, i) => ({ name: u.name, label: labels[i] ?? u.name, module: u.module })));
-  return { units, info: { returnsStatus: main.info.returnsStatus, usesHttp, preemptible } };
+  return { units, info: { returnsStatus: main.info.returnsStatus, usesHttp, preemptible, clientImports: [...clientImports] } };
 }

@@ -6,12 +6,15 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   ElicitResultSchema,
   ListToolsRequestSchema,
+  SetLevelRequestSchema,
+  type LoggingLevel,
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ApprovalOutcome, ApprovalRequest } from '../pipeline/index.js';
 import { ServerClosingError } from './call-tracker.js';
+import { mcpCallClient } from './call-client.js';
 import { approvalForm, outcomeOf } from './elicit.js';
 import { toCallToolResult } from './mcp-result.js';
 import { RpcError } from './rpc-error.js';
@@ -44,6 +47,15 @@ export function createMcpServer(core: SidecarCore): Server {
     { capabilities: { tools: { listChanged: true }, logging: {} } },
   );
 
+  skipRequestIdZero(server);
+
+  // One Server per session, so the level the client set is this closure's (tools' logs honour it).
+  let logLevel: LoggingLevel | undefined;
+  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    logLevel = request.params.level;
+    return {};
+  });
+
   server.setRequestHandler(ListToolsRequestSchema, () => {
     const tools = core.tools.list().map(mcpToolView);
     core.onToolsListed();
@@ -67,16 +79,19 @@ export function createMcpServer(core: SidecarCore): Server {
         core.logger.debug({ err, callId }, 'progress notification not delivered');
       }
     };
+    // A tool that reports its own progress owns the token: ours would interleave with its values.
+    const ownProgress = progressToken !== undefined && core.tools.get(name)?.definition.capabilities?.mcp?.includes('progress') !== true;
+    const client = mcpCallClient({ server, extra, logLevel: () => logLevel, logger: core.logger, callId });
     try {
       // Without a progress token there is nothing to send: skip the awaits (two per call).
-      if (progressToken !== undefined) await progress(0, `calling ${name}`);
+      if (ownProgress) await progress(0, `calling ${name}`);
       const agent = server.getClientVersion()?.name;
       const result = await core.calls.run(extra.signal, (signal) =>
-        core.pipeline.call(name, args, { signal, callId, ...(agent !== undefined ? { agent } : {}) }),
+        core.pipeline.call(name, args, { signal, callId, client, ...(agent !== undefined ? { agent } : {}) }),
       );
       // Unregistered between the check above and dispatch: still the client's mistake.
       if (result.error?.code === 'UNKNOWN_TOOL') throw UNKNOWN_TOOL(name);
-      if (progressToken !== undefined) await progress(1, result.isError ? `${name} failed` : `${name} done`);
+      if (ownProgress) await progress(1, result.isError ? `${name} failed` : `${name} done`);
       return toCallToolResult(result, callId);
     } catch (err) {
       if (err instanceof ServerClosingError) throw new RpcError(-32000, err.message);
@@ -86,6 +101,17 @@ export function createMcpServer(core: SidecarCore): Server {
     }
   });
   return server;
+}
+
+/**
+ * The SDK's clients ignore notifications/cancelled for request id 0 (a falsy check in
+ * Protocol._oncancel, SDK 1.32), and a session's first server-to-client request gets id 0: a tool's
+ * first elicitation or sampling request could then never be cancelled at the client when its call
+ * ends. Starting the counter at 1 avoids that; if the SDK renames the field this does nothing.
+ */
+function skipRequestIdZero(server: Server): void {
+  const counter = server as unknown as { _requestMessageId?: unknown };
+  if (counter._requestMessageId === 0) counter._requestMessageId = 1;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

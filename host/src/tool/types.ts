@@ -1,4 +1,5 @@
 // The shared vocabulary of toolgate: every other folder speaks in these types.
+import type { CallClient, ClientFeature } from './client.js';
 
 /** A JSON value. Canonical tool values, arguments and structured content are JSON. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -67,6 +68,8 @@ export interface ToolCapabilities {
   maxPages?: number;
   timeoutMs?: number;
   maxOutputBytes?: number;
+  /** What the tool may ask of the MCP client during a call (manifest capabilities.mcp). */
+  mcp?: ClientFeature[];
 }
 
 /**
@@ -80,6 +83,8 @@ export interface ExecIdentity {
   readonly agent?: string;
   readonly token?: string;
   readonly signal: AbortSignal;
+  /** The client that made the call (logs, progress, elicitation, sampling), policy in front. */
+  readonly client?: CallClient;
 }
 
 /** One parameter in the defineTool DSL; compiles to JSON Schema. */

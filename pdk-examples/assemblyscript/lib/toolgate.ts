@@ -113,3 +113,68 @@ export function myAbort(message: string | null, fileName: string | null, line: u
   fail(m);
   unreachable();
 }
+
+// ---- the calling MCP client (toolgate:mcp): each function needs its feature in the manifest's
+// capabilities.mcp; a function a tool never calls is not imported (asc drops unused declares).
+
+@external("toolgate:mcp", "log")
+declare function mcp_log(level: i32, msg: u64): i32;
+@external("toolgate:mcp", "progress")
+declare function mcp_progress(progress: f64, total: f64, msg: u64): i32;
+@external("toolgate:mcp", "elicit")
+declare function mcp_elicit(params: u64): u64;
+@external("toolgate:mcp", "sample")
+declare function mcp_sample(params: u64): u64;
+
+/** MCP log levels (notifications/message), least to most severe. */
+export enum McpLevel { Debug = 0, Info = 1, Notice = 2, Warning = 3, Error = 4, Critical = 5, Alert = 6, Emergency = 7 }
+
+function storeText(s: string): u64 {
+  return Memory.allocateBytes(Uint8Array.wrap(String.UTF8.encode(s))).offset;
+}
+
+/**
+ * Sends a log line to the MCP client (capabilities.mcp: logging). True when sent; false when the
+ * client's level filtered it out, there is no MCP client, or the call's log budget is spent.
+ */
+export function mcpLog(level: McpLevel, message: string): bool {
+  const m = storeText(message);
+  const rc = mcp_log(<i32>level, m);
+  free(m);
+  return rc == 0;
+}
+
+/** Reports progress (capabilities.mcp: progress); total <= 0 = unknown, message "" = none. */
+export function mcpProgress(progress: f64, total: f64, message: string): bool {
+  const m = message.length > 0 ? storeText(message) : <u64>0;
+  const rc = mcp_progress(progress, total, m);
+  if (m != 0) free(m);
+  return rc == 0;
+}
+
+function answerText(r: u64): string {
+  if (r == 0) return "";
+  const b = loadBytes(r);
+  free(r);
+  return utf8InvalidAt(b) < 0 ? String.UTF8.decode(b.buffer) : "";
+}
+
+/**
+ * Asks the client's user (capabilities.mcp: elicitation) with elicitation/create params as JSON
+ * text. Returns the answer as JSON text: the client's result ({"action", "content"}) or
+ * {"error": {"code", "message"}} (DENIED by policy, UNAVAILABLE, INVALID_REQUEST, FAILED).
+ */
+export function mcpElicit(paramsJson: string): string {
+  const p = storeText(paramsJson);
+  const r = mcp_elicit(p);
+  free(p);
+  return answerText(r);
+}
+
+/** Asks the client's model (capabilities.mcp: sampling) with sampling/createMessage params; as mcpElicit. */
+export function mcpSample(paramsJson: string): string {
+  const p = storeText(paramsJson);
+  const r = mcp_sample(p);
+  free(p);
+  return answerText(r);
+}

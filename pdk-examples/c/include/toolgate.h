@@ -4,8 +4,10 @@
  *
  * Wire ABI (docs/authoring.md): the exported function gets the validated arguments as UTF-8 JSON
  * input, sets UTF-8 JSON (or text) output and returns 0; on failure it calls tg_error(...) and
- * returns 1. toolgate provides only extism:host/env and wasi_snapshot_preview1 imports, so
- * everything here is built on those.
+ * returns 1. toolgate provides extism:host/env, wasi_snapshot_preview1 and toolgate:mcp imports;
+ * the tg_mcp_* helpers (logs, progress, elicitation, sampling for the calling MCP client) use
+ * toolgate:mcp, and a module that calls one needs its feature in the manifest's capabilities.mcp.
+ * Helpers a tool does not call add no import.
  */
 #ifndef TOOLGATE_H
 #define TOOLGATE_H
@@ -197,6 +199,76 @@ static inline void tg_http_response_free(tg_http_response *res) {
   free(res->body);
   free(res->headers);
   memset(res, 0, sizeof *res);
+}
+
+/* ---- the calling MCP client (toolgate:mcp; manifest capabilities.mcp) --------------------- */
+
+#define TG_MCP_IMPORT(name) __attribute__((import_module("toolgate:mcp"), import_name(name)))
+
+/* Each returns 0 when the notification went to the client, 1 when it did not (see below). */
+TG_MCP_IMPORT("log") int32_t tg_mcp_log_raw(int32_t level, tg_handle message);
+TG_MCP_IMPORT("progress") int32_t tg_mcp_progress_raw(double progress, double total, tg_handle message);
+/* Take a JSON params block, return a JSON answer block (the client's result or {"error": ...}). */
+TG_MCP_IMPORT("elicit") tg_handle tg_mcp_elicit_raw(tg_handle params);
+TG_MCP_IMPORT("sample") tg_handle tg_mcp_sample_raw(tg_handle params);
+
+/* MCP log levels (notifications/message), least to most severe. */
+typedef enum {
+  TG_MCP_DEBUG, TG_MCP_INFO, TG_MCP_NOTICE, TG_MCP_WARNING,
+  TG_MCP_ERROR, TG_MCP_CRITICAL, TG_MCP_ALERT, TG_MCP_EMERGENCY
+} tg_mcp_level;
+
+/*
+ * Sends a log line to the client (capabilities.mcp: logging). Returns 1 when it was sent, 0 when
+ * the client's level (logging/setLevel; info when unset) filtered it out, there is no MCP client,
+ * or the call's log budget is spent. The server log gets the line either way.
+ */
+static inline int tg_mcp_log(tg_mcp_level level, const char *message) {
+  tg_handle m = tg_store_str(message);
+  int32_t rc = tg_mcp_log_raw((int32_t)level, m);
+  tg_free(m);
+  return rc == 0;
+}
+
+/*
+ * Reports progress (capabilities.mcp: progress): total <= 0 means unknown, message may be NULL.
+ * Returns 1 when sent, 0 when the caller gave no progressToken or the value did not increase.
+ */
+static inline int tg_mcp_progress(double progress, double total, const char *message) {
+  tg_handle m = message ? tg_store_str(message) : 0;
+  int32_t rc = tg_mcp_progress_raw(progress, total, m);
+  if (m) tg_free(m);
+  return rc == 0;
+}
+
+/* Loads and frees an answer block (malloc'd JSON, NULL when there was none). */
+static inline char *tg_mcp_answer(tg_handle r) {
+  char *out = tg_load(r, NULL);
+  if (r) tg_free(r);
+  return out;
+}
+
+/*
+ * Asks the client's user (capabilities.mcp: elicitation). params_json is elicitation/create's
+ * params ({"message": ..., "requestedSchema": {...}}). Returns the answer as malloc'd JSON: the
+ * client's result ({"action": "accept", "content": {...}}) or {"error": {"code", "message"}} when
+ * policy denied it (DENIED), the client cannot answer (UNAVAILABLE), the params are invalid
+ * (INVALID_REQUEST) or the client failed or ran out of time (FAILED).
+ */
+static inline char *tg_mcp_elicit(const char *params_json) {
+  tg_handle p = tg_store_str(params_json);
+  tg_handle r = tg_mcp_elicit_raw(p);
+  tg_free(p);
+  return tg_mcp_answer(r);
+}
+
+/* Asks the client's model (capabilities.mcp: sampling): sampling/createMessage params in, the
+ * client's result ({"role", "content", "model", ...}) or {"error": ...} out, as tg_mcp_elicit. */
+static inline char *tg_mcp_sample(const char *params_json) {
+  tg_handle p = tg_store_str(params_json);
+  tg_handle r = tg_mcp_sample_raw(p);
+  tg_free(p);
+  return tg_mcp_answer(r);
 }
 
 #endif /* TOOLGATE_H */

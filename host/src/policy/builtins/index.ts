@@ -2,6 +2,7 @@
 import type { PolicyModule } from '../module.js';
 import { approvals } from './approvals.js';
 import { ask } from './ask.js';
+import { clientRequests } from './client-requests.js';
 import { denyArgs } from './deny-args.js';
 import { guardHosts } from './guard-hosts.js';
 import { guardPaths } from './guard-paths.js';
@@ -19,7 +20,7 @@ export const BUILTINS: ReadonlyMap<string, PolicyModule<unknown>> = new Map(
   (
     [
       denyTools, allowTools, denyArgs, ask, guardPaths, guardHosts, planMode, rateLimit, deadline, retry, redact, maxOutput,
-      auditLog, metrics, approvals,
+      auditLog, metrics, approvals, clientRequests,
     ] as AnyPolicy[]
   ).map((m) => [m.name, m as unknown as PolicyModule<unknown>]),
 );

@@ -4,6 +4,14 @@ export const WASI_NAMESPACE = 'wasi_snapshot_preview1';
 /** WASI imports are renamed to this namespace so the SDK never wires Node's own WASI. */
 export const TOOLGATE_WASI_NAMESPACE = 'toolgate:wasi';
 
+/**
+ * toolgate's own host functions for a tool's MCP client: each import needs its feature listed in
+ * the manifest's capabilities.mcp, or the module is refused at load.
+ */
+export const CLIENT_NAMESPACE = 'toolgate:mcp';
+export const CLIENT_IMPORTS = { log: 'logging', progress: 'progress', elicit: 'elicitation', sample: 'sampling' } as const;
+export type ClientImportName = keyof typeof CLIENT_IMPORTS;
+
 export const EXTISM_IMPORT_NAMES: readonly string[] = [
   'alloc', 'free', 'load_u8', 'load_u64', 'store_u8', 'store_u64', 'input_offset', 'input_length',
   'input_load_u8', 'input_load_u64', 'output_set', 'error_set', 'error_get', 'config_get', 'var_get',

@@ -2,7 +2,7 @@
 // charge. Host functions come only from the Extism kernel and toolgate's WASI (renamed to the
 // module's own WASI namespace); anything else must come from a module of module.link.
 import { BinaryReader, concatBytes, encodeName, encodeU32 } from './leb128.js';
-import { EXTISM_IMPORT_NAMES, EXTISM_NAMESPACE, WASI_NAMESPACE } from './host-imports.js';
+import { CLIENT_IMPORTS, CLIENT_NAMESPACE, EXTISM_IMPORT_NAMES, EXTISM_NAMESPACE, WASI_NAMESPACE, type ClientImportName } from './host-imports.js';
 
 /** Namespaces only an embedding application fills with its own host functions (Extism's convention). */
 const EMBEDDER_NAMESPACES = new Set(['extism:host/user', 'user']);
@@ -24,6 +24,8 @@ export interface ImportSummary {
   importedMemory: boolean;
   usesWasi: boolean;
   usesHttp: boolean;
+  /** The toolgate:mcp functions it imports (each needs its feature declared in the manifest). */
+  clientImports: ClientImportName[];
 }
 
 type Fail = (code: 'FORBIDDEN_IMPORT' | 'BAD_MODULE', rule: string) => never;
@@ -33,7 +35,7 @@ export function rewriteImports(body: Uint8Array, rules: ImportRules, fail: Fail)
   const count = r.u32();
   const out: (number[] | Uint8Array)[] = [encodeU32(count)];
   const unresolved: string[] = [];
-  const summary: ImportSummary = { body, importedFuncs: 0, importedGlobals: 0, importedMemory: false, usesWasi: false, usesHttp: false };
+  const summary: ImportSummary = { body, importedFuncs: 0, importedGlobals: 0, importedMemory: false, usesWasi: false, usesHttp: false, clientImports: [] };
   for (let i = 0; i < count; i++) {
     const mod = r.name();
     const name = r.name();
@@ -56,6 +58,10 @@ export function rewriteImports(body: Uint8Array, rules: ImportRules, fail: Fail)
         if (!EXTISM_IMPORT_NAMES.includes(name)) fail('FORBIDDEN_IMPORT', `import ${what} is not an Extism host function toolgate provides`);
         if (name === 'http_request') summary.usesHttp = true;
         out.push(encodeName(mod));
+      } else if (mod === CLIENT_NAMESPACE) {
+        if (!Object.hasOwn(CLIENT_IMPORTS, name)) fail('FORBIDDEN_IMPORT', `import ${what} is not a function toolgate provides (${Object.keys(CLIENT_IMPORTS).join(', ')})`);
+        if (!summary.clientImports.includes(name as ClientImportName)) summary.clientImports.push(name as ClientImportName);
+        out.push(encodeName(mod));
       } else if (mod === WASI_NAMESPACE) {
         if (!rules.wasiImportNames.includes(name)) fail('FORBIDDEN_IMPORT', `import ${what} is not a WASI function toolgate provides`);
         summary.usesWasi = true;
@@ -71,7 +77,7 @@ export function rewriteImports(body: Uint8Array, rules: ImportRules, fail: Fail)
     out.push(encodeName(name), desc);
   }
   if (unresolved.length > 0) {
-    const nsList = [EXTISM_NAMESPACE, WASI_NAMESPACE].map((n) => `"${n}"`).join(', ');
+    const nsList = [EXTISM_NAMESPACE, WASI_NAMESPACE, CLIENT_NAMESPACE].map((n) => `"${n}"`).join(', ');
     const list = unresolved.length === 1 ? `import ${unresolved[0] ?? ''}` : `imports: ${unresolved.join('; ')}`;
     fail('FORBIDDEN_IMPORT', `${list}, which nothing provides (only ${nsList} and the namespaces of module.link are provided)`);
   }

@@ -9,7 +9,7 @@ import { BinaryReader, concatBytes, encodeName, encodeU32 } from './leb128.js';
 import { SECTION, insertSection, joinSections, splitSections, type Section } from './sections.js';
 import {
   ENTRY_EXPORT, HS_INIT_EXPORT, INITIALIZE_EXPORT, MEMORY_EXPORT, START_EXPORT, STATUS_EXPORT,
-  TOOLGATE_WASI_NAMESPACE,
+  TOOLGATE_WASI_NAMESPACE, type ClientImportName,
 } from './host-imports.js';
 import { rewriteImports, type ImportSummary } from './imports.js';
 import { UnknownInstruction } from './code.js';
@@ -36,6 +36,8 @@ export interface PreparedModule {
   bytes: Uint8Array;
   usesWasi: boolean;
   usesHttp: boolean;
+  /** The toolgate:mcp functions the module imports. */
+  clientImports: ClientImportName[];
   /** Whether the entry returns an i32 status (kept in STATUS_EXPORT by the wrapper). */
   returnsStatus: boolean;
   hasInitialize: boolean;
@@ -102,6 +104,7 @@ function patch(sections: Section[], opts: PrepareOptions, fail: Fail): PreparedM
     bytes: joinSections(sections),
     usesWasi: imports.usesWasi,
     usesHttp: imports.usesHttp,
+    clientImports: imports.clientImports,
     returnsStatus,
     hasInitialize: newExports.some((e) => e.name === INITIALIZE_EXPORT),
     hasStart: newExports.some((e) => e.name === START_EXPORT),
@@ -113,7 +116,7 @@ function patch(sections: Section[], opts: PrepareOptions, fail: Fail): PreparedM
 
 /** Host functions from the namespaces toolgate serves, anything from a linked module. */
 function patchImports(section: Section | undefined, opts: PrepareOptions, fail: Fail): Omit<ImportSummary, 'body'> {
-  if (!section) return { importedFuncs: 0, importedGlobals: 0, importedMemory: false, usesWasi: false, usesHttp: false };
+  if (!section) return { importedFuncs: 0, importedGlobals: 0, importedMemory: false, usesWasi: false, usesHttp: false, clientImports: [] };
   const rules = { wasiImportNames: opts.wasiImportNames, wasiNamespace: opts.wasiNamespace ?? TOOLGATE_WASI_NAMESPACE, linkNamespaces: opts.linkNamespaces ?? [] };
   const { body, ...summary } = rewriteImports(section.body, rules, fail);
   section.body = body;

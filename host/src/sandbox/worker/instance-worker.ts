@@ -40,6 +40,17 @@ function hooks(channel: Channel): RunnerHooks {
     },
     // in a worker, terminate() stops a call: an instrumented module's fuel check just refills
     preempt: () => 0x7fffffff,
+    // toolgate:mcp: the host talks to the MCP client while this thread waits
+    client: (op, payload) => {
+      if (!channel.write(Op.CLIENT_REQUEST, payload, op)) {
+        throw new Error(`toolgate:mcp: the request is ${payload.length} bytes; at most ${channel.capacity} fit`);
+      }
+      channel.sendToHost();
+      channel.waitForHost();
+      const reply = channel.read(true);
+      if (reply.op !== Op.CLIENT_RESPONSE) throw new Error('toolgate:mcp: protocol error');
+      return reply;
+    },
   };
 }
 

@@ -4,7 +4,8 @@
 // request is done, and what the preemption check does.
 import createPlugin, { type CallContext, type Plugin } from '@extism/extism';
 import { Fault } from '../channel.js';
-import { ENTRY_EXPORT, EXTISM_NAMESPACE, PREEMPT_CHECK, PREEMPT_NAMESPACE, STATUS_EXPORT } from '../module/host-imports.js';
+import { CLIENT_NAMESPACE, ENTRY_EXPORT, EXTISM_NAMESPACE, PREEMPT_CHECK, PREEMPT_NAMESPACE, STATUS_EXPORT } from '../module/host-imports.js';
+import { createClientFunctions, type ClientFunctions } from './client-functions.js';
 import { withLiveUnits, type LiveUnit } from './instantiate.js';
 import type { LogLevelName, WorkerInit } from './protocol.js';
 import type { QuotaHit } from '../wasi/index.js';
@@ -19,7 +20,15 @@ export interface RunnerHooks {
   preempt(): number;
   /** Called before WASI sleeps (may throw). */
   beforeSleep?(ms: number): void;
+  /**
+   * Sends a toolgate:mcp request (op: ClientOp) to the host and waits for its answer. Only a worker
+   * has it: tools that declare capabilities.mcp never run on the calling thread.
+   */
+  client?(op: number, payload: Uint8Array): { aux: number; data: Uint8Array };
 }
+
+/** The MCP level (index into debug..emergency) of each of the module's own log levels. */
+const CLIENT_LEVEL: Record<LogLevelName, number> = { trace: 0, debug: 0, info: 1, warn: 3, error: 4 };
 
 export type CallResult = { ok: true; bytes: Uint8Array } | { ok: false; fault: number; message: string };
 
@@ -48,11 +57,23 @@ export class PluginRunner {
   #isWasiExit: (err: unknown) => number | undefined = () => undefined;
   #plugin!: Plugin;
   #instance!: WebAssembly.Instance;
+  /** True while a call runs: only then may a line go to the client (the host is waiting on it). */
+  #inCall = false;
+  readonly #client: ClientFunctions;
 
   private constructor(
     private readonly init: RunnerInit,
     private readonly hooks: RunnerHooks,
-  ) {}
+  ) {
+    this.#client = createClientFunctions({
+      ask: (op, payload) => {
+        if (!this.hooks.client) throw new Error('toolgate:mcp is not available to this instance');
+        return this.hooks.client(op, payload);
+      },
+      takeLogBudget: (size) => this.#takeLogBudget(size),
+      charge: (size, what) => this.#charge(size, what),
+    });
+  }
 
   /** Instantiates the plugin (initialisers included); throws with a message for INIT_FAILED. */
   static async start(init: RunnerInit, hooks: RunnerHooks): Promise<PluginRunner> {
@@ -69,6 +90,8 @@ export class PluginRunner {
     const functions: Record<string, Record<string, HostFn>> = {
       [EXTISM_NAMESPACE]: this.#extism(),
       [PREEMPT_NAMESPACE]: { [PREEMPT_CHECK]: () => this.hooks.preempt() },
+      // toolgate:mcp: logs, progress, elicitation and sampling through the host (capabilities.mcp)
+      [CLIENT_NAMESPACE]: this.#client.functions,
     };
     const live: LiveUnit[] = this.init.units.map((unit) => ({ unit, memory: undefined }));
     for (const l of live) if (l.unit.usesWasi) functions[l.unit.wasiNamespace] = await this.#wasi(l);
@@ -93,6 +116,7 @@ export class PluginRunner {
    */
   async call(input: Uint8Array): Promise<CallResult> {
     this.#resetCallState();
+    this.#inCall = true;
     try {
       const output = await this.#plugin.call(ENTRY_EXPORT, input);
       if (this.init.returnsStatus) {
@@ -112,6 +136,8 @@ export class PluginRunner {
       const clean = err instanceof Error && err.message.startsWith(PLUGIN_ERROR_PREFIX);
       const fault = this.#allocRefused ? Fault.OUTPUT_TOO_LARGE_TRAP : clean ? Fault.TOOL_ERROR : Fault.TOOL_TRAP;
       return this.#error(fault, this.describe(err));
+    } finally {
+      this.#inCall = false;
     }
   }
 
@@ -136,6 +162,7 @@ export class PluginRunner {
 
   #resetCallState(): void {
     this.#quota?.reset();
+    this.#client.reset();
     this.#allocated = 0;
     this.#allocRefused = false;
     this.#logLines = 0;
@@ -160,14 +187,25 @@ export class PluginRunner {
     return this.#error(Fault.QUOTA_EXCEEDED, `write quota exceeded: ${limit}; the module got ENOSPC${then}`);
   }
 
-  #emitLog(level: LogLevelName, text: string): void {
-    const size = Buffer.byteLength(text);
+  /** Counts one log line against the call's budget; false (and one more dropped) when over it. */
+  #takeLogBudget(size: number): boolean {
     if (this.#logLines >= this.init.maxLogLines || this.#logBytes + size > this.init.maxLogBytes) {
       this.#logDropped++;
-      return;
+      return false;
     }
     this.#logLines++;
     this.#logBytes += size;
+    return true;
+  }
+
+  #emitLog(level: LogLevelName, text: string): void {
+    if (!this.#takeLogBudget(Buffer.byteLength(text))) return;
+    // A tool that declared capabilities.mcp logging: its lines go to the client (and the server
+    // log) in order with the rest of the call.
+    if (this.init.clientLogs && this.#inCall && this.hooks.client) {
+      this.#client.forwardLog(CLIENT_LEVEL[level], encoder.encode(text));
+      return;
+    }
     this.hooks.log(level, text);
   }
 

@@ -27,6 +27,8 @@ export interface WorkerInit {
   maxLogLines: number;
   /** Bytes of Extism host memory one call may allocate (alloc budget). */
   allocBudget: number;
+  /** The tool declared capabilities.mcp logging: its log lines during a call go to the client too. */
+  clientLogs: boolean;
 }
 
 export type LogLevelName = 'trace' | 'debug' | 'info' | 'warn' | 'error';

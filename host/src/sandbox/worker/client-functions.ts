@@ -1,0 +1,101 @@
+// The toolgate:mcp host functions as an instance serves them: each goes to the host (which talks to
+// the MCP client) and blocks this thread until the answer comes, like http_request. Per-call bounds
+// are kept here, so a module that loops on them never reaches the host past them.
+import type { CallContext } from '@extism/extism';
+import { ClientOp } from '../channel.js';
+
+/** Progress notifications one call may send; past it progress() answers 1 without crossing. */
+export const MAX_PROGRESS_PER_CALL = 256;
+/** Elicitation and sampling requests one call may make. */
+export const MAX_CLIENT_REQUESTS_PER_CALL = 16;
+
+type HostFn = (ctx: CallContext, ...args: (number | bigint)[]) => number | bigint | void;
+
+export interface ClientFunctionDeps {
+  /** Sends one CLIENT_REQUEST (op: ClientOp) and returns the host's answer. */
+  ask(op: number, payload: Uint8Array): { aux: number; data: Uint8Array };
+  /** Counts a log line against the call's log budget; false when over it (the line is dropped). */
+  takeLogBudget(bytes: number): boolean;
+  /** Charges host memory to the call's alloc budget (throws past it). */
+  charge(size: number, what: string): void;
+}
+
+const encoder = new TextEncoder();
+
+export interface ClientFunctions {
+  functions: Record<string, HostFn>;
+  /** Sends a line the module logged some other way (Extism log_*, WASI stdout) to the client; budget already taken. */
+  forwardLog(level: number, bytes: Uint8Array): void;
+  reset(): void;
+}
+
+export function createClientFunctions(deps: ClientFunctionDeps): ClientFunctions {
+  let progressSent = 0;
+  let requests = 0;
+
+  const ask = (op: number, payload: Uint8Array): { aux: number; data: Uint8Array } => deps.ask(op, payload);
+
+  const text = (ctx: CallContext, addr: number | bigint, what: string): Uint8Array => {
+    if (BigInt(addr) === 0n) return new Uint8Array(0);
+    const block = ctx.read(BigInt(addr));
+    if (block === null) throw new Error(`toolgate:mcp.${what}: the address is not a valid block`);
+    return block.bytes();
+  };
+
+  const request = (op: number, what: string) => (ctx: CallContext, addr: number | bigint): bigint => {
+    const params = text(ctx, addr, what);
+    let answer: Uint8Array;
+    if (requests >= MAX_CLIENT_REQUESTS_PER_CALL) {
+      const message = `a call may make at most ${MAX_CLIENT_REQUESTS_PER_CALL} elicitation and sampling requests`;
+      answer = encoder.encode(JSON.stringify({ error: { code: 'DENIED', message } }));
+    } else {
+      requests++;
+      answer = ask(op, params).data;
+    }
+    deps.charge(answer.length, `toolgate:mcp.${what} answer`);
+    return ctx.store(answer.slice()); // a copy out of the shared buffer
+  };
+
+  const functions: Record<string, HostFn> = {
+    log: (ctx, level, addr) => {
+      const lv = Number(level);
+      if (!Number.isInteger(lv) || lv < 0 || lv > 7) throw new Error(`toolgate:mcp.log: level ${lv} is not 0 (debug) to 7 (emergency)`);
+      const bytes = text(ctx, addr, 'log');
+      if (!deps.takeLogBudget(bytes.length)) return 1;
+      const payload = new Uint8Array(1 + bytes.length);
+      payload[0] = lv;
+      payload.set(bytes, 1);
+      return ask(ClientOp.LOG, payload).aux;
+    },
+    progress: (ctx, progress, total, addr) => {
+      const p = Number(progress);
+      const t = Number(total);
+      if (!Number.isFinite(p)) throw new Error(`toolgate:mcp.progress: progress ${p} is not a finite number`);
+      if (progressSent >= MAX_PROGRESS_PER_CALL) return 1;
+      progressSent++;
+      const message = text(ctx, addr, 'progress');
+      const payload = new Uint8Array(16 + message.length);
+      const view = new DataView(payload.buffer);
+      view.setFloat64(0, p, true);
+      // total <= 0 or not finite: none
+      view.setFloat64(8, Number.isFinite(t) && t > 0 ? t : Number.NaN, true);
+      payload.set(message, 16);
+      return ask(ClientOp.PROGRESS, payload).aux;
+    },
+    elicit: request(ClientOp.ELICIT, 'elicit'),
+    sample: request(ClientOp.SAMPLE, 'sample'),
+  };
+  return {
+    functions,
+    forwardLog(level: number, bytes: Uint8Array): void {
+      const payload = new Uint8Array(1 + bytes.length);
+      payload[0] = level;
+      payload.set(bytes, 1);
+      ask(ClientOp.LOG, payload);
+    },
+    reset() {
+      progressSent = 0;
+      requests = 0;
+    },
+  };
+}

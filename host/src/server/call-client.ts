@@ -1,0 +1,107 @@
+// One tools/call's link to the client that made it, for the tool's toolgate:mcp functions: log
+// lines at the level the client set, progress on the call's own token, and elicitation and
+// sampling requests sent on the same request's stream (so over HTTP they reach the POST that asked).
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CreateMessageRequestParamsSchema,
+  CreateMessageResultSchema,
+  CreateMessageResultWithToolsSchema,
+  ElicitRequestFormParamsSchema,
+  ElicitResultSchema,
+  type LoggingLevel,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Logger } from 'pino';
+import { CLIENT_LOG_LEVELS, type CallClient, type ClientAnswer, type ClientLogLevel, type ClientRequest, type JsonObject } from '../tool/index.js';
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** Without logging/setLevel the client gets info and above (debug is noise it did not ask for). */
+export const DEFAULT_CLIENT_LOG_LEVEL: ClientLogLevel = 'info';
+
+const severity = (level: ClientLogLevel | LoggingLevel): number => CLIENT_LOG_LEVELS.indexOf(level);
+
+function firstIssue(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return 'invalid';
+  const where = issue.path.length > 0 ? issue.path.map(String).join('.') : 'params';
+  return `${where}: ${issue.message}`;
+}
+
+/**
+ * The params a tool may send. Elicitation is form mode only: a URL-mode request would let an
+ * untrusted tool send the user to a page of its choosing. _meta and task are the host's, not the tool's.
+ */
+function checkedParams(req: ClientRequest): { ok: true; params: Record<string, unknown> } | { ok: false; message: string } {
+  const { _meta: _m, task: _t, ...rest } = req.params as Record<string, unknown>;
+  if (req.kind === 'elicitation') {
+    if (rest['mode'] !== undefined && rest['mode'] !== 'form') return { ok: false, message: `elicitation params.mode: only "form" is allowed for tools (got ${JSON.stringify(rest['mode'])})` };
+    const parsed = ElicitRequestFormParamsSchema.safeParse(rest);
+    return parsed.success ? { ok: true, params: parsed.data } : { ok: false, message: `elicitation params.${firstIssue(parsed.error)}` };
+  }
+  const parsed = CreateMessageRequestParamsSchema.safeParse(rest);
+  return parsed.success ? { ok: true, params: parsed.data } : { ok: false, message: `sampling params.${firstIssue(parsed.error)}` };
+}
+
+export interface CallClientOptions {
+  server: Server;
+  extra: Extra;
+  /** The level the session's client set with logging/setLevel (undefined: not set). */
+  logLevel(): LoggingLevel | undefined;
+  logger: Logger;
+  callId: string;
+}
+
+export function mcpCallClient(o: CallClientOptions): CallClient {
+  const token = o.extra._meta?.progressToken;
+  let lastProgress = Number.NEGATIVE_INFINITY;
+  const notify = async (notification: ServerNotification): Promise<boolean> => {
+    try {
+      await o.extra.sendNotification(notification);
+      return true;
+    } catch (err) {
+      o.logger.debug({ err, callId: o.callId }, `${notification.method} not delivered`);
+      return false;
+    }
+  };
+  return {
+    async log(level, data, logger) {
+      if (severity(level) < severity(o.logLevel() ?? DEFAULT_CLIENT_LOG_LEVEL)) return false;
+      return notify({ method: 'notifications/message', params: { level, logger, data } });
+    },
+    async progress(progress, total, message) {
+      // MCP: progress must increase with each notification; a value that does not is not sent
+      if (token === undefined || !(progress > lastProgress)) return false;
+      lastProgress = progress;
+      return notify({
+        method: 'notifications/progress',
+        params: { progressToken: token, progress, ...(total !== undefined ? { total } : {}), ...(message !== undefined && message !== '' ? { message } : {}) },
+      });
+    },
+    async request(req, signal, timeoutMs): Promise<ClientAnswer> {
+      const caps = o.server.getClientCapabilities();
+      if ((req.kind === 'elicitation' ? caps?.elicitation : caps?.sampling) === undefined) {
+        return { ok: false, code: 'UNAVAILABLE', message: `the client did not declare the ${req.kind} capability` };
+      }
+      const checked = checkedParams(req);
+      if (!checked.ok) return { ok: false, code: 'INVALID_REQUEST', message: checked.message };
+      if (!(timeoutMs > 0)) return { ok: false, code: 'FAILED', message: `no time is left before the call's deadline for ${req.kind}` };
+      try {
+        const result =
+          req.kind === 'elicitation'
+            ? await o.extra.sendRequest({ method: 'elicitation/create', params: checked.params as never }, ElicitResultSchema, { signal, timeout: timeoutMs })
+            : await o.extra.sendRequest(
+                { method: 'sampling/createMessage', params: checked.params as never },
+                checked.params['tools'] !== undefined ? CreateMessageResultWithToolsSchema : CreateMessageResultSchema,
+                { signal, timeout: timeoutMs },
+              );
+        return { ok: true, result: JSON.parse(JSON.stringify(result)) as JsonObject };
+      } catch (err) {
+        const why = err instanceof Error ? err.message : String(err);
+        return { ok: false, code: 'FAILED', message: `${req.kind} request failed: ${why}` };
+      }
+    },
+  };
+}

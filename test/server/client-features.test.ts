@@ -1,0 +1,292 @@
+// What a WASM tool may ask of the MCP client that called it (toolgate:mcp: logs, progress,
+// elicitation, sampling), through the real server over stdio and Streamable HTTP with the
+// official SDK client, and the conformance reference tools built from pdk-examples/conformance.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  CallToolResultSchema,
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+  type ClientCapabilities,
+  type CreateMessageRequest,
+  type ElicitRequest,
+  type LoggingMessageNotification,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
+import { ROOT, startHttp, startStdio, tempDir, waitFor } from './helpers.js';
+
+const CONFORMANCE = join(ROOT, 'manifests/conformance');
+const KIT = join(ROOT, 'test/fixtures/client-manifests');
+const ALL: ClientCapabilities = { sampling: {}, elicitation: {} };
+
+interface Seen {
+  logs: LoggingMessageNotification['params'][];
+  samples: CreateMessageRequest['params'][];
+  elicits: ElicitRequest['params'][];
+  /** Set to hold elicitation answers back (the request's signal is recorded instead). */
+  holdElicit: boolean;
+  elicitSignals: AbortSignal[];
+}
+
+/** Records what the client is sent; answers sampling and elicitation when `caps` declares them. */
+function recorder(caps: ClientCapabilities = ALL): { seen: Seen; setup: (c: Client) => void } {
+  const seen: Seen = { logs: [], samples: [], elicits: [], holdElicit: false, elicitSignals: [] };
+  const setup = (c: Client): void => {
+    c.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      seen.logs.push(n.params);
+    });
+    if (caps.sampling !== undefined) {
+      c.setRequestHandler(CreateMessageRequestSchema, (req) => {
+        seen.samples.push(req.params);
+        return { role: 'assistant', content: { type: 'text', text: 'the model says hi' }, model: 'test-model', stopReason: 'endTurn' };
+      });
+    }
+    if (caps.elicitation === undefined) return;
+    c.setRequestHandler(ElicitRequestSchema, (req, extra) => {
+      seen.elicits.push(req.params);
+      if (!seen.holdElicit) return { action: 'accept', content: { username: 'ada', email: 'ada@example.com' } };
+      seen.elicitSignals.push(extra.signal);
+      return new Promise(() => {}); // never answered
+    });
+  };
+  return { seen, setup };
+}
+
+type Connect = (caps: ClientCapabilities, setup: (c: Client) => void) => Promise<Client>;
+
+function textOf(result: unknown): string {
+  const r = CallToolResultSchema.parse(result);
+  return r.content.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join('');
+}
+/** The client_kit tools return the host's answer block as a JSON string. */
+function answerOf(result: unknown): unknown {
+  return JSON.parse(JSON.parse(textOf(result)) as string) as unknown;
+}
+function errorCode(result: unknown): unknown {
+  return (CallToolResultSchema.parse(result)._meta?.['toolgate/error'] as { code?: string } | undefined)?.code;
+}
+
+const transports: [string, (args: string[]) => Promise<{ connect: Connect; close(): Promise<unknown> }>][] = [
+  [
+    'stdio',
+    async (args) => {
+      const servers: { close(): Promise<void> }[] = [];
+      return {
+        connect: async (capabilities, setup) => {
+          const s = await startStdio([...args, '--no-watch'], { capabilities, setup });
+          servers.push(s);
+          return s.client;
+        },
+        close: () => Promise.allSettled(servers.map((s) => s.close())),
+      };
+    },
+  ],
+  [
+    'http',
+    async (args) => {
+      const server = await startHttp(['--http', '127.0.0.1:0', ...args, '--no-watch']);
+      return { connect: (capabilities, setup) => server.connect({ capabilities, setup }), close: () => server.stop() };
+    },
+  ],
+];
+
+describe.each(transports)('a tool and its MCP client over %s', (_name, start) => {
+  let rig: { connect: Connect; close(): Promise<unknown> };
+  beforeAll(async () => {
+    rig = await start(['--manifests', CONFORMANCE, '--manifests', KIT]);
+  });
+  afterAll(async () => {
+    await rig?.close();
+  });
+
+  test("a tool's log lines reach the client at the level it set, in order, before the result", async () => {
+    const { seen, setup } = recorder();
+    const client = await rig.connect(ALL, setup);
+    await client.setLoggingLevel('debug');
+    const result = await client.callTool({ name: 'test_tool_with_logging', arguments: {} });
+    expect(textOf(result)).toBe('Tool with logging executed successfully');
+    expect(seen.logs).toEqual([
+      { level: 'info', logger: 'test_tool_with_logging', data: 'Tool execution started' },
+      { level: 'info', logger: 'test_tool_with_logging', data: 'Tool processing data' },
+      { level: 'info', logger: 'test_tool_with_logging', data: 'Tool execution completed' },
+    ]);
+    // above the tool's level: nothing is sent
+    await client.setLoggingLevel('warning');
+    seen.logs.length = 0;
+    await client.callTool({ name: 'test_tool_with_logging', arguments: {} });
+    expect(seen.logs).toEqual([]);
+  });
+
+  test('Extism log_* and WASI stdout lines of a tool that declared logging reach the client too, at its level', async () => {
+    const { seen, setup } = recorder();
+    const client = await rig.connect(ALL, setup);
+    await client.setLoggingLevel('info');
+    await client.callTool({ name: 'client_extism_log', arguments: {} });
+    expect(seen.logs.map((l) => [l.level, l.data])).toEqual([
+      ['info', 'extism info line'],
+      ['warning', 'extism warn line'],
+      ['info', 'wasi stdout line'],
+    ]);
+  });
+
+  test("a tool's progress goes out on the call's own token, increasing, and toolgate adds none of its own", async () => {
+    const client = await rig.connect(ALL, () => {});
+    const seen: Progress[] = [];
+    const result = await client.request(
+      { method: 'tools/call', params: { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: 'p-1' } } },
+      CallToolResultSchema,
+      { onprogress: (p) => seen.push(p) },
+    );
+    expect(result.isError).toBe(false);
+    expect(seen.map((p) => [p.progress, p.total])).toEqual([[0, 100], [50, 100], [100, 100]]);
+  });
+
+  test('progress that does not increase is not sent (the tool is told)', async () => {
+    const client = await rig.connect(ALL, () => {});
+    const seen: Progress[] = [];
+    const result = await client.request(
+      { method: 'tools/call', params: { name: 'client_progress_back', arguments: {}, _meta: { progressToken: 7 } } },
+      CallToolResultSchema,
+      { onprogress: (p) => seen.push(p) },
+    );
+    expect(textOf(result)).toBe('"101"');
+    expect(seen.map((p) => [p.progress, p.message])).toEqual([[10, 'ten'], [20, undefined]]);
+  });
+
+  test("a tool's sampling request reaches the client and the client's answer reaches the tool", async () => {
+    const { seen, setup } = recorder();
+    const client = await rig.connect(ALL, setup);
+    const result = await client.callTool({ name: 'test_sampling', arguments: { prompt: 'Say hi "politely"' } });
+    expect(textOf(result)).toBe('LLM response: the model says hi');
+    expect(seen.samples).toEqual([{ messages: [{ role: 'user', content: { type: 'text', text: 'Say hi "politely"' } }], maxTokens: 100 }]);
+  });
+
+  test("a tool's elicitation reaches the client's user and the answer reaches the tool", async () => {
+    const { seen, setup } = recorder();
+    const client = await rig.connect(ALL, setup);
+    const result = await client.callTool({ name: 'test_elicitation', arguments: { message: 'Who are you?' } });
+    expect(JSON.parse(textOf(result).replace('User response: ', ''))).toEqual({ action: 'accept', content: { username: 'ada', email: 'ada@example.com' } });
+    expect(seen.elicits[0]?.message).toBe('Who are you?');
+  });
+
+  test('a client that did not declare sampling: the tool is told UNAVAILABLE and its call fails cleanly', async () => {
+    const { seen, setup } = recorder({});
+    const client = await rig.connect({}, setup);
+    const result = await client.callTool({ name: 'test_sampling', arguments: { prompt: 'x' } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('UNAVAILABLE: the client did not declare the sampling capability');
+    expect(seen.samples).toEqual([]);
+  });
+
+  test('a call may make at most 16 elicitation and sampling requests; the rest never reach the client', async () => {
+    const { seen, setup } = recorder();
+    const client = await rig.connect(ALL, setup);
+    const result = await client.callTool({ name: 'client_many_samples', arguments: {} });
+    expect(JSON.parse(textOf(result))).toEqual({ answered: 16, capped: 4 });
+    expect(seen.samples).toHaveLength(16);
+  });
+
+  test("a log flood stops at the call's log budget", async () => {
+    const { seen, setup } = recorder();
+    const client = await rig.connect(ALL, setup);
+    const result = await client.callTool({ name: 'client_log_flood', arguments: {} });
+    expect(Number(textOf(result))).toBe(256);
+    expect(seen.logs).toHaveLength(256);
+  });
+
+  test('a log level outside 0-7 ends the call as a TOOL_ERROR naming the rule', async () => {
+    const client = await rig.connect(ALL, () => {});
+    const result = await client.callTool({ name: 'client_bad_level', arguments: {} });
+    expect(errorCode(result)).toBe('TOOL_ERROR');
+    expect(textOf(result)).toContain('level 9 is not 0 (debug) to 7 (emergency)');
+  });
+
+  test('URL-mode elicitation and params that are not JSON are INVALID_REQUEST and never reach the client', async () => {
+    const { seen, setup } = recorder();
+    const client = await rig.connect(ALL, setup);
+    const url = answerOf(await client.callTool({ name: 'client_elicit_url', arguments: {} }));
+    expect(url).toEqual({ error: { code: 'INVALID_REQUEST', message: 'elicitation params.mode: only "form" is allowed for tools (got "url")' } });
+    const bad = answerOf(await client.callTool({ name: 'client_bad_params', arguments: {} }));
+    expect(bad).toEqual({ error: { code: 'INVALID_REQUEST', message: 'sampling params must be a JSON object' } });
+    expect(seen.elicits).toEqual([]);
+    expect(seen.samples).toEqual([]);
+  });
+
+  test("an elicitation the client never answers ends at the call's deadline (TIMEOUT) and the client's request is cancelled", async () => {
+    const { seen, setup } = recorder();
+    seen.holdElicit = true;
+    const client = await rig.connect(ALL, setup);
+    const result = await client.callTool({ name: 'client_elicit_wait', arguments: {} });
+    expect(errorCode(result)).toBe('TIMEOUT');
+    const signal = seen.elicitSignals[0];
+    expect(signal).toBeDefined();
+    await waitFor('the elicitation to be cancelled', () => (signal?.aborted === true ? true : undefined));
+  });
+
+  test('cancelling the call during an elicitation cancels the request to the client; the tool answers later calls', async () => {
+    const { seen, setup } = recorder();
+    seen.holdElicit = true;
+    const client = await rig.connect(ALL, setup);
+    const controller = new AbortController();
+    const pending = client.callTool({ name: 'client_elicit_wait', arguments: {} }, undefined, { signal: controller.signal });
+    await waitFor('the elicitation request', () => seen.elicitSignals[0]);
+    controller.abort();
+    await expect(pending).rejects.toThrow();
+    await waitFor('the elicitation to be cancelled', () => (seen.elicitSignals[0]?.aborted === true ? true : undefined));
+    seen.holdElicit = false;
+    const again = await client.callTool({ name: 'client_elicit_wait', arguments: {} });
+    expect(answerOf(again)).toEqual({ action: 'accept', content: { username: 'ada', email: 'ada@example.com' } });
+  });
+});
+
+describe('policy in front of what a tool asks its client', () => {
+  test("a client-requests policy denies a tool's sampling: the client is never asked and the tool gets DENIED", async () => {
+    const dir = await tempDir();
+    try {
+      await mkdir(join(dir.path, 'set'));
+      await writeFile(
+        join(dir.path, 'set/p.yaml'),
+        'entries:\n  - id: no-sampling\n    use: client-requests\n    with: { deny: [sampling], reason: the model budget is not for tools }\n',
+      );
+      const { seen, setup } = recorder();
+      const s = await startStdio(['--manifests', CONFORMANCE, '--policies', join(dir.path, 'set'), '--no-watch'], { capabilities: ALL, setup });
+      try {
+        const result = await s.client.callTool({ name: 'test_sampling', arguments: { prompt: 'spend tokens' } });
+        expect(result.isError).toBe(true);
+        expect(textOf(result)).toBe('DENIED: sampling request denied by policy: the model budget is not for tools (policy "no-sampling")');
+        expect(seen.samples).toEqual([]);
+        // elicitation is not covered by this entry
+        const asked = await s.client.callTool({ name: 'test_elicitation', arguments: { message: 'ok?' } });
+        expect(asked.isError).toBe(false);
+        expect(seen.elicits).toHaveLength(1);
+      } finally {
+        await s.close();
+      }
+    } finally {
+      await dir.remove();
+    }
+  });
+
+  test("client-requests max_tokens denies a sampling request that asks for more; one within it goes through", async () => {
+    const dir = await tempDir();
+    try {
+      await writeFile(join(dir.path, 'p.yaml'), 'entries:\n  - id: small-samples\n    use: client-requests\n    with: { max_tokens: 50 }\n');
+      const { seen, setup } = recorder();
+      const s = await startStdio(['--manifests', CONFORMANCE, '--manifests', KIT, '--policies', dir.path, '--no-watch'], { capabilities: ALL, setup });
+      try {
+        const big = await s.client.callTool({ name: 'test_sampling', arguments: { prompt: 'p' } });
+        expect(textOf(big)).toContain('a sampling request may ask for at most 50 tokens (asked 100)');
+        const small = answerOf(await s.client.callTool({ name: 'client_sample_once', arguments: {} })) as { model?: string };
+        expect(small.model).toBe('test-model');
+        expect(seen.samples).toHaveLength(1);
+      } finally {
+        await s.close();
+      }
+    } finally {
+      await dir.remove();
+    }
+  });
+});
