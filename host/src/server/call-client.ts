@@ -54,9 +54,23 @@ export interface CallClientOptions {
   callId: string;
 }
 
-export function mcpCallClient(o: CallClientOptions): CallClient {
+/**
+ * The SDK's clients handle a notification a microtask later but a response at once, and drop a
+ * progress notification whose request has already been answered: when a tool's last progress and
+ * its result arrive in one read, that progress is lost. Answering at least this long after the
+ * last progress keeps them in separate reads in practice.
+ */
+export const PROGRESS_SETTLE_MS = 15;
+
+export interface SessionCallClient extends CallClient {
+  /** Resolves once the answer may follow the tool's last progress notification. */
+  settled(): Promise<void>;
+}
+
+export function mcpCallClient(o: CallClientOptions): SessionCallClient {
   const token = o.extra._meta?.progressToken;
   let lastProgress = Number.NEGATIVE_INFINITY;
+  let lastProgressAt = Number.NEGATIVE_INFINITY;
   const notify = async (notification: ServerNotification): Promise<boolean> => {
     try {
       await o.extra.sendNotification(notification);
@@ -67,6 +81,10 @@ export function mcpCallClient(o: CallClientOptions): CallClient {
     }
   };
   return {
+    settled() {
+      const wait = lastProgressAt + PROGRESS_SETTLE_MS - performance.now();
+      return wait > 0 ? new Promise((r) => setTimeout(r, wait)) : Promise.resolve();
+    },
     async log(level, data, logger) {
       if (severity(level) < severity(o.logLevel() ?? DEFAULT_CLIENT_LOG_LEVEL)) return false;
       return notify({ method: 'notifications/message', params: { level, logger, data } });
@@ -75,6 +93,7 @@ export function mcpCallClient(o: CallClientOptions): CallClient {
       // MCP: progress must increase with each notification; a value that does not is not sent
       if (token === undefined || !(progress > lastProgress)) return false;
       lastProgress = progress;
+      lastProgressAt = performance.now();
       return notify({
         method: 'notifications/progress',
         params: { progressToken: token, progress, ...(total !== undefined ? { total } : {}), ...(message !== undefined && message !== '' ? { message } : {}) },

@@ -92,6 +92,7 @@ export function createMcpServer(core: SidecarCore): Server {
       // Unregistered between the check above and dispatch: still the client's mistake.
       if (result.error?.code === 'UNKNOWN_TOOL') throw UNKNOWN_TOOL(name);
       if (ownProgress) await progress(1, result.isError ? `${name} failed` : `${name} done`);
+      else await client.settled();
       return toCallToolResult(result, callId);
     } catch (err) {
       if (err instanceof ServerClosingError) throw new RpcError(-32000, err.message);
