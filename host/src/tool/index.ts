@@ -1,6 +1,5 @@
 // The tool model: definitions, validation, the model-visible projection and the registry.
 export * from './types.js';
-export * from './client.js';
 export { ToolFailure } from './errors.js';
 export { ToolDefinitionError } from './definition-error.js';
 export { defineTool, isTool, TOOL_NAME_RE, type Tool, type ArgsCheck } from './define.js';
