@@ -1,7 +1,8 @@
 // Which calls may run on the calling thread (issue 15, docs/decisions.md "Calls on the calling
-// thread"): a tool with no network, no file access and no MCP client features cannot block on the outside, and re-running
-// one from scratch has no effect outside its instance, so it may run in-thread, preempted by the
-// fuel check in its module, and move to a worker past its time slice. Everything else runs in a worker.
+// thread"): a tool with no network, no file access and no MCP client features cannot block on the
+// outside, and re-running one from scratch has no effect outside its instance, so it may run
+// in-thread, preempted by the fuel check in its module, and move to a worker past its time slice.
+// Everything else runs in a worker.
 import type { CallControl } from './call-control.js';
 import { MoveToWorker } from './in-thread.js';
 import type { InstancePool, PoolStats } from './pool.js';
