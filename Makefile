@@ -29,8 +29,11 @@ toolchains:
 toolchains-test:
 	@scripts/toolchains.sh test
 
+# tsc writes dist/; esbuild then bundles the command and the instance worker over their tsc output
+# (scripts/bundle.mjs), so `toolgate` starts from one file instead of hundreds of modules.
 build: node_modules
 	npx tsc -p tsconfig.build.json
+	node scripts/bundle.mjs
 	@chmod +x dist/cli/main.js 2>/dev/null || true
 
 typecheck: node_modules

@@ -15,7 +15,20 @@ interface Builtin {
   labelled?: boolean;
 }
 
-const TOKEN_PATTERNS: readonly Builtin[] = [
+interface Builtins {
+  tokens: readonly Builtin[];
+  labelled: readonly Builtin[];
+  email: Builtin;
+}
+let compiled: Builtins | undefined;
+
+/** Compiled on first use: at module load they cost every start-up ~40-100 ms (RE2 compiles). */
+function builtins(): Builtins {
+  compiled ??= { tokens: tokenPatterns(), labelled: labelledPatterns(), email: emailPattern() };
+  return compiled;
+}
+
+const tokenPatterns = (): readonly Builtin[] => [
   String.raw`\bgh[pousr]_[A-Za-z0-9]{20,}\b`, // GitHub tokens
   String.raw`\bgithub_pat_[A-Za-z0-9_]{20,}\b`,
   String.raw`\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}\b`, // OpenAI / Anthropic style keys
@@ -25,7 +38,7 @@ const TOKEN_PATTERNS: readonly Builtin[] = [
   String.raw`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`,
 ].map((p) => ({ re: linearRegex(p) }));
 
-const LABELLED: readonly Builtin[] = [
+const labelledPatterns = (): readonly Builtin[] => [
   { re: linearRegex(String.raw`\b((?:Bearer|Basic)\s+)[A-Za-z0-9._~+/=-]{8,}`, { ignoreCase: true }), words: ['bearer', 'basic'], labelled: true },
   {
     re: linearRegex(String.raw`\b((?:api[_-]?key|access[_-]?token|auth[_-]?token|secret|password|passwd|token)["']?\s*[:=]\s*["']?)[^\s"',;]{4,}`, { ignoreCase: true }),
@@ -34,7 +47,7 @@ const LABELLED: readonly Builtin[] = [
   },
 ];
 
-const EMAIL: Builtin = { re: linearRegex(String.raw`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b`), words: ['@'] };
+const emailPattern = (): Builtin => ({ re: linearRegex(String.raw`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b`), words: ['@'] });
 
 function apply(text: string, p: Builtin, mark: string): string {
   if (p.words !== undefined) {
@@ -62,10 +75,10 @@ export function redactText(text: string, options: RedactOptions = {}): string {
     if (v.length >= 4) out = out.split(v).join(mark);
   }
   if (options.tokens !== false) {
-    for (const p of TOKEN_PATTERNS) out = apply(out, p, mark);
-    for (const p of LABELLED) out = apply(out, p, mark);
+    for (const p of builtins().tokens) out = apply(out, p, mark);
+    for (const p of builtins().labelled) out = apply(out, p, mark);
   }
-  if (options.emails !== false) out = apply(out, EMAIL, mark);
+  if (options.emails !== false) out = apply(out, builtins().email, mark);
   for (const re of options.patterns ?? []) out = re.replaceAll(out, mark);
   return out;
 }

@@ -3,9 +3,20 @@
 export type { SandboxLimits } from './limits.js';
 export { DEFAULT_LIMITS } from './limits.js';
 export type { SandboxExecution, SandboxToolSpec } from './spec.js';
+import type { SandboxToolSpec } from './spec.js';
+import type { SandboxTool } from './tool.js';
 export type { SandboxTool } from './tool.js';
-export { loadSandboxTool } from './tool.js';
+
+/**
+ * Checks and compiles the module and returns the tool. The sandbox's code (module preparation,
+ * instances, pool, HTTP gate) loads on the first call of this, not when the door is imported: a
+ * server lists its tools before any module is compiled, and start-up does not pay for it.
+ */
+export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxTool> {
+  const tool = await import('./tool.js');
+  return tool.loadSandboxTool(spec);
+}
 export { SandboxLoadError, type SandboxLoadErrorCode } from './load-error.js';
 export type { PoolStats as SandboxStats } from './pool.js';
 // The allowed_hosts grammar is the sandbox's; manifests validate and describe entries with it.
-export { matchHost, parseHostPattern, type HostPattern } from './http/index.js';
+export { matchHost, parseHostPattern, type HostPattern } from '../host-grammar/index.js';

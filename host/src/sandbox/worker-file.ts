@@ -1,4 +1,5 @@
-// Workers run compiled JavaScript. From dist/ the worker sits next to this module; from the
+// Workers run compiled JavaScript. From dist/ the worker sits next to this module (or, from the
+// bundled command, under dist/sandbox/worker); from the
 // TypeScript sources (vitest) it is taken from the build output under <repo>/dist/sandbox.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -9,9 +10,10 @@ let resolved: URL | undefined;
 export function instanceWorkerFile(): URL {
   if (resolved) return resolved;
   const here = new URL('./worker/instance-worker.js', import.meta.url);
+  // In the bundled command (scripts/bundle.mjs) this code runs from dist/cli/main.js.
   const candidates = import.meta.url.endsWith('.ts')
     ? [new URL('../../../dist/sandbox/worker/instance-worker.js', import.meta.url)]
-    : [here];
+    : [here, new URL('../sandbox/worker/instance-worker.js', import.meta.url)];
   for (const c of candidates) {
     if (existsSync(fileURLToPath(c))) {
       resolved = c;
