@@ -1,21 +1,19 @@
 // Bundles the `toolgate` command and the sandbox's instance worker with esbuild, over the files tsc
 // wrote to dist/ (same paths, so package.json "bin" and the worker lookup are unchanged). One file
 // each instead of hundreds of modules: start-up stops paying Node's per-module resolution, file
-// reads and compiles (measured in `make bench`, "Start-up and per-call cost"). Lazily imported
-// modules (the commands, WASI, undici) stay lazy: esbuild wraps them and runs them on first import.
+// reads and compiles (measured in `make bench`). Lazily imported modules (the commands, the
+// sandbox, WASI, undici) stay lazy.
+import { readdirSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const root = new URL('../', import.meta.url);
 const at = (p) => new URL(p, root).pathname;
 
-await build({
-  entryPoints: {
-    'cli/main': at('host/src/cli/main.ts'),
-    'sandbox/worker/instance-worker': at('host/src/sandbox/worker/instance-worker.ts'),
-  },
-  outdir: at('dist'),
+// chunk names carry a content hash: the previous build's chunks go first
+for (const f of readdirSync(at('dist/cli'))) if (/^chunk-.*\.js$/.test(f)) rmSync(at(`dist/cli/${f}`));
+
+const common = {
   bundle: true,
-  splitting: false,
   format: 'esm',
   platform: 'node',
   target: 'node20',
@@ -23,4 +21,22 @@ await build({
   banner: { js: "import { createRequire as __tgCreateRequire } from 'node:module'; const require = __tgCreateRequire(import.meta.url);" },
   legalComments: 'none',
   logLevel: 'warning',
+};
+
+// The command: lazily imported code goes to chunks beside it (dist/cli/chunk-*.js), so what those
+// import from Node (node:wasi, whose import prints a warning) loads only when they do.
+await build({
+  ...common,
+  entryPoints: { 'cli/main': at('host/src/cli/main.ts') },
+  outdir: at('dist'),
+  splitting: true,
+  chunkNames: 'cli/chunk-[hash]',
+});
+
+// The instance worker: one file (it loads everything it has at boot anyway).
+await build({
+  ...common,
+  entryPoints: { 'sandbox/worker/instance-worker': at('host/src/sandbox/worker/instance-worker.ts') },
+  outdir: at('dist'),
+  splitting: false,
 });
