@@ -3,6 +3,7 @@
 let undici: Promise<typeof import('undici')> | undefined;
 
 export function loadUndici(): Promise<typeof import('undici')> {
-  undici ??= import('undici');
+  // undici is CommonJS: in the bundled command its namespace may carry the exports on `default`
+  undici ??= import('undici').then((m) => ('Pool' in m && typeof m.Pool === 'function' ? m : (m as unknown as { default: typeof m }).default));
   return undici;
 }
