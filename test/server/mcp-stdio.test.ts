@@ -77,16 +77,20 @@ describe('toolgate serve --stdio', () => {
     const ac = new AbortController();
     const pending = s.client.callTool({ name: 'spin', arguments: {} }, undefined, { signal: ac.signal });
     // the spin instance is up (a worker thread more) and burning a core
-    const spinning = await waitFor('the spin instance to start', () => (threadCount(s.pid) > before ? threadCount(s.pid) : undefined));
+    await waitFor('the spin instance to start', () => (threadCount(s.pid) > before ? true : undefined));
     // (a shared machine: the spinning thread gets what the scheduler gives it)
     expect(await cpuShare(s.pid, 300)).toBeGreaterThan(0.2);
+    // counted once it is surely running, with whatever threads it started
+    const spinning = threadCount(s.pid);
     const t0 = performance.now();
     ac.abort();
     await expect(pending).rejects.toThrow(/abort/i);
     expect(performance.now() - t0).toBeLessThan(1000);
     // torn down: nothing spins any more; at most an idle replacement took its place
     await waitFor('the spinning instance to stop', async () => ((await cpuShare(s.pid, 200)) < 0.1 ? true : undefined));
-    expect(threadCount(s.pid)).toBeLessThanOrEqual(spinning);
+    // a worker's exit is asynchronous and the process may start other threads meanwhile, so wait for the count to settle
+    // rather than sampling it once; a spin instance that was never torn down keeps it (and the CPU share) up
+    await waitFor('the thread count to come back down', () => (threadCount(s.pid) <= spinning ? true : undefined), 5_000);
     const next = await s.client.callTool({ name: 'wasm_echo', arguments: { text: 'after' } });
     expect(next.structuredContent).toEqual({ text: 'after' });
     // and the spinning tool itself still answers (its deadline here is the short one)
