@@ -1,5 +1,6 @@
 // A list of undo actions. Disposing runs them newest-first; every registration is removed at once
 // (synchronously), and asynchronous cleanups such as a tool's dispose() are awaited together.
+// disposeInTurn() instead awaits each before the next, for resources that depend on one another.
 import type { Logger } from 'pino';
 
 export type Disposer = () => void | Promise<void>;
@@ -43,6 +44,22 @@ export class Scope {
     for (const entry of this.#effects.reverse()) pending.push(this.#run(entry));
     this.#effects = [];
     this.#closing = Promise.all(pending).then(() => undefined);
+    return this.#closing;
+  }
+
+  /**
+   * Like dispose(), but each undo action starts only once the newer one has finished: for resources
+   * released in turn, where an older one serves a newer one until it is gone (a server's transport
+   * closes before the tools it serves are disposed).
+   */
+  disposeInTurn(): Promise<void> {
+    if (this.#closing) return this.#closing;
+    this.#disposed = true;
+    const effects = this.#effects.reverse();
+    this.#effects = [];
+    this.#closing = (async () => {
+      for (const entry of effects) await this.#run(entry);
+    })();
     return this.#closing;
   }
 

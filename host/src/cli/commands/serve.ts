@@ -1,139 +1,17 @@
 // `toolgate serve`: the sidecar. MCP over stdio (default) or Streamable HTTP, plus the plain HTTP
 // API, over one runtime whose manifest folders are watched while serving.
-import { Readable } from 'node:stream';
 import type { ApprovalService } from '../../pipeline/index.js';
+import { Scope } from '../../plugin/index.js';
 import type { Runtime } from '../runtime.js';
 import {
-  DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, isLoopback, reserveStdout, ManifestTools, newApprovalSecret, parseBindAddress, removeApprovalSecret,
-  serveHttp, serveStdio, writeApprovalSecret,
-  SessionApprovals, SidecarCore, sinkWritable, type HttpMount, type PendingApprovals, type BindAddress, type ChangeSource, type MetricsSource,
+  reserveStdout, ManifestTools, SessionApprovals, SidecarCore, type PendingApprovals, type ChangeSource, type MetricsSource,
 } from '../../server/index.js';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
 import { toolgateVersion } from '../package-root.js';
-import { describePolicySource, POLICY_FLAGS, policyFlagsHelp, policyChoice, type PolicyChoice } from '../policy-source.js';
-import { logChoice, type LogChoice } from '../logging.js';
-import { manifestsHelp } from '../tool-lookup.js';
-import { LOG_FLAGS, logFlagsHelp, parseFlags, UsageError } from '../usage.js';
-
-const HELP = `Usage: toolgate serve [--stdio | --http [HOST:]PORT] [--manifests PATH]... [--policies DIR|none]
-                     [--policy-set NAME] [--builtin-tools] [--token TOKEN]
-                     [--allowed-host NAME]... [--allow-origin ORIGIN]... [-v|-q]
-
-Serves the tools to agents: MCP over stdio (the default) or over Streamable HTTP at /mcp, and
-on the same HTTP port a plain API (GET /v1/tools, POST /v1/tools/NAME/call, GET /v1/approvals,
-POST /v1/approvals/ID, GET /metrics, GET /healthz) and a page for the person who answers
-approvals at /ui (sign in with the approver credential). The approval routes need the approver
-credential as a bearer token: --token when set, else a random approval secret made at each start,
-written 0600 to $TOOLGATE_HOME/approval-secret and shown on the terminal. Manifest folders are watched: adding,
-changing or removing a manifest updates the tool list and notifies clients (tools/list_changed).
-Without --manifests the installed store is served and watched too, so a tool installed or
-uninstalled with 'toolgate install' / 'uninstall' appears or goes while serving. Agents see
-only those tools; the built-in echo (a 'toolgate call echo' smoke test) only with --builtin-tools.
-The policy set in force, and where it came from, is printed on stderr at start.
-
-Options:
-  --stdio                 MCP over stdin/stdout (stdout carries only JSON-RPC; logs go to stderr)
-  --http [HOST:]PORT      listen on HOST:PORT, or a bare PORT on 127.0.0.1 (port 0 = any free port;
-                          the address is printed on stderr). Anything other than loopback needs a
-                          token.
-${manifestsHelp(26)}
-${policyFlagsHelp(26)}
-  --builtin-tools         also serve the built-in echo tool
-  --token TOKEN           bearer token every HTTP request must carry (default $TOOLGATE_TOKEN)
-  --allowed-host NAME     a name the Host header may carry (repeatable; default: loopback names)
-  --allow-origin ORIGIN   a browser origin allowed to call (repeatable; default: none)
-  --max-body BYTES        request body cap, answered 413 above it (default ${DEFAULT_MAX_BODY_BYTES})
-  --max-concurrent N      open requests per client, answered 429 above it (default ${DEFAULT_MAX_CONCURRENT})
-  --max-sessions N        HTTP MCP sessions at once; at the cap the least recently used idle one
-                          is closed for a new client (default ${DEFAULT_MAX_SESSIONS})
-  --session-idle-timeout MS  an HTTP MCP session with no request for this long is closed
-                          (default ${DEFAULT_SESSION_IDLE_MS})
-  --shutdown-timeout MS   on SIGTERM/SIGINT, how long running calls may finish; the process exits
-                          within about a second after it (default 10000)
-  --no-watch              do not watch the manifest folders, the store and the policy set
-${logFlagsHelp(26)}
-  -h, --help              show this help
-
-Exit status: 0 after a clean shutdown, 2 usage or configuration error.`;
-
-interface ServeFlags {
-  http: BindAddress | undefined;
-  manifests: string[];
-  policy: PolicyChoice;
-  builtinTools: boolean;
-  token: string | undefined;
-  allowedHosts: string[];
-  allowOrigins: string[];
-  maxBody: number;
-  maxConcurrent: number;
-  maxSessions: number;
-  sessionIdleMs: number;
-  shutdownMs: number;
-  watch: boolean;
-  log: LogChoice;
-}
-
-function positiveInt(flag: string, text: string | undefined, fallback: number): number {
-  if (text === undefined) return fallback;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag}: must be a positive integer, got "${text}"`);
-  return n;
-}
-
-function parse(argv: string[], env: NodeJS.ProcessEnv): ServeFlags {
-  const parsed = parseFlags(
-    argv,
-    {
-      stdio: { type: 'boolean', default: false },
-      http: { type: 'string' },
-      manifests: { type: 'string', multiple: true },
-      ...POLICY_FLAGS,
-      'builtin-tools': { type: 'boolean', default: false },
-      token: { type: 'string' },
-      'allowed-host': { type: 'string', multiple: true },
-      'allow-origin': { type: 'string', multiple: true },
-      'max-body': { type: 'string' },
-      'max-concurrent': { type: 'string' },
-      'shutdown-timeout': { type: 'string' },
-      'max-sessions': { type: 'string' },
-      'session-idle-timeout': { type: 'string' },
-      'no-watch': { type: 'boolean', default: false },
-      ...LOG_FLAGS,
-    },
-    { min: 0, max: 0 },
-  );
-  const v = parsed.values;
-  if (v.stdio === true && v.http !== undefined) throw new UsageError('give either --stdio or --http, not both');
-  let http: BindAddress | undefined;
-  if (v.http !== undefined) {
-    try {
-      // A bare port is loopback: the safe default, as `--http 8787` reads.
-      http = parseBindAddress(/^\d+$/.test(v.http) ? `127.0.0.1:${v.http}` : v.http);
-    } catch (err) {
-      throw new UsageError(err instanceof Error ? err.message : String(err), { showUsage: true });
-    }
-  }
-  const token = v.token ?? env.TOOLGATE_TOKEN;
-  if (http !== undefined && !isLoopback(http.host) && (token === undefined || token === '')) {
-    throw new UsageError(`--http ${v.http ?? ''}: refusing to listen off loopback without a bearer token; set --token or TOOLGATE_TOKEN`);
-  }
-  return {
-    http,
-    manifests: v.manifests ?? [],
-    policy: policyChoice(v),
-    builtinTools: v['builtin-tools'] === true,
-    token: token === '' ? undefined : token,
-    allowedHosts: v['allowed-host'] ?? [],
-    allowOrigins: v['allow-origin'] ?? [],
-    maxBody: positiveInt('--max-body', v['max-body'], DEFAULT_MAX_BODY_BYTES),
-    maxConcurrent: positiveInt('--max-concurrent', v['max-concurrent'], DEFAULT_MAX_CONCURRENT),
-    maxSessions: positiveInt('--max-sessions', v['max-sessions'], DEFAULT_MAX_SESSIONS),
-    sessionIdleMs: positiveInt('--session-idle-timeout', v['session-idle-timeout'], DEFAULT_SESSION_IDLE_MS),
-    shutdownMs: positiveInt('--shutdown-timeout', v['shutdown-timeout'], 10_000),
-    watch: v['no-watch'] !== true,
-    log: logChoice(v),
-  };
-}
+import { describePolicySource } from '../policy-source.js';
+import { UsageError } from '../usage.js';
+import { parseServeFlags, SERVE_HELP, type ServeFlags } from './serve-flags.js';
+import { startHttp, startStdio, type Transport } from './serve-transport.js';
 
 /** What the policy engine offers the server (see policyLink). */
 interface PolicyLink {
@@ -184,31 +62,15 @@ function stopRequested(io: CliIO, also: Promise<unknown>): { reason: Promise<str
   };
 }
 
-/**
- * The secret goes to the terminal only when stderr is one: stderr that is not a terminal is
- * usually a log file, and the file (0600) is where programs read it from.
- */
-function approvalSecretNotice(io: CliIO, secret: string, file: string): string {
-  const stderrIsTTY = io.stderrIsTTY ?? process.stderr.isTTY === true;
-  const shown = stderrIsTTY ? `approval secret ${secret} (also in ${file})` : `approval secret in ${file}`;
-  return `toolgate serve: approvals need Authorization: Bearer <secret>; ${shown}\n`;
-}
-
-/** The /ui page (loaded only for --http). */
-async function pageMount(runtime: Runtime, core: SidecarCore, manifests: ManifestTools): Promise<HttpMount> {
-  const [{ uiMount }, { uiSources }] = await Promise.all([import('../../ui/index.js'), import('../ui-sources.js')]);
-  return uiMount(await uiSources(runtime, core, manifests));
-}
-
 /** What shutdown may take after the running calls are answered or cancelled. */
 const TEARDOWN_MS = 400;
 
 export const serveCommand: Command = {
   path: ['serve'],
   summary: 'serve the tools over MCP (stdio or HTTP) and a plain HTTP API',
-  help: HELP,
+  help: SERVE_HELP,
   async run(argv: string[], io: CliIO): Promise<ExitCode> {
-    const flags = parse(argv, io.env);
+    const flags = parseServeFlags(argv, io.env);
     // Before anything loads policy modules or tools: from here on only JSON-RPC reaches stdout.
     const stdout = flags.http === undefined && io.processStdio === true ? reserveStdout() : undefined;
     try {
@@ -223,8 +85,34 @@ async function serve(flags: ServeFlags, io: CliIO, writeStdout: (text: string) =
   const since = (t: number) => Math.round(performance.now() - t);
   const t0 = performance.now();
   const approvals = new SessionApprovals();
+  const runtime = await startRuntime(flags, io, approvals);
+  const log = runtime.logger;
+  // One line at start: which set guards this server, and where it came from.
+  io.stderr(`toolgate serve: ${describePolicySource(runtime.policySource)}\n`);
+  log.debug({ ms: since(t0), sinceProcessStart: Math.round(performance.now()) }, 'runtime ready');
+  // Everything started from here is released once, newest first, whichever way serving ends.
+  const resources = new Scope(log);
+  resources.add('runtime', () => runtime.dispose());
+  let serving: Serving;
+  try {
+    serving = await startServing(flags, io, runtime, approvals, writeStdout, resources);
+  } catch (err) {
+    await resources.disposeInTurn();
+    throw err;
+  }
+  log.debug({ ms: since(t0), sinceProcessStart: Math.round(performance.now()), tools: runtime.tools.list().length }, 'serving');
+  await shutDownWhenAsked(flags, io, serving, log);
+  // The answers are written; the rest of the teardown gets what is left of a second, so the
+  // process exits within the shutdown timeout plus about one second whatever hangs.
+  await Promise.race([resources.disposeInTurn(), new Promise((r) => setTimeout(r, TEARDOWN_MS).unref())]);
+  log.flush();
+  return EXIT.ok;
+}
+
+/** The runtime with serve's settings; its manifests are loaded by ManifestTools (startServing). */
+async function startRuntime(flags: ServeFlags, io: CliIO, approvals: SessionApprovals): Promise<Runtime> {
   const { createRuntime } = await import('../runtime.js');
-  const runtime = await createRuntime({
+  return createRuntime({
     io,
     manifests: flags.manifests,
     ...flags.policy,
@@ -232,113 +120,91 @@ async function serve(flags: ServeFlags, io: CliIO, writeStdout: (text: string) =
     approval: approvals,
     watchPolicies: flags.watch,
     log: flags.log,
-    // Loaded below through ManifestTools, which can also reload and unregister them.
+    // Loaded through ManifestTools, which can also reload and unregister them.
     loadManifests: false,
   });
-  const log = runtime.logger;
-  // One line at start: which set guards this server, and where it came from.
-  io.stderr(`toolgate serve: ${describePolicySource(runtime.policySource)}\n`);
-  log.debug({ ms: since(t0), sinceProcessStart: Math.round(performance.now()) }, 'runtime ready');
+}
+
+/** What is running once serve has started: the core and the transport in front of it. */
+interface Serving {
+  core: SidecarCore;
+  transport: Transport;
+}
+
+/** The manifest tools, the core and the transport, each added to `resources` as it starts. */
+async function startServing(
+  flags: ServeFlags, io: CliIO, runtime: Runtime, approvals: SessionApprovals, writeStdout: (text: string) => void, resources: Scope,
+): Promise<Serving> {
   const link = policyLink(runtime, approvals);
   approvals.fallback = link.fallback;
-  // Without --manifests the installed store is served too, re-resolved on every sync and watched,
-  // so `toolgate install` / `uninstall` show up in a running server.
-  const { installedSource } = await import('../manifest-loader.js');
-  const store = flags.manifests.length > 0 ? undefined : installedSource(runtime.storeDir, log);
-  // Modules compile in the background once the first tools/list is answered (or after 1 s):
-  // the client's first answer does not wait behind twenty compiles.
-  let listed: () => void = () => {};
-  const firstListed = new Promise<void>((resolve) => {
-    listed = resolve;
-    setTimeout(resolve, 1000).unref();
-  });
-  const manifests = new ManifestTools({
-    dirs: runtime.manifestDirs,
-    backgroundAfter: firstListed,
-    ...(store !== undefined ? { moreDirs: () => store.dirs(), watchAlso: store.watch } : {}),
-    ctx: runtime.host.root,
-    logger: log,
-    compile: 'background',
-  });
-  // Watching starts before the first sync, so a file written during it is not missed.
-  if (flags.watch) manifests.watch();
+  const listing = firstListing();
+  const manifests = await startManifestTools(flags, runtime, listing.done, resources);
   try {
-    await manifests.sync();
-  } catch (err) {
-    await manifests.close();
-    await runtime.dispose();
-    throw err;
-  }
-  let core: SidecarCore | undefined;
-  let closeTransport: () => Promise<void> = async () => {};
-  let stopAccepting: () => void = () => {};
-  let stdinClosed: Promise<unknown> = new Promise(() => {});
-  try {
-    core = new SidecarCore({
+    const core = new SidecarCore({
       runtime,
       approvals,
       version: toolgateVersion(),
       ...(link.metrics !== undefined ? { metrics: link.metrics } : {}),
       approvalQueue: link.queue,
       policyChanges: link.changes,
-      onToolsListed: () => listed(),
+      onToolsListed: listing.listed,
     });
-    if (flags.http !== undefined) {
-      // Without a token, approvals need a per-start secret that only the operator can read.
-      const secret = flags.token === undefined ? newApprovalSecret() : undefined;
-      const secretFile = secret === undefined ? undefined : await writeApprovalSecret(runtime.storeDir, secret);
-      const http = await serveHttp(core, {
-        mounts: [await pageMount(runtime, core, manifests)],
-        bind: flags.http,
-        ...(flags.token !== undefined ? { token: flags.token } : {}),
-        ...(secret !== undefined ? { approvalSecret: secret } : {}),
-        allowedHosts: flags.allowedHosts,
-        allowedOrigins: flags.allowOrigins,
-        maxBodyBytes: flags.maxBody,
-        maxConcurrentPerClient: flags.maxConcurrent,
-        maxSessions: flags.maxSessions,
-        sessionIdleMs: flags.sessionIdleMs,
-      });
-      io.stderr(`toolgate serve: listening on ${http.url}/mcp (API at ${http.url}/v1, approvals page at ${http.url}/ui)\n`);
-      if (secret !== undefined && secretFile !== undefined) io.stderr(approvalSecretNotice(io, secret, secretFile));
-      closeTransport = async () => {
-        await http.close();
-        if (secret !== undefined && secretFile !== undefined) await removeApprovalSecret(secretFile, secret);
-      };
-      stopAccepting = () => http.stopAccepting();
-    } else {
-      const stdin = io.stdin instanceof Readable ? io.stdin : new Readable().wrap(io.stdin);
-      const session = await serveStdio(core, stdin, sinkWritable(writeStdout));
-      stdinClosed = session.closed;
-      closeTransport = () => session.close();
-    }
+    resources.add('core', () => core.close());
+    const transport = flags.http !== undefined
+      ? await startHttp(flags, flags.http, io, { runtime, core, manifests }, resources)
+      : await startStdio(io, core, writeStdout, resources);
+    return { core, transport };
   } catch (err) {
-    core?.close();
-    await manifests.close();
-    await runtime.dispose();
     if (err instanceof Error && 'code' in err && (err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL')) {
       throw new UsageError(`--http: cannot listen: ${err.message}`);
     }
     throw err;
   }
+}
 
-  log.debug({ ms: since(t0), sinceProcessStart: Math.round(performance.now()), tools: runtime.tools.list().length }, 'serving');
-  const stop = stopRequested(io, stdinClosed);
+/**
+ * Modules compile in the background once the first tools/list is answered (or after 1 s): the
+ * client's first answer does not wait behind twenty compiles.
+ */
+function firstListing(): { done: Promise<void>; listed: () => void } {
+  let listed: () => void = () => {};
+  const done = new Promise<void>((resolve) => {
+    listed = resolve;
+    setTimeout(resolve, 1000).unref();
+  });
+  return { done, listed: () => listed() };
+}
+
+/**
+ * The manifest folders' tools, synced once and watched unless --no-watch. Without --manifests the
+ * installed store is served too, re-resolved on every sync and watched, so `toolgate install` /
+ * `uninstall` show up in a running server.
+ */
+async function startManifestTools(flags: ServeFlags, runtime: Runtime, backgroundAfter: Promise<void>, resources: Scope): Promise<ManifestTools> {
+  const { installedSource } = await import('../manifest-loader.js');
+  const store = flags.manifests.length > 0 ? undefined : installedSource(runtime.storeDir, runtime.logger);
+  const manifests = new ManifestTools({
+    dirs: runtime.manifestDirs,
+    backgroundAfter,
+    ...(store !== undefined ? { moreDirs: () => store.dirs(), watchAlso: store.watch } : {}),
+    ctx: runtime.host.root,
+    logger: runtime.logger,
+    compile: 'background',
+  });
+  resources.add('manifest tools', () => manifests.close());
+  // Watching starts before the first sync, so a file written during it is not missed.
+  if (flags.watch) manifests.watch();
+  await manifests.sync();
+  return manifests;
+}
+
+/** Waits for SIGTERM, SIGINT or the end of stdin, then stops taking requests and drains the calls. */
+async function shutDownWhenAsked(flags: ServeFlags, io: CliIO, { core, transport }: Serving, log: Runtime['logger']): Promise<void> {
+  const stop = stopRequested(io, transport.stdinClosed);
   const why = await stop.reason;
   stop.dispose();
   log.info({ reason: why }, 'shutting down');
-  stopAccepting();
+  transport.stopAccepting();
   const aborted = await core.calls.drain(flags.shutdownMs);
   if (aborted > 0) io.stderr(`toolgate serve: ${aborted} call(s) still running after ${flags.shutdownMs} ms were cancelled\n`);
-  // The answers are written; the rest of the teardown gets what is left of a second, so the
-  // process exits within the shutdown timeout plus about one second whatever hangs.
-  const teardown = (async () => {
-    await closeTransport();
-    core.close();
-    await manifests.close();
-    await runtime.dispose();
-  })();
-  await Promise.race([teardown.catch((err: unknown) => log.warn({ err }, 'teardown failed')), new Promise((r) => setTimeout(r, TEARDOWN_MS).unref())]);
-  log.flush();
-  return EXIT.ok;
 }

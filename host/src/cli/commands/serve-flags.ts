@@ -1,0 +1,123 @@
+// `toolgate serve`'s help and flags: what the command line may say, checked before anything starts.
+import {
+  DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, isLoopback, parseBindAddress, type BindAddress,
+} from '../../server/index.js';
+import { logChoice, type LogChoice } from '../logging.js';
+import { POLICY_FLAGS, policyFlagsHelp, policyChoice, type PolicyChoice } from '../policy-source.js';
+import { manifestsHelp } from '../tool-lookup.js';
+import { LOG_FLAGS, logFlagsHelp, parseFlags, UsageError } from '../usage.js';
+import type { HttpFlags } from './serve-transport.js';
+
+export const SERVE_HELP = `Usage: toolgate serve [--stdio | --http [HOST:]PORT] [--manifests PATH]... [--policies DIR|none]
+                     [--policy-set NAME] [--builtin-tools] [--token TOKEN]
+                     [--allowed-host NAME]... [--allow-origin ORIGIN]... [-v|-q]
+
+Serves the tools to agents: MCP over stdio (the default) or over Streamable HTTP at /mcp, and
+on the same HTTP port a plain API (GET /v1/tools, POST /v1/tools/NAME/call, GET /v1/approvals,
+POST /v1/approvals/ID, GET /metrics, GET /healthz) and a page for the person who answers
+approvals at /ui (sign in with the approver credential). The approval routes need the approver
+credential as a bearer token: --token when set, else a random approval secret made at each start,
+written 0600 to $TOOLGATE_HOME/approval-secret and shown on the terminal. Manifest folders are watched: adding,
+changing or removing a manifest updates the tool list and notifies clients (tools/list_changed).
+Without --manifests the installed store is served and watched too, so a tool installed or
+uninstalled with 'toolgate install' / 'uninstall' appears or goes while serving. Agents see
+only those tools; the built-in echo (a 'toolgate call echo' smoke test) only with --builtin-tools.
+The policy set in force, and where it came from, is printed on stderr at start.
+
+Options:
+  --stdio                 MCP over stdin/stdout (stdout carries only JSON-RPC; logs go to stderr)
+  --http [HOST:]PORT      listen on HOST:PORT, or a bare PORT on 127.0.0.1 (port 0 = any free port;
+                          the address is printed on stderr). Anything other than loopback needs a
+                          token.
+${manifestsHelp(26)}
+${policyFlagsHelp(26)}
+  --builtin-tools         also serve the built-in echo tool
+  --token TOKEN           bearer token every HTTP request must carry (default $TOOLGATE_TOKEN)
+  --allowed-host NAME     a name the Host header may carry (repeatable; default: loopback names)
+  --allow-origin ORIGIN   a browser origin allowed to call (repeatable; default: none)
+  --max-body BYTES        request body cap, answered 413 above it (default ${DEFAULT_MAX_BODY_BYTES})
+  --max-concurrent N      open requests per client, answered 429 above it (default ${DEFAULT_MAX_CONCURRENT})
+  --max-sessions N        HTTP MCP sessions at once; at the cap the least recently used idle one
+                          is closed for a new client (default ${DEFAULT_MAX_SESSIONS})
+  --session-idle-timeout MS  an HTTP MCP session with no request for this long is closed
+                          (default ${DEFAULT_SESSION_IDLE_MS})
+  --shutdown-timeout MS   on SIGTERM/SIGINT, how long running calls may finish; the process exits
+                          within about a second after it (default 10000)
+  --no-watch              do not watch the manifest folders, the store and the policy set
+${logFlagsHelp(26)}
+  -h, --help              show this help
+
+Exit status: 0 after a clean shutdown, 2 usage or configuration error.`;
+
+export interface ServeFlags extends HttpFlags {
+  http: BindAddress | undefined;
+  manifests: string[];
+  policy: PolicyChoice;
+  builtinTools: boolean;
+  shutdownMs: number;
+  watch: boolean;
+  log: LogChoice;
+}
+
+function positiveInt(flag: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag}: must be a positive integer, got "${text}"`);
+  return n;
+}
+
+export function parseServeFlags(argv: string[], env: NodeJS.ProcessEnv): ServeFlags {
+  const parsed = parseFlags(
+    argv,
+    {
+      stdio: { type: 'boolean', default: false },
+      http: { type: 'string' },
+      manifests: { type: 'string', multiple: true },
+      ...POLICY_FLAGS,
+      'builtin-tools': { type: 'boolean', default: false },
+      token: { type: 'string' },
+      'allowed-host': { type: 'string', multiple: true },
+      'allow-origin': { type: 'string', multiple: true },
+      'max-body': { type: 'string' },
+      'max-concurrent': { type: 'string' },
+      'shutdown-timeout': { type: 'string' },
+      'max-sessions': { type: 'string' },
+      'session-idle-timeout': { type: 'string' },
+      'no-watch': { type: 'boolean', default: false },
+      ...LOG_FLAGS,
+    },
+    { min: 0, max: 0 },
+  );
+  const v = parsed.values;
+  if (v.stdio === true && v.http !== undefined) throw new UsageError('give either --stdio or --http, not both');
+  let http: BindAddress | undefined;
+  if (v.http !== undefined) {
+    try {
+      // A bare port is loopback: the safe default, as `--http 8787` reads.
+      http = parseBindAddress(/^\d+$/.test(v.http) ? `127.0.0.1:${v.http}` : v.http);
+    } catch (err) {
+      throw new UsageError(err instanceof Error ? err.message : String(err), { showUsage: true });
+    }
+  }
+  const token = v.token ?? env.TOOLGATE_TOKEN;
+  if (http !== undefined && !isLoopback(http.host) && (token === undefined || token === '')) {
+    throw new UsageError(`--http ${v.http ?? ''}: refusing to listen off loopback without a bearer token; set --token or TOOLGATE_TOKEN`);
+  }
+  return {
+    http,
+    manifests: v.manifests ?? [],
+    policy: policyChoice(v),
+    builtinTools: v['builtin-tools'] === true,
+    token: token === '' ? undefined : token,
+    allowedHosts: v['allowed-host'] ?? [],
+    allowOrigins: v['allow-origin'] ?? [],
+    maxBody: positiveInt('--max-body', v['max-body'], DEFAULT_MAX_BODY_BYTES),
+    maxConcurrent: positiveInt('--max-concurrent', v['max-concurrent'], DEFAULT_MAX_CONCURRENT),
+    maxSessions: positiveInt('--max-sessions', v['max-sessions'], DEFAULT_MAX_SESSIONS),
+    sessionIdleMs: positiveInt('--session-idle-timeout', v['session-idle-timeout'], DEFAULT_SESSION_IDLE_MS),
+    shutdownMs: positiveInt('--shutdown-timeout', v['shutdown-timeout'], 10_000),
+    watch: v['no-watch'] !== true,
+    log: logChoice(v),
+  };
+}
+
