@@ -54,7 +54,6 @@ const NOT_YET_SPLIT: readonly string[] = [
   'pipeline/decide.ts runChain',
   'pipeline/execute.ts runExecute',
   'pipeline/post.ts runPostExecute',
-  'policy/loader.ts mountPolicies',
   'registry/http.ts fetchBytes',
   'registry/install.ts installTool',
   'sandbox/http/target.ts checkTarget',

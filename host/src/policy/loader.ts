@@ -3,12 +3,12 @@
 // anything about the new one is wrong.
 import { watch } from 'node:fs';
 import { messageOf } from '../errors/index.js';
-import type { Context } from '../plugin/index.js';
-import { policyContext } from './context.js';
+import type { Context, PluginHandle } from '../plugin/index.js';
 import { PolicyConfigError } from './errors.js';
 import { parsePolicySet, type ParsedSet } from './set-file.js';
+import { mountSet } from './set-mount.js';
 import { defaultPolicyServices, type PolicyServices } from './services.js';
-import { PolicySet, SetSwitch } from './switch.js';
+import { SetSwitch, type PolicySet } from './switch.js';
 
 export type ReloadResult = { ok: true; generation: number; entries: string[] } | { ok: false; error: string };
 
@@ -48,81 +48,15 @@ export async function mountPolicies(ctx: Context, dir: string, options: MountOpt
   const sw = new SetSwitch((set) => {
     void set.handle?.dispose();
   });
-  let root: Context | undefined;
-  const handle = ctx.plugin(
-    (c: Context) => {
-      root = c;
-      // Registered before any set's listeners, so it sees every call first and pins it.
-      c.on('tools/pre-execute', PIN_ID, (exec, next, info) => {
-        sw.enter(exec.callId);
-        // A dry run (policy explain) never reaches tools/result; its pin only has to outlive the guards.
-        if (info.dryRun) setTimeout(() => sw.leave(exec.callId), DRY_RUN_PIN_MS).unref();
-        return next();
-      });
-      // Observers run synchronously in one loop; the unpin waits until all of them (the set's too) ran.
-      c.on('tools/result', PIN_ID, (_result, record) => {
-        queueMicrotask(() => sw.leave(record.callId));
-      });
-      c.effect(() => {
-        const pipeline = c.pipeline;
-        const router = services.approvals;
-        const previous = pipeline.approval;
-        if (previous === router) return undefined;
-        const previousBase = router.base;
-        router.base = previous;
-        pipeline.approval = router;
-        return () => {
-          if (pipeline.approval === router) pipeline.approval = previous;
-          router.base = previousBase;
-        };
-      });
-    },
-    undefined,
-    { name: 'policies' },
-  );
-  const parent = root as Context | undefined;
-  if (parent === undefined) throw new Error('policy loader: the plugin context was not created');
-  const firstListener = ctx.pipeline.hooks.snapshot()['tools/pre-execute'][0]?.id;
-  if (firstListener !== PIN_ID) {
-    // Pinning is atomic because it runs in the same turn as the call's hook snapshot. A listener
-    // ahead of it that awaits before next() opens a window in which a reload could land.
-    log.warn({ dir, firstListener }, 'policy set mounted after another pre-execute listener; mount policies first for atomic reloads');
-  }
+  const { handle, parent } = mountPinningRoot(ctx, sw, services);
+  warnUnlessPinnedFirst(ctx, dir, log);
 
   let generation = 0;
   const mount = async (parsed: ParsedSet): Promise<PolicySet> => {
-    const gen = generation + 1;
-    const enabled = parsed.entries.filter((e) => !e.disabled);
-    const set = new PolicySet(gen, enabled.map((e) => e.id));
-    const h = parent.plugin(
-      async (setCtx: Context) => {
-        // In order: an entry that fails stops the set here and undoes the entries before it.
-        for (const entry of enabled) {
-          const label = `entries[${entry.index}] (id "${entry.id}", use ${entry.use})`;
-          const scope = { id: entry.id, inject: entry.module.inject ?? [], set, sw, services };
-          try {
-            const child = setCtx.plugin((c: Context) => entry.module.apply(policyContext(c, scope), entry.config), undefined, { name: entry.id });
-            await child.ready;
-          } catch (err) {
-            throw new PolicyConfigError(entry.file, `${label} failed to load: ${err instanceof Error && err.cause instanceof Error ? err.cause.message : messageOf(err)}`);
-          }
-        }
-      },
-      undefined,
-      { name: `set-${gen}` },
-    );
-    set.handle = h;
-    try {
-      await h.ready;
-    } catch (err) {
-      await h.dispose();
-      // Until it is swapped in, nothing of a half-mounted set acted on any call (see context.ts).
-      throw err instanceof Error && err.cause instanceof PolicyConfigError ? err.cause : err;
-    }
-    generation = gen;
+    const set = await mountSet(parent, parsed, generation + 1, sw, services);
+    generation = set.generation;
     return set;
   };
-
   try {
     sw.swap(await mount(first));
   } catch (err) {
@@ -130,8 +64,7 @@ export async function mountPolicies(ctx: Context, dir: string, options: MountOpt
     throw err;
   }
 
-  let queue: Promise<unknown> = Promise.resolve();
-  const reloadOnce = async (): Promise<ReloadResult> => {
+  const reload = oneAtATime(async (): Promise<ReloadResult> => {
     if (handle.disposed) return { ok: false, error: 'the policy set was disposed' };
     let set: PolicySet;
     try {
@@ -150,29 +83,8 @@ export async function mountPolicies(ctx: Context, dir: string, options: MountOpt
     log.info({ dir, generation: set.generation, entries: set.entries }, 'policy set reloaded');
     services.events.emit({ type: 'changed', dir, generation: set.generation, entries: [...set.entries] });
     return { ok: true, generation: set.generation, entries: [...set.entries] };
-  };
-  const reload = (): Promise<ReloadResult> => {
-    const run = queue.then(reloadOnce, reloadOnce);
-    queue = run.catch(() => undefined);
-    return run;
-  };
-
-  if (options.watch === true) {
-    const debounce = options.debounceMs ?? 150;
-    parent.effect(() => {
-      let timer: NodeJS.Timeout | undefined;
-      const watcher = watch(dir, { persistent: false }, () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => void reload(), debounce);
-        timer.unref();
-      });
-      watcher.on('error', (err) => log.warn({ err, dir }, 'watching the policy folder failed; reloads stop'));
-      return () => {
-        clearTimeout(timer);
-        watcher.close();
-      };
-    });
-  }
+  });
+  if (options.watch === true) watchPolicyFolder(parent, dir, options.debounceMs ?? 150, reload, log);
 
   return {
     dir,
@@ -188,6 +100,89 @@ export async function mountPolicies(ctx: Context, dir: string, options: MountOpt
     reload,
     dispose: () => handle.dispose(),
   };
+}
+
+/**
+ * The plugin every set mounts under: it pins each call to the set current when it starts, and puts
+ * the services' approval router in front of the pipeline's approval (undone on dispose).
+ */
+function mountPinningRoot(ctx: Context, sw: SetSwitch, services: PolicyServices): { handle: PluginHandle; parent: Context } {
+  let root: Context | undefined;
+  const handle = ctx.plugin(
+    (c: Context) => {
+      root = c;
+      pinCalls(c, sw);
+      c.effect(() => routeApprovals(c.pipeline, services.approvals));
+    },
+    undefined,
+    { name: 'policies' },
+  );
+  const parent = root as Context | undefined;
+  if (parent === undefined) throw new Error('policy loader: the plugin context was not created');
+  return { handle, parent };
+}
+
+/** Registered before any set's listeners, so it sees every call first and pins it. */
+function pinCalls(c: Context, sw: SetSwitch): void {
+  c.on('tools/pre-execute', PIN_ID, (exec, next, info) => {
+    sw.enter(exec.callId);
+    // A dry run (policy explain) never reaches tools/result; its pin only has to outlive the guards.
+    if (info.dryRun) setTimeout(() => sw.leave(exec.callId), DRY_RUN_PIN_MS).unref();
+    return next();
+  });
+  // Observers run synchronously in one loop; the unpin waits until all of them (the set's too) ran.
+  c.on('tools/result', PIN_ID, (_result, record) => {
+    queueMicrotask(() => sw.leave(record.callId));
+  });
+}
+
+/** Puts `router` in front of the pipeline's approval, with the old one as its base; returns the undo. */
+function routeApprovals(pipeline: Context['pipeline'], router: PolicyServices['approvals']): (() => void) | undefined {
+  const previous = pipeline.approval;
+  if (previous === router) return undefined;
+  const previousBase = router.base;
+  router.base = previous;
+  pipeline.approval = router;
+  return () => {
+    if (pipeline.approval === router) pipeline.approval = previous;
+    router.base = previousBase;
+  };
+}
+
+function warnUnlessPinnedFirst(ctx: Context, dir: string, log: PolicyServices['logger']): void {
+  const firstListener = ctx.pipeline.hooks.snapshot()['tools/pre-execute'][0]?.id;
+  if (firstListener !== PIN_ID) {
+    // Pinning is atomic because it runs in the same turn as the call's hook snapshot. A listener
+    // ahead of it that awaits before next() opens a window in which a reload could land.
+    log.warn({ dir, firstListener }, 'policy set mounted after another pre-execute listener; mount policies first for atomic reloads');
+  }
+}
+
+/** Runs `fn` after every earlier run has settled, so reloads never overlap. */
+function oneAtATime<T>(fn: () => Promise<T>): () => Promise<T> {
+  let queue: Promise<unknown> = Promise.resolve();
+  return () => {
+    const run = queue.then(fn, fn);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+}
+
+/** Reloads `debounceMs` after the folder last changed, until `parent` is disposed. */
+function watchPolicyFolder(parent: Context, dir: string, debounceMs: number, reload: () => Promise<unknown>, log: PolicyServices['logger']): void {
+  parent.effect(() => {
+    let timer: NodeJS.Timeout | undefined;
+    const watcher = watch(dir, { persistent: false }, () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => void reload(), debounceMs);
+      timer.unref();
+    });
+    watcher.on('error', (err) => log.warn({ err, dir }, 'watching the policy folder failed; reloads stop'));
+    return () => {
+      clearTimeout(timer);
+      watcher.close();
+    };
+  });
 }
 
 /**
