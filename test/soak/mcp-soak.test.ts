@@ -3,7 +3,9 @@
 // must come back, instances must stay within the pool bound, and nothing may be left running.
 // SOAK_CALLS sets the size (CI: 500 by default; `make soak`: 10000); SOAK_CONCURRENCY,
 // SOAK_CANCEL_RATE, SOAK_TIMEOUT_RATE and SOAK_TRACE=1 (RSS every 100 ms) are for experiments.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { cpuShare, FIXTURE_MANIFESTS, startStdio, threadCount, waitFor } from '../server/helpers.js';
 import { collectGarbage, inspectorUrl, memoryUsage } from './inspector.js';
@@ -41,9 +43,26 @@ function rng(seed: number): () => number {
 
 type Kind = 'echo' | 'cancel' | 'timeout';
 
+/** Idle instances are trimmed after this long in the soak's own copies of the server manifests. */
+const IDLE_MS = 500;
+
+/**
+ * The server fixtures with a short pool idle time, so that memory is measured twice in the same
+ * state (every pooled instance trimmed), not with one more or one fewer instance alive by chance.
+ */
+function soakManifests(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'toolgate-soak-'));
+  for (const f of readdirSync(FIXTURE_MANIFESTS).filter((n) => n.endsWith('.yaml'))) {
+    const text = readFileSync(join(FIXTURE_MANIFESTS, f), 'utf8').replace('path: ../build/', `path: ${join(FIXTURE_MANIFESTS, '../build')}/`);
+    writeFileSync(join(dir, f), `${text.trimEnd()}\npool: { idle_ms: ${IDLE_MS} }\n`);
+  }
+  return dir;
+}
+
 test(`soak: ${CALLS} MCP calls, 10% cancelled mid-call, 5% spinning into their deadline`, { timeout: Math.max(120_000, CALLS * 60) }, async () => {
   // --inspect on an ephemeral loopback port: only so the test can force a GC before measuring
-  const s = await startStdio(['--manifests', FIXTURE_MANIFESTS, '--no-watch'], {
+  const manifests = soakManifests();
+  const s = await startStdio(['--manifests', manifests, '--no-watch'], {
     nodeArgs: ['--inspect=127.0.0.1:0'],
     // Worker churn (every cancel/timeout replaces a thread) leaves freed memory in glibc's
     // per-thread arenas; the server is run as docs/mcp.md advises. SOAK_CHILD_MALLOC_ARENA_MAX=''
@@ -109,10 +128,10 @@ test(`soak: ${CALLS} MCP calls, 10% cancelled mid-call, 5% spinning into their d
     };
     await phase(0, WARM);
     await waitFor('the server to go idle', async () => ((await cpuShare(s.pid, 300)) < 0.1 ? true : undefined), 20_000);
+    const threadsStart = await settledThreads(s.pid);
     await collectGarbage(inspector);
     const rssStart = rssKiB(s.pid);
     const memStart = await memoryUsage(inspector);
-    const threadsStart = threadCount(s.pid);
     const t0 = performance.now();
     await phase(WARM, TOTAL);
     clearInterval(sampler);
@@ -121,10 +140,10 @@ test(`soak: ${CALLS} MCP calls, 10% cancelled mid-call, 5% spinning into their d
     // quiet again: nothing spinning, instances back within the pool bound, memory back
     await waitFor('the server to go idle', async () => ((await cpuShare(s.pid, 300)) < 0.1 ? true : undefined), 20_000);
     // (a torn-down instance's channel is released at once: nothing to wait out before measuring)
+    const threadsEnd = await settledThreads(s.pid);
     await collectGarbage(inspector);
     const rssEnd = rssKiB(s.pid);
     const memEnd = await memoryUsage(inspector);
-    const threadsEnd = threadCount(s.pid);
     const perInstance = 2; // measured: one instance = one worker thread plus its helper
     const summary = {
       calls: CALLS,
@@ -153,6 +172,7 @@ test(`soak: ${CALLS} MCP calls, 10% cancelled mid-call, 5% spinning into their d
     expect(childPids(s.pid)).toBe(''); // the sandbox uses threads, never child processes
   } finally {
     await s.close();
+    rmSync(manifests, { recursive: true, force: true });
   }
   // the client closed stdin: the server shuts down and leaves nothing behind
   await waitFor('the server process to exit', () => {
@@ -164,3 +184,19 @@ test(`soak: ${CALLS} MCP calls, 10% cancelled mid-call, 5% spinning into their d
     }
   }, 15_000);
 });
+
+/**
+ * The thread count once idle instances have been trimmed: it must stop falling for several idle
+ * periods in a row (a bounded wait; a pool that never trims shows up as more threads).
+ */
+async function settledThreads(pid: number): Promise<number> {
+  let last = threadCount(pid);
+  let steady = 0;
+  for (let i = 0; i < 40 && steady < 3; i++) {
+    await new Promise((r) => setTimeout(r, IDLE_MS));
+    const now = threadCount(pid);
+    steady = now < last ? 0 : steady + 1;
+    last = Math.min(last, now);
+  }
+  return threadCount(pid);
+}
