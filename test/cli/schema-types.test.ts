@@ -109,6 +109,18 @@ export const b = [{ "name": "x", "description": "d" }] satisfies Tool[];
     }
   });
 
+  it('a call shaped by --strict (null for each optional argument it leaves out) runs as if they were omitted', async () => {
+    const strict = JSON.parse(await schema('openai-responses', true)) as { name: string; parameters: Schema }[];
+    const hash = strict.find((t) => t.name === 'hash');
+    const optional = Object.keys(hash?.parameters['properties'] as Schema).filter((p) => p !== 'text');
+    expect(optional.length).toBeGreaterThan(0);
+    const args = Object.fromEntries([['text', 'abc'], ...optional.map((p) => [p, null])]);
+    const r = await tg(['call', 'hash', '--args', JSON.stringify(args), '--manifests', MANIFESTS, '--policies', 'none', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    // the defaults apply: SHA-256 in hex
+    expect(r.stdout).toContain('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+
   it('--strict with a format that has no strict mode is a usage error (exit 2)', async () => {
     const r = await tg(['schema', '--format', 'anthropic', '--strict', '--manifests', MANIFESTS, '--policies', 'none']);
     expect(r.code).toBe(2);

@@ -1,6 +1,7 @@
 // defineTool: checks a definition once and compiles its validators once, so a call only runs them.
 import { ToolDefinitionError } from './definition-error.js';
 import { cloneJson, deepFreeze, isJson, isJsonObject } from './json.js';
+import { dropNullsForOptional } from './null-as-absent.js';
 import { compileParams } from './params.js';
 import { compileCheck, type Check } from './validation.js';
 import type { Json, JsonObject, JsonSchema, OutputRender, ToolDefinition } from './types.js';
@@ -93,6 +94,7 @@ export function defineTool(def: ToolDefinition): Tool {
     checkArguments(args) {
       if (!isJsonObject(args as Json) || !isJson(args)) return { ok: false, message: 'arguments: must be a JSON object' };
       const copy = cloneJson(args as JsonObject);
+      dropNullsForOptional(copy, inputSchema);
       const r = argsCheck(copy);
       return r.ok ? { ok: true, args: copy } : r;
     },
