@@ -5,7 +5,6 @@
 // running, so an overrun is traced to its author.
 import { ToolFailure, type ExecIdentity, type Tool } from '../tool/index.js';
 import type { HookEntry } from './hooks.js';
-import { linkSignals } from './async.js';
 import type { DeadlineRule } from './types.js';
 
 /** After the deadline has passed, post-execute still gets this long per listener (to redact a TIMEOUT). */
@@ -38,15 +37,21 @@ export function callBudget(exec: Readonly<ExecIdentity>, tool: Tool, rules: read
   return best;
 }
 
+/**
+ * One AbortController per call with a budget, none without: on Node 20 each AbortSignal costs ~10 µs
+ * to make (it is an EventTarget whose prototype is swapped afterwards), and a call used to make two
+ * here. The deadline-only signal (post-execute races it) is made on first use.
+ */
 export class CallClock {
-  /** Aborts when the caller cancels or the deadline passes. */
+  /** Aborts when the caller cancels or the deadline passes (the caller's own signal without a budget). */
   readonly signal: AbortSignal;
-  /** Aborts only when the deadline passes. */
-  readonly deadline: AbortSignal;
   readonly budget: Budget | undefined;
-  readonly #ctl = new AbortController();
-  readonly #release: () => void;
+  readonly #own: AbortController | undefined;
+  readonly #caller: AbortSignal;
   readonly #tool: string;
+  readonly #relay = (): void => this.#own?.abort(this.#caller.reason);
+  #deadline: AbortController | undefined;
+  #timeout: ToolFailure | undefined;
   #timer: NodeJS.Timeout | undefined;
   #left: number;
   #startedAt = 0;
@@ -55,18 +60,32 @@ export class CallClock {
 
   constructor(toolName: string, caller: AbortSignal, budget: Budget | undefined) {
     this.#tool = toolName;
+    this.#caller = caller;
     this.budget = budget;
-    this.deadline = this.#ctl.signal;
     this.#left = budget?.ms ?? Infinity;
     if (budget === undefined) {
       this.signal = caller;
-      this.#release = () => {};
     } else {
-      const linked = linkSignals([caller, this.#ctl.signal]);
-      this.signal = linked.signal;
-      this.#release = linked.release;
+      this.#own = new AbortController();
+      this.signal = this.#own.signal;
+      if (caller.aborted) this.#relay();
+      else caller.addEventListener('abort', this.#relay, { once: true });
       this.resume();
     }
+  }
+
+  /** Aborts only when the deadline passes. */
+  get deadline(): AbortSignal {
+    if (this.#deadline === undefined) {
+      this.#deadline = new AbortController();
+      if (this.#timeout !== undefined) this.#deadline.abort(this.#timeout);
+    }
+    return this.#deadline.signal;
+  }
+
+  /** The TIMEOUT the deadline stands for, once it has passed. */
+  get timeoutReason(): ToolFailure | undefined {
+    return this.#timeout;
   }
 
   /** Where the call is now; the TIMEOUT message names it. */
@@ -76,7 +95,7 @@ export class CallClock {
   }
 
   get expired(): boolean {
-    return this.#ctl.signal.aborted;
+    return this.#timeout !== undefined;
   }
 
   /** A synchronous stage cannot be interrupted; this fires the deadline if it passed meanwhile. */
@@ -104,17 +123,18 @@ export class CallClock {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     const where = `${this.#stage}${this.#listener !== undefined ? ` (${this.#listener})` : ''}`;
-    this.#ctl.abort(
-      new ToolFailure(
-        'TIMEOUT',
-        `tool "${this.#tool}" did not finish within its deadline of ${this.budget.ms} ms (set by ${this.budget.source}); it ran out in ${where}`,
-      ),
+    this.#timeout = new ToolFailure(
+      'TIMEOUT',
+      `tool "${this.#tool}" did not finish within its deadline of ${this.budget.ms} ms (set by ${this.budget.source}); it ran out in ${where}`,
     );
+    this.#deadline?.abort(this.#timeout);
+    // after a caller's abort this is a no-op: the first reason stands, as with linked signals
+    this.#own?.abort(this.#timeout);
   }
 
   release(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    this.#release();
+    this.#caller.removeEventListener('abort', this.#relay);
   }
 }

@@ -79,8 +79,8 @@ export async function gate(
 function stopped(exec: Readonly<ExecIdentity>, tool: Tool, clock: CallClock): (CallState & { ok: false }) | null {
   if (exec.signal.aborted) return failed('ABORTED_BEFORE_DISPATCH', `call to "${tool.name}" was cancelled before dispatch`);
   if (clock.expired) {
-    const reason: unknown = clock.deadline.reason;
-    return failed('TIMEOUT', reason instanceof ToolFailure ? reason.message : `call to "${tool.name}" ran out of time`);
+    const reason = clock.timeoutReason;
+    return failed('TIMEOUT', reason !== undefined ? reason.message : `call to "${tool.name}" ran out of time`);
   }
   return null;
 }

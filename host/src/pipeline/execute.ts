@@ -19,7 +19,6 @@ export async function runExecute(
   clock: CallClock,
 ): Promise<ExecOutcome> {
   const callerSignal = exec.signal;
-  const deadline = clock.deadline;
   // Every linked signal is released when the call ends, so nothing stays attached to the caller's.
   const links: (() => void)[] = [];
   const link = (sources: AbortSignal[]): AbortSignal => {
@@ -31,7 +30,7 @@ export async function runExecute(
 
   const codeOf = (signal: AbortSignal): ExecOutcome & { ok: false } => {
     if (callerSignal.aborted) return callerAborted(callerSignal, tool.name);
-    const reason: unknown = deadline.aborted ? deadline.reason : signal.reason;
+    const reason: unknown = clock.expired ? clock.timeoutReason : signal.reason;
     const code = abortCode(reason);
     return { ok: false, error: { code, message: reason instanceof Error ? reason.message : `call to "${tool.name}" was aborted (${code})` } };
   };

@@ -83,10 +83,10 @@ export async function runPostExecute(
     } catch (err) {
       if (bound.aborted && !(err instanceof ListenerError)) {
         // Whatever the listener had not yet finished is not shown: the call ends as a TIMEOUT.
-        const reason: unknown = clock.deadline.reason;
+        const reason = clock.timeoutReason;
         state = failed(
           'TIMEOUT',
-          grace === undefined && reason instanceof ToolFailure
+          grace === undefined && reason !== undefined
             ? reason.message
             : `post-execute listener "${id}" did not finish within ${POST_DEADLINE_GRACE_MS} ms after the call's deadline had passed; it ran out in tools/post-execute (listener "${id}")`,
         );

@@ -4,8 +4,9 @@
 // wait for that answer, so a client that pipes initialize and a call together is answered in order.
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { JSONRPCMessageSchema, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { RPC_MESSAGES } from './rpc-error.js';
+import { isPlainRequest } from './rpc-shape.js';
 
 /** A line longer than this is dropped (answered -32700) instead of buffering without bound. */
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -16,6 +17,11 @@ export class LineTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
+  /**
+   * Where requests of the plain shape go, when set (see directRequests in stdio.ts): past the SDK's
+   * own classification, which runs three more zod parses per message, two of them failing.
+   */
+  onrequest?: (request: JSONRPCRequest) => void;
 
   #buffer = '';
   #closed = false;
@@ -60,14 +66,19 @@ export class LineTransport implements Transport {
       this.onerror?.(err instanceof Error ? err : new Error(String(err)));
       return this.#reject(-32700, `${RPC_MESSAGES[-32700]}: the line is not valid JSON`);
     }
+    if (isPlainRequest(json)) return this.#deliver(json, true);
     const parsed = JSONRPCMessageSchema.safeParse(json);
     if (!parsed.success) {
       const id = idOf(json);
       return this.#reject(-32600, `${RPC_MESSAGES[-32600]}: not a JSON-RPC 2.0 message`, id);
     }
-    const message = parsed.data;
+    this.#deliver(parsed.data, false);
+  }
+
+  #deliver(message: JSONRPCMessage, plainRequest: boolean): void {
     if ('method' in message && message.method === 'initialize' && 'id' in message) this.#initializing = message.id;
-    this.onmessage?.(message);
+    if (plainRequest && this.onrequest !== undefined) this.onrequest(message as JSONRPCRequest);
+    else this.onmessage?.(message);
   }
 
   #reject(code: number, message: string, id: Id | null = null): void {

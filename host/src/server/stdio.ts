@@ -1,6 +1,8 @@
 // MCP over stdio: one session on the process's stdin/stdout. Only JSON-RPC is written to stdout;
 // everything else (logs, warnings) goes to stderr, or the client's parser breaks.
 import { Writable, type Readable } from 'node:stream';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { SidecarCore } from './core.js';
 import { createMcpServer } from './mcp-server.js';
 import { withCleanErrors } from './rpc-error.js';
@@ -37,6 +39,20 @@ export function sinkWritable(write: (text: string) => void): Writable {
   return new SinkWritable(write);
 }
 
+/**
+ * The SDK's Protocol wraps the transport's onmessage in a classifier that zod-parses each message as
+ * a result response, an error response and a request, in that order, before it calls
+ * `_onrequest`: ~40 µs of every call on this machine, two of the parses failing and building error
+ * objects. The transport has already proven a plain request's shape (rpc-shape.ts), so it hands
+ * those straight to `_onrequest`, which is what the classifier would call. The SDK is pinned; if a
+ * version renames the method this returns undefined and every message takes the SDK's way.
+ */
+export function directRequests(server: Server): ((request: JSONRPCRequest) => void) | undefined {
+  const onrequest = (server as unknown as { _onrequest?: unknown })._onrequest;
+  if (typeof onrequest !== 'function') return undefined;
+  return (request) => void onrequest.call(server, request, undefined);
+}
+
 export async function serveStdio(core: SidecarCore, stdin: Readable, stdout: Writable): Promise<StdioSession> {
   const server = createMcpServer(core);
   // Closing stdin ends the session only once serve has drained the running calls (closed below):
@@ -53,6 +69,8 @@ export async function serveStdio(core: SidecarCore, stdin: Readable, stdout: Wri
   transport.onclose = () => resolveClosed();
   transport.onerror = (err) => core.logger.warn({ err }, 'stdio: unreadable message ignored');
   await server.connect(transport);
+  const direct = directRequests(server);
+  if (direct !== undefined) transport.onrequest = direct;
   return {
     closed,
     async close() {
