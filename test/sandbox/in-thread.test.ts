@@ -68,6 +68,22 @@ describe('which path a call takes', () => {
   });
 });
 
+describe('what no fuel check can interrupt stays off the calling thread', () => {
+  it('a tool whose memory may exceed 16 MiB runs in a worker: one memory.fill over it would hold the calling thread', async () => {
+    const tool = await load('hostile_bulk', 'fill_flood', { limits: { maxPages: 8192, timeoutMs: 30_000 } });
+    const { ticks } = await ticksDuring(() => tool.call(new Uint8Array(0), { signal: never() }));
+    expect(tool.paths()).toEqual({ inThread: 0, worker: 1, moved: 0 });
+    expect(ticks).toBeGreaterThan(1);
+  });
+
+  it('a random_get over more than 1 MiB on the calling thread moves the call to a worker, which answers it', async () => {
+    const tool = await load('hostile_bulk', 'random_flood', { limits: { maxPages: 256, timeoutMs: 30_000 } });
+    const { ticks } = await ticksDuring(() => tool.call(new Uint8Array(0), { signal: never() }));
+    expect(tool.paths()).toEqual({ inThread: 0, worker: 1, moved: 1 });
+    expect(ticks).toBeGreaterThan(1);
+  });
+});
+
 describe('stopped on the calling thread', () => {
   it('a call past its slice is stopped and re-run from scratch in a worker, which answers it', async () => {
     const tool = await load('core_kit', 'slow_echo', { execution: { sliceMs: 1 } });

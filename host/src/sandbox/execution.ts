@@ -20,8 +20,15 @@ export function mayRunInThread(spec: SandboxToolSpec): boolean {
   // A tool that talks to its MCP client (capabilities.mcp) has effects outside its instance, and
   // its elicitation and sampling wait on the main thread's event loop: worker only.
   if ((spec.clientFeatures ?? []).length > 0) return false;
+  // One instruction (memory.fill/copy) or host call over a large memory runs with no fuel check
+  // between (measured: the first memory.fill of 64 MiB held a thread 0.5-1.2 s on this machine):
+  // only tools with at most the default 16 MiB may run here.
+  if (spec.limits.maxPages > IN_THREAD_MAX_PAGES) return false;
   return spec.allowedHosts.length === 0 && Object.keys(spec.allowedPaths).length === 0;
 }
+
+/** The largest memory cap (64 KiB pages) of a tool that may run on the calling thread: 16 MiB. */
+export const IN_THREAD_MAX_PAGES = 256;
 
 /** Modules are instrumented when their calls may run in-thread, unless the spec says otherwise. */
 export function wantsInstrumentation(spec: SandboxToolSpec): boolean {

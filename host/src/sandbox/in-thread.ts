@@ -169,6 +169,7 @@ export class InThreadInstance implements PooledInstance {
       // both would block this thread: the call moves to a worker, where they are served
       http: () => this.#gate.stop(new MoveToWorker('http_request on the calling thread')),
       beforeSleep: () => this.#gate.stop(new MoveToWorker('a WASI sleep on the calling thread')),
+      beforeBulk: () => this.#gate.stop(new MoveToWorker('long host work (random_get) on the calling thread')),
       preempt: this.#gate.check,
     };
   }

@@ -14,4 +14,6 @@ export interface WasiContext {
   writeStderr(bytes: Uint8Array): void;
   /** Called before poll_oneoff sleeps; may throw (on the calling thread a sleep moves the call to a worker). */
   beforeSleep?(ms: number): void;
+  /** Called before host work over `bytes` that no fuel check interrupts (random_get over 1 MiB); may throw likewise. */
+  beforeBulk?(bytes: number): void;
 }

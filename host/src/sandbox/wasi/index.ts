@@ -40,6 +40,8 @@ export interface WasiOptions {
   quota?: WriteQuota;
   /** Called before poll_oneoff sleeps (WasiContext.beforeSleep). */
   beforeSleep?(ms: number): void;
+  /** Called before long host work (WasiContext.beforeBulk). */
+  beforeBulk?(bytes: number): void;
 }
 
 /**
@@ -57,6 +59,7 @@ export function createWasiImports(opts: WasiOptions): Record<string, (...args: (
     writeStdout: (bytes) => opts.writeStdout(bytes),
     writeStderr: (bytes) => opts.writeStderr(bytes),
     ...(opts.beforeSleep ? { beforeSleep: opts.beforeSleep } : {}),
+    ...(opts.beforeBulk ? { beforeBulk: opts.beforeBulk } : {}),
   };
   const imports: Record<string, (...args: (number | bigint)[]) => number | bigint | void> = buildImports(ctx);
   return imports;

@@ -65,8 +65,12 @@ export function clockTimeGet(ctx: WasiContext, id: number, ptr: number): number 
   return Errno.SUCCESS;
 }
 
+/** Host work over more bytes than this is long enough (~5 ms) that the calling thread must not do it. */
+const BULK_BYTES = 1 << 20;
+
 export function randomGet(ctx: WasiContext, ptr: number, len: number): number {
   const out = ctx.mem.bytes(ptr, len);
+  if (len > BULK_BYTES) ctx.beforeBulk?.(len);
   const CHUNK = 1 << 20;
   for (let at = 0; at < len; at += CHUNK) randomFillSync(out, at, Math.min(CHUNK, len - at));
   return Errno.SUCCESS;

@@ -20,6 +20,8 @@ export interface RunnerHooks {
   preempt(): number;
   /** Called before WASI sleeps (may throw). */
   beforeSleep?(ms: number): void;
+  /** Called before long host work that no fuel check interrupts (may throw). */
+  beforeBulk?(bytes: number): void;
   /**
    * Sends a toolgate:mcp request (op: ClientOp) to the host and waits for its answer. Only a worker
    * has it: tools that declare capabilities.mcp never run on the calling thread.
@@ -299,6 +301,7 @@ export class PluginRunner {
       writeStderr: (bytes) => this.#emitLog('warn', decoder.decode(bytes).replace(/\n$/, '')),
       args: [],
       ...(this.hooks.beforeSleep ? { beforeSleep: this.hooks.beforeSleep } : {}),
+      ...(this.hooks.beforeBulk ? { beforeBulk: this.hooks.beforeBulk } : {}),
     });
     // the SDK passes its call context first; WASI functions do not take it
     const out: Record<string, HostFn> = {};
