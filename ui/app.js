@@ -199,6 +199,7 @@ function renderRecent(r) {
 }
 
 function renderTools(t) {
+  $('queue-off').hidden = t.queueInUse !== false;
   const p = t.policy;
   const policy = $('policy');
   const entries = el('ol', { class: 'entries' });

@@ -10,6 +10,11 @@ import {
 import type { ApprovalRequest } from '../../host/src/pipeline/index.js';
 
 const servers: Server[] = [];
+
+async function until(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(cond()).toBe(true);
+}
 afterEach(async () => {
   for (const s of servers.splice(0)) {
     s.closeAllConnections();
@@ -46,7 +51,7 @@ describe('tty', () => {
     expect(printed).toBe('');
   });
 
-  test('shows tool, reason and arguments; y allows once, anything else rejects', async () => {
+  test('shows tool, reason and arguments; y allows once, anything else rejects; the answer names the terminal', async () => {
     const input = new PassThrough();
     const output = new PassThrough();
     let printed = '';
@@ -54,14 +59,14 @@ describe('tty', () => {
     const tty = new TtyApprovalChannel({ input, output, isTTY: true });
     const first = tty.request(req(), new AbortController().signal);
     setTimeout(() => input.write('y\n'), 10);
-    expect(await first).toBe('allowed-once');
+    expect(await first).toEqual({ outcome: 'allowed-once', answeredBy: 'tty: the terminal' });
     expect(printed).toContain('tool:      fetch');
     expect(printed).toContain('reason:    tool "fetch" uses network');
     expect(printed).toContain('arguments: {"url":"https://x.test"}');
     expect(printed).toContain('[y/N]');
     const second = tty.request(req(), new AbortController().signal);
     setTimeout(() => input.write('\n'), 10);
-    expect(await second).toBe('rejected');
+    expect(await second).toEqual({ outcome: 'rejected', answeredBy: 'tty: the terminal' });
   });
 
   test('an aborted request is cancelled; a closed terminal cancels', async () => {
@@ -121,6 +126,22 @@ describe('http callback', () => {
 });
 
 describe('queue', () => {
+  test('a queue that holds requests only while open is unavailable at once when nobody can answer, and holds them once opened', async () => {
+    const q = new ApprovalQueue({ onlyWhileOpen: true });
+    expect(q.answerable).toBe(false);
+    expect(await q.request(req(), new AbortController().signal)).toBe('unavailable');
+    expect(q.list()).toEqual([]);
+    const close = q.openForAnswers();
+    const p = q.request(req(), new AbortController().signal);
+    expect(q.list()).toHaveLength(1);
+    close();
+    close(); // closing twice closes once
+    // Closed again: new requests are unavailable; the one already waiting can still be answered.
+    expect(await q.request(req(), new AbortController().signal)).toBe('unavailable');
+    expect(q.resolve(q.list()[0]?.id ?? '', 'rejected')).toBe(true);
+    expect(await p).toBe('rejected');
+  });
+
   test('a request waits until resolved by id; list shows it while pending', async () => {
     const q = new ApprovalQueue();
     const p = q.request(req(), new AbortController().signal);
@@ -163,14 +184,57 @@ describe('router', () => {
     expect(elicit.requests).toHaveLength(1);
   });
 
-  test('channels are tried in order until one answers other than unavailable; a throwing channel counts as unavailable', async () => {
+  test('configured channels are asked together: the first answer other than unavailable stands; a throwing channel counts as unavailable', async () => {
     const router = new ApprovalRouter();
     const broken = { request: () => Promise.reject(new Error('down')) };
-    const off = router.useChannels([new InMemoryApprovalService([], 'unavailable'), broken, new InMemoryApprovalService([], 'rejected')]);
+    const never = new InMemoryApprovalService([], 'never');
+    const off = router.useChannels([never, new InMemoryApprovalService([], 'unavailable'), broken, new InMemoryApprovalService([], 'rejected')]);
+    // The first channel never answers: asked in turn, the call would wait for it until its timeout.
     expect(await router.request(req(), new AbortController().signal)).toBe('rejected');
+    expect(never.requests).toHaveLength(1);
     off();
+    const offAll = router.useChannels([new InMemoryApprovalService([], 'unavailable'), broken]);
+    expect(await router.request(req(), new AbortController().signal)).toBe('unavailable');
+    offAll();
     router.base = new InMemoryApprovalService([], 'allowed-once');
     expect(await router.request(req(), new AbortController().signal)).toBe('allowed-once');
+  });
+
+  test('an answer on the page withdraws the terminal prompt, which says who answered', async () => {
+    const router = new ApprovalRouter();
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let printed = '';
+    output.on('data', (c: Buffer) => (printed += c.toString()));
+    const queue = new ApprovalQueue();
+    router.useChannels([new TtyApprovalChannel({ input, output, isTTY: true }), queue]);
+    const answer = router.request(req(), new AbortController().signal);
+    await until(() => queue.list().length === 1 && printed.includes('[y/N]'));
+    const [item] = queue.list();
+    expect(queue.resolve(item?.id ?? '', 'allowed-once', 'ui: approval secret, 127.0.0.1')).toBe(true);
+    expect(await answer).toEqual({ outcome: 'allowed-once', answeredBy: 'ui: approval secret, 127.0.0.1' });
+    expect(printed).toContain('(answered elsewhere: allowed once by ui: approval secret, 127.0.0.1)');
+    // A late "y" at the terminal answers nothing: the prompt is gone.
+    input.write('y\n');
+    expect(input.listenerCount('data')).toBe(0);
+  });
+
+  test('an answer at the terminal takes the request off the page; a late answer there is told who answered', async () => {
+    const router = new ApprovalRouter();
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let printed = '';
+    output.on('data', (c: Buffer) => (printed += c.toString()));
+    const queue = new ApprovalQueue();
+    router.useChannels([new TtyApprovalChannel({ input, output, isTTY: true }), queue]);
+    const answer = router.request(req(), new AbortController().signal);
+    await until(() => queue.list().length === 1 && printed.includes('[y/N]'));
+    const id = queue.list()[0]?.id ?? '';
+    input.write('n\n');
+    expect(await answer).toEqual({ outcome: 'rejected', answeredBy: 'tty: the terminal' });
+    expect(queue.list()).toEqual([]);
+    expect(queue.resolve(id, 'allowed-once', 'ui: late')).toBe(false);
+    expect(queue.ended(id)).toMatchObject({ outcome: 'rejected', answeredBy: 'tty: the terminal', expired: false });
   });
 
   test("the runtime's own service (base) is asked before the policy set's channels", async () => {

@@ -64,13 +64,18 @@ test('ask with the TTY absent and no other channel denies', async () => {
   }
 });
 
-test('the queue channel: a pending approval resolved by id lets the call run; a timeout denies', async () => {
+test('the queue channel: with nothing serving it an ask is denied at once; served, a pending approval resolved by id lets the call run; a timeout denies', async () => {
   const s = await setup(
     { 'a.yaml': 'entries:\n  - { id: channels, use: approvals, with: { channels: [queue] } }\n  - { id: ask-rm, use: ask, with: { tools: [rm] } }\n' },
     [tool('rm')],
     { approvalTimeoutMs: 300 },
   );
   try {
+    // Nothing serves the queue (no `serve --http`): nobody could answer, so no wait.
+    const unserved = await s.call('rm');
+    expect(unserved.meta?.decision).toMatchObject({ approval: { outcome: 'unavailable' } });
+    expect(s.services.queue.list()).toHaveLength(0);
+    const close = s.services.queue.openForAnswers();
     const pending = s.call('rm');
     for (let i = 0; i < 50 && s.services.queue.list().length === 0; i++) await new Promise((r) => setTimeout(r, 5));
     const [item] = s.services.queue.list();
@@ -81,6 +86,7 @@ test('the queue channel: a pending approval resolved by id lets the call run; a 
     expect(timedOut.error?.code).toBe('APPROVAL_DENIED');
     expect(timedOut.meta?.decision).toMatchObject({ approval: { outcome: 'timeout' } });
     expect(s.services.queue.list()).toHaveLength(0);
+    close();
   } finally {
     await s.cleanup();
   }

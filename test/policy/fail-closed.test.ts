@@ -158,12 +158,30 @@ describe('smaller rules', () => {
   });
 
   test('approvals timeout_ms bounds how long a person gets to answer', async () => {
-    const cwd = project(['{ id: approvals, use: approvals, with: { channels: [queue], timeout_ms: 200 } }', '{ id: ask-echo, use: ask, with: { tools: [echo] } }']);
-    const t0 = performance.now();
+    const { setup, tool } = await import('./helpers.js');
+    const s = await setup(
+      { 'set.yaml': 'entries:\n  - { id: approvals, use: approvals, with: { channels: [queue], timeout_ms: 200 } }\n  - { id: ask-x, use: ask, with: { tools: [x] } }\n' },
+      [tool('x')],
+    );
+    const close = s.services.queue.openForAnswers(); // as `serve --http` does: someone could answer
+    try {
+      const t0 = performance.now();
+      const r = await s.call('x');
+      expect(r.error?.code).toBe('APPROVAL_DENIED');
+      expect(text(r)).toContain('approval timed out after 200 ms');
+      expect(performance.now() - t0).toBeLessThan(60_000); // the default is 120 s
+    } finally {
+      close();
+      await s.cleanup();
+    }
+  });
+
+  test('toolgate call with an ask routed to the queue is denied at once: no server runs, so nobody could answer', async () => {
+    const cwd = project(['{ id: approvals, use: approvals, with: { channels: [tty, queue] } }', '{ id: ask-echo, use: ask, with: { tools: [echo] } }']);
     const r = await call(cwd, 'echo', { text: 'x' });
     expect(r.error?.code).toBe('APPROVAL_DENIED');
-    expect(text(r)).toContain('approval timed out after 200 ms');
-    expect(performance.now() - t0).toBeLessThan(60_000); // the default is 120 s
+    expect(text(r)).toContain('no approval channel available');
+    expect(r.meta?.decision).toMatchObject({ approval: { outcome: 'unavailable' } });
   });
 
   test('approvals timeout_ms that is not a positive integer is a configuration error naming the key', async () => {
@@ -316,6 +334,7 @@ describe('approvals belong to their set', () => {
       { 'set.yaml': 'entries:\n  - { id: approvals, use: approvals, with: { channels: [queue] } }\n  - { id: ask-x, use: ask, with: { tools: [x] } }\n' },
       [tool('x')],
     );
+    const close = s.services.queue.openForAnswers();
     try {
       const waiting = s.call('x');
       const until = Date.now() + 10_000;
@@ -326,6 +345,7 @@ describe('approvals belong to their set', () => {
       expect(r.error?.code).toBe('APPROVAL_DENIED');
       expect(s.services.queue.list()).toHaveLength(0);
     } finally {
+      close();
       await s.cleanup();
     }
   });

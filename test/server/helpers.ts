@@ -86,9 +86,9 @@ export interface HttpProcess {
 }
 
 /** Spawns `serve --http ...`; resolves with the printed address, or rejects with the exit and stderr. */
-export async function startHttp(args: string[], env: Record<string, string> = {}): Promise<HttpProcess> {
+export async function startHttp(args: string[], env: Record<string, string> = {}, opts: { cwd?: string } = {}): Promise<HttpProcess> {
   const entry = await toolgateEntry();
-  const proc = spawn(process.execPath, [entry, 'serve', ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [entry, 'serve', ...args], { cwd: opts.cwd ?? ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   let out = '';
   proc.stdout?.on('data', (d: Buffer) => {
@@ -136,9 +136,14 @@ export async function startHttp(args: string[], env: Record<string, string> = {}
 }
 
 /** Runs the CLI to completion (for commands that exit: schema, or serve refusing to start). */
-export async function runToolgate(args: string[], env: Record<string, string> = {}, timeoutMs = 20_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runToolgate(
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 20_000,
+  opts: { cwd?: string } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const entry = await toolgateEntry();
-  const proc = spawn(process.execPath, [entry, ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [entry, ...args], { cwd: opts.cwd ?? ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

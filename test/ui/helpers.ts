@@ -82,17 +82,17 @@ export interface Pending {
   expiresAt?: string;
 }
 
-export async function pending(s: UiServer): Promise<Pending[]> {
+export async function pending(s: Pick<UiServer, 'url' | 'secret'>): Promise<Pending[]> {
   const res = await fetch(`${s.url}/v1/approvals`, { headers: { authorization: `Bearer ${s.secret}` } });
   return ((await res.json()) as { approvals: Pending[] }).approvals;
 }
 
-export function waitForPending(s: UiServer, pred: (p: Pending) => boolean): Promise<Pending> {
+export function waitForPending(s: Pick<UiServer, 'url' | 'secret'>, pred: (p: Pending) => boolean): Promise<Pending> {
   return waitFor('a pending approval', async () => (await pending(s)).find(pred));
 }
 
 /** Signs in as the page does (a form POST from the server's own origin); returns cookie and CSRF token. */
-export async function signIn(s: UiServer, credential = s.secret): Promise<{ cookie: string; csrf: string }> {
+export async function signIn(s: Pick<UiServer, 'url' | 'secret'>, credential = s.secret): Promise<{ cookie: string; csrf: string }> {
   const res = await fetch(`${s.url}/ui/login`, {
     method: 'POST',
     redirect: 'manual',
@@ -108,4 +108,59 @@ export async function signIn(s: UiServer, credential = s.secret): Promise<{ cook
 export async function auditRecords(s: UiServer): Promise<Record<string, unknown>[]> {
   const text = await readFile(s.auditPath, 'utf8').catch(() => '');
   return text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+export interface EventStream {
+  /** Resolves with the data of the first `event` (from now on, or already received) that `pred` accepts. */
+  next<T>(event: string, pred: (data: T) => boolean, timeoutMs?: number): Promise<T>;
+  close(): void;
+}
+
+/** The page's own event stream (/ui/api/events), read as the page reads it. */
+export async function openEvents(url: string, cookie: string): Promise<EventStream> {
+  const ac = new AbortController();
+  const res = await fetch(`${url}/ui/api/events`, { headers: { cookie }, signal: ac.signal });
+  if (res.status !== 200 || res.body === null) throw new Error(`the event stream answered ${res.status}`);
+  const seen: { event: string; data: unknown }[] = [];
+  const waiters = new Set<() => void>();
+  void (async () => {
+    const decoder = new TextDecoder();
+    let buffered = '';
+    try {
+      for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+        buffered += decoder.decode(chunk, { stream: true });
+        let end: number;
+        while ((end = buffered.indexOf('\n\n')) !== -1) {
+          const frame = buffered.slice(0, end);
+          buffered = buffered.slice(end + 2);
+          const event = /^event: (.*)$/m.exec(frame)?.[1];
+          const data = /^data: (.*)$/m.exec(frame)?.[1];
+          if (event !== undefined && data !== undefined) seen.push({ event, data: JSON.parse(data) as unknown });
+        }
+        for (const w of waiters) w();
+      }
+    } catch {
+      // closed
+    }
+  })();
+  return {
+    next<T>(event: string, pred: (data: T) => boolean, timeoutMs = 10_000): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        const check = (): void => {
+          const hit = seen.find((e) => e.event === event && pred(e.data as T));
+          if (hit === undefined) return;
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve(hit.data as T);
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`no "${event}" event matched within ${timeoutMs} ms`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
+    close: () => ac.abort(),
+  };
 }

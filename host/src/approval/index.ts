@@ -2,8 +2,8 @@
 // elicitation, http) implement ApprovalService; the in-memory one answers from a script.
 export type { ApprovalService, ApprovalRequest, ApprovalOutcome } from '../pipeline/index.js';
 export { InMemoryApprovalService, type ApprovalAnswer } from './memory.js';
-export { ApprovalRouter, type ElicitationApproval } from './router.js';
-export { TtyApprovalChannel, type TtyChannelOptions } from './tty.js';
+export { ApprovalRouter, AnsweredElsewhere, type ElicitationApproval } from './router.js';
+export { TtyApprovalChannel, TTY_ANSWERER, type TtyChannelOptions } from './tty.js';
 export { HttpApprovalChannel, type HttpChannelOptions, type HttpApprovalBody } from './http-callback.js';
 export { ApprovalQueue, type PendingApproval, type EndedApproval } from './queue.js';
 export { APPROVAL_OUTCOMES, isApprovalOutcome, replyOutcome } from './outcome.js';

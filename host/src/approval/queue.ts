@@ -2,9 +2,13 @@
 // HTTP and the /ui page). A request the pipeline gives up on (timeout, caller cancel) leaves the
 // queue as 'cancelled'. Recently ended ids are remembered, so a second answer, or one after the
 // request expired, gets a message that says what happened instead of a bare "not found".
+// A queue made with `onlyWhileOpen` holds requests only while something that can answer it is
+// open (the HTTP server that serves /v1/approvals and /ui); otherwise it says 'unavailable' at
+// once, so an ask nobody can see is denied at once instead of at its timeout.
 import { randomUUID } from 'node:crypto';
 import type { ApprovalOutcome, ApprovalReply, ApprovalRequest, ApprovalService } from '../pipeline/index.js';
 import { isApprovalOutcome } from './outcome.js';
+import { AnsweredElsewhere } from './router.js';
 
 export interface PendingApproval {
   id: string;
@@ -38,9 +42,31 @@ export class ApprovalQueue implements ApprovalService {
   readonly #ended = new Map<string, EndedApproval>();
   readonly #listeners = new Set<(pending: readonly PendingApproval[]) => void>();
   readonly #max: number;
+  readonly #onlyWhileOpen: boolean;
+  #openers = 0;
 
-  constructor(options: { maxPending?: number } = {}) {
+  constructor(options: { maxPending?: number; onlyWhileOpen?: boolean } = {}) {
     this.#max = options.maxPending ?? 1000;
+    this.#onlyWhileOpen = options.onlyWhileOpen === true;
+  }
+
+  /**
+   * Says that someone can answer from now on (a server lists and resolves over HTTP); the function
+   * says they no longer can. Requests already pending stay until answered or ended.
+   */
+  openForAnswers(): () => void {
+    this.#openers++;
+    let closed = false;
+    return () => {
+      if (closed) return;
+      closed = true;
+      this.#openers--;
+    };
+  }
+
+  /** Whether a request would be held now (else it is 'unavailable' at once). */
+  get answerable(): boolean {
+    return !this.#onlyWhileOpen || this.#openers > 0;
   }
 
   list(): PendingApproval[] {
@@ -73,6 +99,7 @@ export class ApprovalQueue implements ApprovalService {
 
   request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome | ApprovalReply> {
     if (signal.aborted) return Promise.resolve('cancelled');
+    if (!this.answerable) return Promise.resolve('unavailable');
     // A full queue is nobody listening: deny rather than grow without bound.
     if (this.#pending.size >= this.#max) return Promise.resolve('unavailable');
     const id = randomUUID();
@@ -95,7 +122,13 @@ export class ApprovalQueue implements ApprovalService {
         this.#emit();
         resolve(by === undefined ? o : { outcome: o, answeredBy: by });
       };
-      const onAbort = (): void => settle('cancelled');
+      // Answered on another channel (the terminal): remembered as that answer, so a late answer
+      // here is told who answered; any other abort is a cancel.
+      const onAbort = (): void => {
+        const why: unknown = signal.reason;
+        if (why instanceof AnsweredElsewhere) settle(why.outcome, why.answeredBy ?? 'another approval channel');
+        else settle('cancelled');
+      };
       this.#pending.set(id, { item, settle });
       signal.addEventListener('abort', onAbort, { once: true });
       this.#emit();

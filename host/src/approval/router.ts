@@ -1,10 +1,38 @@
 // The approval service the pipeline talks to. It routes each request: first a channel registered
 // for that very call (e.g. MCP elicitation), then the base service the runtime was built with (an
-// embedder's or the server's own choice), then the channels the policy set configured, in order.
-// The first answer other than 'unavailable' stands; no channel, or only broken ones, means
-// 'unavailable', which denies.
+// embedder's or the server's own choice), each in turn; then the channels the policy set
+// configured, all asked together, because each is a place where a person may be looking (the
+// terminal, the /ui page): the first answer other than 'unavailable' stands and the request is
+// withdrawn from the others. No channel, or only ones with nobody to answer, means 'unavailable',
+// which denies.
 import type { ApprovalOutcome, ApprovalReply, ApprovalRequest, ApprovalService } from '../pipeline/index.js';
+import { linkSignals } from '../pipeline/index.js';
 import { isApprovalOutcome, replyOutcome } from './outcome.js';
+
+/**
+ * Why a channel's request was withdrawn: another channel answered first. Channels may read it
+ * from their signal's reason to say so (the terminal prints it; the queue remembers who answered).
+ */
+export class AnsweredElsewhere extends Error {
+  readonly outcome: ApprovalOutcome;
+  readonly answeredBy: string | undefined;
+
+  constructor(outcome: ApprovalOutcome, answeredBy: string | undefined) {
+    const what = outcome === 'allowed-once' ? 'allowed once' : outcome === 'rejected' ? 'denied' : outcome;
+    super(`answered elsewhere: ${what}${answeredBy !== undefined ? ` by ${answeredBy}` : ''}`);
+    this.name = 'AnsweredElsewhere';
+    this.outcome = outcome;
+    this.answeredBy = answeredBy;
+  }
+}
+
+type Answer = ApprovalOutcome | ApprovalReply;
+
+/** The answer a channel gave, or 'unavailable' for anything that is not an outcome. */
+function answerOf(v: unknown): { answer: Answer; outcome: ApprovalOutcome } {
+  const plain = replyOutcome(v);
+  return isApprovalOutcome(plain) ? { answer: v as Answer, outcome: plain } : { answer: 'unavailable', outcome: 'unavailable' };
+}
 
 /**
  * What the MCP server implements to ask through elicitation: an ApprovalService for one call,
@@ -63,26 +91,57 @@ export class ApprovalRouter implements ApprovalService {
     return this.#tokenFor(req.exec.callId)?.timeoutMs;
   }
 
-  async request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome | ApprovalReply> {
+  async request(req: ApprovalRequest, signal: AbortSignal): Promise<Answer> {
     const routed = this.#perCall.get(req.exec.callId);
-    const chain = [...(routed ? [routed] : []), ...(this.base && this.base !== this ? [this.base] : []), ...this.#channelsFor(req.exec.callId)];
+    const inTurn = [...(routed ? [routed] : []), ...(this.base && this.base !== this ? [this.base] : [])];
     // Once the pipeline gives up (timeout, caller cancel) we answer with its abort, not a channel's
     // 'cancelled', so the denial says what really happened.
     const gaveUp = (): unknown => signal.reason ?? new Error('approval aborted');
-    for (const channel of chain) {
+    for (const channel of inTurn) {
       if (signal.aborted) throw gaveUp();
-      let outcome: unknown;
-      try {
-        outcome = await channel.request(req, signal);
-      } catch (err) {
-        if (signal.aborted) throw gaveUp();
-        this.#onError(err);
-        outcome = 'unavailable';
-      }
+      const got = await this.#ask(channel, req, signal);
       if (signal.aborted) throw gaveUp();
-      const plain = replyOutcome(outcome);
-      if (isApprovalOutcome(plain) && plain !== 'unavailable') return outcome as ApprovalOutcome | ApprovalReply;
+      if (got.outcome !== 'unavailable') return got.answer;
     }
-    return 'unavailable';
+    const together = this.#channelsFor(req.exec.callId);
+    if (together.length === 0) return 'unavailable';
+    if (signal.aborted) throw gaveUp();
+    const answer = await this.#askTogether(together, req, signal);
+    if (signal.aborted) throw gaveUp();
+    return answer;
+  }
+
+  /** One channel's answer; a channel that throws counts as 'unavailable'. */
+  async #ask(channel: ApprovalService, req: ApprovalRequest, signal: AbortSignal): Promise<{ answer: Answer; outcome: ApprovalOutcome }> {
+    try {
+      return answerOf(await channel.request(req, signal));
+    } catch (err) {
+      if (!signal.aborted) this.#onError(err);
+      return { answer: 'unavailable', outcome: 'unavailable' };
+    }
+  }
+
+  /** Every channel at once; the first real answer wins and the others are withdrawn. */
+  #askTogether(channels: readonly ApprovalService[], req: ApprovalRequest, signal: AbortSignal): Promise<Answer> {
+    const withdraw = new AbortController();
+    const linked = linkSignals([signal, withdraw.signal]);
+    return new Promise<Answer>((resolve) => {
+      let left = channels.length;
+      let done = false;
+      for (const channel of channels) {
+        void this.#ask(channel, req, linked.signal).then((got) => {
+          if (done) return;
+          if (got.outcome !== 'unavailable') {
+            done = true;
+            const by = typeof got.answer === 'object' ? got.answer.answeredBy : undefined;
+            withdraw.abort(new AnsweredElsewhere(got.outcome, by));
+            resolve(got.answer);
+          } else if (--left === 0) {
+            done = true;
+            resolve('unavailable');
+          }
+        });
+      }
+    }).finally(linked.release);
   }
 }

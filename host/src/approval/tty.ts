@@ -1,7 +1,11 @@
 // Asks the person at the terminal: tool, reason and arguments, then y/N. Only when input is a TTY
 // (a pipe or CI has nobody to answer, so it says 'unavailable'). Prompts go one at a time.
-import type { ApprovalOutcome, ApprovalRequest, ApprovalService } from '../pipeline/index.js';
+import type { ApprovalOutcome, ApprovalReply, ApprovalRequest, ApprovalService } from '../pipeline/index.js';
 import { argumentsPreview } from './outcome.js';
+import { AnsweredElsewhere } from './router.js';
+
+/** Who answered, as the audit log records it. */
+export const TTY_ANSWERER = 'tty: the terminal';
 
 export interface TtyChannelOptions {
   input: NodeJS.ReadableStream;
@@ -19,14 +23,14 @@ export class TtyApprovalChannel implements ApprovalService {
     this.#opts = options;
   }
 
-  request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome> {
+  request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome | ApprovalReply> {
     if (!this.#opts.isTTY) return Promise.resolve('unavailable');
     const mine = this.#turn.then(() => this.#ask(req, signal));
     this.#turn = mine.catch(() => undefined);
     return mine;
   }
 
-  #ask(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome> {
+  #ask(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome | ApprovalReply> {
     if (signal.aborted) return Promise.resolve('cancelled');
     const { input, output } = this.#opts;
     const agent = req.exec.agent !== undefined ? `\n  agent:     ${req.exec.agent}` : '';
@@ -35,9 +39,9 @@ export class TtyApprovalChannel implements ApprovalService {
         `  reason:    ${req.reason}\n  arguments: ${argumentsPreview(req.exec.arguments)}\n` +
         'Allow this call once? [y/N] ',
     );
-    return new Promise<ApprovalOutcome>((resolve) => {
+    return new Promise<ApprovalOutcome | ApprovalReply>((resolve) => {
       let buffered = '';
-      const finish = (outcome: ApprovalOutcome): void => {
+      const finish = (outcome: ApprovalOutcome | ApprovalReply): void => {
         input.removeListener('data', onData);
         input.removeListener('end', onEnd);
         signal.removeEventListener('abort', onAbort);
@@ -48,11 +52,12 @@ export class TtyApprovalChannel implements ApprovalService {
         buffered += chunk.toString();
         const nl = buffered.indexOf('\n');
         if (nl === -1) return;
-        finish(/^\s*y(es)?\s*$/i.test(buffered.slice(0, nl)) ? 'allowed-once' : 'rejected');
+        finish({ outcome: /^\s*y(es)?\s*$/i.test(buffered.slice(0, nl)) ? 'allowed-once' : 'rejected', answeredBy: TTY_ANSWERER });
       };
       const onEnd = (): void => finish('cancelled');
       const onAbort = (): void => {
-        output.write('\n(approval request withdrawn)\n');
+        const why: unknown = signal.reason;
+        output.write(why instanceof AnsweredElsewhere ? `\n(${why.message})\n` : '\n(approval request withdrawn)\n');
         finish('cancelled');
       };
       input.on('data', onData);

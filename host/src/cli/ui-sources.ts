@@ -24,26 +24,51 @@ async function installedTools(home: string): Promise<InstalledInfo[]> {
   });
 }
 
+interface SetSummary {
+  entries: { id: string; use: string }[];
+  /** Whether an enabled `approvals` entry lists the `queue` channel (the page's and /v1/approvals'). */
+  queueInUse: boolean;
+}
+
 /** Entry ids and uses of the set in force, read again on every reload. */
-async function policyEntries(runtime: Runtime): Promise<{ id: string; use: string }[]> {
-  if (runtime.policySource.kind !== 'set') return [];
+async function policySummary(runtime: Runtime): Promise<SetSummary> {
+  if (runtime.policySource.kind !== 'set') return { entries: [], queueInUse: false };
   const { parsePolicySet } = await import('../policy/index.js');
   const set = await parsePolicySet(runtime.policySource.dir);
-  return set.entries.filter((e) => !e.disabled).map((e) => ({ id: e.id, use: e.use }));
+  const enabled = set.entries.filter((e) => !e.disabled);
+  const queueInUse = enabled.some((e) => {
+    if (e.use !== 'approvals' || typeof e.config !== 'object' || e.config === null) return false;
+    const channels = (e.config as { channels?: unknown }).channels;
+    return Array.isArray(channels) && channels.includes('queue');
+  });
+  return { entries: enabled.map((e) => ({ id: e.id, use: e.use })), queueInUse };
 }
 
 export async function uiSources(runtime: Runtime, core: SidecarCore, manifests: ManifestTools): Promise<UiSources> {
   const policy: PolicyInfo = { description: describePolicySource(runtime.policySource), loadedAt: new Date().toISOString(), entries: [] };
-  policy.entries = await policyEntries(runtime).catch(() => []);
+  // Unknown (a set that cannot be read again) counts as in use: the page then warns of nothing.
+  let queueInUse = true;
+  const summarize = (s: SetSummary): void => {
+    policy.entries = s.entries;
+    queueInUse = s.queueInUse;
+  };
+  await policySummary(runtime).then(summarize, () => undefined);
   const events = runtime.policyServices.events;
+  // Told after the new set's summary is read, so the page never shows the old entries as new.
+  const reread = new Set<() => void>();
   // Kept up to date for the life of the server (the events object lives as long as the runtime).
   events.on('changed', () => {
     policy.loadedAt = new Date().toISOString();
-    void policyEntries(runtime).then((e) => (policy.entries = e), () => undefined);
+    void policySummary(runtime)
+      .then(summarize, () => undefined)
+      .then(() => {
+        for (const fn of reread) fn();
+      });
   });
   events.on('rejected', (e) => (policy.lastRejected = { at: new Date().toISOString(), error: e.error }));
   return {
     queue: core.approvalQueue,
+    queueInUse: () => queueInUse,
     manifests: () => manifests.served(),
     installed: () => installedTools(runtime.storeDir),
     builtins: () => {
@@ -55,10 +80,10 @@ export async function uiSources(runtime: Runtime, core: SidecarCore, manifests: 
     onCall: (fn) => runtime.host.root.on('tools/result', 'ui-recent-calls', () => fn()),
     onToolsChanged: (fn) => {
       const offTools = runtime.tools.subscribe(fn);
-      const offPolicy = events.on('changed', fn);
+      reread.add(fn);
       return () => {
         offTools();
-        offPolicy();
+        reread.delete(fn);
       };
     },
     assetsDir: join(packageRoot(), 'ui'),

@@ -54,7 +54,9 @@ export function createPolicyServices(options: PolicyServicesOptions = {}): Polic
     logger,
     metrics: new Metrics({ onError: (err, name) => logger.warn({ err, metric: name }, 'metrics gauge callback failed') }),
     approvals: new ApprovalRouter({ onError: (err) => logger.warn({ err }, 'approval channel failed; treated as unavailable') }),
-    queue: new ApprovalQueue(),
+    // Held only while a server that lists and answers it runs (`serve --http`); elsewhere (`call`,
+    // `serve --stdio`) nobody could answer, so an ask routed to it is denied at once.
+    queue: new ApprovalQueue({ onlyWhileOpen: true }),
     audit: new AuditService({ defaultPath: auditPath }),
     events: new PolicyEvents(),
     auditPath,

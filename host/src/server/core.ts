@@ -27,6 +27,8 @@ export interface PendingApprovals {
   ended?(id: string): EndedApprovalInfo | undefined;
   /** Called whenever the pending list changes; the function unsubscribes. */
   onChange?(fn: () => void): () => void;
+  /** Says someone can answer now (the HTTP server is up); the function says they no longer can. */
+  openForAnswers?(): () => void;
 }
 
 export interface EndedApprovalInfo {

@@ -189,11 +189,14 @@ export async function serveHttp(core: SidecarCore, options: HttpOptions): Promis
   const address = { host: options.bind.host, port: info.port };
   guard.port = info.port;
   guard.ownOrigins = ownOrigins(address);
+  // From now on a person can answer the queue here (/v1/approvals, /ui), so asks routed to it wait.
+  const closeQueue = core.approvalQueue?.openForAnswers?.() ?? (() => {});
 
   let accepting = true;
   const stopAccepting = () => {
     if (!accepting) return;
     accepting = false;
+    closeQueue();
     // Mounts end their open streams (an event stream never goes idle, so close would wait on it).
     for (const m of mounts) m.close?.();
     http.close(() => unregister());
