@@ -61,9 +61,6 @@ const NOT_YET_SPLIT: readonly string[] = [
   'sandbox/tool.ts loadSandboxTool',
   'sandbox/wasi/path-calls.ts pathOpen',
   'sandbox/worker/client-functions.ts createClientFunctions',
-  'server/http-api.ts handleApi',
-  'server/http-server.ts serveHttp',
-  'server/mcp-server.ts createMcpServer',
   'tool/define.ts defineTool',
   'ui/mount.ts uiMount',
 ];

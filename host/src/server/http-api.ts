@@ -38,11 +38,28 @@ function parseJson(body: Buffer): { ok: true; value: unknown } | { ok: false; me
   }
 }
 
-/** Answers with an error; returns true (the route matched) so handlers can `return fail(...)`. */
-function fail(res: ServerResponse, status: number, message: string): true {
-  sendError(res, status, message);
-  return true;
+/** One API request, as its route handler sees it. */
+interface ApiRequest {
+  core: SidecarCore;
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  body: () => Promise<Buffer>;
+  sessions: (() => SessionHealth) | undefined;
+  answeredBy: (req: IncomingMessage) => string;
+  /** The path's one variable part as sent, still percent-encoded (a tool name, an approval id); '' when it has none. */
+  param: string;
 }
+
+/** Method and path of each route; the path's group, when it has one, becomes `param`. */
+const ROUTES: readonly { method: string; path: RegExp; handle: (r: ApiRequest) => void | Promise<void> }[] = [
+  { method: 'GET', path: /^\/healthz$/, handle: health },
+  { method: 'GET', path: /^\/metrics$/, handle: metrics },
+  { method: 'GET', path: /^\/v1\/tools$/, handle: listTools },
+  { method: 'POST', path: /^\/v1\/tools\/([^/]+)\/call$/, handle: callTool },
+  { method: 'GET', path: /^\/v1\/approvals$/, handle: listApprovals },
+  { method: 'POST', path: /^\/v1\/approvals\/([^/]+)$/, handle: answerApproval },
+];
 
 /** Returns false when no API route matched (the caller answers 404). */
 export async function handleApi(
@@ -54,91 +71,88 @@ export async function handleApi(
   sessions?: () => SessionHealth,
   answeredBy: (req: IncomingMessage) => string = () => 'api',
 ): Promise<boolean> {
-  const path = url.pathname;
   const method = req.method ?? 'GET';
-
-  if (path === '/healthz' && method === 'GET') {
-    // Saturated (every session slot held by a busy client) is unhealthy: a new client is refused.
-    const s = sessions?.();
-    const status = core.calls.draining ? 'draining' : s?.saturated === true ? 'saturated' : 'ok';
-    sendJson(res, status === 'ok' ? 200 : 503, {
-      status,
-      tools: core.tools.list().length,
-      inFlight: core.calls.inFlight,
-      ...(s !== undefined ? { sessions: s } : {}),
-    });
-    return true;
-  }
-  if (path === '/metrics' && method === 'GET') {
-    const text = core.metrics.render();
-    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-    res.end(text);
-    return true;
-  }
-  if (path === '/v1/tools' && method === 'GET') {
-    const format = url.searchParams.get('format') ?? 'mcp';
-    if (!isSchemaFormat(format)) {
-      sendError(res, 400, `format: must be one of ${SCHEMA_FORMATS.join(', ')} (got "${format}")`);
-      return true;
-    }
-    sendJson(res, 200, exportTools(core.tools.list(), format));
-    return true;
-  }
-  const call = /^\/v1\/tools\/([^/]+)\/call$/.exec(path);
-  if (call !== null && method === 'POST') {
-    const name = decodeURIComponent(call[1] ?? '');
-    if (core.tools.get(name) === undefined) {
-      sendError(res, 404, `unknown tool "${name}"`);
-      return true;
-    }
-    const parsed = parseJson(await body());
-    if (!parsed.ok) return fail(res, 400, parsed.message);
-    const input = callBody.safeParse(parsed.value);
-    if (!input.success) return fail(res, 400, zodMessage(input.error));
-    // A client that hangs up cancels its call (and tears its instance down).
-    const hangup = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) hangup.abort(new Error('the HTTP client disconnected'));
-    });
-    const callId = randomUUID();
-    const unbind = core.approvals.bind(callId, { sessionId: undefined });
-    const agent = req.headers['x-toolgate-agent'];
-    let result: ToolResult;
-    try {
-      result = await core.calls.run(hangup.signal, (signal) =>
-        core.pipeline.call(name, input.data.arguments ?? {}, { signal, callId, ...(typeof agent === 'string' ? { agent } : {}) }),
-      );
-    } catch (err) {
-      if (err instanceof ServerClosingError) return fail(res, 503, err.message);
-      throw err;
-    } finally {
-      unbind();
-    }
-    if (result.error?.code === 'UNKNOWN_TOOL') sendError(res, 404, `unknown tool "${name}"`);
-    else sendJson(res, 200, result, { 'x-toolgate-call-id': callId });
-    return true;
-  }
-  if (path === '/v1/approvals' && method === 'GET') {
-    if (core.approvalQueue === undefined) return fail(res, 404, 'no approval queue is configured');
-    sendJson(res, 200, { approvals: core.approvalQueue.list() });
-    return true;
-  }
-  const approval = /^\/v1\/approvals\/([^/]+)$/.exec(path);
-  if (approval !== null && method === 'POST') {
-    if (core.approvalQueue === undefined) return fail(res, 404, 'no approval queue is configured');
-    const parsed = parseJson(await body());
-    if (!parsed.ok) return fail(res, 400, parsed.message);
-    const input = approvalBody.safeParse(parsed.value);
-    if (!input.success) return fail(res, 400, zodMessage(input.error));
-    const id = decodeURIComponent(approval[1] ?? '');
-    const found = await core.approvalQueue.resolve(id, input.data.outcome, answeredBy(req));
-    if (!found) {
-      const ended = core.approvalQueue.ended?.(id);
-      if (ended !== undefined) return fail(res, 409, endedMessage(ended));
-      return fail(res, 404, `no pending approval with id "${id}"`);
-    }
-    sendJson(res, 200, { id, outcome: input.data.outcome });
+  for (const route of ROUTES) {
+    const match = route.method === method ? route.path.exec(url.pathname) : null;
+    if (match === null) continue;
+    await route.handle({ core, req, res, url, body, sessions, answeredBy, param: match[1] ?? '' });
     return true;
   }
   return false;
+}
+
+function health({ core, res, sessions }: ApiRequest): void {
+  // Saturated (every session slot held by a busy client) is unhealthy: a new client is refused.
+  const s = sessions?.();
+  const status = core.calls.draining ? 'draining' : s?.saturated === true ? 'saturated' : 'ok';
+  sendJson(res, status === 'ok' ? 200 : 503, {
+    status,
+    tools: core.tools.list().length,
+    inFlight: core.calls.inFlight,
+    ...(s !== undefined ? { sessions: s } : {}),
+  });
+}
+
+function metrics({ core, res }: ApiRequest): void {
+  const text = core.metrics.render();
+  res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function listTools({ core, res, url }: ApiRequest): void {
+  const format = url.searchParams.get('format') ?? 'mcp';
+  if (!isSchemaFormat(format)) return sendError(res, 400, `format: must be one of ${SCHEMA_FORMATS.join(', ')} (got "${format}")`);
+  sendJson(res, 200, exportTools(core.tools.list(), format));
+}
+
+async function callTool({ core, req, res, body, param }: ApiRequest): Promise<void> {
+  const name = decodeURIComponent(param);
+  if (core.tools.get(name) === undefined) return sendError(res, 404, `unknown tool "${name}"`);
+  const parsed = parseJson(await body());
+  if (!parsed.ok) return sendError(res, 400, parsed.message);
+  const input = callBody.safeParse(parsed.value);
+  if (!input.success) return sendError(res, 400, zodMessage(input.error));
+  // A client that hangs up cancels its call (and tears its instance down).
+  const hangup = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) hangup.abort(new Error('the HTTP client disconnected'));
+  });
+  const callId = randomUUID();
+  const unbind = core.approvals.bind(callId, { sessionId: undefined });
+  const agent = req.headers['x-toolgate-agent'];
+  let result: ToolResult;
+  try {
+    result = await core.calls.run(hangup.signal, (signal) =>
+      core.pipeline.call(name, input.data.arguments ?? {}, { signal, callId, ...(typeof agent === 'string' ? { agent } : {}) }),
+    );
+  } catch (err) {
+    if (err instanceof ServerClosingError) return sendError(res, 503, err.message);
+    throw err;
+  } finally {
+    unbind();
+  }
+  if (result.error?.code === 'UNKNOWN_TOOL') sendError(res, 404, `unknown tool "${name}"`);
+  else sendJson(res, 200, result, { 'x-toolgate-call-id': callId });
+}
+
+function listApprovals({ core, res }: ApiRequest): void {
+  if (core.approvalQueue === undefined) return sendError(res, 404, 'no approval queue is configured');
+  sendJson(res, 200, { approvals: core.approvalQueue.list() });
+}
+
+async function answerApproval({ core, req, res, body, answeredBy, param }: ApiRequest): Promise<void> {
+  const queue = core.approvalQueue;
+  if (queue === undefined) return sendError(res, 404, 'no approval queue is configured');
+  const parsed = parseJson(await body());
+  if (!parsed.ok) return sendError(res, 400, parsed.message);
+  const input = approvalBody.safeParse(parsed.value);
+  if (!input.success) return sendError(res, 400, zodMessage(input.error));
+  const id = decodeURIComponent(param);
+  const found = await queue.resolve(id, input.data.outcome, answeredBy(req));
+  if (!found) {
+    const ended = queue.ended?.(id);
+    if (ended !== undefined) return sendError(res, 409, endedMessage(ended));
+    return sendError(res, 404, `no pending approval with id "${id}"`);
+  }
+  sendJson(res, 200, { id, outcome: input.data.outcome });
 }

@@ -62,46 +62,57 @@ export function createMcpServer(core: SidecarCore): Server {
     return { tools };
   });
 
-  setToolCallHandler(server, async (raw, extra) => {
-    const { name, args } = toolCallParams(raw);
-    // An unknown tool is a protocol mistake (the client did not use tools/list), not a tool failure.
-    if (core.tools.get(name) === undefined) throw UNKNOWN_TOOL(name);
-    const callId = randomUUID();
-    const unbind = core.approvals.bind(callId, {
-      sessionId: extra.sessionId,
-      ...(server.getClientCapabilities()?.elicitation !== undefined ? { elicit: (req, signal) => elicit(core, extra, req, signal) } : {}),
-    });
-    const progressToken = extra._meta?.progressToken;
-    const progress = async (value: number, message: string) => {
-      try {
-        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: progressToken as string | number, progress: value, total: 1, message } });
-      } catch (err) {
-        core.logger.debug({ err, callId }, 'progress notification not delivered');
-      }
-    };
-    // A tool that reports its own progress owns the token: ours would interleave with its values.
-    const ownProgress = progressToken !== undefined && core.tools.get(name)?.definition.capabilities?.mcp?.includes('progress') !== true;
-    const client = mcpCallClient({ server, extra, logLevel: () => logLevel, logger: core.logger, callId });
-    try {
-      // Without a progress token there is nothing to send: skip the awaits (two per call).
-      if (ownProgress) await progress(0, `calling ${name}`);
-      const agent = server.getClientVersion()?.name;
-      const result = await core.calls.run(extra.signal, (signal) =>
-        core.pipeline.call(name, args, { signal, callId, client, ...(agent !== undefined ? { agent } : {}) }),
-      );
-      // Unregistered between the check above and dispatch: still the client's mistake.
-      if (result.error?.code === 'UNKNOWN_TOOL') throw UNKNOWN_TOOL(name);
-      if (ownProgress) await progress(1, result.isError ? `${name} failed` : `${name} done`);
-      else await client.settled();
-      return toCallToolResult(result, callId);
-    } catch (err) {
-      if (err instanceof ServerClosingError) throw new RpcError(-32000, err.message);
-      throw err;
-    } finally {
-      unbind();
-    }
-  });
+  setToolCallHandler(server, (raw, extra) => callTool(core, server, raw, extra, () => logLevel));
   return server;
+}
+
+/** One tools/call through the pipeline, with progress and the call's client (elicitation, logs). */
+async function callTool(
+  core: SidecarCore, server: Server, raw: Parameters<ToolCallHandler>[0], extra: Extra, logLevel: () => LoggingLevel | undefined,
+): Promise<Record<string, unknown>> {
+  const { name, args } = toolCallParams(raw);
+  // An unknown tool is a protocol mistake (the client did not use tools/list), not a tool failure.
+  if (core.tools.get(name) === undefined) throw UNKNOWN_TOOL(name);
+  const callId = randomUUID();
+  const unbind = core.approvals.bind(callId, {
+    sessionId: extra.sessionId,
+    ...(server.getClientCapabilities()?.elicitation !== undefined ? { elicit: (req, signal) => elicit(core, extra, req, signal) } : {}),
+  });
+  const progressToken = extra._meta?.progressToken;
+  // A tool that reports its own progress owns the token: ours would interleave with its values.
+  const ownProgress = progressToken !== undefined && core.tools.get(name)?.definition.capabilities?.mcp?.includes('progress') !== true;
+  const progress = progressSender(core, extra, callId);
+  const client = mcpCallClient({ server, extra, logLevel, logger: core.logger, callId });
+  try {
+    // Without a progress token there is nothing to send: skip the awaits (two per call).
+    if (ownProgress) await progress(0, `calling ${name}`);
+    const agent = server.getClientVersion()?.name;
+    const result = await core.calls.run(extra.signal, (signal) =>
+      core.pipeline.call(name, args, { signal, callId, client, ...(agent !== undefined ? { agent } : {}) }),
+    );
+    // Unregistered between the check above and dispatch: still the client's mistake.
+    if (result.error?.code === 'UNKNOWN_TOOL') throw UNKNOWN_TOOL(name);
+    if (ownProgress) await progress(1, result.isError ? `${name} failed` : `${name} done`);
+    else await client.settled();
+    return toCallToolResult(result, callId);
+  } catch (err) {
+    if (err instanceof ServerClosingError) throw new RpcError(-32000, err.message);
+    throw err;
+  } finally {
+    unbind();
+  }
+}
+
+/** Sends notifications/progress for the request's token; one the client cannot take is only logged. */
+function progressSender(core: SidecarCore, extra: Extra, callId: string): (value: number, message: string) => Promise<void> {
+  const progressToken = extra._meta?.progressToken;
+  return async (value, message) => {
+    try {
+      await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: progressToken as string | number, progress: value, total: 1, message } });
+    } catch (err) {
+      core.logger.debug({ err, callId }, 'progress notification not delivered');
+    }
+  };
 }
 
 /**

@@ -1,0 +1,74 @@
+// MCP Streamable HTTP at /mcp: a session per client, created by its initialize request, found again
+// by its mcp-session-id header, and refused with a JSON-RPC error a client can act on otherwise.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { SidecarCore } from './core.js';
+import { sendJson } from './http-api.js';
+import { readBody } from './http-guard.js';
+import { createMcpServer } from './mcp-server.js';
+import { RPC_MESSAGES, withCleanErrors } from './rpc-error.js';
+import type { SessionTable } from './session-table.js';
+
+/** What /mcp needs of the server. */
+export interface McpEndpoint {
+  core: SidecarCore;
+  sessions: SessionTable<StreamableHTTPServerTransport>;
+  maxBody: number;
+}
+
+function rpcError(res: ServerResponse, status: number, code: number, message: string): void {
+  sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+/** One request to /mcp: to its session, to a new one (initialize), or refused. */
+export async function handleMcp(mcp: McpEndpoint, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const header = req.headers['mcp-session-id'];
+  const sessionId = typeof header === 'string' ? header : undefined;
+  let parsed: unknown;
+  if (req.method === 'POST') {
+    const raw = await readBody(req, mcp.maxBody);
+    try {
+      parsed = JSON.parse(raw.toString('utf8')) as unknown;
+    } catch {
+      return rpcError(res, 400, -32700, `${RPC_MESSAGES[-32700]}: the body is not valid JSON`);
+    }
+  }
+  const { sessions } = mcp;
+  if (sessionId !== undefined) {
+    const transport = sessions.use(sessionId, res);
+    if (transport === undefined) return rpcError(res, 404, -32001, `${RPC_MESSAGES[-32001]}: no session "${sessionId}" (it ended or expired; initialize again)`);
+    return transport.handleRequest(req, res, parsed);
+  }
+  if (req.method === 'POST' && isInitializeRequest(parsed)) {
+    // At the cap the least recently used idle session makes room; only busy ones refuse a client.
+    if (!(await sessions.makeRoom())) return rpcError(res, 503, -32000, `${RPC_MESSAGES[-32000]}: too many MCP sessions (${sessions.max}), all busy`);
+    const transport = await newSession(mcp);
+    return transport.handleRequest(req, res, parsed);
+  }
+  // A GET (SSE stream) needs a session; 405 tells a client this server has no sessionless stream.
+  if (req.method === 'GET') return rpcError(res, 405, -32000, `${RPC_MESSAGES[-32000]}: GET /mcp needs an mcp-session-id header (send initialize first)`);
+  return rpcError(res, 400, -32000, `${RPC_MESSAGES[-32000]}: no valid mcp-session-id header (send initialize first)`);
+}
+
+/** A session's transport and MCP server; it joins the table once initialized and leaves it on close. */
+async function newSession({ core, sessions }: McpEndpoint): Promise<StreamableHTTPServerTransport> {
+  const server = createMcpServer(core);
+  let detach: () => void = () => {};
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    onsessioninitialized: (id) => {
+      sessions.add(id, transport, () => server.close());
+      detach = core.attach(server);
+    },
+  });
+  withCleanErrors(transport);
+  transport.onclose = () => {
+    if (transport.sessionId !== undefined) sessions.remove(transport.sessionId);
+    detach();
+  };
+  transport.onerror = (err) => core.logger.debug({ err }, 'mcp http transport error');
+  await server.connect(transport);
+  return transport;
+}

@@ -1,0 +1,57 @@
+// Routes one HTTP request: the safety checks first (http-guard.ts), then a mount (/ui), the health
+// probe, /mcp or the plain API, each within the client's share of concurrent requests.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { handleApi, sendError } from './http-api.js';
+import { BodyTooLargeError, checkApprover, checkHost, checkOrigin, checkToken, readBody, type ConcurrencyLimit, type GuardConfig } from './http-guard.js';
+import { handleMcp, type McpEndpoint } from './http-mcp.js';
+import { answererOf, mountFor, type HttpMount } from './http-mount.js';
+
+/** What routing needs of the server. */
+export interface HttpRoutes extends McpEndpoint {
+  guard: GuardConfig;
+  limit: ConcurrencyLimit;
+  mounts: readonly HttpMount[];
+}
+
+export async function handleRequest(routes: HttpRoutes, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { core, guard, sessions } = routes;
+  const refused = checkHost(req, guard) ?? checkOrigin(req, guard);
+  if (refused !== undefined) return sendError(res, refused.status, refused.message);
+  const url = new URL(req.url ?? '/', 'http://toolgate.invalid');
+  const body = () => readBody(req, routes.maxBody);
+  const mount = mountFor(routes.mounts, url.pathname);
+  // Its own key: a page's event streams must not use up the API's slots for the same address.
+  if (mount !== undefined) {
+    return withinLimit(routes, `mount:${mount.prefix}:${req.socket.remoteAddress ?? '?'}`, res, () => mount.handle({ req, res, url, body, guard }));
+  }
+  if (url.pathname !== '/healthz') {
+    const denied = checkToken(req, guard) ?? checkApprover(req, url, guard);
+    if (denied !== undefined) return sendError(res, denied.status, denied.message, { 'www-authenticate': 'Bearer' });
+  }
+  // A health probe must get through when the client is at its cap: that is when it matters.
+  if (url.pathname === '/healthz') return void (await handleApi(core, req, res, url, body, () => sessions.health()));
+  const sid = req.headers['mcp-session-id'];
+  const key = typeof sid === 'string' ? `session:${sid}` : `addr:${req.socket.remoteAddress ?? '?'}`;
+  return withinLimit(routes, key, res, async () => {
+    if (url.pathname === '/mcp') return await handleMcp(routes, req, res);
+    const matched = await handleApi(core, req, res, url, body, () => sessions.health(), (r) => answererOf('api', guard, r));
+    if (!matched) sendError(res, 404, `no route for ${req.method ?? 'GET'} ${url.pathname}`);
+  });
+}
+
+/**
+ * Runs `serve` in one of the client's concurrent-request slots (429 when none is free, freed when
+ * the response closes); a body over the cap is 413, anything else thrown a logged 500.
+ */
+async function withinLimit(routes: HttpRoutes, key: string, res: ServerResponse, serve: () => Promise<void>): Promise<void> {
+  const leave = routes.limit.enter(key);
+  if (leave === undefined) return sendError(res, 429, `too many concurrent requests from this client (max ${routes.limit.max})`, { 'retry-after': '1' });
+  res.once('close', leave);
+  try {
+    await serve();
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) return sendError(res, 413, err.message, { connection: 'close' });
+    routes.core.logger.error({ err }, 'http request failed');
+    sendError(res, 500, 'internal error');
+  }
+}
