@@ -149,6 +149,20 @@ describe('a mount may not contain $TOOLGATE_HOME (it holds the approval secret)'
     const loaded = await loadManifestFile(file);
     expect(loaded.allowedPaths['/data']?.host).toBe(await realpath(join(dir, 'home/tools/demo/data')));
   });
+
+  test.each([
+    ['the cache itself', './home/cache'],
+    ['the prepared-module cache', './home/cache/prepared'],
+  ])("a grant of %s is refused (a tool that wrote prepared modules could unsandbox the next start's tools)", async (_label, host) => {
+    process.env.TOOLGATE_HOME = join(dir, 'home');
+    await mkdir(join(dir, 'home/cache/prepared'), { recursive: true });
+    await writeFileIn(dir, 'demo.wasm', FAKE_WASM);
+    const file = await writeFileIn(dir, 'demo.yaml', yamlOf(manifestWith({ module: { path: 'demo.wasm' }, capabilities: { allowed_paths: { '/c': { host, mode: 'rw' } } } })));
+    const err = await failure(loadManifestFile(file));
+    expect(err.code).toBe('PATH_INVALID');
+    expect(err.path).toBe('capabilities.allowed_paths["/c"].host');
+    expect(err.rule).toContain("inside toolgate's cache");
+  });
 });
 
 describe('loadManifestDirs', () => {

@@ -52,7 +52,8 @@ export function installedSource(storeDir: string, logger: Logger, report: (probl
 
 /** Registers the tools; returns every manifest that did not load or register, one line each. */
 export const loadManifestTools: ManifestLoader = async (ctx: Context, dirs, options) => {
-  const { loadToolsFromDirs } = await import('../manifest/index.js');
+  const { loadToolsFromDirs, enablePreparedModuleCache } = await import('../manifest/index.js');
+  enablePreparedModuleCache(options.storeDir);
   const all = [...dirs];
   const problems: string[] = [];
   if (!options.explicit) all.push(...(await installedSource(options.storeDir, ctx.logger, (p) => problems.push(p)).dirs()));

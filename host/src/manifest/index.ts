@@ -25,3 +25,4 @@ export {
   type FileRules,
 } from './module-file.js';
 export { manifestDefinition, inputSchemaOf, type DefinitionParts } from './definition.js';
+export { enablePreparedModuleCache } from './prepared-cache.js';

@@ -3,6 +3,7 @@
 // namespaces and whether the module is instrumented for preemption.
 import { createHash } from 'node:crypto';
 import { SandboxLoadError } from '../load-error.js';
+import { preparedKey, readPrepared, writePrepared } from './disk-cache.js';
 import { prepareModule, type PrepareOptions, type PreparedModule } from './prepare.js';
 
 export interface CompiledModule {
@@ -36,15 +37,35 @@ export function compileModule(wasm: Uint8Array, opts: PrepareOptions, sha256?: s
   return hit;
 }
 
+/** Where the last builds came from (tests and the bench read it). */
+export const preparedCacheStats = { fromDisk: 0, prepared: 0 };
+
 async function build(wasm: Uint8Array, opts: PrepareOptions, digest: string): Promise<CompiledModule> {
+  const key = preparedKey(digest, opts);
+  const stored = key === undefined ? undefined : await readPrepared(key);
+  if (stored !== undefined) {
+    // a stored module that no longer compiles (a Node upgrade, say) is prepared afresh below
+    const module = await WebAssembly.compile(stored.bytes).catch(() => undefined);
+    if (module !== undefined) {
+      preparedCacheStats.fromDisk++;
+      return { sha256: digest, module, info: stored.info };
+    }
+  }
   const { bytes, ...info } = prepareModule(wasm, opts);
+  preparedCacheStats.prepared++;
   let module: WebAssembly.Module;
   try {
     module = await WebAssembly.compile(bytes);
   } catch (err) {
     throw new SandboxLoadError('BAD_MODULE', `tool "${opts.tool}": ${opts.label ?? 'module'} does not compile: ${(err as Error).message}`);
   }
+  if (key !== undefined) await writePrepared(key, bytes, info);
   return { sha256: digest, module, info };
+}
+
+/** Forgets the compiled modules of this process (tests: the next load reads the disk cache or prepares). */
+export function forgetCompiledModules(): void {
+  cache.clear();
 }
 
 /** How many compiled modules are cached (for stats and tests). */
