@@ -112,24 +112,11 @@ async function runChain(
     if (entry === undefined) return { decision: ALLOW, by: 'default' };
     const record: TrailStep = { id: entry.id, kind: 'pending' };
     steps.push(record);
-    let pending: Promise<Decided> | undefined;
-    let downstream: Decided | undefined;
-    const next = (): Promise<Decision> => {
-      if (pending === undefined) {
-        pending = step(i + 1).then((r) => {
-          clock.at('tools/pre-execute', `listener "${entry.id}"`); // back in this listener
-          return (downstream = r);
-        });
-        pending.catch(() => {}); // the listener may not await next(); its failure is in chainError
-      }
-      const decision = pending.then((r) => r.decision);
-      decision.catch(() => {});
-      return decision;
-    };
+    const below = restOfChain(() => step(i + 1), () => clock.at('tools/pre-execute', `listener "${entry.id}"`));
     let returned: unknown;
     try {
       clock.at('tools/pre-execute', `listener "${entry.id}"`);
-      const work = attempt(() => entry.fn(exec, next, info));
+      const work = attempt(() => entry.fn(exec, below.next, info));
       returned = await (timeoutMs === undefined
         ? work
         : withTimeout(work, timeoutMs, () => new ListenerError(`pre-execute listener "${entry.id}" gave no decision within ${timeoutMs} ms`)));
@@ -139,29 +126,73 @@ async function runChain(
       throw chainError;
     }
     if (chainError !== undefined) throw chainError;
-    if (returned === undefined && pending !== undefined) {
-      record.kind = 'pass';
-      return pending;
+    try {
+      return decidedBy(entry.id, record, returned, below);
+    } catch (err) {
+      chainError = err;
+      throw err;
     }
-    if (!isDecision(returned)) {
-      record.kind = 'error';
-      chainError = new ListenerError(
-        `pre-execute listener "${entry.id}" neither called next() nor returned a decision ` +
-          `({kind:'allow'} | {kind:'deny', reason} | {kind:'ask', reason?})`,
-      );
-      throw chainError;
-    }
-    if (downstream !== undefined && returned === downstream.decision) {
-      record.kind = 'pass';
-      return downstream;
-    }
-    record.kind = returned.kind;
-    if (returned.kind !== 'allow' && returned.reason !== undefined) record.reason = returned.reason;
-    return { decision: Object.freeze({ ...returned }), by: entry.id };
   };
   const result = await step(0);
   if (chainError !== undefined) throw chainError;
   return result;
+}
+
+/** A listener's next() and what it brought back: the rest of the chain runs once, however often it is called. */
+interface RestOfChain {
+  next: () => Promise<Decision>;
+  /** The rest of the chain, once next() was called. */
+  readonly pending: Promise<Decided> | undefined;
+  /** What it decided, once it has. */
+  readonly downstream: Decided | undefined;
+}
+
+function restOfChain(rest: () => Promise<Decided>, backInListener: () => void): RestOfChain {
+  let pending: Promise<Decided> | undefined;
+  let downstream: Decided | undefined;
+  const next = (): Promise<Decision> => {
+    if (pending === undefined) {
+      pending = rest().then((r) => {
+        backInListener();
+        return (downstream = r);
+      });
+      pending.catch(() => {}); // the listener may not await next(); its failure is in chainError
+    }
+    const decision = pending.then((r) => r.decision);
+    decision.catch(() => {});
+    return decision;
+  };
+  return {
+    next,
+    get pending() {
+      return pending;
+    },
+    get downstream() {
+      return downstream;
+    },
+  };
+}
+
+/** What listener `id` decided: what it passed on from next(), or its own decision (recorded in the trail). */
+function decidedBy(id: string, record: TrailStep, returned: unknown, below: RestOfChain): Decided | Promise<Decided> {
+  if (returned === undefined && below.pending !== undefined) {
+    record.kind = 'pass';
+    return below.pending;
+  }
+  if (!isDecision(returned)) {
+    record.kind = 'error';
+    throw new ListenerError(
+      `pre-execute listener "${id}" neither called next() nor returned a decision ` +
+        `({kind:'allow'} | {kind:'deny', reason} | {kind:'ask', reason?})`,
+    );
+  }
+  if (below.downstream !== undefined && returned === below.downstream.decision) {
+    record.kind = 'pass';
+    return below.downstream;
+  }
+  record.kind = returned.kind;
+  if (returned.kind !== 'allow' && returned.reason !== undefined) record.reason = returned.reason;
+  return { decision: Object.freeze({ ...returned }), by: id };
 }
 
 async function askApproval(

@@ -12,97 +12,123 @@ import type { ExecOutcome, ExecReplace, ExecuteWrapper } from './types.js';
  * answered the moment either happens, even if a body or wrapper ignores its signal; a signal a
  * wrapper hands down bounds everything below that wrapper the same way.
  */
-export async function runExecute(
+export function runExecute(
   exec: Readonly<ExecIdentity>,
   tool: Tool,
   wrappers: readonly HookEntry<ExecuteWrapper>[],
   clock: CallClock,
 ): Promise<ExecOutcome> {
-  const callerSignal = exec.signal;
+  return new ExecuteRun(exec, tool, wrappers, clock).run();
+}
+
+/** One call's way down the wrappers to the body and back. */
+class ExecuteRun {
+  readonly #exec: Readonly<ExecIdentity>;
+  readonly #tool: Tool;
+  readonly #wrappers: readonly HookEntry<ExecuteWrapper>[];
+  readonly #clock: CallClock;
   // Every linked signal is released when the call ends, so nothing stays attached to the caller's.
-  const links: (() => void)[] = [];
-  const link = (sources: AbortSignal[]): AbortSignal => {
-    const l = linkSignals(sources);
-    links.push(l.release);
-    return l.signal;
-  };
-  const base = clock.signal;
+  readonly #links: (() => void)[] = [];
+  #finished = false;
 
-  const codeOf = (signal: AbortSignal): ExecOutcome & { ok: false } => {
-    if (callerSignal.aborted) return callerAborted(callerSignal, tool.name);
-    const reason: unknown = clock.expired ? clock.timeoutReason : signal.reason;
+  constructor(exec: Readonly<ExecIdentity>, tool: Tool, wrappers: readonly HookEntry<ExecuteWrapper>[], clock: CallClock) {
+    this.#exec = exec;
+    this.#tool = tool;
+    this.#wrappers = wrappers;
+    this.#clock = clock;
+  }
+
+  async run(): Promise<ExecOutcome> {
+    const base = this.#clock.signal;
+    try {
+      const first = Object.freeze({ ...this.#exec, signal: base });
+      // Without wrappers the body already races `base` (the same signal): a second race only costs.
+      return this.#wrappers.length === 0 ? await this.#body(first) : await raceSignal(this.#dispatch(0, first), base);
+    } catch (err) {
+      if (err instanceof ListenerError) return { ok: false, error: { code: 'LISTENER_ERROR', message: err.message } };
+      if (base.aborted) return this.#abortOutcome(base);
+      return { ok: false, error: { code: 'LISTENER_ERROR', message: errorMessage(err) } };
+    } finally {
+      this.#finished = true;
+      for (const release of this.#links) release();
+    }
+  }
+
+  /** Why `signal` fired, as the caller reads it: its own cancellation, the deadline, or the signal's reason. */
+  #abortOutcome(signal: AbortSignal): ExecOutcome & { ok: false } {
+    const callerSignal = this.#exec.signal;
+    if (callerSignal.aborted) return callerAborted(callerSignal, this.#tool.name);
+    const reason: unknown = this.#clock.expired ? this.#clock.timeoutReason : signal.reason;
     const code = abortCode(reason);
-    return { ok: false, error: { code, message: reason instanceof Error ? reason.message : `call to "${tool.name}" was aborted (${code})` } };
-  };
+    return { ok: false, error: { code, message: reason instanceof Error ? reason.message : `call to "${this.#tool.name}" was aborted (${code})` } };
+  }
 
-  const body = async (e: Readonly<ExecIdentity>): Promise<ExecOutcome> => {
+  async #body(e: Readonly<ExecIdentity>): Promise<ExecOutcome> {
+    const tool = this.#tool;
     let value: unknown;
-    clock.at('tools/execute', "the tool's body");
+    this.#clock.at('tools/execute', "the tool's body");
     try {
       value = await raceSignal(attempt(() => tool.definition.execute(e.arguments, e)), e.signal);
     } catch (err) {
-      // A ToolFailure says more than the abort that came with it; anything else (a bare ABORTED
-      // included: the body cannot know whether its signal fired for the caller or the deadline) is
-      // the abort's echo.
-      if (e.signal.aborted && (!(err instanceof ToolFailure) || err.code === 'ABORTED')) return codeOf(e.signal);
-      // The sandbox keeps its own timer for the same deadline; when it fires first the call's clock
-      // has run out too, and its wording is the one a client reads for a timeout.
-      if (err instanceof ToolFailure && err.code === 'TIMEOUT' && !callerSignal.aborted) {
-        clock.check();
-        if (clock.expired) return codeOf(e.signal);
-      }
-      return failureOf(err, tool.name);
+      return this.#bodyFailure(err, e.signal);
     }
     // A value that arrives after the signal fired is an answer nobody is waiting for.
-    if (e.signal.aborted) return codeOf(e.signal);
+    if (e.signal.aborted) return this.#abortOutcome(e.signal);
     if (!isJson(value)) {
       return { ok: false, error: { code: 'INVALID_OUTPUT', message: `tool "${tool.name}" returned a value that is not JSON` } };
     }
     const check = tool.checkOutput(value);
     if (!check.ok) return { ok: false, error: { code: 'INVALID_OUTPUT', message: `tool "${tool.name}" returned invalid output: ${check.message}` } };
     return { ok: true, value };
-  };
+  }
 
-  let finished = false;
-  const dispatch = async (i: number, e: Readonly<ExecIdentity>): Promise<ExecOutcome> => {
-    const w = wrappers[i];
-    if (w === undefined) return body(e);
-    const next = (replace?: ExecReplace): Promise<ExecOutcome> => {
-      // The result is already answered: a late next() (from a timer, say) must not run the body.
-      if (finished) return Promise.reject(new ListenerError(`execute wrapper "${w.id}" called next() after the call ended`));
-      if (replace !== undefined) checkReplace(w.id, replace);
-      if (replace?.signal === undefined) return dispatch(i + 1, Object.freeze({ ...e, signal: e.signal })).finally(() => clock.at('tools/execute', `wrapper "${w.id}"`));
-      // The signal handed down bounds what runs below: a stuck inner wrapper ends when it fires.
-      const signal = link([e.signal, replace.signal]);
-      return raceSignal(dispatch(i + 1, Object.freeze({ ...e, signal })), signal)
-        .catch((err: unknown) => {
-          if (err instanceof ListenerError || !signal.aborted) throw err;
-          return codeOf(signal);
-        })
-        .finally(() => clock.at('tools/execute', `wrapper "${w.id}"`));
-    };
+  #bodyFailure(err: unknown, signal: AbortSignal): ExecOutcome & { ok: false } {
+    // A ToolFailure says more than the abort that came with it; anything else (a bare ABORTED
+    // included: the body cannot know whether its signal fired for the caller or the deadline) is
+    // the abort's echo.
+    if (signal.aborted && (!(err instanceof ToolFailure) || err.code === 'ABORTED')) return this.#abortOutcome(signal);
+    // The sandbox keeps its own timer for the same deadline; when it fires first the call's clock
+    // has run out too, and its wording is the one a client reads for a timeout.
+    if (err instanceof ToolFailure && err.code === 'TIMEOUT' && !this.#exec.signal.aborted) {
+      this.#clock.check();
+      if (this.#clock.expired) return this.#abortOutcome(signal);
+    }
+    return failureOf(err, this.#tool.name);
+  }
+
+  /** Wrapper `i` around everything below it (the body past the last one). */
+  async #dispatch(i: number, e: Readonly<ExecIdentity>): Promise<ExecOutcome> {
+    const w = this.#wrappers[i];
+    if (w === undefined) return this.#body(e);
+    const next = (replace?: ExecReplace): Promise<ExecOutcome> => this.#next(i, w.id, e, replace);
     let out: unknown;
     try {
-      clock.at('tools/execute', `wrapper "${w.id}"`);
-      out = await attempt(() => w.fn(e, next, tool));
+      this.#clock.at('tools/execute', `wrapper "${w.id}"`);
+      out = await attempt(() => w.fn(e, next, this.#tool));
     } catch (err) {
       throw err instanceof ListenerError ? err : new ListenerError(`execute wrapper "${w.id}" threw: ${errorMessage(err)}`);
     }
     if (!isOutcome(out)) throw new ListenerError(`execute wrapper "${w.id}" returned no outcome ({ok:true, value} | {ok:false, error:{code, message}})`);
     return out;
-  };
+  }
 
-  try {
-    const first = Object.freeze({ ...exec, signal: base });
-    // Without wrappers the body already races `base` (the same signal): a second race only costs.
-    return wrappers.length === 0 ? await body(first) : await raceSignal(dispatch(0, first), base);
-  } catch (err) {
-    if (err instanceof ListenerError) return { ok: false, error: { code: 'LISTENER_ERROR', message: err.message } };
-    if (base.aborted) return codeOf(base);
-    return { ok: false, error: { code: 'LISTENER_ERROR', message: errorMessage(err) } };
-  } finally {
-    finished = true;
-    for (const release of links) release();
+  /** Wrapper `i`'s next(): what is below it, under the signal it hands down when it hands one. */
+  #next(i: number, id: string, e: Readonly<ExecIdentity>, replace: ExecReplace | undefined): Promise<ExecOutcome> {
+    // The result is already answered: a late next() (from a timer, say) must not run the body.
+    if (this.#finished) return Promise.reject(new ListenerError(`execute wrapper "${id}" called next() after the call ended`));
+    if (replace !== undefined) checkReplace(id, replace);
+    const back = () => this.#clock.at('tools/execute', `wrapper "${id}"`);
+    if (replace?.signal === undefined) return this.#dispatch(i + 1, Object.freeze({ ...e, signal: e.signal })).finally(back);
+    // The signal handed down bounds what runs below: a stuck inner wrapper ends when it fires.
+    const l = linkSignals([e.signal, replace.signal]);
+    this.#links.push(l.release);
+    const signal = l.signal;
+    return raceSignal(this.#dispatch(i + 1, Object.freeze({ ...e, signal })), signal)
+      .catch((err: unknown) => {
+        if (err instanceof ListenerError || !signal.aborted) throw err;
+        return this.#abortOutcome(signal);
+      })
+      .finally(back);
   }
 }
 
