@@ -4,12 +4,13 @@ import { RegistryError } from './errors.js';
 import { diffCapabilities } from './capabilities.js';
 import { enforceCeiling, flagLines, requireConsent, type ConsentOptions } from './install-checks.js';
 import { diffModelText } from './word-diff.js';
+import type { ToolPackage } from './package.js';
 import type { Progress } from './http.js';
-import { readLock } from './lockfile.js';
+import { readLock, type LockEntry } from './lockfile.js';
 import { compareVersionText } from './semver.js';
-import { fetchPackage, parseSourceRef } from './sources.js';
-import { commitInstall, installedPackageManifest, withStore, type PauseHook } from './store.js';
-import { judgeSignature, requireTrust } from './trust-check.js';
+import { fetchPackage, parseSourceRef, type FetchedPackage } from './sources.js';
+import { commitInstall, installedPackageManifest, withStore, type PauseHook, type StoreLayout } from './store.js';
+import { judgeSignature, requireTrust, type TrustVerdict } from './trust-check.js';
 
 export interface InstallOptions extends ConsentOptions {
   ref: string;
@@ -59,50 +60,70 @@ export async function installTool(opts: InstallOptions): Promise<InstallResult> 
   const warning = requireTrust(pkg, verdict, opts.allowUnsigned === true);
   if (warning) opts.say(`\n!!! ${warning}\n\n`);
 
-  const lock = await readLock(layout.lock);
-  const previous = lock.tools[pkg.name];
-  let outcome: InstallOutcome = 'installed';
-  if (previous) {
-    const order = compareVersionText(pkg.version, previous.version);
-    if (order === 0) {
-      if (sameDigests(previous.digests, pkg.digests as Record<string, string>)) {
-        return {
-          name: pkg.name,
-          version: pkg.version,
-          outcome: 'unchanged',
-          previousVersion: previous.version,
-          ...(previous.signer ? { signer: previous.signer.name } : {}),
-        };
-      }
-      throw new RegistryError('VERSION_CONFLICT', `${what}: the installed ${what} has different contents (file digests differ); a publisher must not reuse a version`);
-    }
-    if (order < 0 && opts.allowDowngrade !== true) {
-      throw new RegistryError('DOWNGRADE', `${what} is lower than the installed ${previous.version} pinned in ${layout.lock}; pass --allow-downgrade to go back`);
-    }
-    outcome = order < 0 ? 'downgraded' : 'upgraded';
+  const previous = (await readLock(layout.lock)).tools[pkg.name];
+  const outcome = previous ? versionOutcome(pkg, previous, layout.lock, opts.allowDowngrade === true) : 'installed';
+  if (outcome === 'unchanged' && previous) {
+    return { name: pkg.name, version: pkg.version, outcome, previousVersion: previous.version, ...(previous.signer ? { signer: previous.signer.name } : {}) };
   }
 
   await enforceCeiling(pkg, opts, layout);
-
-  const before = previous ? await installedPackageManifest(layout, previous) : undefined;
-  let needsConsent = true;
-  let review = 'the capabilities';
-  if (before) {
-    const diff = diffCapabilities(before.capabilities, pkg.manifest.capabilities);
-    opts.say(`${pkg.name}: ${previous?.version ?? '?'} -> ${pkg.version}; capability changes:\n`);
-    opts.say(diff.lines.length === 0 ? '  (none)\n' : diff.lines.map((l) => `  ${l}\n`).join(''));
-    // The description and schemas are instructions the model follows: a change asks again too.
-    const text = diffModelText(before.model, pkg.manifest.model);
-    opts.say(`${pkg.name}: changes to what the model reads:\n`);
-    opts.say(text.lines.length === 0 ? '  (none)\n' : text.lines.map((l) => `  ${l}\n`).join(''));
-    needsConsent = diff.grew || text.changed.length > 0;
-    if (text.changed.length > 0) review = `the changes to what the model reads (${text.changed.join(', ')})`;
-  } else {
-    opts.say(`${what} (${fetched.source}) asks for:\n${pkg.manifest.described.map((l) => `  ${l}\n`).join('')}`);
-  }
+  const consent = await showWhatChanges(fetched, previous, layout, opts.say);
   opts.say(flagLines(pkg));
-  if (needsConsent) await requireConsent(what, `Install ${what} with these capabilities? [y/N] `, review, opts);
+  if (consent.needed) await requireConsent(what, `Install ${what} with these capabilities? [y/N] `, consent.review, opts);
 
+  await commitUnlessStoreChanged(opts, fetched, previous, verdict);
+  return {
+    name: pkg.name,
+    version: pkg.version,
+    outcome,
+    ...(previous ? { previousVersion: previous.version } : {}),
+    ...(verdict.kind === 'trusted' ? { signer: verdict.name } : {}),
+  };
+}
+
+/** The package against the installed version: same contents, a new version, or a refused one. */
+function versionOutcome(pkg: ToolPackage, previous: LockEntry, lockFile: string, allowDowngrade: boolean): InstallOutcome {
+  const what = `${pkg.name}@${pkg.version}`;
+  const order = compareVersionText(pkg.version, previous.version);
+  if (order === 0) {
+    if (sameDigests(previous.digests, pkg.digests as Record<string, string>)) return 'unchanged';
+    throw new RegistryError('VERSION_CONFLICT', `${what}: the installed ${what} has different contents (file digests differ); a publisher must not reuse a version`);
+  }
+  if (order < 0 && !allowDowngrade) {
+    throw new RegistryError('DOWNGRADE', `${what} is lower than the installed ${previous.version} pinned in ${lockFile}; pass --allow-downgrade to go back`);
+  }
+  return order < 0 ? 'downgraded' : 'upgraded';
+}
+
+/**
+ * Tells the person what they are agreeing to: a new tool's capabilities, or an upgrade's changes
+ * to its capabilities and to what the model reads; consent is needed unless nothing grew or changed.
+ */
+async function showWhatChanges(
+  fetched: FetchedPackage, previous: LockEntry | undefined, layout: StoreLayout, say: (text: string) => void,
+): Promise<{ needed: boolean; review: string }> {
+  const pkg = fetched.pkg;
+  const before = previous ? await installedPackageManifest(layout, previous) : undefined;
+  if (!before) {
+    say(`${pkg.name}@${pkg.version} (${fetched.source}) asks for:\n${pkg.manifest.described.map((l) => `  ${l}\n`).join('')}`);
+    return { needed: true, review: 'the capabilities' };
+  }
+  const diff = diffCapabilities(before.capabilities, pkg.manifest.capabilities);
+  say(`${pkg.name}: ${previous?.version ?? '?'} -> ${pkg.version}; capability changes:\n`);
+  say(diff.lines.length === 0 ? '  (none)\n' : diff.lines.map((l) => `  ${l}\n`).join(''));
+  // The description and schemas are instructions the model follows: a change asks again too.
+  const text = diffModelText(before.model, pkg.manifest.model);
+  say(`${pkg.name}: changes to what the model reads:\n`);
+  say(text.lines.length === 0 ? '  (none)\n' : text.lines.map((l) => `  ${l}\n`).join(''));
+  return {
+    needed: diff.grew || text.changed.length > 0,
+    review: text.changed.length > 0 ? `the changes to what the model reads (${text.changed.join(', ')})` : 'the capabilities',
+  };
+}
+
+/** Commits under the store lock, unless the entry changed while the person was deciding. */
+async function commitUnlessStoreChanged(opts: InstallOptions, fetched: FetchedPackage, previous: LockEntry | undefined, verdict: TrustVerdict): Promise<void> {
+  const pkg = fetched.pkg;
   await withStore(opts.home, async (held) => {
     // What the person agreed to must still be what gets replaced.
     const now = (await readLock(held.lock)).tools[pkg.name];
@@ -123,11 +144,4 @@ export async function installTool(opts: InstallOptions): Promise<InstallResult> 
       opts.pause,
     );
   });
-  return {
-    name: pkg.name,
-    version: pkg.version,
-    outcome,
-    ...(previous ? { previousVersion: previous.version } : {}),
-    ...(verdict.kind === 'trusted' ? { signer: verdict.name } : {}),
-  };
 }
