@@ -1,23 +1,19 @@
-// The first http_request of an instance against a warm one (issue 14, issue 15 item 4), measured the
-// way an agent sees it: the example fetch_url tool served by `toolgate serve --stdio`, called by the
-// SDK client, against a local HTTP server. Each round is a fresh server process.
+// The first http_request of an instance against a warm one (issue 15 item 4), as an agent sees it:
+// the example fetch_url tool served by `toolgate serve --stdio`, called by the SDK client, against a
+// local HTTP server. Each round is a fresh server process.
 import { createServer } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ROOT } from './mcp.mjs';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MANIFEST = join(ROOT, 'manifests/fetch_url.yaml');
 const WASM = join(ROOT, 'pdk-examples/assemblyscript/build/fetch_url.wasm');
 /** An agent's model reads the tool list before its first call; the server has this long to settle. */
-const THINK_MS = 1000;
-const WARM_CALLS = 20;
-const GOAL_MS = 50;
-
-export const title = 'Network: the first http_request of an instance vs a warm one';
+export const THINK_MS = 1000;
+export const WARM_CALLS = 20;
 
 async function httpServer() {
   let held = [];
@@ -100,29 +96,14 @@ async function round(ctx, srv, dir) {
   }
 }
 
-export async function run(ctx) {
+/** `rounds` fresh servers; per round: first call, median warm call, first call on a replacement instance (ms). */
+export async function firstRequests(ctx, rounds) {
   const srv = await httpServer();
   const dir = manifestDir(srv.port);
   try {
-    const R = Number(process.env.BENCH_NET_ROUNDS ?? 6);
     const rows = [];
-    for (let i = 0; i < R; i++) rows.push(await round(ctx, srv, dir));
-    const med = (k) => ctx.summary(rows.map((r) => r[k])).median;
-    const first = med('first');
-    const warm = med('warm');
-    const replacement = med('replacement');
-    const verdict = (ms) => `${ms <= GOAL_MS ? 'met' : 'NOT met'}`;
-    return [
-      `Example tool fetch_url (AssemblyScript) served by \`toolgate serve --stdio --policies none\`, GET of a 28-byte page from a local HTTP server, SDK client. ${R} rounds, each a fresh server: tools/list, ${THINK_MS} ms for the agent to think, the first call, ${WARM_CALLS} warm calls, then a call cancelled mid-request (its instance is torn down) and, 300 ms later, the first call on the replacement instance. Medians over the rounds, ms per tools/call.`,
-      '',
-      '| call | median ms | minus warm ms | goal |',
-      '|---|---|---|---|',
-      `| first call of the tool in a fresh server (instance start + the process's first HTTP request) | ${ctx.fmt(first)} | ${ctx.fmt(first - warm)} | <= ${GOAL_MS} (${verdict(first - warm)}) |`,
-      `| first call on a replacement instance (its first http_request) | ${ctx.fmt(replacement)} | ${ctx.fmt(replacement - warm)} | <= ${GOAL_MS} (${verdict(replacement - warm)}) |`,
-      `| warm call (median of ${WARM_CALLS} per round) | ${ctx.fmt(warm)} | | |`,
-      '',
-      `Per round (first / replacement / warm ms): ${rows.map((r) => `${r.first.toFixed(0)} / ${r.replacement.toFixed(0)} / ${r.warm.toFixed(1)}`).join('; ')}.`,
-    ].join('\n');
+    for (let i = 0; i < rounds; i++) rows.push(await round(ctx, srv, dir));
+    return rows;
   } finally {
     await srv.close();
     rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,134 @@
+// Issue 15's table, every row side by side in one run with its goal: toolgate (`serve --stdio`, the
+// bundled command, no policy set) against an unsandboxed MCP server (the SDK's low-level Server,
+// the same echo in-process), driven by the same SDK client, in alternating rounds so drift on a
+// shared machine hits both sides alike. Verdicts are on the median of the per-round ratios.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { firstRequests, THINK_MS, WARM_CALLS } from '../lib/first-request.mjs';
+import { benchFolder, calls, ECHO_WASM, ROOT, startup } from '../lib/mcp.mjs';
+
+export const title = 'Issue 15: toolgate over MCP vs an unsandboxed MCP server, side by side';
+
+const env = (name, fallback) => Number(process.env[name] ?? fallback);
+
+/** Sequential tools/call sessions, one of each kind per round, in turn. */
+async function callRounds(ctx, dir, rounds, n, warm) {
+  const kinds = [
+    ['wasm', 'toolgate', 'wasm_echo'],
+    ['base', 'baseline', 'wasm_echo'],
+    ['native', 'toolgate', 'echo'],
+    ['worker', 'toolgate', 'wasm_echo_worker', { manifests: [join(dir, 'manifests'), join(dir, 'worker')] }],
+  ];
+  const out = Object.fromEntries(kinds.map(([k]) => [k, { lat: [], p50: [], cpu: [] }]));
+  for (let r = 0; r < rounds; r++) {
+    for (const [key, kind, name, opts] of kinds) {
+      const s = await calls(kind, dir, name, n, warm, opts);
+      out[key].lat.push(...s.lat);
+      out[key].p50.push(ctx.summary(s.lat).median);
+      out[key].cpu.push(s.cpu);
+    }
+  }
+  return out;
+}
+
+/** Spawn to first tools/list with 20 tools, alternating. */
+async function startRounds(dir, rounds) {
+  const out = { toolgate: [], baseline: [] };
+  for (let i = 0; i < rounds; i++) {
+    out.toolgate.push((await startup('toolgate', dir)).listed);
+    out.baseline.push((await startup('baseline', dir)).listed);
+  }
+  return out;
+}
+
+/** Spawn -> tools/list -> first call of an example tool, with an empty and with a filled prepared-module cache, alternating. */
+async function cacheRounds(dir, rounds) {
+  const opts = { manifests: [join(ROOT, 'manifests')], tools: 10, call: 'convert_units', args: { value: 1, from: 'km', to: 'mi' } };
+  const warmHome = join(dir, 'cache-warm-home');
+  await startup('toolgate', dir, { ...opts, home: warmHome }); // fills it
+  const out = { cold: [], warm: [], coldList: [], warmList: [] };
+  for (let i = 0; i < rounds; i++) {
+    const coldHome = mkdtempSync(join(dir, 'cache-cold-'));
+    const cold = await startup('toolgate', dir, { ...opts, home: coldHome });
+    rmSync(coldHome, { recursive: true, force: true });
+    const warm = await startup('toolgate', dir, { ...opts, home: warmHome });
+    out.cold.push(cold.called);
+    out.warm.push(warm.called);
+    out.coldList.push(cold.listed);
+    out.warmList.push(warm.listed);
+  }
+  return out;
+}
+
+function rssProbe(path, k) {
+  const file = fileURLToPath(new URL('../lib/inline-rss-probe.mjs', import.meta.url));
+  return Number(execFileSync(process.execPath, ['--expose-gc', file, path, String(k)], { encoding: 'utf8', timeout: 120_000 }).trim());
+}
+
+export async function run(ctx) {
+  if (!existsSync(ECHO_WASM)) return 'Skipped: build the fixtures first (`make fixtures`).';
+  const dir = benchFolder();
+  try {
+    const ROUNDS = env('BENCH_ROUNDS', 4);
+    const N = env('BENCH_CALLS', 600);
+    const WARM = 200;
+    const STARTS = env('BENCH_STARTS', 8);
+    const NET = env('BENCH_NET_ROUNDS', 5);
+    const c = await callRounds(ctx, dir, ROUNDS, N, WARM);
+    const st = await startRounds(dir, STARTS);
+    const cache = await cacheRounds(dir, Math.max(3, Math.round(STARTS / 2)));
+    const rss = [rssProbe('auto', 32), rssProbe('auto', 32), rssProbe('auto', 32)];
+    const rssWorker = rssProbe('worker', 8);
+    const net = await firstRequests(ctx, NET);
+    return report(ctx, { c, st, cache, rss, rssWorker, net, ROUNDS, N, WARM, STARTS, NET });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function report(ctx, m) {
+  const med = (xs) => ctx.summary(xs).median;
+  const ratios = (a, b) => a.map((x, i) => x / b[i]);
+  const fmt = (x, d = 1) => ctx.fmt(x, d);
+  const verdict = (ok) => (ok ? 'met' : '**NOT met**');
+  const ratioRow = (what, a, b, unit, goal, d = 1) => {
+    const r = med(ratios(a.per, b.per));
+    return `| ${what} | ${fmt(a.value, d)} ${unit} | ${fmt(b.value, d)} ${unit} | ${fmt(r, 2)}x (rounds: ${ratios(a.per, b.per).map((x) => fmt(x, 2)).join(', ')}) | ${goal === undefined ? 'none set' : `<= ${goal}x: ${verdict(r <= goal)}`} |`;
+  };
+  const { c, st, cache, net } = m;
+  const wasm = { value: med(c.wasm.lat), per: c.wasm.p50 };
+  const base = { value: med(c.base.lat), per: c.base.p50 };
+  const native = { value: med(c.native.lat), per: c.native.p50 };
+  const cpuW = { value: med(c.wasm.cpu), per: c.wasm.cpu };
+  const cpuB = { value: med(c.base.cpu), per: c.base.cpu };
+  const cpuN = { value: med(c.native.cpu), per: c.native.cpu };
+  const rss = med(m.rss);
+  const netMed = (k) => med(net.map((r) => r[k]));
+  const first = netMed('first') - netMed('warm');
+  const repl = netMed('replacement') - netMed('warm');
+  return [
+    `toolgate: \`dist/cli/main.js serve --stdio --policies none --builtin-tools\` with 19 manifests of one WASM echo (test/fixtures server_spin.wasm; no network, no files: its calls run on the calling thread) + the built-in native echo = 20 tools. Unsandboxed: the SDK's low-level Server with the same 20 tools, echo in-process (bench/lib/baseline-server.mjs). Same SDK client, stdio, sequential \`tools/call\` of \`{"text":"hello"}\`: ${m.ROUNDS} alternating rounds, each a fresh server per row, ${m.WARM} warm-up then ${m.N} timed calls. Server CPU is user + system time of the whole process (all threads) over the timed calls. The ratio is the median of the per-round ratios; the toolgate and unsandboxed columns are medians over all calls (CPU: over rounds).`,
+    '',
+    '| measure | toolgate | unsandboxed SDK server | ratio | goal |',
+    '|---|---|---|---|---|',
+    ratioRow('tools/call p50, WASM echo', wasm, base, 'µs', 1.2),
+    ratioRow('tools/call p50, native echo through toolgate', native, base, 'µs', 1.1),
+    ratioRow('server CPU per WASM call (all threads)', cpuW, cpuB, 'µs', undefined, 0),
+    ratioRow('spawn to first tools/list, 20 tools', { value: med(st.toolgate), per: st.toolgate }, { value: med(st.baseline), per: st.baseline }, 'ms', 1.3),
+    `| idle pooled instance RSS (no network, no files; 32 tools of one module, one idle instance each, after gc; 3 processes: ${m.rss.map((x) => fmt(x, 2)).join(', ')}) | ${fmt(rss, 2)} MiB | | | <= 2 MiB: ${verdict(rss <= 2)} |`,
+    `| first \`http_request\` of a new instance: first call of a fresh server minus a warm call (fetch_url, ${m.NET} fresh servers) | ${fmt(netMed('first'))} ms (warm ${fmt(netMed('warm'))} ms): +${fmt(first)} ms | | | within 50 ms of a warm one: ${verdict(first <= 50)} |`,
+    `| first \`http_request\` of a replacement instance (after a cancelled call tore one down) minus a warm call | ${fmt(netMed('replacement'))} ms: +${fmt(repl)} ms | | | within 50 ms of a warm one: ${verdict(repl <= 50)} |`,
+    '',
+    'Reference rows (no goal):',
+    '',
+    `- the same WASM echo kept in a worker (an allowed host it never uses): p50 ${fmt(med(c.worker.lat))} µs, ${fmt(med(ratios(c.worker.p50, c.base.p50)), 2)}x the unsandboxed server; CPU ${fmt(med(c.worker.cpu), 0)} µs/call.`,
+    `- server CPU per native call: ${fmt(cpuN.value, 0)} µs vs ${fmt(cpuB.value, 0)} µs (${fmt(med(ratios(cpuN.per, cpuB.per)), 2)}x).`,
+    `- p99 over all calls: WASM echo ${fmt(ctx.summary(c.wasm.lat).p99)} µs, native ${fmt(ctx.summary(c.native.lat).p99)} µs, unsandboxed ${fmt(ctx.summary(c.base.lat).p99)} µs.`,
+    `- idle instance RSS in a worker (8 tools, 1 process): ${fmt(m.rssWorker, 2)} MiB.`,
+    `- prepared-module cache (issue 15.3): spawn -> tools/list -> first call of convert_units (Rust, 126 KB) with the 10 example tools, ${cache.cold.length} alternating starts: empty cache ${fmt(med(cache.cold))} ms, filled cache ${fmt(med(cache.warm))} ms (${fmt(med(ratios(cache.warm, cache.cold)), 2)}x); to tools/list alone ${fmt(med(cache.coldList))} / ${fmt(med(cache.warmList))} ms (modules are prepared after the first tools/list, so the list does not wait for them).`,
+    `- start-up, all runs (ms): toolgate ${st.toolgate.map((x) => x.toFixed(0)).join(', ')}; unsandboxed ${st.baseline.map((x) => x.toFixed(0)).join(', ')}.`,
+    `- first http_request per round (first / replacement / warm ms; ${THINK_MS} ms think time after tools/list, ${WARM_CALLS} warm calls): ${net.map((r) => `${r.first.toFixed(0)} / ${r.replacement.toFixed(0)} / ${r.warm.toFixed(1)}`).join('; ')}.`,
+  ].join('\n');
+}
