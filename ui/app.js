@@ -172,6 +172,12 @@ function approvalText(a) {
   return a.answeredBy ? `${what} by ${a.answeredBy}` : what;
 }
 
+/** Whole milliseconds; a tenth below 10 ms, where it still says something. */
+function durationText(ms) {
+  if (ms === null || typeof ms !== 'number') return '—';
+  return ms < 10 ? `${ms.toFixed(1)} ms` : `${Math.round(ms)} ms`;
+}
+
 function renderRecent(r) {
   const v = r.verify;
   const verify = $('audit-verify');
@@ -192,7 +198,7 @@ function renderRecent(r) {
       el('td', { 'data-label': 'Outcome', class: 'outcome', text: outcome }),
       el('td', { 'data-label': 'Decided by', text: c.decidedBy || 'default' }),
       el('td', { 'data-label': 'Approval', class: 'approval', text: approvalText(c.approval) }),
-      el('td', { 'data-label': 'Duration', text: c.durationMs === null ? '—' : `${c.durationMs} ms` })));
+      el('td', { 'data-label': 'Duration', text: durationText(c.durationMs) })));
   }
   $('recent-empty').hidden = r.calls.length > 0;
   $('recent-table').hidden = r.calls.length === 0;

@@ -1,6 +1,7 @@
 // What the /ui page reads from a running `serve --http`: the queue, the served manifests, the
 // installed store's lock (signer, pinned digest), the policy set in force and when it was loaded,
 // the audit log, and change events. Kept here so serve.ts only mounts the page.
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { readLock, storeLayout } from '../registry/index.js';
 import type { ManifestTools, SidecarCore } from '../server/index.js';
@@ -87,5 +88,6 @@ export async function uiSources(runtime: Runtime, core: SidecarCore, manifests: 
       };
     },
     assetsDir: join(packageRoot(), 'ui'),
+    home: homedir(),
   };
 }

@@ -40,4 +40,6 @@ export interface UiSources {
   onToolsChanged(fn: () => void): () => void;
   /** The folder holding the page's files (index.html, login.html, app.js, ui.css). */
   assetsDir: string;
+  /** The user's home folder: paths under it are shown as `~/...` (shorter, and no user name on screen). */
+  home?: string;
 }

@@ -34,6 +34,15 @@ export interface ToolView {
 
 const LOCAL_SIGNER = 'not signed (a local manifest)';
 
+/** `text` with every path under `home` written `~/...`, as shells and file managers show them. */
+export function tildePaths(text: string, home: string | undefined): string {
+  if (home === undefined || home.length < 2 || !home.startsWith('/')) return text;
+  const base = (home.endsWith('/') ? home.slice(0, -1) : home).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  // Only a whole path: it starts the text or follows a space, quote, colon or bracket, and the home
+  // folder's name ends there (so /home/adam is not /home/ada's).
+  return text.replace(new RegExp(`(^|[\\s"'(:=,])${base}(?=/|$|[\\s"'),:])`, 'g'), '$1~');
+}
+
 function signerOf(m: ServedManifest | undefined, installed: InstalledInfo | undefined): string {
   if (installed !== undefined) return installed.signer;
   return m === undefined ? 'built in' : LOCAL_SIGNER;
@@ -74,21 +83,23 @@ export async function toolsView(src: UiSources): Promise<{ tools: ToolView[]; po
   const served = src.manifests();
   const tools: ToolView[] = served.map((m) => {
     const inst = byName.get(m.name);
-    return { name: m.name, version: m.version, source: inst?.source ?? m.file, signer: signerOf(m, inst), sha256: m.sha256, pinned: m.pinned, capabilities: m.capabilities };
+    return { name: m.name, version: m.version, source: tildePaths(inst?.source ?? m.file, src.home), signer: signerOf(m, inst), sha256: m.sha256, pinned: m.pinned, capabilities: m.capabilities };
   });
   const servedNames = new Set(served.map((m) => m.name));
   for (const t of installed) {
     if (servedNames.has(t.name)) continue;
-    tools.push({ name: t.name, version: t.version, source: t.source, signer: t.signer, sha256: t.moduleDigest ?? null, pinned: true, capabilities: [], problem: 'installed but not served (it failed to load; see the server log)' });
+    tools.push({ name: t.name, version: t.version, source: tildePaths(t.source, src.home), signer: t.signer, sha256: t.moduleDigest ?? null, pinned: true, capabilities: [], problem: 'installed but not served (it failed to load; see the server log)' });
   }
   for (const name of src.builtins()) {
     tools.push({ name, version: null, source: 'built into toolgate', signer: 'built in', sha256: null, pinned: false, capabilities: ['runs in toolgate itself (a built-in tool)'] });
   }
   tools.sort((a, b) => a.name.localeCompare(b.name));
-  return { tools, policy: src.policy(), queueInUse: src.queueInUse?.() ?? null };
+  const policy = src.policy();
+  const shown: PolicyInfo = { ...policy, description: tildePaths(policy.description, src.home) };
+  return { tools, policy: shown, queueInUse: src.queueInUse?.() ?? null };
 }
 
 export async function recentView(src: UiSources, verifier: AuditVerifier): Promise<{ calls: RecentCall[]; verify: AuditVerdict; auditPath: string }> {
   const [calls, verify] = await Promise.all([auditTail(src.auditPath), verifier.verdict(src.auditPath)]);
-  return { calls, verify, auditPath: src.auditPath };
+  return { calls, verify, auditPath: tildePaths(src.auditPath, src.home) };
 }
