@@ -334,7 +334,7 @@ describe('process surface', () => {
       caught = err;
     }
     expect(caught).toBeInstanceOf(WasiExit);
-    expect((caught as WasiExit).code).toBe(7);
+    expect((caught as WasiExit).exitCode).toBe(7);
   });
 
   it('a wild pointer passed to read gives EFAULT to the module, not a host exception', async () => {

@@ -5,6 +5,7 @@ import { commands as builtinCommands, type CommandEntry } from './commands/index
 import { toolgateVersion } from './package-root.js';
 import { didYouMean } from './suggest.js';
 import { UsageError, groupHelp, topHelp } from './usage.js';
+import { messageOf } from '../errors/index.js';
 
 function isHelp(arg: string | undefined): boolean {
   return arg === '--help' || arg === '-h';
@@ -77,7 +78,7 @@ export async function runCli(argv: string[], io: CliIO, commands: readonly Comma
   try {
     command = await load(match);
   } catch (err) {
-    io.stderr(`toolgate ${name}: cannot load the command: ${err instanceof Error ? err.message : String(err)}\n`);
+    io.stderr(`toolgate ${name}: cannot load the command: ${messageOf(err)}\n`);
     return EXIT.usage;
   }
   const rest = argv.slice(match.path.length);
@@ -93,7 +94,7 @@ export async function runCli(argv: string[], io: CliIO, commands: readonly Comma
     if (err instanceof UsageError) {
       io.stderr(`toolgate ${name}: ${err.message}\n${err.showUsage ? `Run 'toolgate ${name} --help' for usage.\n` : ''}`);
     } else {
-      io.stderr(`toolgate ${name}: unexpected error: ${err instanceof Error ? err.message : String(err)}\n`);
+      io.stderr(`toolgate ${name}: unexpected error: ${messageOf(err)}\n`);
     }
     return EXIT.usage;
   }

@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { JsonObject } from '../tool/index.js';
 import { UsageError } from './usage.js';
+import { messageOf } from '../errors/index.js';
 
 const EXTISM = 'extism:host/env';
 const WASI = 'wasi_snapshot_preview1';
@@ -64,7 +65,7 @@ export async function inspectPluginFile(file: string, cwd: string): Promise<Json
   try {
     module = await WebAssembly.compile(await readFile(path));
   } catch (err) {
-    throw new UsageError(`${file}: not a WebAssembly module toolgate can read: ${err instanceof Error ? err.message : String(err)}`);
+    throw new UsageError(`${file}: not a WebAssembly module toolgate can read: ${messageOf(err)}`);
   }
   const imports = WebAssembly.Module.imports(module).map((i) => `${i.module}.${i.name}${i.kind === 'function' ? '' : ` (${i.kind})`}`);
   const exportList = WebAssembly.Module.exports(module);

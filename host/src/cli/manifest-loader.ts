@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Context } from '../plugin/index.js';
+import { messageOf } from '../errors/index.js';
 
 /**
  * Loads manifest tools into `ctx`: from `dirs` (files and folders), plus the installed store under
@@ -40,7 +41,7 @@ export function installedSource(storeDir: string, logger: Logger, report: (probl
       // Installed tools are re-checked against the lockfile before their manifests are trusted.
       const { installedManifestDirs } = await import('../registry/index.js');
       const installed = await installedManifestDirs(storeDir).catch((err: unknown) => {
-        report(`installed tools not loaded: ${err instanceof Error ? err.message : String(err)}`);
+        report(`installed tools not loaded: ${messageOf(err)}`);
         return { dirs: [], problems: [] };
       });
       for (const p of installed.problems) report(`installed tool ${p.tool}: ${p.file}: ${p.message}`);
@@ -64,7 +65,7 @@ export const loadManifestTools: ManifestLoader = async (ctx: Context, dirs, opti
       ctx.tool(def);
     } catch (err) {
       // A name clash with a built-in or an earlier folder: keep the first, say which lost.
-      problems.push(`tool "${def.name}" not registered: ${err instanceof Error ? err.message : String(err)}`);
+      problems.push(`tool "${def.name}" not registered: ${messageOf(err)}`);
       await def.dispose?.();
     }
   }

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { UsageError } from './usage.js';
+import { messageOf } from '../errors/index.js';
 
 export interface AdHocPlugin {
   dir: string;
@@ -29,7 +30,7 @@ export async function adHocPlugin(file: string, entry: string | undefined, cwd: 
   try {
     if (!(await stat(path)).isFile()) throw new Error('not a regular file');
   } catch (err) {
-    throw new UsageError(`${file}: cannot use this plugin file: ${err instanceof Error ? err.message : String(err)}`);
+    throw new UsageError(`${file}: cannot use this plugin file: ${messageOf(err)}`);
   }
   const tool = toolNameOf(path);
   const dir = await mkdtemp(join(tmpdir(), 'toolgate-plugin-'));

@@ -14,6 +14,7 @@ import { createLogger, logLevel, type LogChoice, type LogLevel } from './logging
 import { manifestSources } from './manifest-sources.js';
 import { noPolicyWarning, resolvePolicySource, type PolicySource } from './policy-source.js';
 import { UsageError } from './usage.js';
+import { messageOf } from '../errors/index.js';
 
 export type { ManifestLoader } from './manifest-loader.js';
 
@@ -116,7 +117,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         });
       } catch (err) {
         // A broken policy set is a configuration error (exit 2), never a silent fallback to none.
-        throw new UsageError(`policy set ${policyDir}: ${err instanceof Error ? err.message : String(err)}`);
+        throw new UsageError(`policy set ${policyDir}: ${messageOf(err)}`);
       }
     }
     if (options.loadManifests !== false) manifestProblems.push(...(await loaders.manifests(host.root, manifestDirs, { explicit: sources.explicit, storeDir })));

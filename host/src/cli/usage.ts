@@ -1,6 +1,7 @@
 // Help text for the whole command, a usage error type every command can throw, and the one way
 // commands parse their flags.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { codeOf, messageOf, ToolgateError } from '../errors/index.js';
 import { didYouMean } from './suggest.js';
 
 /** What help needs of a command (a loaded one or a lazy table entry). */
@@ -10,11 +11,10 @@ type Listed = { path: string[]; summary: string };
  * A mistake in how the command was invoked or configured: exit 2, message on stderr. `showUsage`
  * adds "Run 'toolgate CMD --help' for usage." (for mistakes in the command line, not in a file).
  */
-export class UsageError extends Error {
+export class UsageError extends ToolgateError<'USAGE'> {
   readonly showUsage: boolean;
   constructor(message: string, options: { showUsage?: boolean } = {}) {
-    super(message);
-    this.name = 'UsageError';
+    super('USAGE', message);
     this.showUsage = options.showUsage === true;
   }
 }
@@ -58,8 +58,8 @@ function knownFlags(options: Options): string[] {
 
 /** Node's parser messages, said the way the rest of toolgate says things, with a suggestion. */
 function flagProblem(err: unknown, options: Options): string {
-  const message = err instanceof Error ? err.message : String(err);
-  const code = err instanceof Error && 'code' in err ? err.code : undefined;
+  const message = messageOf(err);
+  const code = codeOf(err);
   const flag = /'(-[^' ]*)/.exec(message)?.[1];
   if (flag === undefined) return message;
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${flag}${didYouMean(flag, knownFlags(options))}`;

@@ -1,11 +1,15 @@
 // The shared base of toolgate's errors and the one way to turn anything thrown into a message.
 // A leaf folder: every other folder may import it, it imports nothing of host/src.
+import type { ToolgateErrorCode } from './codes.js';
+
+export { ERROR_CODES_BY_PART, isToolgateErrorCode, type CodeOf, type ErrorPart, type ToolgateErrorCode } from './codes.js';
 
 /**
  * The base of toolgate's error classes: a stable `code` a caller can match on (undici and pino
- * style) and the `cause` it wraps, if any. Subclasses narrow `code` to their own union.
+ * style) and the `cause` it wraps, if any. Subclasses narrow `code` to their part of the one union
+ * (codes.ts).
  */
-export class ToolgateError<Code extends string = string> extends Error {
+export class ToolgateError<Code extends ToolgateErrorCode = ToolgateErrorCode> extends Error {
   readonly code: Code;
 
   constructor(code: Code, message: string, options?: { cause?: unknown }) {

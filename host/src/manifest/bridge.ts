@@ -10,6 +10,7 @@ import { manifestDefinition } from './definition.js';
 import { ManifestError } from './errors.js';
 import type { LoadedManifest } from './load.js';
 import { decodeOutput, encodeInput } from './wire.js';
+import { messageOf } from '../errors/index.js';
 
 export { decodeOutput } from './wire.js';
 
@@ -23,7 +24,7 @@ export interface BridgeOptions {
 
 /** Short, single-line excerpt of a parse error so a hostile module cannot flood the result. */
 function excerpt(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
+  const text = messageOf(err);
   return text.replace(/\s+/g, ' ').slice(0, 200);
 }
 

@@ -1,20 +1,10 @@
 // Why a manifest was refused. Every refusal names the file, the key path inside it and the rule,
 // so a tool author can fix it without reading toolgate's source.
+import { ERROR_CODES_BY_PART, ToolgateError, type CodeOf } from '../errors/index.js';
 
 /** Stable codes callers (CLI, registry, tests) match on; messages are for people. */
-export const MANIFEST_ERROR_CODES = [
-  'YAML_SYNTAX',
-  'INVALID_MANIFEST',
-  'READ_FAILED',
-  'MODULE_MISSING',
-  'MODULE_INVALID',
-  'SHA256_MISMATCH',
-  'PATH_INVALID',
-  'DUPLICATE_TOOL',
-  'DIR_MISSING',
-  'SANDBOX_LOAD',
-] as const;
-export type ManifestErrorCode = (typeof MANIFEST_ERROR_CODES)[number];
+export const MANIFEST_ERROR_CODES = ERROR_CODES_BY_PART.manifest;
+export type ManifestErrorCode = CodeOf<'manifest'>;
 
 /** One broken rule: where (key path, '' for the whole document) and what. */
 export interface ManifestIssue {
@@ -22,8 +12,7 @@ export interface ManifestIssue {
   rule: string;
 }
 
-export class ManifestError extends Error {
-  readonly code: ManifestErrorCode;
+export class ManifestError extends ToolgateError<ManifestErrorCode> {
   readonly file: string;
   /** Key path of the first issue, e.g. `capabilities.memory.max_pages` ('' = the document). */
   readonly path: string;
@@ -34,9 +23,7 @@ export class ManifestError extends Error {
 
   constructor(code: ManifestErrorCode, file: string, issues: ManifestIssue[]) {
     const list = issues.length > 0 ? issues : [{ path: '', rule: 'is invalid' }];
-    super(`${file}: ${list.map(formatIssue).join('; ')}`);
-    this.name = 'ManifestError';
-    this.code = code;
+    super(code, `${file}: ${list.map(formatIssue).join('; ')}`);
     this.file = file;
     this.issues = list;
     const first = list[0] as ManifestIssue;

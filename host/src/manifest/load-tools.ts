@@ -4,6 +4,7 @@ import type { ToolDefinition } from '../tool/index.js';
 import { toolFromManifest, type BridgeOptions } from './bridge.js';
 import { ManifestError } from './errors.js';
 import { loadManifestDirs, type LoadDirsOptions } from './load.js';
+import { messageOf } from '../errors/index.js';
 
 export type LoadToolsOptions = BridgeOptions & LoadDirsOptions;
 
@@ -22,7 +23,7 @@ export async function loadToolsFromDirs(dirs: string[], opts: LoadToolsOptions =
       errors.push(
         err instanceof ManifestError
           ? err
-          : new ManifestError('SANDBOX_LOAD', loaded.file, [{ path: '', rule: err instanceof Error ? err.message : String(err) }]),
+          : new ManifestError('SANDBOX_LOAD', loaded.file, [{ path: '', rule: messageOf(err) }]),
       );
     }
   }

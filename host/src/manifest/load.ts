@@ -8,6 +8,7 @@ import { DEFAULT_MAX_MODULE_BYTES, FileRuleError, readManifestModule, readRegula
 import { MAX_MANIFEST_BYTES, parseManifest } from './parse.js';
 import { protectedDirRule } from './protected-dirs.js';
 import type { Manifest } from './schema.js';
+import { codeOf, messageOf } from '../errors/index.js';
 
 export interface LoadedManifest {
   /** Absolute path of the manifest file. */
@@ -47,14 +48,6 @@ export interface LoadDirsResult {
   errors: ManifestError[];
 }
 
-function errnoCode(err: unknown): string | undefined {
-  return err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
-}
-
-function reason(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 /**
  * Loads one manifest and its module. Throws ManifestError naming the file, key path and rule.
  * Local manifests may point at a module anywhere (the examples use ../pdk-examples/...), but it
@@ -67,7 +60,7 @@ export async function loadManifestFile(file: string, opts: LoadFileOptions = {})
     // a regular file, refused when oversized before it is read (a FIFO or /dev/zero never is)
     text = (await readRegularFile(abs, { maxBytes: MAX_MANIFEST_BYTES })).toString('utf8');
   } catch (err) {
-    const rule = err instanceof FileRuleError ? err.rule.replace(`${abs} `, '') : `cannot be read: ${reason(err)}`;
+    const rule = err instanceof FileRuleError ? err.rule.replace(`${abs} `, '') : `cannot be read: ${messageOf(err)}`;
     const code = err instanceof FileRuleError && err.code === 'MODULE_INVALID' ? 'INVALID_MANIFEST' : 'READ_FAILED';
     throw new ManifestError(code, abs, [{ path: '', rule }]);
   }
@@ -121,7 +114,7 @@ async function resolveHostDir(file: string, dir: string, guest: string, host: st
   try {
     real = await realpath(wanted);
   } catch (err) {
-    const rule = errnoCode(err) === 'ENOENT' ? `directory ${wanted} does not exist` : `cannot resolve ${wanted}: ${reason(err)}`;
+    const rule = codeOf(err) === 'ENOENT' ? `directory ${wanted} does not exist` : `cannot resolve ${wanted}: ${messageOf(err)}`;
     throw new ManifestError('PATH_INVALID', file, [{ path: keyPath, rule }]);
   }
   const info = await stat(real);
@@ -152,9 +145,9 @@ export async function loadManifestDirs(dirs: string[], opts: LoadDirsOptions = {
             .sort()
         : [dir];
     } catch (err) {
-      if (errnoCode(err) === 'ENOENT' && opts.ignoreMissingDirs === true) continue;
-      const rule = errnoCode(err) === 'ENOENT' ? 'manifest directory does not exist' : `manifest directory cannot be read: ${reason(err)}`;
-      errors.push(new ManifestError(errnoCode(err) === 'ENOENT' ? 'DIR_MISSING' : 'READ_FAILED', dir, [{ path: '', rule }]));
+      if (codeOf(err) === 'ENOENT' && opts.ignoreMissingDirs === true) continue;
+      const rule = codeOf(err) === 'ENOENT' ? 'manifest directory does not exist' : `manifest directory cannot be read: ${messageOf(err)}`;
+      errors.push(new ManifestError(codeOf(err) === 'ENOENT' ? 'DIR_MISSING' : 'READ_FAILED', dir, [{ path: '', rule }]));
       continue;
     }
     for (const file of files) {
@@ -172,7 +165,7 @@ export async function loadManifestDirs(dirs: string[], opts: LoadDirsOptions = {
         byName.set(loaded.manifest.name, loaded.file);
         manifests.push(loaded);
       } catch (err) {
-        errors.push(err instanceof ManifestError ? err : new ManifestError('READ_FAILED', file, [{ path: '', rule: reason(err) }]));
+        errors.push(err instanceof ManifestError ? err : new ManifestError('READ_FAILED', file, [{ path: '', rule: messageOf(err) }]));
       }
     }
   }

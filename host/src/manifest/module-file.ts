@@ -6,6 +6,7 @@ import { constants } from 'node:fs';
 import { open, readlink, realpath, type FileHandle } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { sep } from 'node:path';
+import { codeOf, messageOf, ToolgateError } from '../errors/index.js';
 import { MIB } from './defaults.js';
 import { ManifestError, type ManifestErrorCode } from './errors.js';
 
@@ -22,21 +23,16 @@ export interface FileRules {
 }
 
 /** A file refused by a rule; `code` says which kind, `rule` says it in words (naming the file). */
-export class FileRuleError extends Error {
+export class FileRuleError extends ToolgateError<ManifestErrorCode> {
   constructor(
-    readonly code: ManifestErrorCode,
+    code: ManifestErrorCode,
     readonly rule: string,
   ) {
-    super(rule);
-    this.name = 'FileRuleError';
+    super(code, rule);
   }
 }
 
 const hasProcFd = existsSync('/proc/self/fd');
-
-function errnoCode(err: unknown): string | undefined {
-  return err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
-}
 
 function insideOf(dir: string, path: string): boolean {
   return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
@@ -100,10 +96,10 @@ async function readUpTo(handle: FileHandle, size: number, from: Buffer): Promise
 
 function translate(path: string, err: unknown): FileRuleError {
   if (err instanceof FileRuleError) return err;
-  const code = errnoCode(err);
+  const code = codeOf(err);
   if (code === 'ENOENT') return new FileRuleError('MODULE_MISSING', `${path} does not exist`);
   if (code === 'ELOOP') return new FileRuleError('MODULE_INVALID', `${path} must be a regular file (it is a symlink that was swapped in)`);
-  return new FileRuleError('READ_FAILED', `${path} cannot be read: ${err instanceof Error ? err.message : String(err)}`);
+  return new FileRuleError('READ_FAILED', `${path} cannot be read: ${messageOf(err)}`);
 }
 
 /** Reads a regular file of at most rules.maxBytes. Throws FileRuleError. */

@@ -7,6 +7,7 @@ import { patternIssues } from './patterns.js';
 import { ruleFor, toManifestIssues } from './rules.js';
 import { shownTextIssues } from './shown-text.js';
 import { manifestSchema, type Manifest } from './schema.js';
+import { messageOf } from '../errors/index.js';
 
 /** Manifests are small; a huge one is a mistake or an attack on the parser. */
 export const MAX_MANIFEST_BYTES = 256 * 1024;
@@ -32,7 +33,7 @@ export function parseManifest(text: string, file: string): Manifest {
     // maxAliasCount stops "billion laughs" alias expansion.
     data = doc.toJS({ maxAliasCount: 50 });
   } catch (err) {
-    throw new ManifestError('YAML_SYNTAX', file, [{ path: '', rule: `YAML error: ${err instanceof Error ? err.message : String(err)}` }]);
+    throw new ManifestError('YAML_SYNTAX', file, [{ path: '', rule: `YAML error: ${messageOf(err)}` }]);
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data))
     throw new ManifestError('INVALID_MANIFEST', file, [{ path: '', rule: 'must be a YAML mapping (key: value) at the top level' }]);

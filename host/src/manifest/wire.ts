@@ -3,6 +3,7 @@
 // answer text or bytes (output.encoding text/base64).
 import { isJson, ToolFailure } from '../tool/index.js';
 import type { Json, JsonObject } from '../tool/index.js';
+import { messageOf } from '../errors/index.js';
 
 export type OutputEncoding = 'json' | 'text' | 'base64';
 export interface InputEncoding {
@@ -16,7 +17,7 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 
 /** Short, single-line excerpt of a parse error so a hostile module cannot flood the result. */
 function excerpt(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
+  const text = messageOf(err);
   return text.replace(/\s+/g, ' ').slice(0, 200);
 }
 

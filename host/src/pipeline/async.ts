@@ -1,17 +1,13 @@
 // Promise helpers that keep a stuck listener or body from stalling a call forever.
+import { ToolgateError } from '../errors/index.js';
 import { ToolFailure, type ErrorCode } from '../tool/index.js';
 
 /** Thrown inside the pipeline when a listener misbehaves; becomes LISTENER_ERROR. */
-export class ListenerError extends Error {
-  readonly code = 'LISTENER_ERROR' as const;
+export class ListenerError extends ToolgateError<'LISTENER_ERROR'> {
   constructor(message: string) {
-    super(message);
-    this.name = 'ListenerError';
+    super('LISTENER_ERROR', message);
   }
 }
-
-/** A message for anything thrown (the shared helper of host/src/errors). */
-export { messageOf as errorMessage } from '../errors/index.js';
 
 /** Settles with `work`, or rejects with `onTimeout()` after `ms`. */
 export function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {

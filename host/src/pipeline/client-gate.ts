@@ -2,9 +2,9 @@
 // requests pass the client-request guards of the call's hook snapshot first: a guard can only deny
 // (like the stage-3 guards), so no policy order turns a denial into a request the client sees.
 import type { CallClient, ClientAnswer, ClientRequest, ExecIdentity, Tool } from '../tool/index.js';
-import { errorMessage } from './async.js';
 import type { HookEntry } from './hooks.js';
 import type { ClientRequestGuard, DecisionTrail } from './types.js';
+import { messageOf } from '../errors/index.js';
 
 const NO_CLIENT: CallClient = {
   log: () => Promise.resolve(false),
@@ -20,7 +20,7 @@ function denial(req: ClientRequest, exec: Readonly<ExecIdentity>, tool: Tool, gu
     try {
       reason = fn(req, exec, tool);
     } catch (err) {
-      return { id, reason: `client-request guard "${id}" failed: ${errorMessage(err)}` };
+      return { id, reason: `client-request guard "${id}" failed: ${messageOf(err)}` };
     }
     if (reason === undefined) continue;
     return { id, reason: typeof reason === 'string' && reason !== '' ? reason : `client-request guard "${id}" returned a non-string` };

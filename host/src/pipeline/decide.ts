@@ -1,13 +1,14 @@
 // Stages 2 and 3: the pre-execute waterfall, approval for 'ask', then guards. Shared by a real call
 // and by `policy explain` (dryRun), so what explain prints is what a call would do.
 import { ToolFailure, type ExecIdentity, type Tool } from '../tool/index.js';
-import { ListenerError, attempt, errorMessage, linkSignals, raceSignal, withTimeout } from './async.js';
+import { ListenerError, attempt, linkSignals, raceSignal, withTimeout } from './async.js';
 import type { CallClock } from './clock.js';
 import type { HookEntry } from './hooks.js';
 import { failed, type CallState } from './outcome.js';
 import {
   DENY_CODES, type ApprovalService, type DenyCode, type Decision, type DecisionTrail, type Guard, type PreExecuteInfo, type PreExecuteListener, type TrailStep,
 } from './types.js';
+import { messageOf } from '../errors/index.js';
 
 const ALLOW: Decision = Object.freeze({ kind: 'allow' });
 
@@ -43,7 +44,7 @@ export async function gate(
     decided = await raceSignal(runChain(exec, listeners, { tool, dryRun: opts.dryRun }, trail.steps, opts.listenerTimeoutMs, clock), clock.signal);
   } catch (err) {
     trail.final = 'denied';
-    return stopped(exec, tool, clock) ?? failed('LISTENER_ERROR', errorMessage(err));
+    return stopped(exec, tool, clock) ?? failed('LISTENER_ERROR', messageOf(err));
   }
   const { decision, by } = decided;
   trail.decision = decision;
@@ -122,7 +123,7 @@ async function runChain(
         : withTimeout(work, timeoutMs, () => new ListenerError(`pre-execute listener "${entry.id}" gave no decision within ${timeoutMs} ms`)));
     } catch (err) {
       record.kind = 'error';
-      chainError ??= err instanceof ListenerError ? err : new ListenerError(`pre-execute listener "${entry.id}" threw: ${errorMessage(err)}`);
+      chainError ??= err instanceof ListenerError ? err : new ListenerError(`pre-execute listener "${entry.id}" threw: ${messageOf(err)}`);
       throw chainError;
     }
     if (chainError !== undefined) throw chainError;
@@ -227,7 +228,7 @@ async function askApproval(
       return failed('ABORTED_BEFORE_DISPATCH', `call cancelled while waiting for approval (${reason})`);
     }
     if (timeout.signal.aborted) return deny('timeout', `approval timed out after ${timeoutMs} ms (${reason})`);
-    return deny('error', `approval service failed: ${errorMessage(err)} (${reason})`);
+    return deny('error', `approval service failed: ${messageOf(err)} (${reason})`);
   } finally {
     clearTimeout(timer);
     linked.release();
@@ -275,8 +276,8 @@ function runGuards(
         return stopped(exec, tool, clock);
       }
     } catch (err) {
-      trail.guard = { id: g.id, reason: `threw: ${errorMessage(err)}` };
-      return failed('LISTENER_ERROR', `guard "${g.id}" threw: ${errorMessage(err)}`);
+      trail.guard = { id: g.id, reason: `threw: ${messageOf(err)}` };
+      return failed('LISTENER_ERROR', `guard "${g.id}" threw: ${messageOf(err)}`);
     }
     if (verdict === undefined) continue;
     const denial = guardDenial(verdict);

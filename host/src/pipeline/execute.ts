@@ -1,10 +1,11 @@
 // Stage 4: the tools/execute waterfall around the body, under the call's deadline.
 import { ERROR_CODES, ToolFailure, isJson, type ExecIdentity, type Tool } from '../tool/index.js';
-import { ListenerError, abortCode, attempt, errorMessage, linkSignals, raceSignal } from './async.js';
+import { ListenerError, abortCode, attempt, linkSignals, raceSignal } from './async.js';
 import type { CallClock } from './clock.js';
 import type { HookEntry } from './hooks.js';
 import { failureOf } from './outcome.js';
 import type { ExecOutcome, ExecReplace, ExecuteWrapper } from './types.js';
+import { messageOf } from '../errors/index.js';
 
 /**
  * `exec.signal` is the caller's own signal. The body always gets a signal that aborts when the
@@ -47,7 +48,7 @@ class ExecuteRun {
     } catch (err) {
       if (err instanceof ListenerError) return { ok: false, error: { code: 'LISTENER_ERROR', message: err.message } };
       if (base.aborted) return this.#abortOutcome(base);
-      return { ok: false, error: { code: 'LISTENER_ERROR', message: errorMessage(err) } };
+      return { ok: false, error: { code: 'LISTENER_ERROR', message: messageOf(err) } };
     } finally {
       this.#finished = true;
       for (const release of this.#links) release();
@@ -106,7 +107,7 @@ class ExecuteRun {
       this.#clock.at('tools/execute', `wrapper "${w.id}"`);
       out = await attempt(() => w.fn(e, next, this.#tool));
     } catch (err) {
-      throw err instanceof ListenerError ? err : new ListenerError(`execute wrapper "${w.id}" threw: ${errorMessage(err)}`);
+      throw err instanceof ListenerError ? err : new ListenerError(`execute wrapper "${w.id}" threw: ${messageOf(err)}`);
     }
     if (!isOutcome(out)) throw new ListenerError(`execute wrapper "${w.id}" returned no outcome ({ok:true, value} | {ok:false, error:{code, message}})`);
     return out;

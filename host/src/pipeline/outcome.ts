@@ -3,6 +3,7 @@ import { cloneJson, deepFreeze, isJson, isJsonObject, ToolFailure } from '../too
 import type { ContentBlock, ErrorCode, Json, JsonObject, Tool, ToolResult } from '../tool/index.js';
 import { parseMcpEnvelope, renderContent } from './render.js';
 import type { ExecOutcome } from './types.js';
+import { messageOf } from '../errors/index.js';
 
 export type CallState =
   | { ok: true; value: Json; content: ContentBlock[] }
@@ -34,7 +35,7 @@ export function fromOutcome(tool: Tool, outcome: ExecOutcome): CallState {
 /** A thrown body: ToolFailure keeps its code, anything else is TOOL_ERROR. */
 export function failureOf(err: unknown, tool: string): ExecOutcome & { ok: false } {
   if (err instanceof ToolFailure) return { ok: false, error: { code: err.code, message: err.message } };
-  const msg = err instanceof Error ? err.message : String(err);
+  const msg = messageOf(err);
   return { ok: false, error: { code: 'TOOL_ERROR', message: `tool "${tool}" failed: ${msg}` } };
 }
 

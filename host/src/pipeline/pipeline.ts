@@ -17,7 +17,6 @@
 // - meta = { callId, tool, decision: DecisionTrail, durationMs }.
 import { randomUUID } from 'node:crypto';
 import { deepFreeze, type JsonObject, type Tool, type ToolRegistry, type ToolResult } from '../tool/index.js';
-import { errorMessage } from './async.js';
 import { CallClock, callBudget } from './clock.js';
 import { policedClient } from './client-gate.js';
 import { gate, newTrail } from './decide.js';
@@ -28,6 +27,7 @@ import { failed, fromOutcome, toResult, type CallState } from './outcome.js';
 import { runPostExecute } from './post.js';
 import { copyContent, isContent } from './render.js';
 import type { ApprovalService, CallOptions, CallRecord, Decision, DecisionTrail, PipelineLogger } from './types.js';
+import { messageOf } from '../errors/index.js';
 
 export interface PipelineOptions {
   tools: ToolRegistry;
@@ -105,7 +105,7 @@ export class Pipeline {
     } catch (err) {
       // Only a bug in the pipeline itself lands here; the caller still gets a result.
       this.#log.error({ err, callId, tool: name }, 'pipeline failure');
-      state = failed('LISTENER_ERROR', `internal pipeline error: ${errorMessage(err)}`);
+      state = failed('LISTENER_ERROR', `internal pipeline error: ${messageOf(err)}`);
     }
     const result = deepFreeze(toResult(state, meta()));
     const record: CallRecord = Object.freeze({
@@ -231,6 +231,6 @@ function finalize(tool: Tool, state: CallState, meta: () => JsonObject): CallSta
     if (!isContent(out)) return failed('TOOL_ERROR', `finalizeContent of tool "${tool.name}" returned something that is not content blocks`);
     return { ...state, content: copyContent(out) };
   } catch (err) {
-    return failed('TOOL_ERROR', `finalizeContent of tool "${tool.name}" threw: ${errorMessage(err)}`);
+    return failed('TOOL_ERROR', `finalizeContent of tool "${tool.name}" threw: ${messageOf(err)}`);
   }
 }

@@ -3,12 +3,13 @@
 // into data.
 import { deepFreeze, type ExecIdentity, type Json, type JsonObject, type Tool } from '../tool/index.js';
 import { ToolFailure } from '../tool/index.js';
-import { ListenerError, attempt, errorMessage, raceSignal, withTimeout } from './async.js';
+import { ListenerError, attempt, raceSignal, withTimeout } from './async.js';
 import { POST_DEADLINE_GRACE_MS, type CallClock } from './clock.js';
 import type { HookEntry } from './hooks.js';
 import { failed, succeeded, toResult, type CallState } from './outcome.js';
 import { copyContent, isContent } from './render.js';
 import type { AcceptInput, DecisionTrail, PipelineLogger, PostExecuteCall, PostExecuteListener } from './types.js';
+import { messageOf } from '../errors/index.js';
 
 export async function runPostExecute(
   start: CallState,
@@ -75,7 +76,7 @@ async function runListener(stage: PostStage, turn: Turn, fn: PostExecuteListener
           : `post-execute listener "${id}" did not finish within ${POST_DEADLINE_GRACE_MS} ms after the call's deadline had passed; it ran out in tools/post-execute (listener "${id}")`,
       );
     } else {
-      turn.state = failed('LISTENER_ERROR', err instanceof ListenerError ? err.message : `post-execute listener "${id}" threw: ${errorMessage(err)}`);
+      turn.state = failed('LISTENER_ERROR', err instanceof ListenerError ? err.message : `post-execute listener "${id}" threw: ${messageOf(err)}`);
     }
   } finally {
     turn.live = false;

@@ -1,6 +1,7 @@
 // The context a native plugin receives. Everything registered through it is undone when the
 // plugin is disposed, so a policy reload or an unload never leaves a listener behind.
 import type { Logger } from 'pino';
+import { messageOf, ToolgateError } from '../errors/index.js';
 import { defineTool, type Tool, type ToolDefinition, type ToolRegistry } from '../tool/index.js';
 import type { ClientRequestGuard, DeadlineRule, Guard, Hooks, Pipeline, Stage, StageListeners } from '../pipeline/index.js';
 import { Scope, type Disposer } from './scope.js';
@@ -22,11 +23,10 @@ export interface PluginHandle {
 }
 
 /** A plugin's apply failed; `plugin` is its name, `cause` the original error. */
-export class PluginError extends Error {
+export class PluginError extends ToolgateError<'PLUGIN_APPLY_FAILED'> {
   readonly plugin: string;
   constructor(plugin: string, cause: unknown) {
-    super(`plugin "${plugin}" failed to apply: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-    this.name = 'PluginError';
+    super('PLUGIN_APPLY_FAILED', `plugin "${plugin}" failed to apply: ${messageOf(cause)}`, { cause });
     this.plugin = plugin;
   }
 }

@@ -10,6 +10,7 @@ import { BUILTINS } from './builtins/index.js';
 import { PolicyConfigError } from './errors.js';
 import type { PolicyModule } from './module.js';
 import { INJECTABLE, type ServiceName } from './services.js';
+import { messageOf } from '../errors/index.js';
 
 export const ENTRY_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
@@ -114,7 +115,7 @@ async function importModuleAt(file: string, entryLabel: string, use: string): Pr
   try {
     ns = (await import(`${pathToFileURL(path).href}?v=${st.mtimeMs}-${st.size}`)) as Record<string, unknown>;
   } catch (err) {
-    throw new PolicyConfigError(file, `${entryLabel}.use: cannot load ${path}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new PolicyConfigError(file, `${entryLabel}.use: cannot load ${path}: ${messageOf(err)}`);
   }
   const mod = (typeof ns.apply === 'function' ? ns : ns.default) as Record<string, unknown> | undefined;
   if (typeof mod !== 'object' || mod === null) throw new PolicyConfigError(file, `${entryLabel}.use: ${path} exports no policy (name, apply)`);
@@ -173,7 +174,7 @@ export async function parsePolicySet(dir: string): Promise<ParsedSet> {
   try {
     names = await readdir(dir);
   } catch (err) {
-    throw new PolicyConfigError(dir, `cannot read the policy folder: ${err instanceof Error ? err.message : String(err)}`);
+    throw new PolicyConfigError(dir, `cannot read the policy folder: ${messageOf(err)}`);
   }
   const files = names
     .filter((n) => !n.startsWith('.') && /\.ya?ml$/.test(n))

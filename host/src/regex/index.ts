@@ -3,6 +3,7 @@
 // main thread, before any deadline applies; RE2 (re2js, a pure JS port) matches in time linear in
 // the input. A pattern RE2 cannot compile (lookaround, backreferences) is refused at load.
 import { RE2JS } from 're2js';
+import { messageOf } from '../errors/index.js';
 
 export interface LinearRegex {
   /** The pattern as written. */
@@ -28,7 +29,7 @@ export function compileLinear(source: string, options: LinearRegexOptions = {}):
     // translateRegExp accepts ECMAScript spellings RE2 writes differently (\u00e9, (?<name>)).
     re = RE2JS.compile(RE2JS.translateRegExp(source), options.ignoreCase === true ? RE2JS.CASE_INSENSITIVE : 0);
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = messageOf(err);
     return message.replace(/^error parsing regexp: /, '');
   }
   const flags = options.ignoreCase === true ? 'i' : '';

@@ -1,6 +1,6 @@
 // The registry door: packages, sources (dir, .tgz, HTTP index, OCI), signatures and trust,
 // consent and ceilings, the lockfile and the installed store.
-export { RegistryError, REGISTRY_ERROR_CODES, isRegistryError, messageOf, type RegistryErrorCode } from './errors.js';
+export { RegistryError, REGISTRY_ERROR_CODES, isRegistryError, type RegistryErrorCode } from './errors.js';
 export { satisfies, maxSatisfying, compareVersionText, isVersion } from './semver.js';
 export { writeTar, readTar, type TarEntry } from './tar.js';
 export { digestOf } from './digest.js';

@@ -4,6 +4,7 @@
 // A call stopped by its slice, or that would block the thread (an HTTP request, a WASI sleep) or
 // overflow its smaller stack, is given up (MoveToWorker) and re-run from scratch in a worker; one
 // past its deadline or cancelled ends TIMEOUT/ABORTED. Either way the instance is discarded.
+import { messageOf, ToolgateError } from '../errors/index.js';
 import { ToolFailure } from '../tool/index.js';
 import type { CallControl } from './call-control.js';
 import { errorBytes } from './channel.js';
@@ -17,7 +18,11 @@ import type { LogMessage } from './worker/protocol.js';
 const REFILL = 200_000;
 
 /** The call must leave the calling thread: it is re-run in a worker. Never reaches a caller. */
-export class MoveToWorker extends Error {}
+export class MoveToWorker extends ToolgateError<'MOVE_TO_WORKER'> {
+  constructor(message: string) {
+    super('MOVE_TO_WORKER', message);
+  }
+}
 
 export interface InThreadSetup {
   tool: string;
@@ -120,7 +125,7 @@ export class InThreadInstance implements PooledInstance {
         inst.#gate.disarm();
       }
     });
-    const message = failed instanceof Error ? failed.message : failed === undefined ? '' : String(failed);
+    const message = failed === undefined ? '' : messageOf(failed);
     const stop = inst.#stopped(ctl, message);
     if (stop || failed !== undefined) {
       inst.#dead = true;

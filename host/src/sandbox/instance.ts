@@ -12,6 +12,7 @@ import { failureOf } from './fault.js';
 import { sanitizeMessage } from './sanitize.js';
 import { takeWorker } from './worker-spare.js';
 import type { LogMessage, WorkerInit } from './worker/protocol.js';
+import { messageOf } from '../errors/index.js';
 
 export interface InstanceSetup {
   tool: string;
@@ -179,7 +180,7 @@ export class SandboxInstance implements PooledInstance {
       );
     } catch (err) {
       if (err instanceof ToolFailure && ctl.failure === err) throw err;
-      return refuse(err instanceof Error ? err.message : String(err));
+      return refuse(messageOf(err));
     }
     if (!outcome.ok) return refuse(outcome.error);
     const headers = this.#encoder.encode(JSON.stringify(outcome.headers));

@@ -14,6 +14,7 @@ import { checkSpec, type SandboxToolSpec } from './spec.js';
 import { instanceWorkerFile } from './worker-file.js';
 import { retainSpare } from './worker-spare.js';
 import { MAX_LOG_LINES, type LogMessage } from './worker/protocol.js';
+import { messageOf } from '../errors/index.js';
 
 export interface SandboxTool {
   /** Runs the entry with `input`; resolves with its output bytes, throws ToolFailure. */
@@ -105,7 +106,7 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
       } catch (err) {
         if (err instanceof ToolFailure) throw err;
         // a fault of the host side (not the module): still a ToolFailure, never a raw error
-        throw new ToolFailure('SANDBOX_ERROR', sanitizeMessage(`sandbox failure: ${err instanceof Error ? err.message : String(err)}`, secrets));
+        throw new ToolFailure('SANDBOX_ERROR', sanitizeMessage(`sandbox failure: ${messageOf(err)}`, secrets));
       } finally {
         ctl.dispose();
       }

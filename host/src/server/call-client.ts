@@ -15,6 +15,7 @@ import {
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Logger } from 'pino';
 import { CLIENT_LOG_LEVELS, type CallClient, type ClientAnswer, type ClientLogLevel, type ClientRequest, type JsonObject } from '../tool/index.js';
+import { messageOf } from '../errors/index.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -118,7 +119,7 @@ export function mcpCallClient(o: CallClientOptions): SessionCallClient {
               );
         return { ok: true, result: JSON.parse(JSON.stringify(result)) as JsonObject };
       } catch (err) {
-        const why = err instanceof Error ? err.message : String(err);
+        const why = messageOf(err);
         return { ok: false, code: 'FAILED', message: `${req.kind} request failed: ${why}` };
       }
     },

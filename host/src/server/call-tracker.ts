@@ -1,14 +1,14 @@
 // Every call in flight, so a shutdown can stop taking new ones, let the running ones finish up to
 // a deadline, and then cancel the rest (which tears their instances down) instead of hanging.
+import { ToolgateError } from '../errors/index.js';
 import { ToolFailure } from '../tool/index.js';
 
 /** What a client reads when shutdown ends its call: the words are the same on every transport. */
 export const SHUTTING_DOWN = 'server shutting down';
 
-export class ServerClosingError extends Error {
+export class ServerClosingError extends ToolgateError<'SERVER_CLOSING'> {
   constructor() {
-    super(`${SHUTTING_DOWN}: the call was not started`);
-    this.name = 'ServerClosingError';
+    super('SERVER_CLOSING', `${SHUTTING_DOWN}: the call was not started`);
   }
 }
 

@@ -9,6 +9,7 @@ import type { SidecarCore } from './core.js';
 import { endedMessage } from './approval-ended.js';
 import type { SessionHealth } from './session-table.js';
 import { exportTools, isSchemaFormat, SCHEMA_FORMATS } from './schema-export.js';
+import { messageOf } from '../errors/index.js';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
@@ -34,7 +35,7 @@ function parseJson(body: Buffer): { ok: true; value: unknown } | { ok: false; me
   try {
     return { ok: true, value: JSON.parse(body.toString('utf8')) as unknown };
   } catch (err) {
-    return { ok: false, message: `body is not valid JSON: ${err instanceof Error ? err.message : String(err)}` };
+    return { ok: false, message: `body is not valid JSON: ${messageOf(err)}` };
   }
 }
 

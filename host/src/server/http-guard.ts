@@ -2,6 +2,7 @@
 // (browsers), bearer token, per-client concurrency and the body cap.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { ToolgateError } from '../errors/index.js';
 import { isLoopback } from './address.js';
 
 export interface GuardConfig {
@@ -118,11 +119,10 @@ export class ConcurrencyLimit {
   }
 }
 
-export class BodyTooLargeError extends Error {
+export class BodyTooLargeError extends ToolgateError<'BODY_TOO_LARGE'> {
   readonly limit: number;
   constructor(limit: number) {
-    super(`request body is larger than ${limit} bytes`);
-    this.name = 'BodyTooLargeError';
+    super('BODY_TOO_LARGE', `request body is larger than ${limit} bytes`);
     this.limit = limit;
   }
 }

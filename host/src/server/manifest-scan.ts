@@ -4,17 +4,10 @@
 import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { loadManifestFile, ManifestError, type LoadDirsResult, type LoadedManifest, type LoadFileOptions } from '../manifest/index.js';
+import { codeOf, messageOf } from '../errors/index.js';
 
 /** Files read at once: enough to keep libuv's four threads busy, few enough to bound memory. */
 const CONCURRENCY = 8;
-
-function errnoCode(err: unknown): string | undefined {
-  return err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
-}
-
-function reason(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 /** *.yaml / *.yml directly in `dir`, by name, or `dir` itself when it is a file; a missing folder has none. */
 async function manifestFiles(dir: string): Promise<{ files: string[]; error?: ManifestError }> {
@@ -25,10 +18,10 @@ async function manifestFiles(dir: string): Promise<{ files: string[]; error?: Ma
       .sort();
     return { files: names.map((n) => join(dir, n)) };
   } catch (err) {
-    if (errnoCode(err) === 'ENOENT') return { files: [] };
+    if (codeOf(err) === 'ENOENT') return { files: [] };
     // A manifest file named directly (--manifests FILE, or one picked up in the current folder).
-    if (errnoCode(err) === 'ENOTDIR') return { files: [dir] };
-    return { files: [], error: new ManifestError('READ_FAILED', dir, [{ path: '', rule: `manifest directory cannot be read: ${reason(err)}` }]) };
+    if (codeOf(err) === 'ENOTDIR') return { files: [dir] };
+    return { files: [], error: new ManifestError('READ_FAILED', dir, [{ path: '', rule: `manifest directory cannot be read: ${messageOf(err)}` }]) };
   }
 }
 
@@ -60,7 +53,7 @@ export async function scanManifestDirs(dirs: readonly string[], opts: LoadFileOp
     try {
       return { ok: true, loaded: await loadManifestFile(file, opts) };
     } catch (err) {
-      return { ok: false, error: err instanceof ManifestError ? err : new ManifestError('READ_FAILED', file, [{ path: '', rule: reason(err) }]) };
+      return { ok: false, error: err instanceof ManifestError ? err : new ManifestError('READ_FAILED', file, [{ path: '', rule: messageOf(err) }]) };
     }
   });
   const manifests: LoadedManifest[] = [];

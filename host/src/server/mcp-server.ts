@@ -17,7 +17,7 @@ import { ServerClosingError } from './call-tracker.js';
 import { mcpCallClient } from './call-client.js';
 import { approvalForm, outcomeOf } from './elicit.js';
 import { toCallToolResult } from './mcp-result.js';
-import { RpcError } from './rpc-error.js';
+import { RpcError, toSdkError } from './rpc-error.js';
 import { mcpToolView } from './schema-export.js';
 import type { SidecarCore } from './core.js';
 
@@ -35,7 +35,11 @@ type ToolCallHandler = (request: z.infer<typeof AnyToolCall>, extra: Extra) => P
 /** Server.setRequestHandler wraps tools/call in that check; the base class's registers it as is. */
 function setToolCallHandler(server: Server, handler: ToolCallHandler): void {
   const base = Protocol.prototype.setRequestHandler as (this: Server, schema: typeof AnyToolCall, h: ToolCallHandler) => void;
-  base.call(server, AnyToolCall, handler);
+  base.call(server, AnyToolCall, (request, extra) =>
+    handler(request, extra).catch((err: unknown) => {
+      throw toSdkError(err);
+    }),
+  );
 }
 
 const UNKNOWN_TOOL = (name: string) => new RpcError(-32602, `Unknown tool: ${name}`);

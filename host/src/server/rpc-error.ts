@@ -1,6 +1,8 @@
 // JSON-RPC errors as the client reads them: one wording per code on every transport, and no
 // "MCP error -32602:" prefix (the SDK's McpError puts its code into the message, and the SDK's
 // client adds it again, so clients showed it twice).
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ToolgateError, type CodeOf } from '../errors/index.js';
 
 /** The first words of every error message with that code, on stdio and HTTP alike. */
 export const RPC_MESSAGES = {
@@ -15,14 +17,32 @@ export const RPC_MESSAGES = {
 
 export type RpcCode = keyof typeof RPC_MESSAGES;
 
-/** Thrown from a request handler: the SDK sends `code` and `message` as they are. */
-export class RpcError extends Error {
-  readonly code: RpcCode;
-  constructor(code: RpcCode, detail: string) {
-    super(`${RPC_MESSAGES[code]}: ${detail}`);
-    this.name = 'RpcError';
-    this.code = code;
+/** What each JSON-RPC code means, as a toolgate code (a new RPC code fails the typecheck until named). */
+const RPC_MEANINGS = {
+  [-32700]: 'PARSE_ERROR',
+  [-32600]: 'INVALID_REQUEST',
+  [-32601]: 'METHOD_NOT_FOUND',
+  [-32602]: 'INVALID_PARAMS',
+  [-32603]: 'INTERNAL_ERROR',
+  [-32000]: 'SERVER_ERROR',
+  [-32001]: 'SESSION_NOT_FOUND',
+} as const satisfies Record<RpcCode, CodeOf<'server'>>;
+
+/** Thrown from a request handler; `rpcCode` is the JSON-RPC code the client receives. */
+export class RpcError extends ToolgateError<(typeof RPC_MEANINGS)[RpcCode]> {
+  readonly rpcCode: RpcCode;
+  constructor(rpcCode: RpcCode, detail: string) {
+    super(RPC_MEANINGS[rpcCode], `${RPC_MESSAGES[rpcCode]}: ${detail}`);
+    this.rpcCode = rpcCode;
   }
+}
+
+/**
+ * A handler's failure as the SDK sends it: the SDK reads a numeric `code`, so an RpcError crosses as
+ * the SDK's McpError (its "MCP error CODE: " prefix is stripped on the way out, withCleanErrors).
+ */
+export function toSdkError(err: unknown): unknown {
+  return err instanceof RpcError ? new McpError(err.rpcCode, err.message) : err;
 }
 
 type Send = (message: unknown, options?: unknown) => Promise<void>;

@@ -5,6 +5,7 @@ import { dropNullsForOptional } from './null-as-absent.js';
 import { compileParams } from './params.js';
 import { compileCheck, type Check } from './validation.js';
 import type { Json, JsonObject, JsonSchema, OutputRender, ToolDefinition } from './types.js';
+import { messageOf } from '../errors/index.js';
 
 export const TOOL_NAME_RE = /^[a-z][a-z0-9_]{0,63}$/;
 
@@ -110,7 +111,7 @@ function compileOrFail(tool: string, field: string, schema: JsonSchema, defaults
   try {
     return compileCheck(schema, what, { applyDefaults: defaults });
   } catch (err) {
-    throw new ToolDefinitionError(tool, field, `invalid JSON Schema: ${err instanceof Error ? err.message : String(err)}`);
+    throw new ToolDefinitionError(tool, field, `invalid JSON Schema: ${messageOf(err)}`);
   }
 }
 

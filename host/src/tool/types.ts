@@ -1,4 +1,5 @@
 // The shared vocabulary of toolgate: every other folder speaks in these types.
+import { ERROR_CODES_BY_PART, type CodeOf } from '../errors/index.js';
 
 /** A JSON value. Canonical tool values, arguments and structured content are JSON. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -17,26 +18,12 @@ export type ContentBlock =
 
 export type EmbeddedResource = { uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string };
 
-/** Stable error codes: callers (scripts, agents, tests) match on these, never on messages. */
-export const ERROR_CODES = [
-  'UNKNOWN_TOOL',
-  'INVALID_ARGS',
-  'DENIED',
-  'GUARD_DENIED',
-  'APPROVAL_DENIED',
-  'BLOCKED',
-  'TIMEOUT',
-  'ABORTED',
-  'ABORTED_BEFORE_DISPATCH',
-  'TOOL_ERROR',
-  'INVALID_OUTPUT',
-  'OUTPUT_TOO_LARGE',
-  'QUOTA_EXCEEDED',
-  'LISTENER_ERROR',
-  'RATE_LIMITED',
-  'SANDBOX_ERROR',
-] as const;
-export type ErrorCode = (typeof ERROR_CODES)[number];
+/**
+ * Stable error codes of a call's result: callers (scripts, agents, tests) match on these, never on
+ * messages. They are the `call` part of toolgate's one code table (errors/codes.ts).
+ */
+export const ERROR_CODES = ERROR_CODES_BY_PART.call;
+export type ErrorCode = CodeOf<'call'>;
 
 /** The result of one call: what `--json` prints and what MCP carries (DESIGN §3). */
 export interface ToolResult {

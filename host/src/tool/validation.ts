@@ -13,6 +13,7 @@ import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { ajvRegExpEngine } from '../regex/index.js';
 import { formatPath } from './json.js';
 import type { Json, JsonSchema } from './types.js';
+import { messageOf } from '../errors/index.js';
 
 // ajv itself is loaded on first use too (~35 ms of start-up otherwise); it is CommonJS, so a
 // synchronous require keeps defineTool and the checks synchronous.
@@ -139,7 +140,7 @@ export function compileCheck(schema: JsonSchema, what: string, opts: { applyDefa
       validate ??= compile(key, schema, opts.applyDefaults);
     } catch (err) {
       // Only what the meta-schema passed and compiling refused lands here; say whose it is.
-      return { ok: false, message: `${what}s: the tool's schema cannot be used: ${err instanceof Error ? err.message : String(err)}` };
+      return { ok: false, message: `${what}s: the tool's schema cannot be used: ${messageOf(err)}` };
     }
     if (validate(value)) return { ok: true };
     return { ok: false, message: describeErrors(what, value, validate.errors ?? []) };

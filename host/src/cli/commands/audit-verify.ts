@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { verifyAuditFile } from '../../policy/index.js';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
 import { parseFlags, UsageError } from '../usage.js';
+import { messageOf } from '../../errors/index.js';
 
 const HELP = `Usage: toolgate audit verify FILE [--json]
 
@@ -28,7 +29,7 @@ export const auditVerifyCommand: Command = {
     try {
       result = await verifyAuditFile(path);
     } catch (err) {
-      throw new UsageError(`cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new UsageError(`cannot read ${path}: ${messageOf(err)}`);
     }
     if (values.json === true) {
       const broken = result.ok ? {} : { line: result.line, reason: result.reason };

@@ -8,6 +8,7 @@ import { adHocPlugin, isPluginFile, type AdHocPlugin } from '../plugin-file.js';
 import { logChoice, type LogChoice } from '../logging.js';
 import { manifestsHelp, missingTool, reportManifestProblems } from '../tool-lookup.js';
 import { LOG_FLAGS, logFlagsHelp, parseFlags, UsageError } from '../usage.js';
+import { messageOf } from '../../errors/index.js';
 
 const HELP = `Usage: toolgate call <tool> [--args JSON | --args-file FILE] [--manifests PATH]...
                     [--policies DIR|none] [--policy-set NAME] [--json] [--agent NAME] [-v|-q]
@@ -91,14 +92,14 @@ async function readArgs(flags: CallFlags, io: CliIO): Promise<unknown> {
     try {
       text = flags.argsFrom === '-' ? await readStream(io.stdin) : await readFile(resolve(io.cwd, flags.argsFrom), 'utf8');
     } catch (err) {
-      throw new UsageError(`--args-file: cannot read ${flags.argsFrom}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new UsageError(`--args-file: cannot read ${flags.argsFrom}: ${messageOf(err)}`);
     }
   }
   if (text === undefined) return {};
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    throw new UsageError(`${flag}: not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+    throw new UsageError(`${flag}: not valid JSON: ${messageOf(err)}`);
   }
 }
 

@@ -20,6 +20,7 @@ import { manifestSources } from '../manifest-sources.js';
 import { didYouMean } from '../suggest.js';
 import { manifestsHelp } from '../tool-lookup.js';
 import { LOG_FLAGS, logFlagsHelp, parseFlags, UsageError } from '../usage.js';
+import { messageOf } from '../../errors/index.js';
 
 const HELP = `Usage: toolgate inspect <tool> [--manifests PATH]... [--json] [-v|-q]
        toolgate inspect ./plugin.wasm [--json]
@@ -142,7 +143,7 @@ export const inspectCommand: Command = {
       try {
         report = await inspectPluginFile(name, io.cwd);
       } catch (err) {
-        throw new UsageError(err instanceof Error ? err.message : String(err));
+        throw new UsageError(messageOf(err));
       }
       io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : escapeForTerminal(pluginText(report)));
       return EXIT.ok;

@@ -8,6 +8,7 @@ import { LANGUAGES, languageLabel, scaffoldFiles, type Language, type ScaffoldCo
 import { shellQuote } from '../templates/index.js';
 import { packageRoot } from '../package-root.js';
 import { parseFlags, UsageError } from '../usage.js';
+import { messageOf } from '../../errors/index.js';
 
 const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 
@@ -63,7 +64,7 @@ async function ensureEmptyDir(dir: string): Promise<void> {
     const code = err instanceof Error && 'code' in err ? err.code : undefined;
     if (code === 'ENOENT') return;
     if (code === 'ENOTDIR') throw new UsageError(`--dir ${dir} is a file, not a folder`);
-    throw new UsageError(`--dir ${dir}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new UsageError(`--dir ${dir}: ${messageOf(err)}`);
   }
   if (entries.length > 0) throw new UsageError(`--dir ${dir} already exists and is not empty; choose a new folder`);
 }
@@ -73,7 +74,7 @@ function readHelper(path: string): Uint8Array {
   try {
     return readFileSync(file);
   } catch (err) {
-    throw new UsageError(`cannot read the PDK helper ${file} (is toolgate installed with its pdk-examples?): ${err instanceof Error ? err.message : String(err)}`);
+    throw new UsageError(`cannot read the PDK helper ${file} (is toolgate installed with its pdk-examples?): ${messageOf(err)}`);
   }
 }
 

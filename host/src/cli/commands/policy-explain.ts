@@ -6,6 +6,7 @@ import { POLICY_FLAGS, policyFlagsHelp, policyChoice } from '../policy-source.js
 import { logChoice } from '../logging.js';
 import { manifestsHelp, missingTool, reportManifestProblems } from '../tool-lookup.js';
 import { LOG_FLAGS, logFlagsHelp, parseFlags, UsageError } from '../usage.js';
+import { messageOf } from '../../errors/index.js';
 
 const HELP = `Usage: toolgate policy explain <tool> [--args JSON] [--policies DIR|none] [--policy-set NAME]
                               [--manifests PATH]...
@@ -46,7 +47,7 @@ function parse(argv: string[]) {
     try {
       args = JSON.parse(values.args) as unknown;
     } catch (err) {
-      throw new UsageError(`--args: not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+      throw new UsageError(`--args: not valid JSON: ${messageOf(err)}`);
     }
   }
   return { tool: positionals[0], args, policy: policyChoice(values), manifests: values.manifests ?? [], agent: values.agent, json: values.json === true, log: logChoice(values) };
@@ -65,7 +66,7 @@ export const policyExplainCommand: Command = {
     } catch (err) {
       if (err instanceof UsageError) throw err;
       // A broken policy set or manifest is a configuration error: exit 2 with its message.
-      throw new UsageError(err instanceof Error ? err.message : String(err));
+      throw new UsageError(messageOf(err));
     }
     try {
       if (runtime.tools.get(flags.tool) === undefined) throw missingTool(flags.tool, runtime);

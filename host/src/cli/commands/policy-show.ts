@@ -5,6 +5,7 @@ import { relative } from 'node:path';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
 import { noPolicyWarning, POLICY_FLAGS, policyChoice, policyFlagsHelp, resolvePolicySource, type PolicySource } from '../policy-source.js';
 import { parseFlags, UsageError } from '../usage.js';
+import { messageOf } from '../../errors/index.js';
 
 const HELP = `Usage: toolgate policy show [--policies DIR|none] [--policy-set NAME] [--json]
 
@@ -38,7 +39,7 @@ async function describe(source: PolicySource): Promise<Shown> {
   try {
     set = await parsePolicySet(source.dir);
   } catch (err) {
-    throw new UsageError(`policy set ${source.dir}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new UsageError(`policy set ${source.dir}: ${messageOf(err)}`);
   }
   return {
     policies: 'set',
@@ -77,7 +78,7 @@ export const policyShowCommand: Command = {
     try {
       ({ values } = parseFlags(argv, { ...POLICY_FLAGS, json: { type: 'boolean', default: false } }, { min: 0, max: 0 }));
     } catch (err) {
-      throw new UsageError(`${err instanceof Error ? err.message : String(err)}\nRun 'toolgate policy show --help' for usage.`);
+      throw new UsageError(`${messageOf(err)}\nRun 'toolgate policy show --help' for usage.`);
     }
     const shown = await describe(resolvePolicySource(policyChoice(values), io));
     io.stdout(values.json === true ? `${JSON.stringify(shown)}\n` : text(shown));

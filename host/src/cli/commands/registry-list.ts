@@ -1,7 +1,8 @@
 import { escapeForTerminal } from '../../terminal/index.js';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { listInstalled, messageOf, readManifest } from '../../registry/index.js';
+import { messageOf } from '../../errors/index.js';
+import { listInstalled, readManifest } from '../../registry/index.js';
 import { EXIT, type CliIO, type Command } from '../command.js';
 import { homeOf, runCommand } from './registry-shared.js';
 import { parseFlags } from '../usage.js';

@@ -1,6 +1,7 @@
 // What the registry commands share: argument parsing, the store location, prompts, progress and
 // turning registry errors into stable exit codes and messages.
-import { createProgress, isRegistryError, messageOf, resolveHome, type PauseHook, type Progress, type RegistryErrorCode } from '../../registry/index.js';
+import { messageOf } from '../../errors/index.js';
+import { createProgress, isRegistryError, resolveHome, type PauseHook, type Progress, type RegistryErrorCode } from '../../registry/index.js';
 import { EXIT, type CliIO, type ExitCode } from '../command.js';
 import { UsageError } from '../usage.js';
 

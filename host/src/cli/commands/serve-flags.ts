@@ -7,6 +7,7 @@ import { POLICY_FLAGS, policyFlagsHelp, policyChoice, type PolicyChoice } from '
 import { manifestsHelp } from '../tool-lookup.js';
 import { LOG_FLAGS, logFlagsHelp, parseFlags, UsageError } from '../usage.js';
 import type { HttpFlags } from './serve-transport.js';
+import { messageOf } from '../../errors/index.js';
 
 export const SERVE_HELP = `Usage: toolgate serve [--stdio | --http [HOST:]PORT] [--manifests PATH]... [--policies DIR|none]
                      [--policy-set NAME] [--builtin-tools] [--token TOKEN]
@@ -96,7 +97,7 @@ export function parseServeFlags(argv: string[], env: NodeJS.ProcessEnv): ServeFl
       // A bare port is loopback: the safe default, as `--http 8787` reads.
       http = parseBindAddress(/^\d+$/.test(v.http) ? `127.0.0.1:${v.http}` : v.http);
     } catch (err) {
-      throw new UsageError(err instanceof Error ? err.message : String(err), { showUsage: true });
+      throw new UsageError(messageOf(err), { showUsage: true });
     }
   }
   const token = v.token ?? env.TOOLGATE_TOKEN;

@@ -1,13 +1,16 @@
 // Short, human messages for network failures: they reach the module and, through it, the model.
+import { messageOf, ToolgateError } from '../../errors/index.js';
 import { LIMITS } from './request-shape.js';
 
+/** The system's or undici's code (ECONNREFUSED, UND_ERR_...); toolgate's own errors say it in words. */
 function errorCode(error: unknown): string | undefined {
+  if (error instanceof ToolgateError) return undefined;
   if (typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string') return error.code;
   return undefined;
 }
 
 export function shortReason(error: unknown): string {
-  const text = errorCode(error) ?? (error instanceof Error ? error.message : String(error));
+  const text = errorCode(error) ?? messageOf(error);
   return text.length > 200 ? `${text.slice(0, 200)}...` : text;
 }
 

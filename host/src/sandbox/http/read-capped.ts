@@ -2,11 +2,12 @@
 // cap it destroys the stream, which makes undici abort the connection, so a huge or endless
 // response costs the host at most the cap.
 import type { Readable } from 'node:stream';
+import { ToolgateError } from '../../errors/index.js';
 
-export class ResponseTooLarge extends Error {
+/** Caught by the HTTP gate, whose outcome for the module carries this message. */
+export class ResponseTooLarge extends ToolgateError<'RESPONSE_TOO_LARGE'> {
   constructor(readonly cap: number) {
-    super(`response larger than ${cap} bytes`);
-    this.name = 'ResponseTooLarge';
+    super('RESPONSE_TOO_LARGE', `response larger than ${cap} bytes`);
   }
 }
 

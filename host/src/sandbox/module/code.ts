@@ -2,6 +2,7 @@
 // only what the preemption instrumentation needs: function indices that moved, and fuel sites at
 // function entries and loop heads. Every opcode V8 in Node 20 accepts is known by its immediates;
 // an unknown opcode throws, and the caller then leaves the module uninstrumented.
+import { ToolgateError } from '../../errors/index.js';
 import { BinaryReader, concatBytes, encodeU32 } from './leb128.js';
 
 /** A place where fuel is charged: `cost` is the instructions its region can run before the next site. */
@@ -19,7 +20,11 @@ export interface CodeRules {
 type Part = Uint8Array | number[] | FuelSite;
 
 /** An opcode this walker does not know: the module stays uninstrumented (and off the calling thread). */
-export class UnknownInstruction extends Error {}
+export class UnknownInstruction extends ToolgateError<'UNKNOWN_INSTRUCTION'> {
+  constructor(message: string) {
+    super('UNKNOWN_INSTRUCTION', message);
+  }
+}
 
 /** Skips one LEB128 number of any width (signed or not); returns its first byte. */
 function skipLeb(r: BinaryReader): number {

@@ -1,21 +1,23 @@
+import { codeOf, ToolgateError } from '../../errors/index.js';
 import { Errno } from './abi.js';
 
-/** Thrown by proc_exit; it unwinds the guest's call stack up to whoever called into the module. */
-export class WasiExit extends Error {
-  readonly code: number;
-  constructor(code: number) {
-    super(`module called proc_exit(${code})`);
-    this.name = 'WasiExit';
-    this.code = code;
+/**
+ * Thrown by proc_exit; it unwinds the guest's call stack up to whoever called into the module,
+ * which reads `exitCode` (the guest's exit status; `code` is the toolgate code, as on every error).
+ */
+export class WasiExit extends ToolgateError<'WASI_EXIT'> {
+  readonly exitCode: number;
+  constructor(exitCode: number) {
+    super('WASI_EXIT', `module called proc_exit(${exitCode})`);
+    this.exitCode = exitCode;
   }
 }
 
 /** A call refused with a WASI errno; caught at the import boundary and returned to the guest. */
-export class WasiError extends Error {
+export class WasiError extends ToolgateError<'WASI_ERRNO'> {
   readonly errno: number;
   constructor(errno: number, message = `wasi errno ${errno}`) {
-    super(message);
-    this.name = 'WasiError';
+    super('WASI_ERRNO', message);
     this.errno = errno;
   }
 }
@@ -50,10 +52,8 @@ const HOST_CODES: Readonly<Record<string, number>> = {
 /** The errno the guest gets for a failure thrown while serving it. */
 export function errnoOf(err: unknown): number {
   if (err instanceof WasiError) return err.errno;
-  if (err instanceof Error && 'code' in err && typeof err.code === 'string') {
-    return HOST_CODES[err.code] ?? Errno.IO;
-  }
-  return Errno.IO;
+  const code = err instanceof ToolgateError ? undefined : codeOf(err);
+  return code === undefined ? Errno.IO : (HOST_CODES[code] ?? Errno.IO);
 }
 
 /** True for failures the guest should see as an errno: our refusals and host system-call errors. */

@@ -5,6 +5,7 @@ import { parentPort } from 'node:worker_threads';
 import { Channel, errorBytes, Fault, Op } from '../channel.js';
 import { PluginRunner, type RunnerHooks } from './plugin-runner.js';
 import type { LogMessage, WorkerInit } from './protocol.js';
+import { messageOf } from '../../errors/index.js';
 
 // While reading its manifest the SDK tests `manifest instanceof Response`; the first touch of Node's
 // global Response loads Node's bundled undici into this isolate, which cost every instance start
@@ -64,7 +65,7 @@ async function main(init: WorkerInit): Promise<void> {
   try {
     runner = await PluginRunner.start(init, hooks(channel));
   } catch (err) {
-    return send(Op.INIT_FAILED, errorBytes(err instanceof Error ? err.message : String(err)), Fault.TOOL_TRAP);
+    return send(Op.INIT_FAILED, errorBytes(messageOf(err)), Fault.TOOL_TRAP);
   }
   send(Op.READY, new Uint8Array(0));
   // Adaptive: after MAX_MISSES polls in a row that the next call did not arrive in time (calls are

@@ -9,6 +9,7 @@ import { createClientFunctions, type ClientFunctions } from './client-functions.
 import { withLiveUnits, type LiveUnit } from './instantiate.js';
 import type { LogLevelName, WorkerInit } from './protocol.js';
 import type { QuotaHit } from '../wasi/index.js';
+import { messageOf } from '../../errors/index.js';
 
 export type RunnerInit = Omit<WorkerInit, 'sab'>;
 
@@ -259,7 +260,7 @@ export class PluginRunner {
         try {
           ctx.setVariable(key, value.bytes().slice());
         } catch (err) {
-          throw new Error(`var_set of ${value.bytes().length} bytes refused: ${err instanceof Error ? err.message : String(err)} (capabilities.memory.max_var_bytes is ${this.init.maxVarBytes})`);
+          throw new Error(`var_set of ${value.bytes().length} bytes refused: ${messageOf(err)} (capabilities.memory.max_var_bytes is ${this.init.maxVarBytes})`);
         }
       },
       http_request: (ctx, reqAddr, bodyAddr) => {
@@ -290,7 +291,7 @@ export class PluginRunner {
   async #wasi(unit: LiveUnit): Promise<Record<string, HostFn>> {
     // loaded only by instances of WASI modules: an idle instance of any other module stays smaller
     const wasi = await import('../wasi/index.js');
-    this.#isWasiExit = (err) => (err instanceof wasi.WasiExit ? err.code : undefined);
+    this.#isWasiExit = (err) => (err instanceof wasi.WasiExit ? err.exitCode : undefined);
     const writeQuota = new wasi.WriteQuota();
     this.#quota = writeQuota;
     const fns = wasi.createWasiImports({
