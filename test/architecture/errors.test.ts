@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { AnsweredElsewhere } from '../../host/src/approval/index.js';
 import { ERROR_CODES_BY_PART, isToolgateErrorCode, messageOf, ToolgateError } from '../../host/src/errors/index.js';
 import { ListenerError } from '../../host/src/pipeline/async.js';
 import { FileRuleError, ManifestError } from '../../host/src/manifest/index.js';
@@ -41,6 +42,7 @@ const SAMPLES: Record<string, () => Error> = {
   ServerClosingError: () => new ServerClosingError(),
   RpcError: () => new RpcError(-32602, 'Unknown tool: x'),
   UsageError: () => new UsageError('unknown option --x'),
+  AnsweredElsewhere: () => new AnsweredElsewhere('rejected', 'the terminal'),
 };
 
 function* sourceFiles(dir: string): Generator<string> {
@@ -82,7 +84,7 @@ describe('every error toolgate throws carries a code from the one union', () => 
 
   it('the samples cover every error class of host/src (the checker finds them all)', () => {
     const found = errorClasses().filter((n) => n !== 'ToolgateError');
-    expect(found.length).toBeGreaterThanOrEqual(19);
+    expect(found.length).toBeGreaterThanOrEqual(20);
     expect(found).toEqual(Object.keys(SAMPLES).sort());
   });
 

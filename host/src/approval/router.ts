@@ -5,6 +5,7 @@
 // terminal, the /ui page): the first answer other than 'unavailable' stands and the request is
 // withdrawn from the others. No channel, or only ones with nobody to answer, means 'unavailable',
 // which denies.
+import { ToolgateError } from '../errors/index.js';
 import type { ApprovalOutcome, ApprovalReply, ApprovalRequest, ApprovalService } from '../pipeline/index.js';
 import { linkSignals } from '../pipeline/index.js';
 import { isApprovalOutcome, replyOutcome } from './outcome.js';
@@ -13,14 +14,13 @@ import { isApprovalOutcome, replyOutcome } from './outcome.js';
  * Why a channel's request was withdrawn: another channel answered first. Channels may read it
  * from their signal's reason to say so (the terminal prints it; the queue remembers who answered).
  */
-export class AnsweredElsewhere extends Error {
+export class AnsweredElsewhere extends ToolgateError<'ANSWERED_ELSEWHERE'> {
   readonly outcome: ApprovalOutcome;
   readonly answeredBy: string | undefined;
 
   constructor(outcome: ApprovalOutcome, answeredBy: string | undefined) {
     const what = outcome === 'allowed-once' ? 'allowed once' : outcome === 'rejected' ? 'denied' : outcome;
-    super(`answered elsewhere: ${what}${answeredBy !== undefined ? ` by ${answeredBy}` : ''}`);
-    this.name = 'AnsweredElsewhere';
+    super('ANSWERED_ELSEWHERE', `answered elsewhere: ${what}${answeredBy !== undefined ? ` by ${answeredBy}` : ''}`);
     this.outcome = outcome;
     this.answeredBy = answeredBy;
   }

@@ -43,6 +43,8 @@ export const ERROR_CODES_BY_PART = {
     'DIR_MISSING',
     'SANDBOX_LOAD',
   ],
+  /** An approval request withdrawn from a channel because another channel answered first. */
+  approval: ['ANSWERED_ELSEWHERE'],
   /** A native plugin whose apply failed. */
   plugin: ['PLUGIN_APPLY_FAILED'],
   /** A policy set refused (file, entry, key path). */
