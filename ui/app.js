@@ -86,6 +86,7 @@ function pendingCard(p) {
   const card = el('li', { class: 'card pending', 'data-id': p.id, 'data-tool': p.tool, 'aria-labelledby': `t-${p.id}` },
     title, facts, el('h4', { text: 'May touch' }), caps, el('h4', { text: 'Arguments' }), argumentsNode(p.arguments),
     el('div', { class: 'actions' }, allow, deny), result);
+  card.dataset.args = argumentsLine(p.arguments);
   card.dataset.shownAt = String(Date.now());
   return card;
 }
@@ -93,6 +94,7 @@ function pendingCard(p) {
 async function answer(p, outcome, card) {
   // Disabling the focused button drops focus to the body; remember it so it can be put back.
   card.dataset.hadFocus = String(card.contains(document.activeElement));
+  card.dataset.answering = 'true';
   for (const b of card.querySelectorAll('button')) b.disabled = true;
   const result = card.querySelector('.result');
   result.textContent = 'Sending…';
@@ -105,6 +107,7 @@ async function answer(p, outcome, card) {
     });
   } catch (err) {
     result.textContent = 'Could not reach toolgate: the answer was not delivered. Try again.';
+    card.dataset.answering = 'false';
     for (const b of card.querySelectorAll('button')) b.disabled = false;
     return;
   }
@@ -113,10 +116,24 @@ async function answer(p, outcome, card) {
   result.textContent = visible(message);
   card.classList.add(res.ok ? 'answered' : 'refused');
   // The card leaves when the queue changes; the notice keeps what happened in view.
+  showNotice(`${res.ok ? '' : 'Not answered: '}${p.tool} (${argumentsLine(p.arguments)}): ${message}`);
+  if (res.status === 401) location.reload();
+}
+
+function showNotice(text) {
   const notice = $('notice');
   notice.hidden = false;
-  notice.textContent = visible(`${res.ok ? '' : 'Not answered: '}${p.tool} (${argumentsLine(p.arguments)}): ${message}`);
-  if (res.status === 401) location.reload();
+  notice.textContent = visible(text);
+}
+
+/** A card this page did not answer is leaving: say why (expired, answered elsewhere, withdrawn). */
+function endedElsewhere(list) {
+  for (const x of list) {
+    const card = cards.get(x.id);
+    if (!card || card.dataset.answering === 'true') continue;
+    card.dataset.endedElsewhere = 'true';
+    showNotice(`${card.dataset.tool} (${card.dataset.args}): ${x.message}`);
+  }
 }
 
 function argumentsLine(args) {
@@ -243,6 +260,7 @@ function connect() {
   const source = new EventSource('/ui/api/events');
   source.addEventListener('open', () => { $('connection').textContent = 'Live: updates arrive as they happen.'; $('connection').className = 'connection live'; });
   source.addEventListener('error', () => { $('connection').textContent = 'Disconnected: reconnecting…'; $('connection').className = 'connection down'; });
+  source.addEventListener('ended', (e) => endedElsewhere(JSON.parse(e.data)));
   source.addEventListener('pending', (e) => renderPending(JSON.parse(e.data)));
   source.addEventListener('recent', (e) => renderRecent(JSON.parse(e.data)));
   source.addEventListener('tools', (e) => renderTools(JSON.parse(e.data)));

@@ -1,10 +1,10 @@
 // Who may see and answer through /ui, written as the attacks: no or a wrong credential, a foreign
 // page posting with the person's cookie, a missing CSRF token, an answer sent twice or too late.
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ROOT, runToolgate } from '../server/helpers.js';
-import { auditRecords, pending, signIn, startCall, startUiServer, waitForPending, type CallResult, type UiServer } from './helpers.js';
+import { auditRecords, openEvents, pending, signIn, startCall, startUiServer, waitForPending, type CallResult, type UiServer } from './helpers.js';
 
 const MARKER = 'private-argument-5d1e';
 let s: UiServer;
@@ -41,6 +41,17 @@ describe('/ui without the approver credential', () => {
       expect(res.status).toBe(401);
       expect(body).not.toContain(MARKER);
     }
+  });
+
+  test('an answer with no credential, a wrong one or a made-up cookie is 401 and the call keeps waiting', async () => {
+    const [p] = (await pending(s)).filter((x) => x.arguments.name === MARKER);
+    const port = new URL(s.url).port;
+    for (const headers of [{}, { authorization: 'Bearer not-the-secret' }, { cookie: `toolgate_ui_${port}=made-up`, 'x-csrf-token': 'x' }] as Record<string, string>[]) {
+      const res = await answer(p?.id ?? '', { origin: s.url, ...headers });
+      expect(res.status).toBe(401);
+      expect(await res.text()).not.toContain(MARKER);
+    }
+    expect((await pending(s)).map((x) => x.id)).toContain(p?.id);
   });
 
   test('a wrong credential signs no one in', async () => {
@@ -176,6 +187,34 @@ describe('/ui signed in', () => {
     expect(out.status).toBe(303);
     expect((await fetch(`${s.url}/ui/api/state`, { headers: { cookie } })).status).toBe(401);
   });
+});
+
+describe('/ui and the policy set', () => {
+  interface ToolsEvent { policy: { loadedAt: string; entries: { id: string; use: string }[]; lastRejected?: { error: string } }; queueInUse: boolean | null }
+
+  test('an edited policy set shows on the page with its new entries and a later load time; a broken edit shows as refused, the old set staying', async () => {
+    const { cookie } = await signIn(s);
+    const events = await openEvents(s.url, cookie);
+    try {
+      const before = await events.next<ToolsEvent>('tools', () => true);
+      expect(before.policy.entries.map((e) => e.id)).toEqual(['audit', 'approvals', 'ask-greet']);
+      const file = join(s.policies, 'set.yaml');
+      const text = await readFile(file, 'utf8');
+      await writeFile(file, `${text}  - { id: deny-echo, use: deny-tools, with: { tools: [echo] } }\n`);
+      const after = await events.next<ToolsEvent>('tools', (t) => t.policy.entries.some((e) => e.id === 'deny-echo'), 20_000);
+      expect(Date.parse(after.policy.loadedAt)).toBeGreaterThan(Date.parse(before.policy.loadedAt));
+      expect(after.queueInUse).toBe(true);
+      await writeFile(file, `${text}  - { id: broken, use: no-such-policy }\n`);
+      const refused = await events.next<ToolsEvent>('tools', (t) => t.policy.lastRejected !== undefined, 20_000);
+      expect(refused.policy.lastRejected?.error).toMatch(/no-such-policy/);
+      expect(refused.policy.entries.map((e) => e.id)).toContain('deny-echo');
+      await writeFile(file, text);
+      // A good edit after it loads, and the refusal is no longer shown as current.
+      await events.next<ToolsEvent>('tools', (t) => !t.policy.entries.some((e) => e.id === 'deny-echo') && t.policy.lastRejected === undefined, 20_000);
+    } finally {
+      events.close();
+    }
+  }, 60_000);
 });
 
 describe('/ui after expiry and with a token', () => {

@@ -106,6 +106,9 @@ describe('the approvals page in Chromium', () => {
     const elsewhere = await fetch(`${s.url}/v1/approvals/${p.id}`, { method: 'POST', headers: { authorization: `Bearer ${s.secret}` }, body: '{"outcome":"rejected"}' });
     expect(elsewhere.status).toBe(200);
     expect((await call).error?.code).toBe('APPROVAL_DENIED');
+    // The card leaves, and the page says why in words: someone else answered, and how.
+    await card(p.id).waitFor({ state: 'detached' });
+    await expect(page.locator('#notice').textContent()).resolves.toMatch(/greet \(\{"name":"Twice"\}\): Answered by api: approval secret, 127\.0\.0\.1: denied: the call did not run\./);
     // The card may already be gone (the event came first); then ask through the page's own fetch.
     const status = await page.evaluate(async (id) => {
       const state = (await (await fetch('/ui/api/state')).json()) as { csrf: string };
@@ -135,6 +138,28 @@ describe('the approvals page in Chromium', () => {
     await card(p.id).getByRole('button', { name: 'Deny' }).click();
     expect((await call).error?.code).toBe('APPROVAL_DENIED');
   });
+
+  test('a card whose time runs out counts down, then leaves saying it expired and the call was denied', async () => {
+    const short = await startUiServer({ approvalTimeoutMs: 5000 });
+    const p2 = await browser.newPage();
+    try {
+      await p2.goto(`${short.url}/ui`);
+      await p2.getByLabel('Approver credential').fill(short.secret);
+      await p2.getByRole('button', { name: 'Sign in' }).click();
+      await p2.getByText('Live: updates arrive as they happen.').waitFor();
+      const call = startCall(short.url, 'greet', { name: 'Slow' });
+      const p = await waitForPending(short, (x) => x.arguments.name === 'Slow');
+      const c = p2.locator(`li.card[data-id="${p.id}"]`);
+      await c.waitFor();
+      await expect(c.locator('.left').textContent()).resolves.toMatch(/^\d s left$|^expired$/);
+      expect((await call).error?.code).toBe('APPROVAL_DENIED');
+      await c.waitFor({ state: 'detached' });
+      await expect(p2.locator('#notice').textContent()).resolves.toMatch(/greet \(\{"name":"Slow"\}\): Expired with no answer: the call was denied and did not run\./);
+    } finally {
+      await p2.close();
+      await short.stop();
+    }
+  }, 60_000);
 
   test('the tools view shows the manifest tool, its capabilities, signer, digest and the policy set in force', async () => {
     await page.getByRole('link', { name: 'Tools' }).click();

@@ -11,6 +11,8 @@ export interface UiServer {
   url: string;
   home: string;
   manifests: string;
+  /** The policy set folder the server watches (set.yaml). */
+  policies: string;
   secret: string;
   auditPath: string;
   stop(): Promise<void>;
@@ -51,6 +53,7 @@ export async function startUiServer(opts: { approvalTimeoutMs?: number; args?: s
     url: server.url,
     home,
     manifests,
+    policies,
     secret,
     auditPath: join(home, 'audit.jsonl'),
     async stop() {

@@ -60,13 +60,17 @@ export async function uiSources(runtime: Runtime, core: SidecarCore, manifests: 
   // Kept up to date for the life of the server (the events object lives as long as the runtime).
   events.on('changed', () => {
     policy.loadedAt = new Date().toISOString();
+    delete policy.lastRejected; // the refusal was of an older edit; this one loaded
     void policySummary(runtime)
       .then(summarize, () => undefined)
       .then(() => {
         for (const fn of reread) fn();
       });
   });
-  events.on('rejected', (e) => (policy.lastRejected = { at: new Date().toISOString(), error: e.error }));
+  events.on('rejected', (e) => {
+    policy.lastRejected = { at: new Date().toISOString(), error: e.error };
+    for (const fn of reread) fn();
+  });
   return {
     queue: core.approvalQueue,
     queueInUse: () => queueInUse,

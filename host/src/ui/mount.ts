@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { answererOf, endedMessage, tokenMatches, type HttpMount, type MountRequest } from '../server/index.js';
 import { Assets, SECURITY_HEADERS, isStaticAsset } from './assets.js';
 import { AuditVerifier } from './audit-tail.js';
+import { EndedTracker } from './ended.js';
 import { EventHub } from './events.js';
 import { csrfMatches, sameOrigin, UiSessions, type UiAccess } from './sessions.js';
 import type { UiSources } from './sources.js';
@@ -59,8 +60,16 @@ export function uiMount(src: UiSources): HttpMount {
     }, 50);
   };
   const pushTools = () => void toolsView(src).then((v) => hub.broadcast('tools', v), logFail);
+  const ended = src.queue === undefined ? undefined : new EndedTracker(src.queue);
+  // How the approvals that left ended goes out first, so a page has the reason when their cards go.
+  const queueChanged = (): void => {
+    const gone = ended?.gone() ?? [];
+    if (hub.size === 0) return;
+    if (gone.length > 0) hub.broadcast('ended', gone);
+    pushPending();
+  };
   const undo = [
-    src.queue?.onChange?.(() => hub.size > 0 && pushPending()),
+    src.queue?.onChange?.(queueChanged),
     src.onCall(() => hub.size > 0 && pushRecent()),
     src.onToolsChanged(() => hub.size > 0 && pushTools()),
   ];
