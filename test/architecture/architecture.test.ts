@@ -59,7 +59,6 @@ const NOT_YET_SPLIT: readonly string[] = [
   'sandbox/wasi/path-calls.ts pathOpen',
   'sandbox/worker/client-functions.ts createClientFunctions',
   'tool/define.ts defineTool',
-  'ui/mount.ts uiMount',
 ];
 
 /**

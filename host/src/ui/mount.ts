@@ -42,14 +42,44 @@ function formOrJson(req: IncomingMessage, raw: Buffer): unknown {
 
 const issues = (err: z.ZodError): string => err.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(body)'}: ${i.message}`).join('; ');
 
-export function uiMount(src: UiSources): HttpMount {
-  const assets = new Assets(src.assetsDir);
-  let port = 0;
-  const sessions = new UiSessions(() => port);
-  const verifier = new AuditVerifier();
-  const hub = new EventHub();
-  const logFail = (err: unknown): void => void err; // a view that fails to build is skipped; the next change retries
+/** What the page's handlers share for the life of the mount. */
+interface Ui {
+  src: UiSources;
+  assets: Assets;
+  sessions: UiSessions;
+  verifier: AuditVerifier;
+  hub: EventHub;
+}
 
+export function uiMount(src: UiSources): HttpMount {
+  let port = 0;
+  const ui: Ui = { src, assets: new Assets(src.assetsDir), sessions: new UiSessions(() => port), verifier: new AuditVerifier(), hub: new EventHub() };
+  const stopPushing = pushChanges(ui);
+  return {
+    prefix: '/ui',
+    async handle(r) {
+      port = r.guard.port;
+      const path = r.url.pathname === '/ui/' ? '/ui' : r.url.pathname;
+      const method = r.req.method ?? 'GET';
+      if (path === '/ui' && (method === 'GET' || method === 'HEAD')) return page(ui, r);
+      const asset = /^\/ui\/static\/([a-z.]+)$/.exec(path)?.[1];
+      if (asset !== undefined && isStaticAsset(asset) && method === 'GET') return ui.assets.send(r.res, 200, asset);
+      if (path === '/ui/login' && method === 'POST') return login(ui, r);
+      if (path === '/ui/logout' && method === 'POST') return logout(ui, r);
+      if (path.startsWith('/ui/api/')) return api(ui, r, path, method);
+      return fail(r.res, 404, `no route for ${method} ${path}`);
+    },
+    close() {
+      stopPushing();
+      ui.hub.close();
+      ui.sessions.close();
+    },
+  };
+}
+
+/** Sends each change (approvals, calls, tools) to the open event streams; returns what stops it. */
+function pushChanges({ src, hub, verifier }: Ui): () => void {
+  const logFail = (err: unknown): void => void err; // a view that fails to build is skipped; the next change retries
   const pushPending = () => void pendingView(src).then((v) => hub.broadcast('pending', v), logFail);
   let recentTimer: NodeJS.Timeout | undefined;
   // The audit line is written by an observer of the same result: read the file a moment after.
@@ -73,94 +103,80 @@ export function uiMount(src: UiSources): HttpMount {
     src.onCall(() => hub.size > 0 && pushRecent()),
     src.onToolsChanged(() => hub.size > 0 && pushTools()),
   ];
-
-  async function answer(r: MountRequest, access: UiAccess, id: string): Promise<void> {
-    if (access.kind !== 'session') return fail(r.res, 403, 'answers come from the signed-in page (or POST /v1/approvals/ID with the credential)');
-    const origin = sameOrigin(r.req, r.guard);
-    if (origin !== undefined) return fail(r.res, 403, origin);
-    const header = r.req.headers['x-csrf-token'];
-    if (!csrfMatches(typeof header === 'string' ? header : undefined, access.session)) return fail(r.res, 403, 'missing or wrong CSRF token (x-csrf-token); reload the page');
-    const parsed = AnswerBody.safeParse(formOrJson(r.req, await r.body()));
-    if (!parsed.success) return fail(r.res, 400, issues(parsed.error));
-    if (src.queue === undefined) return fail(r.res, 404, 'no approval queue is configured');
-    const outcome = parsed.data.outcome;
-    if (await src.queue.resolve(id, outcome, answererOf('ui', r.guard, r.req))) {
-      const message = outcome === 'allowed-once' ? 'Allowed once: this call runs now; the next one asks again.' : 'Denied: the call will not run.';
-      return json(r.res, 200, { id, outcome, message });
-    }
-    const ended = src.queue.ended?.(id);
-    if (ended !== undefined) return fail(r.res, 409, endedMessage(ended));
-    return fail(r.res, 404, `no pending approval with id "${id}"; nothing ran`);
-  }
-
-  async function api(r: MountRequest, path: string, method: string): Promise<void> {
-    const access = sessions.access(r.req, r.guard);
-    if (access === undefined) return fail(r.res, 401, 'sign in at /ui with the approver credential (the token, or the approval secret)');
-    if (path === '/ui/api/state' && method === 'GET') {
-      const [pending, recent, tools] = await Promise.all([pendingView(src), recentView(src, verifier), toolsView(src)]);
-      const csrf = access.kind === 'session' ? { csrf: access.session.csrf } : {};
-      return json(r.res, 200, { ...csrf, pending, recent, tools });
-    }
-    if (path === '/ui/api/events' && method === 'GET') {
-      if (!hub.open(r.res, SECURITY_HEADERS)) return fail(r.res, 503, 'too many open event streams');
-      const [pending, recent, tools] = await Promise.all([pendingView(src), recentView(src, verifier), toolsView(src)]);
-      hub.send(r.res, 'pending', pending);
-      hub.send(r.res, 'recent', recent);
-      hub.send(r.res, 'tools', tools);
-      return;
-    }
-    const m = /^\/ui\/api\/approvals\/([^/]+)$/.exec(path);
-    if (m !== null && method === 'POST') return answer(r, access, decodeURIComponent(m[1] ?? ''));
-    return fail(r.res, 404, `no route for ${method} ${path}`);
-  }
-
-  async function login(r: MountRequest): Promise<void> {
-    const origin = sameOrigin(r.req, r.guard);
-    if (origin !== undefined) return assets.sendLogin(r.res, 403, origin);
-    const parsed = LoginBody.safeParse(formOrJson(r.req, await r.body()));
-    if (!parsed.success) return assets.sendLogin(r.res, 400, `credential: ${issues(parsed.error)}`);
-    if (!tokenMatches(parsed.data.credential.trim(), r.guard.approver)) {
-      return assets.sendLogin(r.res, 401, 'that is not the approver credential of this server (the --token, or the approval secret of this start)');
-    }
-    const s = sessions.create();
-    r.res.writeHead(303, { ...SECURITY_HEADERS, location: '/ui', 'set-cookie': sessions.setCookie(s), 'content-length': 0 });
-    r.res.end();
-  }
-
-  async function logout(r: MountRequest): Promise<void> {
-    const access = sessions.access(r.req, r.guard);
-    const origin = sameOrigin(r.req, r.guard);
-    if (origin !== undefined) return fail(r.res, 403, origin);
-    const parsed = LogoutBody.safeParse(formOrJson(r.req, await r.body()));
-    if (access?.kind !== 'session' || !parsed.success || !csrfMatches(parsed.data.csrf, access.session)) return fail(r.res, 403, 'missing or wrong CSRF token');
-    sessions.delete(access.session.id);
-    r.res.writeHead(303, { ...SECURITY_HEADERS, location: '/ui', 'set-cookie': sessions.clearCookie(), 'content-length': 0 });
-    r.res.end();
-  }
-
-  return {
-    prefix: '/ui',
-    async handle(r) {
-      port = r.guard.port;
-      const path = r.url.pathname === '/ui/' ? '/ui' : r.url.pathname;
-      const method = r.req.method ?? 'GET';
-      if (path === '/ui' && (method === 'GET' || method === 'HEAD')) {
-        if (sessions.access(r.req, r.guard)?.kind === 'session') return assets.send(r.res, 200, 'index.html');
-        const stale = (r.req.headers.cookie ?? '').includes(`${sessions.name}=`);
-        return assets.sendLogin(r.res, 401, stale ? 'your sign-in has ended (the server restarted or it expired); sign in again' : undefined);
-      }
-      const asset = /^\/ui\/static\/([a-z.]+)$/.exec(path)?.[1];
-      if (asset !== undefined && isStaticAsset(asset) && method === 'GET') return assets.send(r.res, 200, asset);
-      if (path === '/ui/login' && method === 'POST') return login(r);
-      if (path === '/ui/logout' && method === 'POST') return logout(r);
-      if (path.startsWith('/ui/api/')) return api(r, path, method);
-      return fail(r.res, 404, `no route for ${method} ${path}`);
-    },
-    close() {
-      if (recentTimer !== undefined) clearTimeout(recentTimer);
-      for (const u of undo) u?.();
-      hub.close();
-      sessions.close();
-    },
+  return () => {
+    if (recentTimer !== undefined) clearTimeout(recentTimer);
+    for (const u of undo) u?.();
   };
+}
+
+/** GET /ui: the page when signed in, else the sign-in form (401, no data). */
+function page({ assets, sessions }: Ui, r: MountRequest): Promise<void> {
+  if (sessions.access(r.req, r.guard)?.kind === 'session') return assets.send(r.res, 200, 'index.html');
+  const stale = (r.req.headers.cookie ?? '').includes(`${sessions.name}=`);
+  return assets.sendLogin(r.res, 401, stale ? 'your sign-in has ended (the server restarted or it expired); sign in again' : undefined);
+}
+
+async function answer({ src }: Ui, r: MountRequest, access: UiAccess, id: string): Promise<void> {
+  if (access.kind !== 'session') return fail(r.res, 403, 'answers come from the signed-in page (or POST /v1/approvals/ID with the credential)');
+  const origin = sameOrigin(r.req, r.guard);
+  if (origin !== undefined) return fail(r.res, 403, origin);
+  const header = r.req.headers['x-csrf-token'];
+  if (!csrfMatches(typeof header === 'string' ? header : undefined, access.session)) return fail(r.res, 403, 'missing or wrong CSRF token (x-csrf-token); reload the page');
+  const parsed = AnswerBody.safeParse(formOrJson(r.req, await r.body()));
+  if (!parsed.success) return fail(r.res, 400, issues(parsed.error));
+  if (src.queue === undefined) return fail(r.res, 404, 'no approval queue is configured');
+  const outcome = parsed.data.outcome;
+  if (await src.queue.resolve(id, outcome, answererOf('ui', r.guard, r.req))) {
+    const message = outcome === 'allowed-once' ? 'Allowed once: this call runs now; the next one asks again.' : 'Denied: the call will not run.';
+    return json(r.res, 200, { id, outcome, message });
+  }
+  const ended = src.queue.ended?.(id);
+  if (ended !== undefined) return fail(r.res, 409, endedMessage(ended));
+  return fail(r.res, 404, `no pending approval with id "${id}"; nothing ran`);
+}
+
+async function api(ui: Ui, r: MountRequest, path: string, method: string): Promise<void> {
+  const { src, verifier, hub } = ui;
+  const access = ui.sessions.access(r.req, r.guard);
+  if (access === undefined) return fail(r.res, 401, 'sign in at /ui with the approver credential (the token, or the approval secret)');
+  if (path === '/ui/api/state' && method === 'GET') {
+    const [pending, recent, tools] = await Promise.all([pendingView(src), recentView(src, verifier), toolsView(src)]);
+    const csrf = access.kind === 'session' ? { csrf: access.session.csrf } : {};
+    return json(r.res, 200, { ...csrf, pending, recent, tools });
+  }
+  if (path === '/ui/api/events' && method === 'GET') {
+    if (!hub.open(r.res, SECURITY_HEADERS)) return fail(r.res, 503, 'too many open event streams');
+    const [pending, recent, tools] = await Promise.all([pendingView(src), recentView(src, verifier), toolsView(src)]);
+    hub.send(r.res, 'pending', pending);
+    hub.send(r.res, 'recent', recent);
+    hub.send(r.res, 'tools', tools);
+    return;
+  }
+  const m = /^\/ui\/api\/approvals\/([^/]+)$/.exec(path);
+  if (m !== null && method === 'POST') return answer(ui, r, access, decodeURIComponent(m[1] ?? ''));
+  return fail(r.res, 404, `no route for ${method} ${path}`);
+}
+
+async function login({ assets, sessions }: Ui, r: MountRequest): Promise<void> {
+  const origin = sameOrigin(r.req, r.guard);
+  if (origin !== undefined) return assets.sendLogin(r.res, 403, origin);
+  const parsed = LoginBody.safeParse(formOrJson(r.req, await r.body()));
+  if (!parsed.success) return assets.sendLogin(r.res, 400, `credential: ${issues(parsed.error)}`);
+  if (!tokenMatches(parsed.data.credential.trim(), r.guard.approver)) {
+    return assets.sendLogin(r.res, 401, 'that is not the approver credential of this server (the --token, or the approval secret of this start)');
+  }
+  const s = sessions.create();
+  r.res.writeHead(303, { ...SECURITY_HEADERS, location: '/ui', 'set-cookie': sessions.setCookie(s), 'content-length': 0 });
+  r.res.end();
+}
+
+async function logout({ sessions }: Ui, r: MountRequest): Promise<void> {
+  const access = sessions.access(r.req, r.guard);
+  const origin = sameOrigin(r.req, r.guard);
+  if (origin !== undefined) return fail(r.res, 403, origin);
+  const parsed = LogoutBody.safeParse(formOrJson(r.req, await r.body()));
+  if (access?.kind !== 'session' || !parsed.success || !csrfMatches(parsed.data.csrf, access.session)) return fail(r.res, 403, 'missing or wrong CSRF token');
+  sessions.delete(access.session.id);
+  r.res.writeHead(303, { ...SECURITY_HEADERS, location: '/ui', 'set-cookie': sessions.clearCookie(), 'content-length': 0 });
+  r.res.end();
 }
