@@ -85,41 +85,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const warning = noPolicyWarning(policySource);
   if (warning !== undefined) io.stderr(warning);
 
-  const policyServices =
-    options.policyServices ??
-    (await import('../policy/index.js')).createPolicyServices({
-      logger,
-      env: io.env,
-      auditPath: join(storeDir, 'audit.jsonl'),
-      tty: { input: io.stdin, output: { write: (t: string) => io.stderr(t) }, isTTY: io.isTTY },
-    });
+  const policyServices = options.policyServices ?? (await processPolicyServices(io, logger, storeDir));
   const manifestProblems: string[] = [];
   const host = createPluginHost({ logger, ...(options.approval !== undefined ? { approval: options.approval } : {}) });
   try {
-    host.root.plugin((ctx) => {
-      if (options.builtinTools !== false) for (const def of builtinTools) ctx.tool(def);
-      // Read at every scrape, so tools added or removed while serving are counted as they are.
-      const off = policyServices.metrics.gauge('toolgate_live_instances', 'Live sandbox instances per tool.', () =>
-        host.tools.list().flatMap((t) => {
-          const counts = t.definition.instances?.();
-          return counts === undefined ? [] : [{ labels: { tool: t.name }, value: counts.live }];
-        }),
-      );
-      ctx.effect(() => off);
-    }, undefined, { name: 'builtins' });
+    mountBuiltins(host, policyServices, options.builtinTools !== false);
     // Policies mount first: the policy set's pinning listener must lead the pre-execute chain.
-    if (policyDir !== undefined) {
-      try {
-        await loaders.policies(host.root, policyDir, {
-          explicit: policySource.origin !== 'builtin',
-          services: policyServices,
-          watch: options.watchPolicies === true,
-        });
-      } catch (err) {
-        // A broken policy set is a configuration error (exit 2), never a silent fallback to none.
-        throw new UsageError(`policy set ${policyDir}: ${messageOf(err)}`);
-      }
-    }
+    if (policyDir !== undefined) await mountPolicySet(host, policyDir, policySource.origin !== 'builtin', policyServices, options.watchPolicies === true);
     if (options.loadManifests !== false) manifestProblems.push(...(await loaders.manifests(host.root, manifestDirs, { explicit: sources.explicit, storeDir })));
   } catch (err) {
     await host.dispose();
@@ -138,4 +110,38 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     policyServices,
     dispose: () => host.dispose(),
   };
+}
+
+/** The policy services of this process: its logger, its env, the store's audit log and its terminal. */
+async function processPolicyServices(io: CliIO, logger: Logger, storeDir: string): Promise<PolicyServices> {
+  return (await import('../policy/index.js')).createPolicyServices({
+    logger,
+    env: io.env,
+    auditPath: join(storeDir, 'audit.jsonl'),
+    tty: { input: io.stdin, output: { write: (t: string) => io.stderr(t) }, isTTY: io.isTTY },
+  });
+}
+
+/** The built-in tools (when asked for) and the live-instances gauge, as the `builtins` plugin. */
+function mountBuiltins(host: PluginHost, policyServices: PolicyServices, withBuiltinTools: boolean): void {
+  host.root.plugin((ctx) => {
+    if (withBuiltinTools) for (const def of builtinTools) ctx.tool(def);
+    // Read at every scrape, so tools added or removed while serving are counted as they are.
+    const off = policyServices.metrics.gauge('toolgate_live_instances', 'Live sandbox instances per tool.', () =>
+      host.tools.list().flatMap((t) => {
+        const counts = t.definition.instances?.();
+        return counts === undefined ? [] : [{ labels: { tool: t.name }, value: counts.live }];
+      }),
+    );
+    ctx.effect(() => off);
+  }, undefined, { name: 'builtins' });
+}
+
+async function mountPolicySet(host: PluginHost, policyDir: string, explicit: boolean, services: PolicyServices, watch: boolean): Promise<void> {
+  try {
+    await loaders.policies(host.root, policyDir, { explicit, services, watch });
+  } catch (err) {
+    // A broken policy set is a configuration error (exit 2), never a silent fallback to none.
+    throw new UsageError(`policy set ${policyDir}: ${messageOf(err)}`);
+  }
 }

@@ -59,20 +59,13 @@ export interface Fetched {
   digest: string;
 }
 
+type Response = Awaited<ReturnType<typeof request>>;
+
 export async function fetchBytes(urlText: string, opts: FetchOptions): Promise<Fetched> {
   let url = new URL(urlText);
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
     checkTransport(url, opts.insecure);
-    let res;
-    try {
-      res = await request(url, {
-        method: 'GET',
-        headers: opts.headers ?? {},
-        signal: AbortSignal.timeout(TIMEOUT_MS),
-      });
-    } catch (err) {
-      throw new RegistryError('NETWORK', `${opts.what}: cannot reach ${url.href} (${(err as Error).message})`);
-    }
+    const res = await get(url, opts);
     if (res.statusCode >= 300 && res.statusCode < 400) {
       await res.body.dump();
       const location = header(res.headers, 'location');
@@ -86,46 +79,69 @@ export async function fetchBytes(urlText: string, opts: FetchOptions): Promise<F
     }
     const lengthText = header(res.headers, 'content-length');
     const length = lengthText === undefined ? undefined : Number(lengthText);
-    if (length !== undefined && length > opts.maxBytes) {
-      await res.body.dump();
-      throw new RegistryError('TOO_LARGE', `${opts.what}: ${length} bytes is over the limit of ${opts.maxBytes}`);
-    }
-    if (opts.expectSize !== undefined && length !== undefined && length !== opts.expectSize) {
-      await res.body.dump();
-      throw new RegistryError('DIGEST_MISMATCH', `${opts.what}: size ${length} does not match the expected ${opts.expectSize}`);
-    }
-    const hash = createHash('sha256');
-    const chunks: Buffer[] = [];
-    let received = 0;
-    opts.progress?.start(opts.what, length ?? opts.expectSize);
-    try {
-      for await (const chunk of res.body) {
-        const buf = chunk as Buffer;
-        received += buf.length;
-        if (received > opts.maxBytes || (opts.expectSize !== undefined && received > opts.expectSize)) {
-          res.body.destroy();
-          throw new RegistryError(
-            received > opts.maxBytes ? 'TOO_LARGE' : 'DIGEST_MISMATCH',
-            `${opts.what}: body is longer than ${Math.min(opts.maxBytes, opts.expectSize ?? Infinity)} bytes`,
-          );
-        }
-        hash.update(buf);
-        chunks.push(buf);
-        opts.progress?.advance(buf.length);
-      }
-    } catch (err) {
-      if (err instanceof RegistryError) throw err;
-      throw new RegistryError('NETWORK', `${opts.what}: download from ${url.href} failed (${(err as Error).message})`);
-    } finally {
-      opts.progress?.done();
-    }
-    const digest = `sha256:${hash.digest('hex')}`;
+    await refuseAnnouncedLength(res, length, opts);
+    const { bytes, digest } = await readHashed(res, url, length, opts);
     if (opts.expectDigest !== undefined && digest !== opts.expectDigest) {
       throw new RegistryError('DIGEST_MISMATCH', `${opts.what}: downloaded bytes have digest ${digest}, expected ${opts.expectDigest} (${url.href})`);
     }
-    return { bytes: Buffer.concat(chunks), headers: res.headers, url: url.href, digest };
+    return { bytes, headers: res.headers, url: url.href, digest };
   }
   throw new RegistryError('NETWORK', `${opts.what}: more than ${MAX_REDIRECTS} redirects`);
+}
+
+/** One GET, without following redirects; a failure to connect is NETWORK. */
+async function get(url: URL, opts: FetchOptions): Promise<Response> {
+  try {
+    return await request(url, {
+      method: 'GET',
+      headers: opts.headers ?? {},
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+  } catch (err) {
+    throw new RegistryError('NETWORK', `${opts.what}: cannot reach ${url.href} (${(err as Error).message})`);
+  }
+}
+
+/** A Content-Length over the cap, or other than the expected size, is refused before the body is read. */
+async function refuseAnnouncedLength(res: Response, length: number | undefined, opts: FetchOptions): Promise<void> {
+  if (length !== undefined && length > opts.maxBytes) {
+    await res.body.dump();
+    throw new RegistryError('TOO_LARGE', `${opts.what}: ${length} bytes is over the limit of ${opts.maxBytes}`);
+  }
+  if (opts.expectSize !== undefined && length !== undefined && length !== opts.expectSize) {
+    await res.body.dump();
+    throw new RegistryError('DIGEST_MISMATCH', `${opts.what}: size ${length} does not match the expected ${opts.expectSize}`);
+  }
+}
+
+/** The body, hashed as it streams and cut off at the cap (or past the expected size). */
+async function readHashed(res: Response, url: URL, length: number | undefined, opts: FetchOptions): Promise<{ bytes: Buffer; digest: string }> {
+  const hash = createHash('sha256');
+  const chunks: Buffer[] = [];
+  let received = 0;
+  opts.progress?.start(opts.what, length ?? opts.expectSize);
+  try {
+    for await (const chunk of res.body) {
+      const buf = chunk as Buffer;
+      received += buf.length;
+      if (received > opts.maxBytes || (opts.expectSize !== undefined && received > opts.expectSize)) {
+        res.body.destroy();
+        throw new RegistryError(
+          received > opts.maxBytes ? 'TOO_LARGE' : 'DIGEST_MISMATCH',
+          `${opts.what}: body is longer than ${Math.min(opts.maxBytes, opts.expectSize ?? Infinity)} bytes`,
+        );
+      }
+      hash.update(buf);
+      chunks.push(buf);
+      opts.progress?.advance(buf.length);
+    }
+  } catch (err) {
+    if (err instanceof RegistryError) throw err;
+    throw new RegistryError('NETWORK', `${opts.what}: download from ${url.href} failed (${(err as Error).message})`);
+  } finally {
+    opts.progress?.done();
+  }
+  return { bytes: Buffer.concat(chunks), digest: `sha256:${hash.digest('hex')}` };
 }
 
 export interface Sent {
