@@ -58,3 +58,26 @@ describe('red lines are not dodged by volume, keys, padding or nesting', () => {
     expect((await s.call('any', { url: 'https://ok.example.com/a://b://c' })).isError).toBe(false);
   });
 });
+
+describe('a deny-args glob covers every spelling of what it names, and what that holds', () => {
+  test('a path under a denied name, or with a trailing slash, is refused (a dotenv folder holds the same secrets)', async () => {
+    const s = await redLines();
+    for (const bad of ['app/.env/', 'app/.env/production', 'app/.env.d/keys', '.env/']) {
+      expect((await s.call('any', { path: bad })).error?.code, bad).toBe('DENIED');
+    }
+  });
+
+  test('Unicode compatibility forms (a fullwidth full stop) and a line break in a folder name do not dodge it', async () => {
+    const s = await redLines();
+    for (const bad of ['app/\uff0eenv', 'app/\uff0e\uff45\uff4e\uff56', 'x\n/.env']) {
+      expect((await s.call('any', { path: bad })).error?.code, JSON.stringify(bad)).toBe('DENIED');
+    }
+  });
+
+  test('names that only resemble it still pass: the glob is not widened beyond its segments', async () => {
+    const s = await redLines();
+    for (const fine of ['app/envelope', 'app/b.env', 'docs/environment.md', 'app/my.env.example']) {
+      expect((await s.call('any', { path: fine })).isError, fine).toBe(false);
+    }
+  });
+});

@@ -13,16 +13,26 @@ function braces(src: string, i: number): { re: string; end: number } | undefined
   return { re: `(?:${alts.join('|')})`, end: close };
 }
 
-export function pathGlob(glob: string, options: LinearRegexOptions = {}): LinearRegex {
+// `beneath`: the glob also matches everything under a path it matches (the dotenv glob then
+// matches `a/.env/` and `a/.env/x`), as a red line means "this and what it holds"; and `**`
+// crosses line breaks too, since a file name may hold one. For deny lists only: an allow list
+// must stay narrow.
+export interface PathGlobOptions extends LinearRegexOptions {
+  beneath?: boolean;
+}
+
+export function pathGlob(glob: string, options: PathGlobOptions = {}): LinearRegex {
+  const { beneath = false, ...regexOptions } = options;
+  const any = beneath ? '[\\s\\S]' : '.';
   let re = '';
   for (let i = 0; i < glob.length; i++) {
     const c = glob[i] as string;
     if (c === '*' && glob[i + 1] === '*') {
       if (glob[i + 2] === '/') {
-        re += '(?:.*/)?';
+        re += `(?:${any}*/)?`;
         i += 2;
       } else {
-        re += '.*';
+        re += `${any}*`;
         i += 1;
       }
     } else if (c === '*') re += '[^/]*';
@@ -36,7 +46,7 @@ export function pathGlob(glob: string, options: LinearRegexOptions = {}): Linear
       }
     } else re += c.replace(SPECIAL, '\\$&');
   }
-  return linearRegex(`^${re}$`, options);
+  return linearRegex(beneath ? `^${re}(?:/${any}*)?$` : `^${re}$`, regexOptions);
 }
 
 export function hostGlob(glob: string): LinearRegex {

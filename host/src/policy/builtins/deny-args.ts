@@ -1,7 +1,8 @@
 // deny-args: a red line on argument values. A guard, so no allow in any order overturns it. A value
 // is matched in every spelling that could name the same thing: percent-decoded until stable (so
 // `%252Eenv` is `.env`), with `\` as `/`, `.`/`..` and repeated separators resolved, the path of a
-// URL of any scheme, and (by default) ignoring case, since many filesystems do.
+// URL of any scheme, its Unicode compatibility form (NFKC), and (by default) ignoring case, since
+// many filesystems do. A glob also matches everything beneath what it matches (`a/.env/x`).
 import { posix } from 'node:path';
 import { z } from 'zod';
 import { compileLinear, linearRegex, type LinearRegex } from '../../regex/index.js';
@@ -14,7 +15,7 @@ const Pattern = z.union([z.strictObject({ glob: z.string().min(1) }), z.strictOb
 
 function compile(p: z.infer<typeof Pattern>, caseSensitive: boolean): { label: string; re: LinearRegex } {
   const options = { ignoreCase: !caseSensitive };
-  if ('glob' in p) return { label: p.glob, re: pathGlob(p.glob, options) };
+  if ('glob' in p) return { label: p.glob, re: pathGlob(p.glob, { ...options, beneath: true }) };
   return { label: `/${p.regex}/`, re: linearRegex(p.regex, options) };
 }
 
@@ -51,6 +52,9 @@ export function spellings(value: string): string[] {
   const addPath = (v: string): void => {
     const slashed = v.replace(/\\/g, '/');
     out.add(v);
+    // Compatibility forms (a fullwidth ．env is .env to a tool that normalises what it is given).
+    const compat = v.normalize('NFKC');
+    if (compat !== v) addPath(compat);
     out.add(slashed);
     if (slashed.includes('/') || slashed.startsWith('.')) {
       const norm = posix.normalize(slashed);
