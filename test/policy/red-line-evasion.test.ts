@@ -74,6 +74,16 @@ describe('a deny-args glob covers every spelling of what it names, and what that
     }
   });
 
+  test('guard-paths likewise: a path beneath a denied name, or with a trailing slash, is refused', async () => {
+    const s = await setup({ '10-red.yaml': 'entries:\n  - { id: no-keys, use: guard-paths, with: { deny: ["**/.ssh*", "/etc/shadow"] } }\n' }, [tool('any')]);
+    open.push(s);
+    for (const bad of ['/home/u/.ssh/id_ed25519', '/home/u/.ssh/', '/etc/shadow/', 'work/.ssh/config']) {
+      expect((await s.call('any', { path: bad })).error?.code, bad).toBe('GUARD_DENIED');
+    }
+    expect((await s.call('any', { path: '/home/u/.sshrc-notes' })).error?.code).toBe('GUARD_DENIED');
+    expect((await s.call('any', { path: '/home/u/ssh/config' })).isError).toBe(false);
+  });
+
   test('names that only resemble it still pass: the glob is not widened beyond its segments', async () => {
     const s = await redLines();
     for (const fine of ['app/envelope', 'app/b.env', 'docs/environment.md', 'app/my.env.example']) {

@@ -46,7 +46,8 @@ export const guardPaths = definePolicy({
   apply(ctx, cfg) {
     const rules = cfg.deny.map((g) => {
       const glob = expandHome(g);
-      return { glob: g, re: pathGlob(glob), prefix: staticPrefix(glob) };
+      // a deny list: a glob also covers what lies beneath what it names (a/.env/keys under **/.env*)
+      return { glob: g, re: pathGlob(glob, { beneath: true }), prefix: staticPrefix(glob) };
     });
     const hit = (p: string): string | undefined => rules.find((r) => r.re.test(p) || (p.startsWith('/') && r.re.test(p.slice(1))))?.glob;
     const mountHit = (tool: Tool): string | undefined => {
