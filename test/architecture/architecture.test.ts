@@ -19,6 +19,7 @@ const LAYER = {
   terminal: 0,
   'host-grammar': 0,
   'own-sockets': 0,
+  signals: 0,
   tool: 1,
   sandbox: 1,
   pipeline: 2,

@@ -3,7 +3,7 @@
 import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import type { ApprovalOutcome, ApprovalRequest, ApprovalService } from '../pipeline/index.js';
-import { APPROVAL_OUTCOMES } from './outcome.js';
+import { APPROVAL_OUTCOMES, approvalSummary } from './outcome.js';
 
 export interface HttpChannelOptions {
   url: string;
@@ -17,16 +17,6 @@ export interface HttpChannelOptions {
 const MAX_BODY = 64 * 1024;
 const Answer = z.object({ outcome: z.enum(APPROVAL_OUTCOMES) });
 
-/** The JSON body sent to the callback. */
-export interface HttpApprovalBody {
-  callId: string;
-  tool: string;
-  agent?: string;
-  reason: string;
-  decidedBy: string;
-  arguments: unknown;
-}
-
 export class HttpApprovalChannel implements ApprovalService {
   readonly #opts: HttpChannelOptions;
 
@@ -37,14 +27,7 @@ export class HttpApprovalChannel implements ApprovalService {
   }
 
   async request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome> {
-    const body: HttpApprovalBody = {
-      callId: req.exec.callId,
-      tool: req.exec.name,
-      ...(req.exec.agent !== undefined ? { agent: req.exec.agent } : {}),
-      reason: req.reason,
-      decidedBy: req.decidedBy,
-      arguments: req.exec.arguments,
-    };
+    const body = approvalSummary(req);
     const timeout = AbortSignal.timeout(this.#opts.timeoutMs ?? 30_000);
     try {
       // undici loads on the first ask, not when a policy set that merely names this channel mounts.

@@ -1,5 +1,5 @@
 // The four answers a channel may give; anything else from outside reads as 'unavailable' (fail closed).
-import type { ApprovalOutcome } from '../pipeline/index.js';
+import type { ApprovalOutcome, ApprovalRequest } from '../pipeline/index.js';
 
 export const APPROVAL_OUTCOMES = ['allowed-once', 'rejected', 'cancelled', 'unavailable'] as const satisfies readonly ApprovalOutcome[];
 
@@ -21,4 +21,25 @@ export function argumentsPreview(args: unknown, max = 2000): string {
     text = '(unprintable)';
   }
   return text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text;
+}
+
+/** What every channel that shows a request elsewhere sends of it: the callback's body, a queue item. */
+export interface ApprovalSummary {
+  callId: string;
+  tool: string;
+  agent?: string;
+  reason: string;
+  decidedBy: string;
+  arguments: unknown;
+}
+
+export function approvalSummary(req: ApprovalRequest): ApprovalSummary {
+  return {
+    callId: req.exec.callId,
+    tool: req.exec.name,
+    ...(req.exec.agent !== undefined ? { agent: req.exec.agent } : {}),
+    reason: req.reason,
+    decidedBy: req.decidedBy,
+    arguments: req.exec.arguments,
+  };
 }

@@ -7,17 +7,12 @@
 // once, so an ask nobody can see is denied at once instead of at its timeout.
 import { randomUUID } from 'node:crypto';
 import type { ApprovalOutcome, ApprovalReply, ApprovalRequest, ApprovalService } from '../pipeline/index.js';
-import { isApprovalOutcome } from './outcome.js';
+import { approvalSummary, isApprovalOutcome, type ApprovalSummary } from './outcome.js';
 import { AnsweredElsewhere } from './router.js';
 
-export interface PendingApproval {
+/** A request waiting in the queue: its summary, the id it is answered by, and when it came. */
+export interface PendingApproval extends ApprovalSummary {
   id: string;
-  callId: string;
-  tool: string;
-  agent?: string;
-  reason: string;
-  decidedBy: string;
-  arguments: unknown;
   createdAt: string;
   /** When the pipeline stops waiting and denies the call. */
   expiresAt?: string;
@@ -105,12 +100,7 @@ export class ApprovalQueue implements ApprovalService {
     const id = randomUUID();
     const item: PendingApproval = {
       id,
-      callId: req.exec.callId,
-      tool: req.exec.name,
-      ...(req.exec.agent !== undefined ? { agent: req.exec.agent } : {}),
-      reason: req.reason,
-      decidedBy: req.decidedBy,
-      arguments: req.exec.arguments,
+      ...approvalSummary(req),
       createdAt: new Date().toISOString(),
       ...(req.expiresAt !== undefined ? { expiresAt: req.expiresAt } : {}),
     };

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { createPluginHost, type Context, type PluginHost } from '../plugin/index.js';
 import { builtinTools, type ToolRegistry } from '../tool/index.js';
 import type { ApprovalService, Pipeline } from '../pipeline/index.js';
-import type { PolicyLoaderFn, PolicyServices } from '../policy/index.js';
+import type { PolicyLoader, PolicyServices } from '../policy/index.js';
 import type { ManifestLoader } from './manifest-loader.js';
 import type { CliIO } from './command.js';
 import { createLogger, logLevel, type LogChoice, type LogLevel } from './logging.js';
@@ -65,8 +65,8 @@ export interface Runtime {
   dispose(): Promise<void>;
 }
 
-/** Mounts a policy set into `ctx`: the policy folder's own loader shape. */
-export type PolicyLoader = PolicyLoaderFn;
+/** Mounts a policy set into `ctx` (the policy folder's loader shape, one type for both). */
+export type { PolicyLoader };
 
 export const loaders: { manifests: ManifestLoader; policies: PolicyLoader } = {
   manifests: async (ctx, dirs, options) => (await import('./manifest-loader.js')).loadManifestTools(ctx, dirs, options),

@@ -18,34 +18,8 @@ export function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => Er
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
-/**
- * Settles with `work`, or rejects with the signal's reason once it aborts. Work that has already
- * settled (or settles within the same turn of the event loop) still wins, so a specific failure
- * raised together with the abort is not replaced by a bare ABORTED.
- */
-export function raceSignal<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => {
-      setImmediate(() => reject(signalReason(signal)));
-    };
-    work.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-function signalReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new Error('aborted');
-}
+/** The one race of work against a signal (host/src/signals), for the pipeline's files. */
+export { raceSignal } from '../signals/index.js';
 
 /** The stable code an abort reason stands for: a ToolFailure's own, TIMEOUT for timeouts, else ABORTED. */
 export function abortCode(reason: unknown): ErrorCode {

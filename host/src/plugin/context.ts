@@ -2,9 +2,9 @@
 // plugin is disposed, so a policy reload or an unload never leaves a listener behind.
 import type { Logger } from 'pino';
 import { messageOf, ToolgateError } from '../errors/index.js';
-import { defineTool, type Tool, type ToolDefinition, type ToolRegistry } from '../tool/index.js';
+import { defineTool, type Disposer, type Tool, type ToolDefinition, type ToolRegistry } from '../tool/index.js';
 import type { ClientRequestGuard, DeadlineRule, Guard, Hooks, Pipeline, Stage, StageListeners } from '../pipeline/index.js';
-import { Scope, type Disposer } from './scope.js';
+import { Scope } from './scope.js';
 
 export type PluginApply<C> = (ctx: Context, config: C) => void | Promise<void>;
 export interface PluginModule<C> {

@@ -2,8 +2,7 @@
 // (synchronously), and asynchronous cleanups such as a tool's dispose() are awaited together.
 // disposeInTurn() instead awaits each before the next, for resources that depend on one another.
 import type { Logger } from 'pino';
-
-export type Disposer = () => void | Promise<void>;
+import type { Disposer } from '../tool/index.js';
 
 export class Scope {
   #effects: { fn: Disposer; label: string }[] = [];

@@ -2,7 +2,7 @@
 // hot-reloaded atomically per call; the audit log, metrics and the services policies can inject.
 export {
   mountPolicies, createPolicyLoader, policyLoader, PIN_ID,
-  type PolicyController, type MountOptions, type ReloadResult, type PolicyLoaderFn,
+  type PolicyController, type MountOptions, type ReloadResult, type PolicyLoader,
 } from './loader.js';
 export { parsePolicySet, isModulePath, type ParsedSet, type PolicyEntry } from './set-file.js';
 export { PolicyConfigError } from './errors.js';

@@ -186,16 +186,16 @@ function watchPolicyFolder(parent: Context, dir: string, debounceMs: number, rel
 }
 
 /**
- * Mounts a policy set into `ctx` (the runtime's PolicyLoader). The extra options are optional, so
+ * Mounts a policy set into `ctx` (the runtime calls it through cli/runtime.ts `loaders`). The extra options are optional, so
  * the runtime can pass its own services (built from its CliIO) and the server can turn watching on.
  */
-export type PolicyLoaderFn = (
+export type PolicyLoader = (
   ctx: Context,
   dir: string,
   options: { explicit: boolean; services?: PolicyServices; watch?: boolean },
 ) => Promise<void>;
 
-export function createPolicyLoader(options: MountOptions & { onMount?: (c: PolicyController) => void } = {}): PolicyLoaderFn {
+export function createPolicyLoader(options: MountOptions & { onMount?: (c: PolicyController) => void } = {}): PolicyLoader {
   return async (ctx, dir, call) => {
     const services = call.services ?? options.services;
     const watch = call.watch ?? options.watch;
@@ -209,4 +209,4 @@ export function createPolicyLoader(options: MountOptions & { onMount?: (c: Polic
 }
 
 /** Mounts with the services passed in (else the process-wide ones) and no watching unless asked. */
-export const policyLoader: PolicyLoaderFn = (ctx, dir, opts) => createPolicyLoader()(ctx, dir, opts);
+export const policyLoader: PolicyLoader = (ctx, dir, opts) => createPolicyLoader()(ctx, dir, opts);

@@ -4,7 +4,7 @@
 // signature rides as manifest annotations (distribution 2.8 has no referrers API).
 import { z } from 'zod';
 import { digestOf } from './digest.js';
-import { RegistryError } from './errors.js';
+import { parseJsonDocument, RegistryError } from './errors.js';
 import { fetchBytes, header, send, type Progress } from './http.js';
 import { manifestNeeded, plainPackage } from './plain.js';
 import { assemblePackage, expectDigests, MANIFEST_FILE, MODULE_FILE, PACKAGE_LIMITS, README_FILE, type PackageFileName, type ToolPackage } from './package.js';
@@ -140,18 +140,7 @@ export async function pullOci(ref: OciRef, opts: PullOptions): Promise<PulledPac
   if (advertised !== undefined && advertised !== got.digest) {
     throw new RegistryError('DIGEST_MISMATCH', `${ref.text}: manifest has digest ${got.digest} but the registry says ${advertised}`);
   }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(got.bytes.toString('utf8'));
-  } catch {
-    throw new RegistryError('BAD_PACKAGE', `${ref.text}: manifest is not JSON`);
-  }
-  const parsed = imageManifest.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new RegistryError('BAD_PACKAGE', `${ref.text}: manifest ${issue?.path.map(String).join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
-  }
-  const manifest = parsed.data;
+  const manifest = parseJsonDocument(got.bytes.toString('utf8'), imageManifest, `${ref.text}: manifest`, 'BAD_PACKAGE', 'image manifest');
   if (manifest.config.mediaType !== OCI_MEDIA.config) {
     throw new RegistryError('BAD_PACKAGE', `${ref.text}: config media type ${manifest.config.mediaType} is not ${OCI_MEDIA.config} (not a wasm artifact)`);
   }

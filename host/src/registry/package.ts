@@ -5,7 +5,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { digestOf, expectDigest, normalizeDigest, sha256Hex } from './digest.js';
-import { RegistryError } from './errors.js';
+import { parseJsonDocument, RegistryError } from './errors.js';
 import { readManifest, readPackageFile, readPackageModule, rewriteModule, wasmProblem, type PackagedManifest } from './manifest-adapter.js';
 import { MAX_MANIFEST_BYTES } from '../manifest/index.js';
 import { signedStatement, type PackageSignature } from './signing.js';
@@ -123,18 +123,7 @@ export function packageToTgz(pkg: ToolPackage): Buffer {
 }
 
 function parseInfo(bytes: Uint8Array, where: string): PackageInfo {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(Buffer.from(bytes).toString('utf8'));
-  } catch {
-    throw new RegistryError('BAD_PACKAGE', `${where}/${INFO_FILE}: not valid JSON`);
-  }
-  const parsed = infoSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new RegistryError('BAD_PACKAGE', `${where}/${INFO_FILE}: ${issue?.path.map(String).join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
-  }
-  return parsed.data;
+  return parseJsonDocument(Buffer.from(bytes).toString('utf8'), infoSchema, `${where}/${INFO_FILE}`, 'BAD_PACKAGE', 'package info');
 }
 
 /** Files + listing -> package, with every file checked against the listing. */

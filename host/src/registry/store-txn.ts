@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { RegistryError } from './errors.js';
+import { parseJsonDocument, RegistryError } from './errors.js';
 import { fsyncDir, replaceFile, writeDurable } from './fs-atomic.js';
 import { digestHex } from './digest.js';
 import { readLock, serializeLock, type Lockfile } from './lockfile.js';
@@ -95,15 +95,7 @@ async function recover(layout: StoreLayout): Promise<void> {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
   if (text !== undefined) {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      raw = undefined;
-    }
-    const parsed = txnSchema.safeParse(raw);
-    if (!parsed.success) throw new RegistryError('STORE_CORRUPT', `${layout.txn}: unreadable transaction record`);
-    await applyTxn(layout, parsed.data);
+    await applyTxn(layout, parseJsonDocument(text, txnSchema, layout.txn, 'STORE_CORRUPT', 'transaction record'));
   }
   for (const name of await readdir(layout.tmp)) await rm(join(layout.tmp, name), { recursive: true, force: true });
   for (const name of await rootLeftovers(layout)) await rm(join(layout.home, name), { force: true });

@@ -4,7 +4,6 @@ import { defineTool, type Tool } from './define.js';
 import type { ToolDefinition } from './types.js';
 
 export type ToolChange = { kind: 'added' | 'removed'; name: string };
-export type Disposer = () => Promise<void>;
 type ErrorSink = (err: unknown, context: string) => void;
 
 export class ToolRegistry {
@@ -21,7 +20,7 @@ export class ToolRegistry {
    * Checks the definition completely before adding anything, so a refused tool leaves no trace.
    * The disposer unregisters and awaits the tool's dispose(); calling it twice does nothing.
    */
-  register(def: ToolDefinition | Tool): Disposer {
+  register(def: ToolDefinition | Tool): () => Promise<void> {
     const tool = defineTool(def as ToolDefinition);
     if (this.#tools.has(tool.name)) throw new ToolDefinitionError(tool.name, 'name', 'a tool with this name is already registered');
     this.#tools.set(tool.name, tool);

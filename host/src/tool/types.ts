@@ -2,6 +2,12 @@
 import { ERROR_CODES_BY_PART, type CodeOf } from '../errors/index.js';
 
 /** A JSON value. Canonical tool values, arguments and structured content are JSON. */
+/**
+ * An undo action: removes what a registration added. It may finish later (a tool's dispose());
+ * ToolRegistry.register returns one, and a plugin's Scope runs them newest first.
+ */
+export type Disposer = () => void | Promise<void>;
+
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 

@@ -7,6 +7,7 @@ import { describeNetworkError, shortReason } from './describe-error.js';
 import { exchange, type ExchangeSettings } from './exchange.js';
 import { PinnedPools, type PoolSettings } from './pinned-pools.js';
 import { hostPort, parseHostPattern, type HostPattern } from '../../host-grammar/index.js';
+import { raceSignal } from '../../signals/index.js';
 import { ResponseTooLarge } from './read-capped.js';
 import { redirectedRequest } from './redirect.js';
 import { LIMITS, cleanRequest } from './request-shape.js';
@@ -73,7 +74,6 @@ export function createHttpGate(policy: HttpPolicy): ClosableHttpGate {
 }
 
 const fail = (error: string): HttpOutcome => ({ ok: false, error });
-const ABORTED = Symbol('aborted');
 
 async function runRequest(s: Settings, pools: PinnedPools, req: HttpRequestSpec, signal: AbortSignal): Promise<HttpOutcome> {
   const clean = cleanRequest(req, s.maxRequestBytes);
@@ -91,8 +91,14 @@ async function runRequest(s: Settings, pools: PinnedPools, req: HttpRequestSpec,
   let headers = { ...clean.headers };
 
   for (let hop = 0; ; hop++) {
-    const target = await untilAborted(checkTarget(url, s.patterns, s.lookup), combined);
-    if (target === ABORTED) return fail(whyStopped());
+    // a DNS lookup cannot be cancelled: the hop stops waiting for it once the call is aborted
+    let target: Awaited<ReturnType<typeof checkTarget>>;
+    try {
+      target = await raceSignal(checkTarget(url, s.patterns, s.lookup), combined);
+    } catch (err) {
+      if (combined.aborted) return fail(whyStopped());
+      throw err;
+    }
     if (typeof target === 'string') return fail(hop === 0 ? target : `redirect to ${url.href} refused: ${target}`);
 
     const result = await exchange(s, pools, target, method, headers, body, combined).catch((error: unknown): HttpOutcome => {
@@ -110,21 +116,3 @@ async function runRequest(s: Settings, pools: PinnedPools, req: HttpRequestSpec,
   }
 }
 
-/** Resolves with ABORTED as soon as the signal fires (DNS lookups cannot be cancelled). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
-  if (signal.aborted) return Promise.resolve(ABORTED);
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => resolve(ABORTED);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
