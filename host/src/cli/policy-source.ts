@@ -22,7 +22,7 @@ export interface PolicyChoice {
   policySet?: string | undefined;
 }
 
-/** The flags every command that builds a runtime takes (parseArgs options). */
+/** The flags every command that builds a runtime takes (parseFlags options). */
 export const POLICY_FLAGS = {
   policies: { type: 'string' },
   'policy-set': { type: 'string' },

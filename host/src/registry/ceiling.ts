@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { parseHostPattern, parseHostRule, ruleCovers } from '../host-grammar/index.js';
 import { RegistryError } from './errors.js';
 import type { CapabilitySet } from './manifest-adapter.js';
+import { messageOf } from '../errors/index.js';
 
 const ceilingSchema = z.strictObject({
   /** Host rules (host-grammar) a tool's allowed_hosts must fall under, e.g. ["*.example.com"]; [] = no network. */
@@ -51,7 +52,7 @@ export function parseCeiling(text: string, file: string): Ceiling {
   try {
     raw = parseYaml(text) ?? {};
   } catch (err) {
-    throw new RegistryError('BAD_CONFIG', `${file}: not valid YAML (${(err as Error).message})`);
+    throw new RegistryError('BAD_CONFIG', `${file}: not valid YAML (${messageOf(err)})`);
   }
   const parsed = ceilingSchema.safeParse(raw);
   if (!parsed.success) {
@@ -69,7 +70,7 @@ export async function loadCeiling(file: string, required: boolean): Promise<Ceil
     text = await readFile(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !required) return undefined;
-    throw new RegistryError('BAD_CONFIG', `${file}: cannot read ceiling file (${(err as Error).message})`);
+    throw new RegistryError('BAD_CONFIG', `${file}: cannot read ceiling file (${messageOf(err)})`);
   }
   return parseCeiling(text, file);
 }

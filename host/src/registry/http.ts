@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { request } from 'undici';
 import { RegistryError } from './errors.js';
+import { messageOf } from '../errors/index.js';
 
 export type Headers = Record<string, string | string[] | undefined>;
 
@@ -98,7 +99,7 @@ async function get(url: URL, opts: FetchOptions): Promise<Response> {
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
   } catch (err) {
-    throw new RegistryError('NETWORK', `${opts.what}: cannot reach ${url.href} (${(err as Error).message})`);
+    throw new RegistryError('NETWORK', `${opts.what}: cannot reach ${url.href} (${messageOf(err)})`);
   }
 }
 
@@ -137,7 +138,7 @@ async function readHashed(res: Response, url: URL, length: number | undefined, o
     }
   } catch (err) {
     if (err instanceof RegistryError) throw err;
-    throw new RegistryError('NETWORK', `${opts.what}: download from ${url.href} failed (${(err as Error).message})`);
+    throw new RegistryError('NETWORK', `${opts.what}: download from ${url.href} failed (${messageOf(err)})`);
   } finally {
     opts.progress?.done();
   }
@@ -170,6 +171,6 @@ export async function send(
     return { status: res.statusCode, headers: res.headers, text };
   } catch (err) {
     if (err instanceof RegistryError) throw err;
-    throw new RegistryError('NETWORK', `${opts.what}: cannot reach ${url.href} (${(err as Error).message})`);
+    throw new RegistryError('NETWORK', `${opts.what}: cannot reach ${url.href} (${messageOf(err)})`);
   }
 }

@@ -2,6 +2,7 @@
 import { readLock } from './lockfile.js';
 import { loadInstalled, withStore } from './store.js';
 import { exists } from './store-txn.js';
+import { messageOf } from '../errors/index.js';
 
 export interface ListedTool {
   name: string;
@@ -27,7 +28,7 @@ export async function listInstalled(home: string): Promise<ListedTool[]> {
         const tool = await loadInstalled(layout, name);
         out.push({ name, version: entry.version, source: entry.source, signer, capabilities: tool.manifest.described, manifestFile: tool.manifestFile });
       } catch (err) {
-        out.push({ name, version: entry.version, source: entry.source, signer, capabilities: [], manifestFile: '', problem: (err as Error).message });
+        out.push({ name, version: entry.version, source: entry.source, signer, capabilities: [], manifestFile: '', problem: messageOf(err) });
       }
     }
     return out;

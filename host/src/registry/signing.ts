@@ -2,6 +2,7 @@
 // every file in it. The statement is plain text so it is the same bytes in every language.
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import { RegistryError } from './errors.js';
+import { messageOf } from '../errors/index.js';
 
 export interface PackageSignature {
   /** Key id of the signer, `ed25519:<16 hex>` (see keyIdOf). */
@@ -41,27 +42,20 @@ export function generateSigningKey(): { privatePem: string; publicPem: string; k
   };
 }
 
-export function loadPublicKey(pem: string, file: string): KeyObject {
+/** An ed25519 key from PEM, or BAD_KEY naming the file and what is wrong with it. */
+function loadKey(kind: 'public' | 'private', pem: string, file: string): KeyObject {
   let key: KeyObject;
   try {
-    key = createPublicKey(pem);
+    key = kind === 'public' ? createPublicKey(pem) : createPrivateKey(pem);
   } catch (err) {
-    throw new RegistryError('BAD_KEY', `${file}: not a PEM public key (${(err as Error).message})`);
+    throw new RegistryError('BAD_KEY', `${file}: not a PEM ${kind} key (${messageOf(err)})`);
   }
   if (key.asymmetricKeyType !== 'ed25519') throw new RegistryError('BAD_KEY', `${file}: key type ${key.asymmetricKeyType ?? '?'} is not ed25519`);
   return key;
 }
 
-export function loadPrivateKey(pem: string, file: string): KeyObject {
-  let key: KeyObject;
-  try {
-    key = createPrivateKey(pem);
-  } catch (err) {
-    throw new RegistryError('BAD_KEY', `${file}: not a PEM private key (${(err as Error).message})`);
-  }
-  if (key.asymmetricKeyType !== 'ed25519') throw new RegistryError('BAD_KEY', `${file}: key type ${key.asymmetricKeyType ?? '?'} is not ed25519`);
-  return key;
-}
+export const loadPublicKey = (pem: string, file: string): KeyObject => loadKey('public', pem, file);
+export const loadPrivateKey = (pem: string, file: string): KeyObject => loadKey('private', pem, file);
 
 export function signPackage(privateKey: KeyObject, statement: string): PackageSignature {
   const publicKey = createPublicKey(privateKey);

@@ -12,6 +12,7 @@ import { readManifest, rewriteModule, type PackagedManifest } from './manifest-a
 import { MODULE_FILE, MANIFEST_FILE, type ToolPackage } from './package.js';
 import { blobPath, storeLayout, type StoreLayout, type StoreProblem } from './store-layout.js';
 import { collectGarbage, newTxn, stageAndCommit, type PauseHook } from './store-txn.js';
+import { messageOf } from '../errors/index.js';
 
 export { blobPath, installedManifestDir, resolveHome, storeLayout, type StoreLayout, type StoreProblem } from './store-layout.js';
 export { withStore, type PauseHook } from './store-txn.js';
@@ -129,7 +130,7 @@ export async function checkInstalled(layout: StoreLayout, name: string, entry: L
   try {
     manifest = readManifest(text.toString('utf8'), manifestFile);
   } catch (err) {
-    problems.push({ tool: name, file: manifestFile, message: (err as Error).message });
+    problems.push({ tool: name, file: manifestFile, message: messageOf(err) });
     return problems;
   }
   const moduleDigest = entry.digests[MODULE_FILE];

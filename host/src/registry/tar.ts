@@ -3,6 +3,7 @@
 // always packs to the same bytes (and the same digest).
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { RegistryError } from './errors.js';
+import { messageOf } from '../errors/index.js';
 
 export interface TarEntry {
   name: string;
@@ -109,6 +110,6 @@ export function gunzip(data: Uint8Array, where: string, maxBytes: number): Buffe
   } catch (err) {
     const code = (err as { code?: unknown }).code;
     if (code === 'ERR_BUFFER_TOO_LARGE') throw new RegistryError('TOO_LARGE', `${where}: unpacks to more than ${maxBytes} bytes`);
-    throw new RegistryError('BAD_PACKAGE', `${where}: not a gzip archive (${(err as Error).message})`);
+    throw new RegistryError('BAD_PACKAGE', `${where}: not a gzip archive (${messageOf(err)})`);
   }
 }

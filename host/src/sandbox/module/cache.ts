@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { SandboxLoadError } from '../load-error.js';
 import { preparedKey, readPrepared, writePrepared } from './disk-cache.js';
 import { prepareModule, type PrepareOptions, type PreparedModule } from './prepare.js';
+import { messageOf } from '../../errors/index.js';
 
 export interface CompiledModule {
   sha256: string;
@@ -57,7 +58,7 @@ async function build(wasm: Uint8Array, opts: PrepareOptions, digest: string): Pr
   try {
     module = await WebAssembly.compile(bytes);
   } catch (err) {
-    throw new SandboxLoadError('BAD_MODULE', `tool "${opts.tool}": ${opts.label ?? 'module'} does not compile: ${(err as Error).message}`);
+    throw new SandboxLoadError('BAD_MODULE', `tool "${opts.tool}": ${opts.label ?? 'module'} does not compile: ${messageOf(err)}`);
   }
   if (key !== undefined) await writePrepared(key, bytes, info);
   return { sha256: digest, module, info };

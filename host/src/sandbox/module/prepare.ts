@@ -15,6 +15,7 @@ import { rewriteImports, type ImportSummary } from './imports.js';
 import { UnknownInstruction } from './code.js';
 import { instrumentPreemption, type PreemptShape, type Preempted } from './preempt.js';
 import { checkEntry, readExports, readFuncTypes, readTypes, type Export } from './shape.js';
+import { messageOf } from '../../errors/index.js';
 
 export interface PrepareOptions {
   tool: string;
@@ -62,13 +63,13 @@ export function prepareModule(wasm: Uint8Array, opts: PrepareOptions): PreparedM
   try {
     sections = splitSections(wasm);
   } catch (err) {
-    return fail('BAD_MODULE', `malformed module: ${(err as Error).message}`);
+    return fail('BAD_MODULE', `malformed module: ${messageOf(err)}`);
   }
   try {
     return patch(sections, opts, fail);
   } catch (err) {
     if (err instanceof SandboxLoadError) throw err;
-    return fail('BAD_MODULE', `malformed module: ${(err as Error).message}`);
+    return fail('BAD_MODULE', `malformed module: ${messageOf(err)}`);
   }
 }
 
