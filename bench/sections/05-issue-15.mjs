@@ -71,10 +71,10 @@ export async function run(ctx) {
   if (!existsSync(ECHO_WASM)) return 'Skipped: build the fixtures first (`make fixtures`).';
   const dir = benchFolder();
   try {
-    const ROUNDS = env('BENCH_ROUNDS', 4);
+    const ROUNDS = env('BENCH_ROUNDS', 5); // odd, so each median is one round's value
     const N = env('BENCH_CALLS', 600);
     const WARM = 200;
-    const STARTS = env('BENCH_STARTS', 8);
+    const STARTS = env('BENCH_STARTS', 9);
     const NET = env('BENCH_NET_ROUNDS', 5);
     const c = await callRounds(ctx, dir, ROUNDS, N, WARM);
     const st = await startRounds(dir, STARTS);
