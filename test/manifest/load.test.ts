@@ -151,6 +151,23 @@ describe('a mount may not contain $TOOLGATE_HOME (it holds the approval secret)'
   });
 
   test.each([
+    ['the policy set in $TOOLGATE_HOME/policies', './home/policies'],
+    ['the folder of installed tools', './home/tools'],
+    ["an installed tool's folder (its manifest.yaml)", './home/tools/demo'],
+    ['the module blobs', './home/blobs'],
+    ['the store\'s staging folder', './home/tmp'],
+  ])('a grant of %s is refused (a tool could rewrite the policies or grow its own grants)', async (_label, host) => {
+    process.env.TOOLGATE_HOME = join(dir, 'home');
+    await mkdir(join(dir, host), { recursive: true });
+    await writeFileIn(dir, 'demo.wasm', FAKE_WASM);
+    const file = await writeFileIn(dir, 'demo.yaml', yamlOf(manifestWith({ module: { path: 'demo.wasm' }, capabilities: { allowed_paths: { '/h': { host, mode: 'rw' } } } })));
+    const err = await failure(loadManifestFile(file));
+    expect(err.code).toBe('PATH_INVALID');
+    expect(err.path).toBe('capabilities.allowed_paths["/h"].host');
+    expect(err.rule).toContain('is inside $TOOLGATE_HOME');
+  });
+
+  test.each([
     ['the cache itself', './home/cache'],
     ['the prepared-module cache', './home/cache/prepared'],
   ])("a grant of %s is refused (a tool that wrote prepared modules could unsandbox the next start's tools)", async (_label, host) => {

@@ -1,8 +1,10 @@
-// Folders no mount may contain: $TOOLGATE_HOME holds the approval secret (the approver credential
-// of a server without a token), the trust store, the lockfile and every installed tool. A tool
-// whose mount covers it could read the secret and answer its own approvals, or rewrite the store.
-// Folders inside it may be mounted (an installed tool's own data), except its cache: a tool that
-// could write the prepared modules there could change how the next start sandboxes every tool.
+// Folders no mount may contain or enter: $TOOLGATE_HOME holds the approval secret (the approver
+// credential of a server without a token), the trust store, the lockfile, the policy set in
+// $TOOLGATE_HOME/policies, every installed tool's manifest and module, and the prepared-module
+// cache. A tool whose mount covers any of it could answer its own approvals, rewrite the policies
+// or another tool's manifest (or its own, to grow its grants without consent), or change how the
+// next start sandboxes every tool. Inside it only tools/<name>/data may be mounted: data, never
+// anything toolgate reads back as instructions.
 import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
@@ -21,6 +23,14 @@ export function toolgateCacheDir(home: string): string {
 
 const within = (child: string, parent: string): boolean => child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
 
+/** tools/<name>/data and below: the one place inside $TOOLGATE_HOME that holds only data. */
+function isToolData(mount: string, home: string): boolean {
+  const tools = join(home, 'tools');
+  if (!within(mount, tools) || mount === tools) return false;
+  const [name, data] = mount.slice(tools.length + 1).split(sep);
+  return name !== undefined && name !== '' && data === 'data';
+}
+
 /** The rule a mount of the real directory `mount` breaks, or undefined when it may be mounted. */
 export async function protectedDirRule(mount: string, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
   const home = await toolgateHome(env);
@@ -30,6 +40,9 @@ export async function protectedDirRule(mount: string, env: NodeJS.ProcessEnv = p
   const cache = toolgateCacheDir(home);
   if (within(mount, cache)) {
     return `${mount} is inside toolgate's cache (${cache}), which holds the prepared modules every tool runs from; mount a folder outside it`;
+  }
+  if (within(mount, home) && !isToolData(mount, home)) {
+    return `${mount} is inside $TOOLGATE_HOME (${home}), whose policies, installed manifests and modules decide what every tool may do; only ${join(home, 'tools', '<name>', 'data')} may be mounted there`;
   }
   return undefined;
 }
