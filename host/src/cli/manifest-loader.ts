@@ -1,7 +1,7 @@
 // Wires manifest folders and the installed store into a runtime. A bad manifest is reported on
 // stderr and skipped; the other tools still load (DESIGN §5).
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Context } from '../plugin/index.js';
 import { messageOf } from '../errors/index.js';
@@ -12,7 +12,7 @@ import { messageOf } from '../errors/index.js';
  * load or register. Defined here, not in runtime.ts, which loads this file
  * lazily: a type import back from runtime.ts would close an import cycle.
  */
-export type ManifestLoader = (ctx: Context, dirs: string[], options: { explicit: boolean; storeDir: string }) => Promise<string[]>;
+export type ManifestLoader = (ctx: Context, dirs: string[], options: { explicit: boolean; storeDir: string; policyDir?: string }) => Promise<string[]>;
 
 /**
  * The store's lockfile and tools folder (the registry's storeLayout(home).lock and .tools). Named
@@ -53,8 +53,11 @@ export function installedSource(storeDir: string, logger: Logger, report: (probl
 
 /** Registers the tools; returns every manifest that did not load or register, one line each. */
 export const loadManifestTools: ManifestLoader = async (ctx: Context, dirs, options) => {
-  const { loadToolsFromDirs, enablePreparedModuleCache } = await import('../manifest/index.js');
+  const { loadToolsFromDirs, enablePreparedModuleCache, protectControlDir } = await import('../manifest/index.js');
   enablePreparedModuleCache(options.storeDir);
+  // What this runtime reads back while it runs is no tool's to rewrite (no rw mount over it).
+  if (options.policyDir !== undefined) ctx.effect(() => protectControlDir(options.policyDir as string, 'the policy set in force', true));
+  for (const d of dirs) ctx.effect(() => protectControlDir(isFile(d) ? dirname(d) : d, 'a manifests folder this runtime loads', false));
   const all = [...dirs];
   const problems: string[] = [];
   if (!options.explicit) all.push(...(await installedSource(options.storeDir, ctx.logger, (p) => problems.push(p)).dirs()));
@@ -71,3 +74,11 @@ export const loadManifestTools: ManifestLoader = async (ctx: Context, dirs, opti
   }
   return problems;
 };
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}

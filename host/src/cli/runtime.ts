@@ -92,7 +92,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     mountBuiltins(host, policyServices, options.builtinTools !== false);
     // Policies mount first: the policy set's pinning listener must lead the pre-execute chain.
     if (policyDir !== undefined) await mountPolicySet(host, policyDir, policySource.origin !== 'builtin', policyServices, options.watchPolicies === true);
-    if (options.loadManifests !== false) manifestProblems.push(...(await loaders.manifests(host.root, manifestDirs, { explicit: sources.explicit, storeDir })));
+    if (options.loadManifests !== false) manifestProblems.push(...(await loaders.manifests(host.root, manifestDirs, { explicit: sources.explicit, storeDir, ...(policyDir !== undefined ? { policyDir } : {}) })));
   } catch (err) {
     await host.dispose();
     throw err;

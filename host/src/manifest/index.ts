@@ -26,3 +26,4 @@ export {
 } from './module-file.js';
 export { manifestDefinition, inputSchemaOf, type DefinitionParts } from './definition.js';
 export { enablePreparedModuleCache } from './prepared-cache.js';
+export { protectControlDir } from './protected-dirs.js';

@@ -9,6 +9,26 @@ import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 
+/** A folder toolgate reads instructions from while it runs: the policy set in force, a manifests folder. */
+interface ControlDir {
+  dir: string;
+  what: string;
+  /** Its subfolders are read too (a policy set's folders), so a mount inside it is refused as well. */
+  deep: boolean;
+}
+const controlDirs = new Set<ControlDir>();
+
+/**
+ * Protects `dir` from rw mounts for as long as it is in use (returns the undo): an rw mount that
+ * contains it (or, when `deep`, lies inside it) would let a tool rewrite what toolgate reads back,
+ * e.g. turn off the policy that asks for its calls or widen its own manifest, live with --watch.
+ */
+export function protectControlDir(dir: string, what: string, deep: boolean): () => void {
+  const entry: ControlDir = { dir: resolve(dir), what, deep };
+  controlDirs.add(entry);
+  return () => void controlDirs.delete(entry);
+}
+
 /** $TOOLGATE_HOME as the process sees it, through its real path when it exists. */
 async function toolgateHome(env: NodeJS.ProcessEnv): Promise<string> {
   const raw = env['TOOLGATE_HOME'];
@@ -31,8 +51,23 @@ function isToolData(mount: string, home: string): boolean {
   return name !== undefined && name !== '' && data === 'data';
 }
 
+/** The rule an rw mount of `mount` breaks against the folders in use, or undefined. */
+async function controlDirRule(mount: string): Promise<string | undefined> {
+  for (const c of controlDirs) {
+    const real = await realpath(c.dir).catch(() => c.dir);
+    if (within(real, mount) || (c.deep && within(mount, real))) {
+      return `${mount} is writable (mode rw) and ${within(real, mount) ? 'contains' : 'is inside'} ${c.what} (${real}), which toolgate reads back; a tool could rewrite it. Mount it read-only, or a folder apart from it`;
+    }
+  }
+  return undefined;
+}
+
 /** The rule a mount of the real directory `mount` breaks, or undefined when it may be mounted. */
-export async function protectedDirRule(mount: string, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+export async function protectedDirRule(mount: string, env: NodeJS.ProcessEnv = process.env, mode: 'ro' | 'rw' = 'ro'): Promise<string | undefined> {
+  if (mode === 'rw') {
+    const rule = await controlDirRule(mount);
+    if (rule !== undefined) return rule;
+  }
   const home = await toolgateHome(env);
   if (within(home, mount)) {
     return `${mount} contains $TOOLGATE_HOME (${home}), which holds the approval secret, the trust store and the installed tools; mount a folder that does not contain it`;
