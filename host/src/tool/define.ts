@@ -40,51 +40,12 @@ export function defineTool(def: ToolDefinition): Tool {
   if (typeof name !== 'string' || !TOOL_NAME_RE.test(name)) {
     throw new ToolDefinitionError(String(name), 'name', 'must match ^[a-z][a-z0-9_]{0,63}$');
   }
-  const fail = (field: string, rule: string): never => {
-    throw new ToolDefinitionError(name, field, rule);
-  };
-  if (typeof def.description !== 'string' || def.description.trim() === '') fail('description', 'must be a non-empty string');
-  if (typeof def.execute !== 'function') fail('execute', 'must be a function');
-  if (def.title !== undefined && typeof def.title !== 'string') fail('title', 'must be a string');
-  for (const fn of ['finalizeContent', 'dispose'] as const) {
-    if (def[fn] !== undefined && typeof def[fn] !== 'function') fail(fn, 'must be a function');
-  }
-  if (def.timeoutMs !== undefined && !(Number.isInteger(def.timeoutMs) && def.timeoutMs > 0)) {
-    fail('timeoutMs', 'must be a positive integer (milliseconds)');
-  }
-  if (def.annotations !== undefined && !isJsonObject(def.annotations as Json)) fail('annotations', 'must be an object');
-  const allowUnknown = def.allowUnknownArguments === true;
-
-  let inputSchema: JsonSchema;
-  if (def.parameters !== undefined && def.inputSchema !== undefined) {
-    fail('inputSchema', 'give either parameters or inputSchema, not both');
-  }
-  if (def.inputSchema !== undefined) {
-    if (!isJsonObject(def.inputSchema) || !isJson(def.inputSchema)) fail('inputSchema', 'must be a JSON Schema object');
-    if (def.inputSchema.type !== 'object') fail('inputSchema.type', 'must be "object" (arguments are a JSON object)');
-    inputSchema = cloneJson(def.inputSchema);
-    // A raw schema is closed at the top level unless the tool opts out, like the DSL.
-    if (!allowUnknown && inputSchema.additionalProperties === undefined) inputSchema.additionalProperties = false;
-  } else {
-    inputSchema = compileParams(name, def.parameters ?? {}, allowUnknown);
-  }
-  checkDefaults(name, def.parameters !== undefined ? 'parameters' : 'inputSchema', inputSchema);
-  const argsCheck = compileOrFail(name, def.parameters !== undefined ? 'parameters' : 'inputSchema', inputSchema, true, 'argument');
-
-  let outputSchema: JsonSchema | undefined;
-  let outputCheck: Check | undefined;
-  let render: OutputRender = 'json';
-  if (def.output !== undefined) {
-    if (!isJsonObject(def.output as Json)) fail('output', 'must be an object');
-    if (def.output.schema !== undefined) {
-      if (!isJsonObject(def.output.schema) || !isJson(def.output.schema)) fail('output.schema', 'must be a JSON Schema object');
-      outputSchema = cloneJson(def.output.schema);
-      outputCheck = compileOrFail(name, 'output.schema', outputSchema, false, 'output');
-    }
-    if (def.output.render !== undefined) render = checkRender(name, def.output.render);
-    // With render: mcp the output is an MCP result, not the value a schema describes.
-    if (render === 'mcp' && outputSchema !== undefined) fail('output.schema', 'is not allowed with render: mcp (the module returns MCP content itself)');
-  }
+  checkFields(name, def);
+  const inputSchema = inputSchemaOf(name, def);
+  const field = def.parameters !== undefined ? 'parameters' : 'inputSchema';
+  checkDefaults(name, field, inputSchema);
+  const argsCheck = compileOrFail(name, field, inputSchema, true, 'argument');
+  const { outputSchema, outputCheck, render } = outputOf(name, def);
 
   const tool: Tool = {
     name,
@@ -105,6 +66,60 @@ export function defineTool(def: ToolDefinition): Tool {
   };
   defined.add(tool);
   return Object.freeze(tool);
+}
+
+const failer = (name: string) => (field: string, rule: string): never => {
+  throw new ToolDefinitionError(name, field, rule);
+};
+
+/** The definition's plain fields: description, functions, title, timeout, annotations. */
+function checkFields(name: string, def: ToolDefinition): void {
+  const fail = failer(name);
+  if (typeof def.description !== 'string' || def.description.trim() === '') fail('description', 'must be a non-empty string');
+  if (typeof def.execute !== 'function') fail('execute', 'must be a function');
+  if (def.title !== undefined && typeof def.title !== 'string') fail('title', 'must be a string');
+  for (const fn of ['finalizeContent', 'dispose'] as const) {
+    if (def[fn] !== undefined && typeof def[fn] !== 'function') fail(fn, 'must be a function');
+  }
+  if (def.timeoutMs !== undefined && !(Number.isInteger(def.timeoutMs) && def.timeoutMs > 0)) {
+    fail('timeoutMs', 'must be a positive integer (milliseconds)');
+  }
+  if (def.annotations !== undefined && !isJsonObject(def.annotations as Json)) fail('annotations', 'must be an object');
+}
+
+/** The arguments' JSON Schema: a raw inputSchema (closed unless the tool opts out) or the parameters DSL compiled. */
+function inputSchemaOf(name: string, def: ToolDefinition): JsonSchema {
+  const fail = failer(name);
+  const allowUnknown = def.allowUnknownArguments === true;
+  if (def.parameters !== undefined && def.inputSchema !== undefined) {
+    fail('inputSchema', 'give either parameters or inputSchema, not both');
+  }
+  if (def.inputSchema === undefined) return compileParams(name, def.parameters ?? {}, allowUnknown);
+  if (!isJsonObject(def.inputSchema) || !isJson(def.inputSchema)) fail('inputSchema', 'must be a JSON Schema object');
+  if (def.inputSchema.type !== 'object') fail('inputSchema.type', 'must be "object" (arguments are a JSON object)');
+  const inputSchema = cloneJson(def.inputSchema);
+  // A raw schema is closed at the top level unless the tool opts out, like the DSL.
+  if (!allowUnknown && inputSchema.additionalProperties === undefined) inputSchema.additionalProperties = false;
+  return inputSchema;
+}
+
+/** The output's schema (compiled) and how it is rendered. */
+function outputOf(name: string, def: ToolDefinition): { outputSchema: JsonSchema | undefined; outputCheck: Check | undefined; render: OutputRender } {
+  const fail = failer(name);
+  let outputSchema: JsonSchema | undefined;
+  let outputCheck: Check | undefined;
+  let render: OutputRender = 'json';
+  if (def.output === undefined) return { outputSchema, outputCheck, render };
+  if (!isJsonObject(def.output as Json)) fail('output', 'must be an object');
+  if (def.output.schema !== undefined) {
+    if (!isJsonObject(def.output.schema) || !isJson(def.output.schema)) fail('output.schema', 'must be a JSON Schema object');
+    outputSchema = cloneJson(def.output.schema);
+    outputCheck = compileOrFail(name, 'output.schema', outputSchema, false, 'output');
+  }
+  if (def.output.render !== undefined) render = checkRender(name, def.output.render);
+  // With render: mcp the output is an MCP result, not the value a schema describes.
+  if (render === 'mcp' && outputSchema !== undefined) fail('output.schema', 'is not allowed with render: mcp (the module returns MCP content itself)');
+  return { outputSchema, outputCheck, render };
 }
 
 function compileOrFail(tool: string, field: string, schema: JsonSchema, defaults: boolean, what: string): Check {
