@@ -7,8 +7,8 @@ import { InThreadInstance } from './in-thread.js';
 import { createHttpGate } from './http/index.js';
 import { SandboxInstance, type InstanceSetup } from './instance.js';
 import { allocBudget } from './limits.js';
-import { compileUnits } from './units.js';
-import { InstancePool, type PoolStats } from './pool.js';
+import { compileUnits, type CompiledUnits } from './units.js';
+import { InstancePool, type PoolOptions, type PoolStats } from './pool.js';
 import { cleanLogLine, sanitizeMessage } from './sanitize.js';
 import { checkSpec, type SandboxToolSpec } from './spec.js';
 import { instanceWorkerFile } from './worker-file.js';
@@ -36,49 +36,16 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
   const workerFile = instanceWorkerFile();
   const { limits } = spec;
   const { units, info } = await compileUnits(spec, wantsInstrumentation(spec));
-  const secrets = [...spec.secretValues].filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
-  const logger = spec.logger;
-  const setup: InstanceSetup = {
-    tool: spec.name,
-    workerFile,
-    init: {
-      units,
-      returnsStatus: info.returnsStatus,
-      config: { ...spec.config },
-      mounts: Object.entries(spec.allowedPaths).map(([guest, m]) => ({ guest, host: m.host, mode: m.mode, ...(m.maxBytes !== undefined ? { maxBytes: m.maxBytes } : {}), ...(m.maxEntries !== undefined ? { maxEntries: m.maxEntries } : {}) })),
-      maxOutputBytes: limits.maxOutputBytes,
-      maxVarBytes: limits.maxVarBytes,
-      maxLogBytes: limits.maxLogBytes,
-      maxLogLines: MAX_LOG_LINES,
-      allocBudget: allocBudget(limits),
-      clientLogs: spec.clientFeatures?.includes('logging') === true,
-    },
-    channelCapacity: Math.max(limits.maxInputBytes, limits.maxOutputBytes, limits.maxHttpResponseBytes) + CHANNEL_SLACK,
-    secrets,
-    http: info.usesHttp
-      ? createHttpGate({ allowedHosts: spec.allowedHosts, maxResponseBytes: limits.maxHttpResponseBytes, timeoutMs: limits.timeoutMs })
-      : undefined,
-    onLog: (msg) => forwardLog(logger, spec.name, secrets, msg),
-  };
-
-  const poolOptions = {
+  const setup = instanceSetup(spec, workerFile, units, info);
+  const { secrets } = setup;
+  const poolOptions: Omit<PoolOptions, 'spawn'> = {
     max: spec.pool?.max ?? DEFAULT_POOL_MAX,
     idleMs: spec.pool?.idleMs ?? DEFAULT_IDLE_MS,
     warmStartMs: limits.timeoutMs,
     newControl: (ms: number) => new CallControl(new AbortController().signal, ms),
   };
   const counts: PathCounts = { inThread: 0, worker: 0, moved: 0 };
-  const inThread = mayRunInThread(spec) && info.preemptible
-    ? new InThreadRoute(
-        // one thread runs one call at a time: a second in-thread instance would only hold memory
-        new InstancePool({
-          ...poolOptions,
-          max: 1,
-          spawn: (ctl) => InThreadInstance.spawn({ tool: spec.name, init: setup.init, secrets, sliceMs: spec.execution?.sliceMs ?? DEFAULT_SLICE_MS, onLog: setup.onLog }, ctl),
-        }),
-        counts,
-      )
-    : undefined;
+  const inThread = mayRunInThread(spec) && info.preemptible ? inThreadRoute(spec, setup, poolOptions, counts) : undefined;
   const pool = new InstancePool({ ...poolOptions, spawn: (ctl) => SandboxInstance.spawn(setup, ctl) });
   let closed = false;
   // a tool that runs on the calling thread keeps a spare worker only once it has needed one
@@ -91,10 +58,7 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
       if (input.length > limits.maxInputBytes) {
         throw new ToolFailure('INVALID_ARGS', `input is ${input.length} bytes; max_input_bytes is ${limits.maxInputBytes}`);
       }
-      // a caller may shorten the deadline, never extend it past the tool's limit
-      const asked = opts.timeoutMs;
-      const timeoutMs = asked !== undefined && Number.isFinite(asked) && asked > 0 ? Math.min(asked, limits.timeoutMs) : limits.timeoutMs;
-      const ctl = new CallControl(opts.signal, timeoutMs);
+      const ctl = new CallControl(opts.signal, callTimeoutMs(opts.timeoutMs, limits.timeoutMs));
       try {
         if (inThread) {
           const here = await inThread.run(input, ctl);
@@ -119,6 +83,53 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
       await Promise.all([pool.close(), inThread?.close()]);
     },
   };
+}
+
+/** A caller may shorten the deadline, never extend it past the tool's limit. */
+function callTimeoutMs(asked: number | undefined, limitMs: number): number {
+  return asked !== undefined && Number.isFinite(asked) && asked > 0 ? Math.min(asked, limitMs) : limitMs;
+}
+
+/** What every instance of the tool starts with: its compiled units, limits, mounts, secrets and gates. */
+function instanceSetup(spec: SandboxToolSpec, workerFile: URL, units: CompiledUnits['units'], info: CompiledUnits['info']): InstanceSetup {
+  const { limits } = spec;
+  const secrets = [...spec.secretValues].filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
+  const logger = spec.logger;
+  return {
+    tool: spec.name,
+    workerFile,
+    init: {
+      units,
+      returnsStatus: info.returnsStatus,
+      config: { ...spec.config },
+      mounts: Object.entries(spec.allowedPaths).map(([guest, m]) => ({ guest, host: m.host, mode: m.mode, ...(m.maxBytes !== undefined ? { maxBytes: m.maxBytes } : {}), ...(m.maxEntries !== undefined ? { maxEntries: m.maxEntries } : {}) })),
+      maxOutputBytes: limits.maxOutputBytes,
+      maxVarBytes: limits.maxVarBytes,
+      maxLogBytes: limits.maxLogBytes,
+      maxLogLines: MAX_LOG_LINES,
+      allocBudget: allocBudget(limits),
+      clientLogs: spec.clientFeatures?.includes('logging') === true,
+    },
+    channelCapacity: Math.max(limits.maxInputBytes, limits.maxOutputBytes, limits.maxHttpResponseBytes) + CHANNEL_SLACK,
+    secrets,
+    http: info.usesHttp
+      ? createHttpGate({ allowedHosts: spec.allowedHosts, maxResponseBytes: limits.maxHttpResponseBytes, timeoutMs: limits.timeoutMs })
+      : undefined,
+    onLog: (msg) => forwardLog(logger, spec.name, secrets, msg),
+  };
+}
+
+/** The calling-thread route: one instance, since one thread runs one call at a time. */
+function inThreadRoute(spec: SandboxToolSpec, setup: InstanceSetup, poolOptions: Omit<PoolOptions, 'spawn'>, counts: PathCounts): InThreadRoute {
+  return new InThreadRoute(
+    // one thread runs one call at a time: a second in-thread instance would only hold memory
+    new InstancePool({
+      ...poolOptions,
+      max: 1,
+      spawn: (ctl) => InThreadInstance.spawn({ tool: spec.name, init: setup.init, secrets: setup.secrets, sliceMs: spec.execution?.sliceMs ?? DEFAULT_SLICE_MS, onLog: setup.onLog }, ctl),
+    }),
+    counts,
+  );
 }
 
 function sumStats(a: PoolStats, b: PoolStats | undefined): PoolStats {

@@ -51,53 +51,63 @@ export async function checkTarget(
   if (!patterns.some((p) => patternMatches(p, host, port, scheme))) {
     return `host ${where} is not in allowed_hosts`;
   }
-
-  let addresses: ResolvedAddress[];
-  if (isIP(host) !== 0) {
-    addresses = [{ address: host, family: isIP(host) === 6 ? 6 : 4 }];
-  } else {
-    try {
-      addresses = await lookup(host);
-    } catch (error) {
-      const code = error instanceof Error && 'code' in error ? String(error.code) : 'lookup failed';
-      return `cannot resolve ${host}: ${code}`;
-    }
-    if (addresses.length === 0) return `cannot resolve ${host}: no addresses`;
-  }
-
-  // A special address is reachable only when that very address is listed (for this port):
-  // a listed name, or a glob, never vouches for where it happens to resolve.
+  const addresses = await addressesOf(host, lookup);
+  if (typeof addresses === 'string') return addresses;
   for (const { address } of addresses) {
-    const canonical = canonicalHost(address);
-    // An answer the host grammar cannot read (a zone id, garbage from a resolver) is never a
-    // place to connect to: skipping it would hand the raw text to the socket unchecked.
-    if (canonical === undefined || isIP(canonical) === 0) return `${host} resolved to ${JSON.stringify(address.slice(0, 64))}, which is not an IP address this sandbox can check`;
-    // toolgate's own sockets are never reachable, whatever allowed_hosts says: a tool calling its
-    // own server could answer its own approvals or borrow other tools' capabilities.
-    if (isOwnListener(canonical, port)) {
-      const literal = hostPort(canonical, port);
-      return isIP(host) !== 0
-        ? `${literal} is this toolgate process's own server; tools may never connect to it`
-        : `${host} resolves to ${literal}, this toolgate process's own server; tools may never connect to it`;
-    }
-    const cls = classifyAddress(canonical);
-    if (cls === undefined) continue;
-    const listed = patterns.some((p) => p.kind === 'ip' && patternMatches(p, canonical, port, scheme));
-    if (listed) continue;
-    const literal = hostPort(canonical, port);
-    return isIP(host) !== 0
-      ? `${literal} is ${describeClass(cls)}; list it in allowed_hosts to allow it`
-      : `${host} resolves to ${canonical}, ${describeClass(cls)}; list ${literal} in allowed_hosts to allow it`;
+    const refused = refusedAddress(host, port, scheme, patterns, address);
+    if (refused !== undefined) return refused;
   }
   return {
     url,
     scheme,
     host,
     port,
-    // Every address passed the loop above, so each is a canonical IP literal.
+    // Every address passed refusedAddress, so each is a canonical IP literal.
     addresses: addresses.map((a) => {
       const address = canonicalHost(a.address) ?? a.address;
       return { address, family: isIP(address) === 6 ? 6 : 4 };
     }),
   };
+}
+
+/** An IP literal as itself; a name through DNS (a failure, or no answer, is the refusal's text). */
+async function addressesOf(host: string, lookup: HostLookup): Promise<ResolvedAddress[] | string> {
+  if (isIP(host) !== 0) return [{ address: host, family: isIP(host) === 6 ? 6 : 4 }];
+  let addresses: ResolvedAddress[];
+  try {
+    addresses = await lookup(host);
+  } catch (error) {
+    const code = error instanceof Error && 'code' in error ? String(error.code) : 'lookup failed';
+    return `cannot resolve ${host}: ${code}`;
+  }
+  if (addresses.length === 0) return `cannot resolve ${host}: no addresses`;
+  return addresses;
+}
+
+/**
+ * Why `host` may not be reached at `address`, or undefined when it may. A special address is
+ * reachable only when that very address is listed (for this port): a listed name, or a glob, never
+ * vouches for where it happens to resolve.
+ */
+function refusedAddress(host: string, port: number, scheme: Scheme, patterns: readonly HostPattern[], address: string): string | undefined {
+  const canonical = canonicalHost(address);
+  // An answer the host grammar cannot read (a zone id, garbage from a resolver) is never a
+  // place to connect to: skipping it would hand the raw text to the socket unchecked.
+  if (canonical === undefined || isIP(canonical) === 0) return `${host} resolved to ${JSON.stringify(address.slice(0, 64))}, which is not an IP address this sandbox can check`;
+  // toolgate's own sockets are never reachable, whatever allowed_hosts says: a tool calling its
+  // own server could answer its own approvals or borrow other tools' capabilities.
+  if (isOwnListener(canonical, port)) {
+    const literal = hostPort(canonical, port);
+    return isIP(host) !== 0
+      ? `${literal} is this toolgate process's own server; tools may never connect to it`
+      : `${host} resolves to ${literal}, this toolgate process's own server; tools may never connect to it`;
+  }
+  const cls = classifyAddress(canonical);
+  if (cls === undefined) return undefined;
+  const listed = patterns.some((p) => p.kind === 'ip' && patternMatches(p, canonical, port, scheme));
+  if (listed) return undefined;
+  const literal = hostPort(canonical, port);
+  return isIP(host) !== 0
+    ? `${literal} is ${describeClass(cls)}; list it in allowed_hosts to allow it`
+    : `${host} resolves to ${canonical}, ${describeClass(cls)}; list ${literal} in allowed_hosts to allow it`;
 }

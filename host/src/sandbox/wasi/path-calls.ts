@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readlinkSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readlinkSync, renameSync, rmdirSync, unlinkSync, type BigIntStats } from 'node:fs';
 import { Errno, FdFlags, LOOKUP_SYMLINK_FOLLOW, OFlags, Rights, RIGHTS_WRITE_DATA, Size } from './abi.js';
 import type { WasiContext } from './context.js';
 import { WasiError } from './errors.js';
@@ -29,6 +29,48 @@ export function pathOpen(
 ): number {
   ctx.mem.view(fdPtr, 4);
   const { dir, r } = resolveAt(ctx, dirFd, pathPtr, pathLen, (lookupFlags & LOOKUP_SYMLINK_FOLLOW) !== 0);
+  const mode = openMode(r, oflags, rightsBase, fdflags);
+  // Rights never exceed what the directory passes on, and an ro mount passes on no mutating right.
+  const base = rightsBase & dir.rightsInheriting & mountRights(r.mount);
+  const inheriting = rightsInheriting & dir.rightsInheriting & inheritableRights(r.mount);
+  if (r.stat?.isSymbolicLink()) throw new WasiError(Errno.LOOP, `${r.lastName} is a symlink and O_NOFOLLOW was asked`);
+  if (r.stat?.isDirectory()) {
+    if (mode.creat && mode.excl) throw new WasiError(Errno.EXIST, `${r.lastName} exists`);
+    if (mode.wantsWrite || mode.trunc) throw new WasiError(Errno.ISDIR, `${r.lastName} is a directory`);
+    ctx.fds.ensureRoom();
+    const fd = ctx.fds.add({ kind: 'dir', mount: r.mount, parts: r.parts, preopen: false, rightsBase: base, rightsInheriting: inheriting, fdflags });
+    ctx.mem.setU32(fdPtr, fd);
+    return Errno.SUCCESS;
+  }
+  if (r.stat === undefined && !mode.creat) throw new WasiError(Errno.NOENT, `${r.lastName} does not exist`);
+  if (mode.wantsDir) throw new WasiError(r.stat === undefined ? Errno.INVAL : Errno.NOTDIR, `${r.lastName} is not a directory`);
+  if (r.stat === undefined) requireNamedEntry(r);
+  ctx.fds.ensureRoom();
+  // A new name costs an inode even if nothing is ever written to it (checked before it exists).
+  if (r.stat === undefined) ctx.quota.createEntry(r.mount, 'create');
+  const st = openHostFile(r, mode);
+  const fd = ctx.fds.add({
+    kind: 'file', mount: r.mount, parts: r.parts, dev: st.dev, ino: st.ino, position: 0, rightsBase: base, rightsInheriting: inheriting, fdflags,
+    ...(mode.roRead ? { writeRefusedByMount: true as const } : {}),
+  });
+  ctx.mem.setU32(fdPtr, fd);
+  return Errno.SUCCESS;
+}
+
+/** What a path_open asks for, read from its flags and rights. */
+interface OpenMode {
+  creat: boolean;
+  excl: boolean;
+  trunc: boolean;
+  wantsDir: boolean;
+  reads: boolean;
+  wantsWrite: boolean;
+  /** A read that asked for write rights too, on an ro mount: it opens read-only. */
+  roRead: boolean;
+}
+
+/** The open's mode; on an ro mount one that can be nothing but a write is EROFS. */
+function openMode(r: Resolved, oflags: number, rightsBase: bigint, fdflags: number): OpenMode {
   const creat = (oflags & OFlags.CREAT) !== 0;
   const excl = (oflags & OFlags.EXCL) !== 0;
   const trunc = (oflags & OFlags.TRUNC) !== 0;
@@ -43,34 +85,24 @@ export function pathOpen(
   if (r.mount.mode === 'ro' && (creat || excl || trunc || wantsWrite)) {
     throw new WasiError(Errno.ROFS, `mount ${r.mount.guest} is read-only`);
   }
-  // Rights never exceed what the directory passes on, and an ro mount passes on no mutating right.
-  const base = rightsBase & dir.rightsInheriting & mountRights(r.mount);
-  const inheriting = rightsInheriting & dir.rightsInheriting & inheritableRights(r.mount);
-  if (r.stat?.isSymbolicLink()) throw new WasiError(Errno.LOOP, `${r.lastName} is a symlink and O_NOFOLLOW was asked`);
-  if (r.stat?.isDirectory()) {
-    if (creat && excl) throw new WasiError(Errno.EXIST, `${r.lastName} exists`);
-    if (wantsWrite || trunc) throw new WasiError(Errno.ISDIR, `${r.lastName} is a directory`);
-    ctx.fds.ensureRoom();
-    const fd = ctx.fds.add({ kind: 'dir', mount: r.mount, parts: r.parts, preopen: false, rightsBase: base, rightsInheriting: inheriting, fdflags });
-    ctx.mem.setU32(fdPtr, fd);
-    return Errno.SUCCESS;
-  }
-  if (r.stat === undefined && !creat) throw new WasiError(Errno.NOENT, `${r.lastName} does not exist`);
-  if (wantsDir) throw new WasiError(r.stat === undefined ? Errno.INVAL : Errno.NOTDIR, `${r.lastName} is not a directory`);
-  if (r.stat === undefined) requireNamedEntry(r);
-  ctx.fds.ensureRoom();
-  // A new name costs an inode even if nothing is ever written to it (checked before it exists).
-  if (r.stat === undefined) ctx.quota.createEntry(r.mount, 'create');
-  const access = wantsWrite ? (reads ? constants.O_RDWR : constants.O_WRONLY) : constants.O_RDONLY;
+  return { creat, excl, trunc, wantsDir, reads, wantsWrite, roRead };
+}
+
+/**
+ * Opens (and creates or truncates, as asked) the host file without following a symlink, proves it
+ * is inside the mount and a regular file, and closes it again: the fd table keeps its identity.
+ */
+function openHostFile(r: Resolved, mode: OpenMode): BigIntStats {
+  const access = mode.wantsWrite ? (mode.reads ? constants.O_RDWR : constants.O_WRONLY) : constants.O_RDONLY;
   const hostFlags =
     access |
-    (creat ? constants.O_CREAT : 0) |
-    (excl ? constants.O_EXCL : 0) |
-    (trunc ? constants.O_TRUNC : 0) |
+    (mode.creat ? constants.O_CREAT : 0) |
+    (mode.excl ? constants.O_EXCL : 0) |
+    (mode.trunc ? constants.O_TRUNC : 0) |
     constants.O_NOFOLLOW |
     constants.O_NONBLOCK;
   const hostFd = openSync(r.hostPath, hostFlags, 0o644);
-  let st;
+  let st: BigIntStats;
   try {
     assertOpenedInside(hostFd, r.mount);
     st = fstatSync(hostFd, { bigint: true });
@@ -79,12 +111,7 @@ export function pathOpen(
   }
   // Devices, FIFOs and sockets someone placed in a mount are not files a tool may stream from.
   if (!st.isFile()) throw new WasiError(st.isDirectory() ? Errno.ISDIR : Errno.ACCES, `${r.lastName} is not a regular file`);
-  const fd = ctx.fds.add({
-    kind: 'file', mount: r.mount, parts: r.parts, dev: st.dev, ino: st.ino, position: 0, rightsBase: base, rightsInheriting: inheriting, fdflags,
-    ...(roRead ? { writeRefusedByMount: true as const } : {}),
-  });
-  ctx.mem.setU32(fdPtr, fd);
-  return Errno.SUCCESS;
+  return st;
 }
 
 export function pathCreateDirectory(ctx: WasiContext, dirFd: number, pathPtr: number, pathLen: number): number {

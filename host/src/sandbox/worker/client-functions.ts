@@ -35,15 +35,8 @@ export function createClientFunctions(deps: ClientFunctionDeps): ClientFunctions
 
   const ask = (op: number, payload: Uint8Array): { aux: number; data: Uint8Array } => deps.ask(op, payload);
 
-  const text = (ctx: CallContext, addr: number | bigint, what: string): Uint8Array => {
-    if (BigInt(addr) === 0n) return new Uint8Array(0);
-    const block = ctx.read(BigInt(addr));
-    if (block === null) throw new Error(`toolgate:mcp.${what}: the address is not a valid block`);
-    return block.bytes();
-  };
-
   const request = (op: number, what: string) => (ctx: CallContext, addr: number | bigint): bigint => {
-    const params = text(ctx, addr, what);
+    const params = blockBytes(ctx, addr, what);
     let answer: Uint8Array;
     if (requests >= MAX_CLIENT_REQUESTS_PER_CALL) {
       const message = `a call may make at most ${MAX_CLIENT_REQUESTS_PER_CALL} elicitation and sampling requests`;
@@ -60,27 +53,16 @@ export function createClientFunctions(deps: ClientFunctionDeps): ClientFunctions
     log: (ctx, level, addr) => {
       const lv = Number(level);
       if (!Number.isInteger(lv) || lv < 0 || lv > 7) throw new Error(`toolgate:mcp.log: level ${lv} is not 0 (debug) to 7 (emergency)`);
-      const bytes = text(ctx, addr, 'log');
+      const bytes = blockBytes(ctx, addr, 'log');
       if (!deps.takeLogBudget(bytes.length)) return 1;
-      const payload = new Uint8Array(1 + bytes.length);
-      payload[0] = lv;
-      payload.set(bytes, 1);
-      return ask(ClientOp.LOG, payload).aux;
+      return ask(ClientOp.LOG, logPayload(lv, bytes)).aux;
     },
     progress: (ctx, progress, total, addr) => {
       const p = Number(progress);
-      const t = Number(total);
       if (!Number.isFinite(p)) throw new Error(`toolgate:mcp.progress: progress ${p} is not a finite number`);
       if (progressSent >= MAX_PROGRESS_PER_CALL) return 1;
       progressSent++;
-      const message = text(ctx, addr, 'progress');
-      const payload = new Uint8Array(16 + message.length);
-      const view = new DataView(payload.buffer);
-      view.setFloat64(0, p, true);
-      // total <= 0 or not finite: none
-      view.setFloat64(8, Number.isFinite(t) && t > 0 ? t : Number.NaN, true);
-      payload.set(message, 16);
-      return ask(ClientOp.PROGRESS, payload).aux;
+      return ask(ClientOp.PROGRESS, progressPayload(p, Number(total), blockBytes(ctx, addr, 'progress'))).aux;
     },
     elicit: request(ClientOp.ELICIT, 'elicit'),
     sample: request(ClientOp.SAMPLE, 'sample'),
@@ -88,14 +70,38 @@ export function createClientFunctions(deps: ClientFunctionDeps): ClientFunctions
   return {
     functions,
     forwardLog(level: number, bytes: Uint8Array): void {
-      const payload = new Uint8Array(1 + bytes.length);
-      payload[0] = level;
-      payload.set(bytes, 1);
-      ask(ClientOp.LOG, payload);
+      ask(ClientOp.LOG, logPayload(level, bytes));
     },
     reset() {
       progressSent = 0;
       requests = 0;
     },
   };
+}
+
+/** The bytes of the module's block at `addr` (0 is empty). */
+function blockBytes(ctx: CallContext, addr: number | bigint, what: string): Uint8Array {
+  if (BigInt(addr) === 0n) return new Uint8Array(0);
+  const block = ctx.read(BigInt(addr));
+  if (block === null) throw new Error(`toolgate:mcp.${what}: the address is not a valid block`);
+  return block.bytes();
+}
+
+/** LOG: the level byte, then the line. */
+function logPayload(level: number, bytes: Uint8Array): Uint8Array {
+  const payload = new Uint8Array(1 + bytes.length);
+  payload[0] = level;
+  payload.set(bytes, 1);
+  return payload;
+}
+
+/** PROGRESS: progress and total as little-endian float64 (NaN: no total), then the message. */
+function progressPayload(progress: number, total: number, message: Uint8Array): Uint8Array {
+  const payload = new Uint8Array(16 + message.length);
+  const view = new DataView(payload.buffer);
+  view.setFloat64(0, progress, true);
+  // total <= 0 or not finite: none
+  view.setFloat64(8, Number.isFinite(total) && total > 0 ? total : Number.NaN, true);
+  payload.set(message, 16);
+  return payload;
 }
