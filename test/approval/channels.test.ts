@@ -30,6 +30,20 @@ function req(over: Partial<ApprovalRequest['exec']> = {}): ApprovalRequest {
   };
 }
 
+/** A terminal prompt and the page's queue asked at once for one request, as the default set does. */
+async function terminalAndPage() {
+  const router = new ApprovalRouter();
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let text = '';
+  output.on('data', (c: Buffer) => (text += c.toString()));
+  const queue = new ApprovalQueue();
+  router.useChannels([new TtyApprovalChannel({ input, output, isTTY: true }), queue]);
+  const answer = router.request(req(), new AbortController().signal);
+  await until(() => queue.list().length === 1 && text.includes('[y/N]'));
+  return { input, queue, answer, printed: () => text };
+}
+
 async function serve(handler: (req: IncomingMessage, body: string, res: ServerResponse) => void): Promise<string> {
   const server = createServer((rq, rs) => {
     let body = '';
@@ -201,34 +215,18 @@ describe('router', () => {
   });
 
   test('an answer on the page withdraws the terminal prompt, which says who answered', async () => {
-    const router = new ApprovalRouter();
-    const input = new PassThrough();
-    const output = new PassThrough();
-    let printed = '';
-    output.on('data', (c: Buffer) => (printed += c.toString()));
-    const queue = new ApprovalQueue();
-    router.useChannels([new TtyApprovalChannel({ input, output, isTTY: true }), queue]);
-    const answer = router.request(req(), new AbortController().signal);
-    await until(() => queue.list().length === 1 && printed.includes('[y/N]'));
+    const { input, queue, answer, printed } = await terminalAndPage();
     const [item] = queue.list();
     expect(queue.resolve(item?.id ?? '', 'allowed-once', 'ui: approval secret, 127.0.0.1')).toBe(true);
     expect(await answer).toEqual({ outcome: 'allowed-once', answeredBy: 'ui: approval secret, 127.0.0.1' });
-    expect(printed).toContain('(answered elsewhere: allowed once by ui: approval secret, 127.0.0.1)');
+    expect(printed()).toContain('(answered elsewhere: allowed once by ui: approval secret, 127.0.0.1)');
     // A late "y" at the terminal answers nothing: the prompt is gone.
     input.write('y\n');
     expect(input.listenerCount('data')).toBe(0);
   });
 
   test('an answer at the terminal takes the request off the page; a late answer there is told who answered', async () => {
-    const router = new ApprovalRouter();
-    const input = new PassThrough();
-    const output = new PassThrough();
-    let printed = '';
-    output.on('data', (c: Buffer) => (printed += c.toString()));
-    const queue = new ApprovalQueue();
-    router.useChannels([new TtyApprovalChannel({ input, output, isTTY: true }), queue]);
-    const answer = router.request(req(), new AbortController().signal);
-    await until(() => queue.list().length === 1 && printed.includes('[y/N]'));
+    const { input, queue, answer } = await terminalAndPage();
     const id = queue.list()[0]?.id ?? '';
     input.write('n\n');
     expect(await answer).toEqual({ outcome: 'rejected', answeredBy: 'tty: the terminal' });
