@@ -56,6 +56,9 @@ describe('no rw mount over the folders toolgate reads back', () => {
     const r = await tg(['call', 'greeter', '--args', '{}', '--manifests', 'tools', '--policies', 'none'], { cwd: project });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('a manifests folder this runtime loads');
+    const single = await tg(['call', 'greeter', '--args', '{}', '--manifests', 'tools/greeter.yaml', '--policies', 'none'], { cwd: project });
+    expect(single.code).not.toBe(0);
+    expect(single.stderr).toContain('a manifests folder this runtime loads');
   });
 
   it('the same folders mounted read-only, and an rw mount beside them, load', async () => {

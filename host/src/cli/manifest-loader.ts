@@ -1,7 +1,7 @@
 // Wires manifest folders and the installed store into a runtime. A bad manifest is reported on
 // stderr and skipped; the other tools still load (DESIGN §5).
-import { existsSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Context } from '../plugin/index.js';
 import { messageOf } from '../errors/index.js';
@@ -57,7 +57,9 @@ export const loadManifestTools: ManifestLoader = async (ctx: Context, dirs, opti
   enablePreparedModuleCache(options.storeDir);
   // What this runtime reads back while it runs is no tool's to rewrite (no rw mount over it).
   if (options.policyDir !== undefined) ctx.effect(() => protectControlDir(options.policyDir as string, 'the policy set in force', true));
-  for (const d of dirs) ctx.effect(() => protectControlDir(isFile(d) ? dirname(d) : d, 'a manifests folder this runtime loads', false));
+  // (a manifest file given alone is protected as itself: any folder mount that contains it is its
+  // folder or above, as when its folder is protected)
+  for (const d of dirs) ctx.effect(() => protectControlDir(d, 'a manifests folder this runtime loads', false));
   const all = [...dirs];
   const problems: string[] = [];
   if (!options.explicit) all.push(...(await installedSource(options.storeDir, ctx.logger, (p) => problems.push(p)).dirs()));
@@ -74,11 +76,3 @@ export const loadManifestTools: ManifestLoader = async (ctx: Context, dirs, opti
   }
   return problems;
 };
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
