@@ -5,7 +5,8 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { ManifestError, formatKeyPath } from './errors.js';
 import { DEFAULT_MAX_MODULE_BYTES, FileRuleError, readManifestModule, readRegularFile } from './module-file.js';
-import { MAX_MANIFEST_BYTES, parseManifest } from './parse.js';
+import { MAX_MANIFEST_BYTES } from './parse.js';
+import { parseManifestCached } from './parse-cache.js';
 import { protectedDirRule } from './protected-dirs.js';
 import type { Manifest } from './schema.js';
 import { codeOf, messageOf } from '../errors/index.js';
@@ -64,7 +65,7 @@ export async function loadManifestFile(file: string, opts: LoadFileOptions = {})
     const code = err instanceof FileRuleError && err.code === 'MODULE_INVALID' ? 'INVALID_MANIFEST' : 'READ_FAILED';
     throw new ManifestError(code, abs, [{ path: '', rule }]);
   }
-  const manifest = parseManifest(text, abs);
+  const manifest = await parseManifestCached(text, abs);
   const dir = dirname(abs);
 
   const maxBytes = opts.maxModuleBytes ?? DEFAULT_MAX_MODULE_BYTES;
