@@ -23,6 +23,30 @@ const common = {
   logLevel: 'warning',
 };
 
+// The SDK's server module imports its ajv provider eagerly; toolgate passes its own validator,
+// which loads the provider on first use (host/src/server/sdk-ajv.ts). Here the SDK's import is
+// pointed at that class, so a start does not evaluate ajv (~14 ms). If the SDK stops importing
+// the file by this name, the build fails rather than silently loading ajv again.
+const lazySdkAjv = {
+  name: 'lazy-sdk-ajv',
+  setup(b) {
+    let replaced = 0;
+    b.onStart(() => {
+      replaced = 0;
+    });
+    b.onResolve({ filter: /^\.\.\/validation\/ajv-provider\.js$/ }, (args) => {
+      if (!args.importer.includes('/@modelcontextprotocol/sdk/dist/esm/server/')) return undefined;
+      replaced += 1;
+      return { path: at('host/src/server/sdk-ajv.ts') };
+    });
+    b.onEnd((result) => {
+      if (result.errors.length === 0 && replaced === 0) {
+        result.errors.push({ text: "lazy-sdk-ajv: the MCP SDK's server no longer imports ../validation/ajv-provider.js; update scripts/bundle.mjs and host/src/server/sdk-ajv.ts" });
+      }
+    });
+  },
+};
+
 // The command: lazily imported code goes to chunks beside it (dist/cli/chunk-*.js), so what those
 // import from Node (node:wasi, whose import prints a warning) loads only when they do.
 await build({
@@ -31,6 +55,7 @@ await build({
   outdir: at('dist'),
   splitting: true,
   chunkNames: 'cli/chunk-[hash]',
+  plugins: [lazySdkAjv],
 });
 
 // The instance worker: one file (it loads everything it has at boot anyway).

@@ -39,7 +39,7 @@ function make(dir: string): void {
 export default function setup(): void {
   const stale = staleSource();
   if (stale !== undefined) {
-    console.log(`dist/ is older than ${stale}: building it once (npx tsc -p tsconfig.build.json)`);
+    console.log(`dist/ is older than ${stale}: building it once (tsc, then scripts/bundle.mjs)`);
     try {
       execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe', timeout: 600_000 });
     } catch (err) {
@@ -49,6 +49,8 @@ export default function setup(): void {
     }
     const still = staleSource();
     if (still !== undefined) throw new Error(`dist/ is still older than ${still} after building: run \`make build\` and read its errors`);
+    // tsc rewrote dist/cli/main.js and the worker unbundled: bundle them again, as `make build` does
+    execFileSync(process.execPath, [join(ROOT, 'scripts/bundle.mjs')], { cwd: ROOT, stdio: 'pipe', timeout: 600_000 });
   }
   make('pdk-examples');
   make('test/fixtures');

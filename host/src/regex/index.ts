@@ -2,8 +2,16 @@
 // (DESIGN §8). V8's backtracking engine takes exponential time on patterns like ^(a+)+$, on the
 // main thread, before any deadline applies; RE2 (re2js, a pure JS port) matches in time linear in
 // the input. A pattern RE2 cannot compile (lookaround, backreferences) is refused at load.
-import { RE2JS } from 're2js';
+import { createRequire } from 'node:module';
+import type { RE2JS } from 're2js';
 import { messageOf } from '../errors/index.js';
+
+// re2js is loaded on the first pattern compiled: a start whose manifests come from the parse cache
+// and whose policies have no pattern never needs it (~10 ms of start-up). Its CommonJS build keeps
+// compiling synchronous.
+const requireCjs = createRequire(import.meta.url);
+let engine: typeof RE2JS | undefined;
+const re2 = (): typeof RE2JS => (engine ??= (requireCjs('re2js') as typeof import('re2js')).RE2JS);
 
 export interface LinearRegex {
   /** The pattern as written. */
@@ -27,7 +35,8 @@ export function compileLinear(source: string, options: LinearRegexOptions = {}):
   let re: RE2JS;
   try {
     // translateRegExp accepts ECMAScript spellings RE2 writes differently (\u00e9, (?<name>)).
-    re = RE2JS.compile(RE2JS.translateRegExp(source), options.ignoreCase === true ? RE2JS.CASE_INSENSITIVE : 0);
+    const RE2 = re2();
+    re = RE2.compile(RE2.translateRegExp(source), options.ignoreCase === true ? RE2.CASE_INSENSITIVE : 0);
   } catch (err) {
     const message = messageOf(err);
     return message.replace(/^error parsing regexp: /, '');
@@ -36,7 +45,7 @@ export function compileLinear(source: string, options: LinearRegexOptions = {}):
   return {
     source,
     test: (text: string) => re.test(text),
-    replaceAll: (text: string, replacement: string): string => re.matcher(text).replaceAll(RE2JS.quoteReplacement(replacement)),
+    replaceAll: (text: string, replacement: string): string => re.matcher(text).replaceAll(re2().quoteReplacement(replacement)),
     replaceAllWith: (text, replace) => re.matcher(text).replaceAll((...args: unknown[]) => replace(...(args.slice(0, re.groupCount() + 1) as [string, ...Array<string | undefined>]))),
     toString: () => `/${source}/${flags}`,
   };

@@ -12,14 +12,13 @@ import {
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import type { ApprovalOutcome, ApprovalRequest } from '../pipeline/index.js';
 import { ServerClosingError } from './call-tracker.js';
 import { mcpCallClient } from './call-client.js';
 import { approvalForm, outcomeOf } from './elicit.js';
 import { toCallToolResult } from './mcp-result.js';
 import { RpcError, toSdkError } from './rpc-error.js';
+import { AjvJsonSchemaValidator } from './sdk-ajv.js';
 import { mcpToolView } from './schema-export.js';
 import type { SidecarCore } from './core.js';
 
@@ -46,20 +45,11 @@ function setToolCallHandler(server: Server, handler: ToolCallHandler): void {
 
 const UNKNOWN_TOOL = (name: string) => new RpcError(-32602, `Unknown tool: ${name}`);
 
-/**
- * The SDK's own validator (it checks elicitation answers), built on first use: building it
- * compiles ajv's formats, which every start and every HTTP session would otherwise pay.
- */
-function lazySchemaValidator(): jsonSchemaValidator {
-  let inner: AjvJsonSchemaValidator | undefined;
-  return { getValidator: (schema) => (inner ??= new AjvJsonSchemaValidator()).getValidator(schema) };
-}
-
 export function createMcpServer(core: SidecarCore): Server {
   const server = new Server(
     { name: SERVER_NAME, version: core.version },
     // logging: module logs reach the client as notifications/message, at the level it set.
-    { capabilities: { tools: { listChanged: true }, logging: {} }, jsonSchemaValidator: lazySchemaValidator() },
+    { capabilities: { tools: { listChanged: true }, logging: {} }, jsonSchemaValidator: new AjvJsonSchemaValidator() },
   );
 
   skipRequestIdZero(server);
