@@ -139,3 +139,25 @@ describe('stopped on the calling thread', () => {
     expect(grow.paths().inThread + huge.paths().inThread).toBe(2);
   });
 });
+
+describe('what a call on the calling thread loads', () => {
+  it("an instance's start and call never load Node's built-in fetch (extism checks `instanceof Response` only for a manifest object)", async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { join } = await import('node:path');
+    const root = join(import.meta.dirname, '../..');
+    const script = `
+      import { readFileSync } from 'node:fs';
+      import { DEFAULT_LIMITS, loadSandboxTool } from ${JSON.stringify(join(root, 'dist/sandbox/index.js'))};
+      const wasm = new Uint8Array(readFileSync(${JSON.stringify(join(root, 'test/fixtures/build/server_spin.wasm'))}));
+      const tool = await loadSandboxTool({ name: 'echo', wasm, entry: 'echo', limits: { ...DEFAULT_LIMITS }, allowedHosts: [], allowedPaths: {}, config: {}, secretValues: [] });
+      const out = await tool.call(new TextEncoder().encode('{"a":1}'), { signal: new AbortController().signal });
+      const loaded = process.moduleLoadList.filter((m) => m.includes('undici'));
+      process.stdout.write(JSON.stringify({ out: new TextDecoder().decode(out), paths: tool.paths(), loaded }));
+      await tool.close();
+    `;
+    const report = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 })) as { out: string; paths: { inThread: number }; loaded: string[] };
+    expect(report.out).toBe('{"a":1}');
+    expect(report.paths.inThread).toBe(1);
+    expect(report.loaded).toEqual([]);
+  });
+});

@@ -96,6 +96,22 @@ describe('pool', () => {
     expect(text(await tool.call(utf8('again'), { signal: never() }))).toBe('again');
   });
 
+  it('an instance used again within idleMs is kept; it is trimmed idleMs after its last call, not its first', async () => {
+    const tool = await kit('counter', { pool: { max: 1, idleMs: 400 } });
+    const counts: number[] = [];
+    let last = 0;
+    // five calls 150 ms apart span 600 ms: longer than idleMs since the first release
+    for (let i = 0; i < 5; i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 150));
+      counts.push((await tool.call(new Uint8Array(0), { signal: never() }))[0] as number);
+      last = performance.now();
+    }
+    expect(counts).toEqual([1, 2, 3, 4, 5]); // one instance served them all: its own counter went up
+    expect(tool.stats()).toMatchObject({ live: 1, idle: 1 });
+    await until(() => tool.stats().live === 0, 5000);
+    expect(performance.now() - last).toBeGreaterThanOrEqual(380);
+  });
+
   it('close() answers running and queued calls ABORTED and terminates every instance', async () => {
     const tool = await loadSandboxTool(kitSpec('burn', { execution: { path: 'worker' }, pool: { max: 1 }, limits: { timeoutMs: 5000 } }));
     const running = tool.call(Uint8Array.of(31), { signal: never() });

@@ -6,6 +6,7 @@
 import { ToolFailure, type ExecIdentity, type Tool } from '../tool/index.js';
 import type { HookEntry } from './hooks.js';
 import type { DeadlineRule } from './types.js';
+import { whenAborted } from '../signals/index.js';
 
 /** After the deadline has passed, post-execute still gets this long per listener (to redact a TIMEOUT). */
 export const POST_DEADLINE_GRACE_MS = 1_000;
@@ -50,6 +51,7 @@ export class CallClock {
   readonly #caller: AbortSignal;
   readonly #tool: string;
   readonly #relay = (): void => this.#own?.abort(this.#caller.reason);
+  #stopRelay: (() => void) | undefined;
   #deadline: AbortController | undefined;
   #timeout: ToolFailure | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -69,7 +71,7 @@ export class CallClock {
       this.#own = new AbortController();
       this.signal = this.#own.signal;
       if (caller.aborted) this.#relay();
-      else caller.addEventListener('abort', this.#relay, { once: true });
+      else this.#stopRelay = whenAborted(caller, this.#relay);
       this.resume();
     }
   }
@@ -135,6 +137,6 @@ export class CallClock {
   release(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    this.#caller.removeEventListener('abort', this.#relay);
+    this.#stopRelay?.();
   }
 }

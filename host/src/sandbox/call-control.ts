@@ -1,5 +1,6 @@
 // One call's deadline and cancellation. Every wait in the sandbox races `cancelled`, so the caller is
 // answered the moment the deadline passes or the signal aborts, whatever the instance is doing.
+import { whenAborted } from '../signals/index.js';
 import { ToolFailure } from '../tool/index.js';
 
 /**
@@ -31,6 +32,7 @@ export class CallControl {
   readonly #timeoutMs: number;
   readonly #callerSignal: AbortSignal;
   readonly #onAbort = (): void => this.cancel(callerAbortFailure(this.#callerSignal.reason));
+  #stopWatching: () => void = () => {};
   #reject: (err: ToolFailure) => void = () => {};
   readonly #listeners: ((failure: ToolFailure) => void)[] = [];
 
@@ -43,8 +45,8 @@ export class CallControl {
     this.cancelled.catch(() => {}); // observed through race(); never an unhandled rejection
     this.#timeoutMs = timeoutMs;
     this.#timer = setTimeout(() => this.expire(), timeoutMs);
-    callerSignal.addEventListener('abort', this.#onAbort, { once: true });
     if (callerSignal.aborted) this.#onAbort();
+    else this.#stopWatching = whenAborted(callerSignal, this.#onAbort);
   }
 
   /** The deadline has passed. */
@@ -84,6 +86,6 @@ export class CallControl {
 
   dispose(): void {
     clearTimeout(this.#timer);
-    this.#callerSignal.removeEventListener('abort', this.#onAbort);
+    this.#stopWatching();
   }
 }

@@ -41,7 +41,12 @@ export class InstancePool {
   readonly #all = new Set<PooledInstance>();
   readonly #busy = new Set<PooledInstance>();
   #idle: PooledInstance[] = [];
-  readonly #idleTimers = new Map<PooledInstance, NodeJS.Timeout>();
+  /**
+   * When each idle instance was last released. One timer per pool trims them, armed for the oldest:
+   * a timer set and cleared around every call cost a few µs of each call.
+   */
+  readonly #idleSince = new Map<PooledInstance, number>();
+  #trimTimer: NodeJS.Timeout | undefined;
   readonly #queue: Waiter[] = [];
   readonly #active = new Set<CallControl>();
   #starting = 0;
@@ -120,8 +125,7 @@ export class InstancePool {
     for (;;) {
       const inst = this.#idle.pop(); // most recently used first: its caches are warm
       if (!inst) return undefined;
-      clearTimeout(this.#idleTimers.get(inst));
-      this.#idleTimers.delete(inst);
+      this.#idleSince.delete(inst);
       if (inst.dead) {
         this.#all.delete(inst);
         continue;
@@ -165,16 +169,30 @@ export class InstancePool {
       return;
     }
     this.#idle.push(inst);
-    const timer = setTimeout(() => this.#trim(inst), this.opts.idleMs);
-    timer.unref();
-    this.#idleTimers.set(inst, timer);
+    this.#idleSince.set(inst, performance.now());
+    this.#armTrim();
+  }
+
+  /** Arms the pool's one trim timer for the instance that has been idle longest (if not armed). */
+  #armTrim(): void {
+    if (this.#trimTimer !== undefined || this.#closed || this.#idleSince.size === 0) return;
+    let oldest = Infinity;
+    for (const since of this.#idleSince.values()) oldest = Math.min(oldest, since);
+    const due = Math.max(0, oldest + this.opts.idleMs - performance.now());
+    this.#trimTimer = setTimeout(() => {
+      this.#trimTimer = undefined;
+      const now = performance.now();
+      for (const [inst, since] of [...this.#idleSince]) if (now - since >= this.opts.idleMs) this.#trim(inst);
+      this.#armTrim();
+    }, due);
+    this.#trimTimer.unref();
   }
 
   #trim(inst: PooledInstance): void {
     const i = this.#idle.indexOf(inst);
     if (i < 0) return;
     this.#idle.splice(i, 1);
-    this.#idleTimers.delete(inst);
+    this.#idleSince.delete(inst);
     this.#all.delete(inst);
     void inst.terminate();
   }
@@ -228,8 +246,9 @@ export class InstancePool {
     const aborted = (): ToolFailure => new ToolFailure('ABORTED', 'the sandbox was closed while the call was pending');
     for (const w of this.#queue.splice(0)) w.fail(aborted());
     for (const ctl of this.#active) ctl.cancel(aborted());
-    for (const t of this.#idleTimers.values()) clearTimeout(t);
-    this.#idleTimers.clear();
+    clearTimeout(this.#trimTimer);
+    this.#trimTimer = undefined;
+    this.#idleSince.clear();
     this.#idle = [];
     const all = [...this.#all];
     this.#all.clear();

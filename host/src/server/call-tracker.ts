@@ -1,6 +1,7 @@
 // Every call in flight, so a shutdown can stop taking new ones, let the running ones finish up to
 // a deadline, and then cancel the rest (which tears their instances down) instead of hanging.
 import { ToolgateError } from '../errors/index.js';
+import { whenAborted } from '../signals/index.js';
 import { ToolFailure } from '../tool/index.js';
 
 /** What a client reads when shutdown ends its call: the words are the same on every transport. */
@@ -37,14 +38,15 @@ export class CallTracker {
     // WeakRef and a finalizer per call, measurable at MCP call rates).
     const stop = new AbortController();
     const relay = () => stop.abort(callerSignal?.reason);
+    let unlink: () => void = () => {};
     if (callerSignal?.aborted === true) relay();
-    else callerSignal?.addEventListener('abort', relay, { once: true });
+    else if (callerSignal !== undefined) unlink = whenAborted(callerSignal, relay);
     this.#total += 1;
     const p = fn(stop.signal);
     this.#running.set(p, stop);
     const forget = () => {
       this.#running.delete(p);
-      callerSignal?.removeEventListener('abort', relay);
+      unlink();
     };
     p.then(forget, forget);
     return p;

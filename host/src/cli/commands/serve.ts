@@ -7,6 +7,7 @@ import {
   reserveStdout, ManifestTools, SessionApprovals, SidecarCore, type PendingApprovals, type ChangeSource, type MetricsSource,
 } from '../../server/index.js';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
+import { tuneJitForServing } from '../jit-tuning.js';
 import { toolgateVersion } from '../package-root.js';
 import { describePolicySource } from '../policy-source.js';
 import { UsageError } from '../usage.js';
@@ -96,6 +97,7 @@ async function serve(flags: ServeFlags, io: CliIO, writeStdout: (text: string) =
   let serving: Serving;
   try {
     serving = await startServing(flags, io, runtime, approvals, writeStdout, resources);
+    tuneJitForServing();
   } catch (err) {
     await resources.disposeInTurn();
     throw err;

@@ -48,6 +48,21 @@ function readKey(ctx: CallContext, addr: number | bigint, what: string): string 
   return key.string();
 }
 
+/**
+ * What createPlugin is given. A lone main module goes as the WebAssembly.Module itself (extism
+ * names it "main"): for a manifest object extism tests `instanceof Response`, and touching that
+ * global loads Node's built-in fetch (~37 ms, and memory in every worker) although toolgate never
+ * lets extism fetch. Linked modules need the named list.
+ */
+function pluginManifest(units: RunnerInit['units']): WebAssembly.Module | { wasm: { module: WebAssembly.Module; name: string }[] } {
+  const [only, ...rest] = units;
+  if (only !== undefined && rest.length === 0 && only.name === 'main') return only.module;
+  return { wasm: units.map((u) => ({ module: u.module, name: u.name })) };
+}
+
+/** extism's fetch, for manifests that name a URL: toolgate gives modules as compiled modules only. */
+const refuseFetch: typeof fetch = () => Promise.reject(new Error('toolgate gives extism compiled modules; it never fetches one'));
+
 export class PluginRunner {
   #allocated = 0;
   #allocRefused = false;
@@ -98,11 +113,11 @@ export class PluginRunner {
     };
     const live: LiveUnit[] = this.init.units.map((unit) => ({ unit, memory: undefined }));
     for (const l of live) if (l.unit.usesWasi) functions[l.unit.wasiNamespace] = await this.#wasi(l);
-    const wasm = this.init.units.map((u) => ({ module: u.module, name: u.name }));
     this.#plugin = await withLiveUnits(live, () =>
-      createPlugin({ wasm }, {
+      createPlugin(pluginManifest(this.init.units), {
         useWasi: false,
         runInWorker: false,
+        fetch: refuseFetch,
         functions,
         config: this.init.config,
         logger: this.#logger(),

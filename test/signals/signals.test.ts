@@ -1,0 +1,64 @@
+// Waiting on a signal: raceSignal and whenAborted share one 'abort' listener per signal, and keep
+// the rules the pipeline and the sandbox rely on (work that settled first wins; the reason is kept).
+import { describe, expect, test } from 'vitest';
+import { raceSignal, whenAborted } from '../../host/src/signals/index.js';
+
+/** Counts the 'abort' listeners added to a signal, as the EventTarget sees them. */
+function counted(): { signal: AbortSignal; abort: (reason?: unknown) => void; added: () => number } {
+  const ac = new AbortController();
+  let n = 0;
+  const add = ac.signal.addEventListener.bind(ac.signal) as (type: string, listener: () => void, options?: { once?: boolean }) => void;
+  const counting = (type: string, listener: () => void, options?: { once?: boolean }): void => {
+    if (type === 'abort') n += 1;
+    add(type, listener, options);
+  };
+  Object.defineProperty(ac.signal, 'addEventListener', { value: counting });
+  return { signal: ac.signal, abort: (r) => ac.abort(r), added: () => n };
+}
+
+describe('waiting on a signal', () => {
+  test('many waits on one signal add one listener, and every wait still runs on abort', async () => {
+    const s = counted();
+    const ran: number[] = [];
+    for (let i = 0; i < 5; i++) whenAborted(s.signal, () => ran.push(i));
+    const races = [0, 1, 2].map(() => raceSignal(new Promise(() => {}), s.signal).catch((e: unknown) => e));
+    expect(s.added()).toBe(1);
+    s.abort(new Error('stop'));
+    expect(ran).toEqual([0, 1, 2, 3, 4]);
+    for (const r of await Promise.all(races)) expect((r as Error).message).toBe('stop');
+  });
+
+  test('a wait that was stopped does not run; settled races leave nothing behind', async () => {
+    const s = counted();
+    const ran: string[] = [];
+    const stop = whenAborted(s.signal, () => ran.push('stopped one'));
+    whenAborted(s.signal, () => ran.push('kept one'));
+    stop();
+    for (let i = 0; i < 100; i++) expect(await raceSignal(Promise.resolve(i), s.signal)).toBe(i);
+    s.abort();
+    expect(ran).toEqual(['kept one']);
+    expect(s.added()).toBe(1);
+  });
+
+  test('work that settles in the same turn as the abort still wins, and a later wait on an aborted signal rejects', async () => {
+    const ac = new AbortController();
+    const work = Promise.resolve('value');
+    const race = raceSignal(work, ac.signal);
+    ac.abort(new Error('late'));
+    expect(await race).toBe('value');
+    await expect(raceSignal(new Promise(() => {}), ac.signal)).rejects.toThrow('late');
+  });
+
+  test('a signal aborted again after its waits ran does not run them twice; a new signal starts afresh', () => {
+    const first = new AbortController();
+    let runs = 0;
+    whenAborted(first.signal, () => (runs += 1));
+    first.abort();
+    first.abort();
+    expect(runs).toBe(1);
+    const second = new AbortController();
+    whenAborted(second.signal, () => (runs += 10));
+    second.abort();
+    expect(runs).toBe(11);
+  });
+});
