@@ -1,5 +1,6 @@
 // Waiting on a signal: raceSignal and whenAborted share one 'abort' listener per signal, and keep
 // the rules the pipeline and the sandbox rely on (work that settled first wins; the reason is kept).
+import { getEventListeners } from 'node:events';
 import { describe, expect, test } from 'vitest';
 import { raceSignal, whenAborted } from '../../host/src/signals/index.js';
 
@@ -60,5 +61,23 @@ describe('waiting on a signal', () => {
     whenAborted(second.signal, () => (runs += 10));
     second.abort();
     expect(runs).toBe(11);
+  });
+});
+
+describe('no listener left behind', () => {
+  test('when its last wait stops, a signal keeps no listener: a long-lived signal raced many times collects none', async () => {
+    const ac = new AbortController();
+    for (let i = 0; i < 50; i++) {
+      const stops = [whenAborted(ac.signal, () => {}), whenAborted(ac.signal, () => {})];
+      expect(await raceSignal(Promise.resolve(i), ac.signal)).toBe(i);
+      expect(getEventListeners(ac.signal, 'abort')).toHaveLength(1);
+      for (const stop of stops) stop();
+      expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
+    }
+    // and waiting again afterwards still works
+    const ran: string[] = [];
+    whenAborted(ac.signal, () => ran.push('ran'));
+    ac.abort();
+    expect(ran).toEqual(['ran']);
   });
 });

@@ -2,35 +2,41 @@
 // signal allows. A leaf folder: the pipeline and the sandbox both use it, it imports nothing.
 
 /**
- * The waits on each signal. A signal gets one 'abort' listener however many waits it has: on Node
- * 20 adding and removing a listener on an AbortSignal costs a few µs each (more before the JIT has
- * warmed), and one call waits on the same signal four or five times.
+ * The waits on each signal. A signal has one 'abort' listener however many waits it has at once:
+ * on Node 20 adding and removing a listener on an AbortSignal costs a few µs each (more before the
+ * JIT has warmed), and one call waits on the same signal four or five times. The listener goes
+ * when the last wait stops, so a long-lived signal never collects listeners.
  */
-const waits = new WeakMap<AbortSignal, Set<() => void>>();
+interface Waits {
+  readonly fns: Set<() => void>;
+  readonly onAbort: () => void;
+}
+const waits = new WeakMap<AbortSignal, Waits>();
 
 /**
  * Runs `fn` once when `signal` aborts (not at all if it already has: check `aborted` first).
  * Returns what stops waiting; calling it after the abort does nothing.
  */
 export function whenAborted(signal: AbortSignal, fn: () => void): () => void {
-  let set = waits.get(signal);
-  if (set === undefined) {
-    const fresh = new Set<() => void>();
-    waits.set(signal, fresh);
-    signal.addEventListener(
-      'abort',
-      () => {
-        waits.delete(signal);
-        for (const f of fresh) f();
-        fresh.clear();
-      },
-      { once: true },
-    );
-    set = fresh;
+  let w = waits.get(signal);
+  if (w === undefined) {
+    const fns = new Set<() => void>();
+    const onAbort = (): void => {
+      waits.delete(signal);
+      for (const f of fns) f();
+      fns.clear();
+    };
+    w = { fns, onAbort };
+    waits.set(signal, w);
+    signal.addEventListener('abort', onAbort, { once: true });
   }
-  const mine = set;
-  mine.add(fn);
-  return () => void mine.delete(fn);
+  const mine = w;
+  mine.fns.add(fn);
+  return () => {
+    if (!mine.fns.delete(fn) || mine.fns.size > 0) return;
+    if (waits.get(signal) === mine) waits.delete(signal);
+    signal.removeEventListener('abort', mine.onAbort);
+  };
 }
 
 /**
