@@ -20,6 +20,7 @@ const LAYER = {
   'host-grammar': 0,
   'own-sockets': 0,
   signals: 0,
+  'cache-files': 0,
   tool: 1,
   sandbox: 1,
   pipeline: 2,

@@ -5,12 +5,13 @@
 // an upgrade parses again. Only manifests that parsed cleanly are stored; a file that is corrupt,
 // for another key or unreadable is ignored and rewritten. Mounts inside the cache are refused
 // (protected-dirs.ts), so no tool can plant an entry.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
+import { writeCacheFile } from '../cache-files/index.js';
 import { parseManifest } from './parse.js';
 import type { Manifest } from './schema.js';
 
@@ -54,7 +55,7 @@ export async function parseManifestCached(text: string, file: string): Promise<M
   // Only what survives JSON unchanged is stored: a hit must equal a fresh parse.
   const json = JSON.stringify({ format: FORMAT, key, manifest });
   const back: unknown = JSON.parse(json);
-  if (typeof back === 'object' && back !== null && 'manifest' in back && isDeepStrictEqual(back.manifest, manifest)) await writeEntry(folder, path, key, json);
+  if (typeof back === 'object' && back !== null && 'manifest' in back && isDeepStrictEqual(back.manifest, manifest)) await writeCacheFile(folder, `${key}.json`, json);
   return manifest;
 }
 
@@ -67,18 +68,5 @@ async function readEntry(path: string, key: string): Promise<Manifest | undefine
     return entry.manifest as Manifest;
   } catch {
     return undefined;
-  }
-}
-
-/** Any failure (no folder, not writable, disk full) leaves the cache as it was: it only saves time. */
-async function writeEntry(folder: string, path: string, key: string, json: string): Promise<void> {
-  // a fresh temporary name and a rename: a reader never sees half a file, and two writers never mix
-  const tmp = join(folder, `.${key}.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    await mkdir(folder, { recursive: true, mode: 0o700 });
-    await writeFile(tmp, json, { mode: 0o600 });
-    await rename(tmp, path);
-  } catch {
-    await rm(tmp, { force: true }).catch(() => {});
   }
 }

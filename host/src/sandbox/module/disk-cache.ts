@@ -6,12 +6,13 @@
 // rebuilt, and a folder that cannot be written is skipped without a word: the cache only saves
 // time. V8 offers no way to keep a compiled WebAssembly.Module across processes, so the compile
 // itself (Liftoff, a few ms per MB) is still paid on every start.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { writeCacheFile } from '../../cache-files/index.js';
 import { preparedModuleCacheDir } from '../prepared-cache-dir.js';
 import type { PrepareOptions, PreparedModule } from './prepare.js';
 
@@ -83,13 +84,5 @@ export async function writePrepared(key: string, bytes: Uint8Array, info: Prepar
   const dir = preparedModuleCacheDir();
   if (dir === undefined) return;
   const header = JSON.stringify({ format: FORMAT, key, bytesSha256: sha256(bytes), info });
-  // a fresh temporary name and a rename: a reader never sees half a file, and two writers never mix
-  const tmp = join(dir, `.${key}.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    await writeFile(tmp, Buffer.concat([Buffer.from(MAGIC + header + '\n', 'utf8'), bytes]), { mode: 0o600 });
-    await rename(tmp, join(dir, `${key}.bin`));
-  } catch {
-    await rm(tmp, { force: true }).catch(() => {});
-  }
+  await writeCacheFile(dir, `${key}.bin`, Buffer.concat([Buffer.from(MAGIC + header + '\n', 'utf8'), bytes]));
 }
