@@ -1,5 +1,6 @@
 // Promise helpers that keep a stuck listener or body from stalling a call forever.
 import { ToolgateError } from '../errors/index.js';
+import { whenAborted } from '../signals/index.js';
 import { ToolFailure, type ErrorCode } from '../tool/index.js';
 
 /** Thrown inside the pipeline when a listener misbehaves; becomes LISTENER_ERROR. */
@@ -58,8 +59,7 @@ export function linkSignals(sources: readonly AbortSignal[]): { signal: AbortSig
       release();
       ctl.abort(src.reason);
     };
-    src.addEventListener('abort', onAbort, { once: true });
-    detach.push(() => src.removeEventListener('abort', onAbort));
+    detach.push(whenAborted(src, onAbort));
   }
   return { signal: ctl.signal, release };
 }
