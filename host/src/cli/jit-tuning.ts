@@ -8,7 +8,7 @@
 // only moves when V8 optimises, never what the code does.
 import { setFlagsFromString } from 'node:v8';
 
-export const SERVING_INTERRUPT_BUDGET = 8 * 1024;
+const SERVING_INTERRUPT_BUDGET = 8 * 1024;
 
 export function tuneJitForServing(): void {
   setFlagsFromString(`--interrupt-budget=${SERVING_INTERRUPT_BUDGET}`);
