@@ -1,4 +1,4 @@
-// Calls that make many host calls: the SDK's worker channel polls (FINDINGS 11); toolgate's does not.
+// Calls that make many host calls: the SDK's worker channel polls (architecture.md §8.4); toolgate's does not.
 import createPlugin from '@extism/extism';
 import { loadSandboxTool } from '../../dist/sandbox/index.js';
 import { kitSpec, kitWasm, never, timeCalls } from '../lib/sandbox-fixtures.mjs';

@@ -1,5 +1,5 @@
-// The shape DESIGN §1 promises, checked on every run: no import cycles, other folders enter a folder
-// only through its index.ts, and dependencies between the top-level folders point one way.
+// The shape architecture.md §2 describes, checked on every run: no import cycles, other folders enter
+// a folder only through its index.ts, and dependencies between the top-level folders point one way.
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { functionLengths, hostFunctionLengths } from './functions.js';
 import { cycles, importGraph, SRC, type Edge } from './imports.js';
 
 /**
- * The top-level folders of host/src by layer; an import may point only to a lower layer. DESIGN §1:
+ * The top-level folders of host/src by layer; an import may point only to a lower layer. architecture.md §2:
  * cli/server -> registry/policy/approval -> pipeline -> tool, and sandbox reached only through the
  * tool model (a WASM tool is built by manifest/). A new folder must be placed here.
  */
@@ -65,7 +65,7 @@ const graph = importGraph();
 const top = (file: string): string => file.split('/')[0] ?? file;
 const show = (e: Edge): string => `${e.from} -> ${e.to}`;
 
-describe('architecture (DESIGN §1)', () => {
+describe('architecture (architecture.md §2)', () => {
   it('there are no import cycles between files of host/src', () => {
     expect(cycles(graph.edges).map((c) => c.join(', '))).toEqual([]);
   });

@@ -1,4 +1,4 @@
-// `toolgate inspect` looks where `call` and `serve` look (DESIGN §7): ./manifests plus the
+// `toolgate inspect` looks where `call` and `serve` look (docs/cli.md): ./manifests plus the
 // installed store, unless --manifests names folders.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { inspectCommand } from '../../host/src/cli/commands/inspect.js';

@@ -1,4 +1,4 @@
-// Which policy set is in force (DESIGN §8): --policies DIR > $TOOLGATE_POLICIES >
+// Which policy set is in force (docs/decisions.md): --policies DIR > $TOOLGATE_POLICIES >
 // $TOOLGATE_HOME/policies > ./policies > the default set shipped with the program. Every command
 // here runs the real binary from a temporary folder outside the checkout.
 import { execFile } from 'node:child_process';

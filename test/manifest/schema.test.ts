@@ -166,7 +166,7 @@ describe('defaults', () => {
     expect(m.capabilities.memory).toEqual({ max_pages: 160, max_http_response_bytes: 1024 * 1024, max_var_bytes: 1024 * 1024 });
   });
 
-  test('the DESIGN §5 example manifest is valid as written', () => {
+  test('the documented example manifest is valid as written', () => {
     const text = `apiVersion: toolgate/v1
 name: fetch_url
 version: 1.2.0

@@ -42,7 +42,7 @@ for (const [where, path] of EXECUTION_PATHS) {
         expect(tool.stats()).toEqual({ live: 1, busy: 0, idle: 1, queued: 0 });
       });
 
-      it('Extism memory is reset after each call, so thousands of calls do not exhaust blocks (FINDINGS 14)', async () => {
+      it('Extism memory is reset after each call, so thousands of calls do not exhaust blocks (architecture.md §8.8)', async () => {
         const tool = await kit('greet');
         for (let i = 0; i < 3000; i++) await tool.call(utf8('x'), { signal: never() });
         expect(text(await tool.call(utf8('end'), { signal: never() }))).toBe('Hello, end');
@@ -181,7 +181,7 @@ for (const [where, path] of EXECUTION_PATHS) {
         await failure(tool.call(new Uint8Array(0), { signal: never() }), 'TOOL_ERROR');
       });
 
-      it('a non-zero return without error_set is an error (FINDINGS 13), and the instance is kept', async () => {
+      it('a non-zero return without error_set is an error (architecture.md §8.7), and the instance is kept', async () => {
         const tool = await kit('nonzero');
         const err = await failure(tool.call(new Uint8Array(0), { signal: never() }), 'TOOL_ERROR');
         expect(err.message).toBe('the module returned status 3');

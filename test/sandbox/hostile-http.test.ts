@@ -1,4 +1,4 @@
-// Network escapes tried by a real module through its http_request import (DESIGN §4): the
+// Network escapes tried by a real module through its http_request import (architecture.md §4): the
 // manifest's allowed_hosts holds for every hop, every name and every byte, not only in the gate's
 // own tests.
 import { createServer, type Server } from 'node:http';

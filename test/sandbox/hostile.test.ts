@@ -132,7 +132,7 @@ for (const [where, path] of EXECUTION_PATHS) {
       expect(tool.stats().live).toBe(0);
     });
 
-    it('a timeout right after a failed HTTP call still fires, and the next call is served (FINDINGS 4, 10)', async () => {
+    it('a timeout right after a failed HTTP call still fires, and the next call is served (architecture.md §8.4)', async () => {
       let slowArrived = false;
       const server = createServer((req, res) => {
         if (req.url === '/slow') {
@@ -200,7 +200,7 @@ for (const [where, path] of EXECUTION_PATHS) {
       await failure(tool.call(Uint8Array.of(2), { signal: never() }), 'OUTPUT_TOO_LARGE');
     });
 
-    it('close() while a call runs answers it ABORTED at once (FINDINGS 5)', async () => {
+    it('close() while a call runs answers it ABORTED at once (architecture.md §8.5)', async () => {
       const tool = await loadSandboxTool(kitSpec('burn', { execution, limits: { timeoutMs: 5000 } }));
       const pending = tool.call(Uint8Array.of(31), { signal: never() });
       await until(() => tool.stats().busy === 1);
@@ -209,11 +209,11 @@ for (const [where, path] of EXECUTION_PATHS) {
       await failure(tool.call(Uint8Array.of(1), { signal: never() }), 'ABORTED');
     });
 
-    it('host calls never stall: 200 calls of ~40 host calls each all finish fast (FINDINGS 11)', async () => {
+    it('host calls never stall: 200 calls of ~40 host calls each all finish fast (architecture.md §8.4)', async () => {
       const tool = await load('core_kit', 'greet');
       const input = utf8('x'.repeat(16));
       await tool.call(input, { signal: never() });
-      // a stall is the host waiting on its own channel (FINDINGS 11: 500 ms), not the machine's load
+      // a stall is the host waiting on its own channel (architecture.md §8.4: 500 ms), not the machine's load
       let worst = 0;
       for (let i = 0; i < 200; i++) {
         const call = tool.call(input, { signal: never() });

@@ -36,7 +36,7 @@ describe('pool', () => {
     expect(tool.stats()).toEqual({ live: 2, busy: 0, idle: 2, queued: 0 });
   });
 
-  it('two concurrent calls never see each other\'s output (FINDINGS 12)', async () => {
+  it('two concurrent calls never see each other\'s output (architecture.md §8.6)', async () => {
     const tool = await kit('slow_echo', { pool: { max: 2 } });
     const inputs = Array.from({ length: 12 }, (_, i) => `${String.fromCharCode(97 + i)}-${i * 7}`);
     const outs = await Promise.all(inputs.map((s) => tool.call(utf8(s), { signal: never() })));
@@ -135,7 +135,7 @@ describe('pool', () => {
     expect(tool.stats()).toEqual({ live: 0, busy: 0, idle: 0, queued: 0 });
   });
 
-  it('each instance gets its own host state: vars are per instance (FINDINGS 15)', async () => {
+  it('each instance gets its own host state: vars are per instance (architecture.md §8.9)', async () => {
     const tool = await kit('counter', { pool: { max: 2 } });
     // two overlapping calls need two instances; each starts its own counter at 1
     const [a, b] = await Promise.all([tool.call(new Uint8Array(0), { signal: never() }), tool.call(new Uint8Array(0), { signal: never() })]);

@@ -1,5 +1,5 @@
 // End to end: a wasi-libc Extism tool (test/fixtures/fs_tool.c) loaded with loadSandboxTool, so the
-// core's worker wires toolgate's WASI in place of Node's. The FINDINGS 3 escapes must fail there too.
+// core's worker wires toolgate's WASI in place of Node's. The architecture.md §8.3 escapes must fail there too.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -46,7 +46,7 @@ describe('WASI through the sandbox worker', () => {
     expect(names).toEqual(['dirlink', 'hello.txt']);
   });
 
-  it('the FINDINGS 3 escape (/data/dirlink/hostname) is refused with ENOTCAPABLE in the worker', async () => {
+  it('the architecture.md §8.3 escape (/data/dirlink/hostname) is refused with ENOTCAPABLE in the worker', async () => {
     const err = await failure(run('read /data/dirlink/hostname'), 'TOOL_ERROR');
     expect(err.message).toContain('errno 76');
     expect(err.message).not.toContain('secret-host');

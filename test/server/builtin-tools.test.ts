@@ -1,4 +1,4 @@
-// Agents see exactly the tools they were given (DESIGN §8): `serve` and `schema` offer the
+// Agents see exactly the tools they were given (docs/decisions.md): `serve` and `schema` offer the
 // manifest and installed tools only; the built-in echo is a `toolgate call` smoke test, served
 // only with --builtin-tools. And `serve` says at start which policy set guards it.
 import { afterEach, describe, expect, it } from 'vitest';

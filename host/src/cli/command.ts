@@ -18,7 +18,7 @@ export interface CliIO {
 }
 
 /**
- * Exit codes of DESIGN §7, one contract for every command: 0 success; 1 the tool's call returned an
+ * Exit codes of docs/cli.md, one contract for every command: 0 success; 1 the tool's call returned an
  * error (or, for a checking command, the check failed); 2 usage, configuration or load error.
  */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;

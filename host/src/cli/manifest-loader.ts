@@ -1,5 +1,5 @@
 // Wires manifest folders and the installed store into a runtime. A bad manifest is reported on
-// stderr and skipped; the other tools still load (DESIGN §5).
+// stderr and skipped; the other tools still load (docs/authoring.md, "The manifest").
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';

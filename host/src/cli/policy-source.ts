@@ -1,4 +1,4 @@
-// Which policy set is in force, and where it came from (DESIGN §8): `--policies DIR` >
+// Which policy set is in force, and where it came from (docs/decisions.md, "Policies"): `--policies DIR` >
 // $TOOLGATE_POLICIES > $TOOLGATE_HOME/policies > ./policies > the default set shipped inside the
 // package. A folder of named sets selects default/ (or --policy-set NAME). No policies at all only
 // when asked for: `--policies none`, or an empty folder named with --policies (docs/decisions.md).

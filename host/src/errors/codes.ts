@@ -2,7 +2,7 @@
 // An error class narrows its `code` to its part's list, so a code is added here or not at all.
 
 export const ERROR_CODES_BY_PART = {
-  /** A call's result (DESIGN §3): what `--json` prints, MCP carries and ToolFailure throws. */
+  /** A call's result (architecture.md §3): what `--json` prints, MCP carries and ToolFailure throws. */
   call: [
     'UNKNOWN_TOOL',
     'INVALID_ARGS',

@@ -1,4 +1,4 @@
-// One host grammar (DESIGN §8): how allowed_hosts entries, guard-hosts rules and ceiling entries
+// One host grammar (docs/decisions.md, "Network"): how allowed_hosts entries, guard-hosts rules and ceiling entries
 // are parsed and written. The sandbox matches requests with it, manifests store its normal form,
 // and guard-hosts, ceilings and `inspect` read hosts through it, so a spelling cannot mean one
 // host to a check and another to the connection.

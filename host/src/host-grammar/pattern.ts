@@ -1,7 +1,7 @@
 // allowed_hosts entries and how they match a request's host and port: the sandbox's host grammar,
 // shared by manifests (stored in normal form), guard-hosts, ceilings and `inspect`.
 //
-// Rules (DESIGN §4 "Network"):
+// Rules (architecture.md §4):
 // - `docs.example.com`       that name, on the scheme's default port only (443 https, 80 http);
 // - `docs.example.com:8443`  that name on that port only; `host:*` on any port;
 // - `*.example.com`          any name with one or more labels before `.example.com`, never the

@@ -1,4 +1,4 @@
-// A WASM tool is a tool built from a manifest (DESIGN §2): execute sends the validated arguments to
+// A WASM tool is a tool built from a manifest (architecture.md §3): execute sends the validated arguments to
 // the module (as UTF-8 JSON, or one argument's bytes: wire.ts) and returns the module's output as the
 // canonical value (§4 wire ABI).
 import type { Logger } from 'pino';

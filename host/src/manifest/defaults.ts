@@ -1,4 +1,4 @@
-// Tight defaults (DESIGN §5): a manifest that says nothing gets no network, no files, 16 MiB of
+// Tight defaults (docs/authoring.md, "The manifest"): a manifest that says nothing gets no network, no files, 16 MiB of
 // memory, 10 s per call and 1 MiB in each direction. Upper bounds keep an "impossible" value (a
 // typo with three extra zeros) from loading at all.
 

@@ -138,7 +138,7 @@ export async function loadManifestDirs(dirs: string[], opts: LoadDirsOptions = {
     const dir = resolve(d);
     let files: string[];
     try {
-      // A manifest file named directly is loaded as it is (DESIGN §8: --manifests takes files too).
+      // A manifest file named directly is loaded as it is (docs/cli.md: --manifests takes files too).
       files = (await stat(dir)).isDirectory()
         ? (await readdir(dir, { withFileTypes: true }))
             .filter((e) => (e.isFile() || e.isSymbolicLink()) && /\.ya?ml$/i.test(e.name))

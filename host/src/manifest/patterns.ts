@@ -1,5 +1,5 @@
 // Regular expressions in a manifest's schemas (`pattern`, `patternProperties`) run on RE2, in
-// linear time (DESIGN §8); one RE2 cannot compile is refused at load, naming where it is.
+// linear time (architecture.md §6); one RE2 cannot compile is refused at load, naming where it is.
 import { linearRegexProblem } from '../regex/index.js';
 import { formatKeyPath as formatPath, type ManifestIssue } from './errors.js';
 import type { Manifest } from './schema.js';

@@ -1,4 +1,4 @@
-// The manifest YAML schema of DESIGN §5. Strict objects everywhere: an unknown key is a typo or a
+// The manifest YAML schema (docs/authoring.md, "The manifest"). Strict objects everywhere: an unknown key is a typo or a
 // capability we do not understand, and either way it must not load silently.
 import { z } from 'zod';
 import { CLIENT_FEATURES, jsonSchemaProblem, TOOL_NAME_RE, type Json, type JsonObject, type ParamSpec } from '../tool/index.js';

@@ -1,4 +1,4 @@
-// The bytes between the tool and its module (DESIGN §4 wire ABI): by default the arguments object as
+// The bytes between the tool and its module (docs/authoring.md, "The wire ABI"): by default the arguments object as
 // UTF-8 JSON in and JSON out; stock Extism plugins read raw bytes (input.encoding raw/base64) and may
 // answer text or bytes (output.encoding text/base64).
 import { isJson, ToolFailure } from '../tool/index.js';

@@ -1,7 +1,7 @@
 // The sockets this toolgate process listens on, process-wide. The HTTP server registers its bound
 // address when it listens and removes it on close; the sandbox's HTTP gate refuses every
 // connection that would land on one of them, however the address is spelled, so a tool can never
-// call its own server's /mcp, /v1/tools or /v1/approvals (DESIGN §8 "Sandbox").
+// call its own server's /mcp, /v1/tools or /v1/approvals (architecture.md §4).
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 

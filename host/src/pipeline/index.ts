@@ -1,4 +1,4 @@
-// The pipeline: the six stages of DESIGN §3, their listener types, and `explain` for policy tools.
+// The pipeline: the stages of architecture.md §3, their listener types, and `explain` for policy tools.
 export { Pipeline, type PipelineOptions, type Explanation } from './pipeline.js';
 export { Hooks, type HookEntry, type HookSnapshot } from './hooks.js';
 export { STAGES, isStage } from './types.js';

@@ -1,7 +1,7 @@
-// One call through the fixed stages of DESIGN §3. call() never rejects: every failure, including a
+// One call through the fixed stages of architecture.md §3. call() never rejects: every failure, including a
 // broken listener, becomes an isError result with a stable code.
 //
-// Decisions where DESIGN §3 is silent:
+// Finer rules (docs/decisions.md, "Pipeline"):
 // - Schema defaults are filled in before the arguments are frozen: execute, listeners and the audit
 //   record all see the same complete arguments.
 // - Stage-1 failures (UNKNOWN_TOOL, INVALID_ARGS, ABORTED_BEFORE_DISPATCH on an already-aborted

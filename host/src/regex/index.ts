@@ -1,5 +1,5 @@
 // Linear-time regular expressions for every pattern that comes from a manifest or a policy
-// (DESIGN §8). V8's backtracking engine takes exponential time on patterns like ^(a+)+$, on the
+// (architecture.md §6). V8's backtracking engine takes exponential time on patterns like ^(a+)+$, on the
 // main thread, before any deadline applies; RE2 (re2js, a pure JS port) matches in time linear in
 // the input. A pattern RE2 cannot compile (lookaround, backreferences) is refused at load.
 import { createRequire } from 'node:module';

@@ -29,7 +29,7 @@ export interface PathGrant {
 }
 
 /**
- * Every capability-bearing key a tool asks for, with the host defaults (DESIGN §5) filled in so
+ * Every capability-bearing key a tool asks for, with the host defaults (docs/authoring.md, "The manifest") filled in so
  * two sets can be compared (upgrade diff) and held against a ceiling. A key that lets a tool touch
  * or hold more belongs here; leaving one out lets an upgrade grow it silently.
  */
@@ -70,7 +70,7 @@ function notRun(): never {
   throw new Error('a manifest read by the registry is never run');
 }
 
-/** DESIGN §5 defaults, as the manifest folder applies them. */
+/** The manifest's defaults (docs/authoring.md), as the manifest folder applies them. */
 export const CAPABILITY_DEFAULTS = {
   maxPages: MANIFEST_DEFAULTS.maxPages,
   maxHttpResponseBytes: MANIFEST_DEFAULTS.maxHttpResponseBytes,

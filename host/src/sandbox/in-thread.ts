@@ -78,7 +78,7 @@ function oneAtATime<T>(fn: () => Promise<T>): Promise<T> {
 
 /**
  * The SDK, loaded on this thread only once a tool runs here. It imports node:wasi (unused: toolgate
- * has its own WASI), whose ExperimentalWarning is not for users (FINDINGS 9): dropped while it loads.
+ * has its own WASI), whose ExperimentalWarning is not for users (architecture.md §8.10): dropped while it loads.
  */
 let runnerModule: Promise<typeof import('./worker/plugin-runner.js')> | undefined;
 function loadRunner(): Promise<typeof import('./worker/plugin-runner.js')> {

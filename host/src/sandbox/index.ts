@@ -1,4 +1,4 @@
-// The sandbox (DESIGN §4): checked and patched modules, isolated pooled instances, limits enforced by
+// The sandbox (architecture.md §4): checked and patched modules, isolated pooled instances, limits enforced by
 // toolgate. Reached only through the tool model.
 export type { SandboxLimits } from './limits.js';
 export { DEFAULT_LIMITS } from './limits.js';

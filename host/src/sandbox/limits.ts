@@ -1,4 +1,4 @@
-/** The caps one tool runs under; every one is enforced by toolgate itself (DESIGN §4). */
+/** The caps one tool runs under; every one is enforced by toolgate itself (architecture.md §4). */
 export interface SandboxLimits {
   /** Hard cap on the module's linear memory, in 64 KiB pages. */
   maxPages: number;

@@ -1,4 +1,4 @@
-// Instances of one tool: at most `max`, one call at a time each (FINDINGS 12), reused across calls,
+// Instances of one tool: at most `max`, one call at a time each (architecture.md §8.6), reused across calls,
 // queued FIFO beyond the bound with each queued call's deadline still running, trimmed when idle.
 import { ToolFailure, type CallClient } from '../tool/index.js';
 import type { CallControl } from './call-control.js';

@@ -18,7 +18,7 @@ export const EXPORT_NAME_RE = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
  * Makes `name` fit EXPORT_NAME_RE and differ from every name in `used` (which it joins). Tool
- * names already fit (DESIGN §2), so this only bites on names from elsewhere; it never returns a
+ * names already fit (architecture.md §3), so this only bites on names from elsewhere; it never returns a
  * clash, because two tools answering to one name would send calls to the wrong one.
  */
 export function sanitizeName(name: string, used: Set<string>): string {

@@ -14,7 +14,7 @@ export type JsonObject = { [key: string]: Json };
 /** A JSON Schema document (draft 2020-12 subset); kept as plain JSON so it can be exported as is. */
 export type JsonSchema = JsonObject;
 
-/** Every MCP content kind (DESIGN §8 "Results"). Binary data is base64. */
+/** Every MCP content kind (docs/decisions.md, "MCP content and conformance"). Binary data is base64. */
 export type ContentBlock =
   | { type: 'text'; text: string }
   | { type: 'image'; data: string; mimeType: string }
@@ -31,7 +31,7 @@ export type EmbeddedResource = { uri: string; mimeType?: string; text: string } 
 export const ERROR_CODES = ERROR_CODES_BY_PART.call;
 export type ErrorCode = CodeOf<'call'>;
 
-/** The result of one call: what `--json` prints and what MCP carries (DESIGN §3). */
+/** The result of one call: what `--json` prints and what MCP carries (architecture.md §3). */
 export interface ToolResult {
   isError: boolean;
   content: ContentBlock[];

@@ -111,7 +111,7 @@ async function findManifest(name: string, given: string[], io: CliIO, log: Retur
   const sources = manifestSources(given, io.cwd);
   const paths = [...sources.paths];
   if (!sources.explicit) {
-    // Same defaults as `call` and `serve` (DESIGN §7): ./manifests plus the installed store.
+    // Same defaults as `call` and `serve` (docs/cli.md): ./manifests plus the installed store.
     const logger = await createLogger(io, logLevel(io, log, 'warn'));
     const storeDir = resolve(io.cwd, io.env.TOOLGATE_HOME || join(homedir(), '.toolgate'));
     paths.push(...(await installedSource(storeDir, logger).dirs()));

@@ -5,7 +5,7 @@ import { createProgress, isRegistryError, resolveHome, type PauseHook, type Prog
 import { EXIT, type CliIO, type ExitCode } from '../command.js';
 import { UsageError } from '../usage.js';
 
-/** Codes that mean "you asked wrongly", not "the package failed a check" (DESIGN §7 exit 2). */
+/** Codes that mean "you asked wrongly", not "the package failed a check" (docs/cli.md, exit 2). */
 const USAGE_CODES: ReadonlySet<RegistryErrorCode> = new Set<RegistryErrorCode>(['CONSENT_REQUIRED', 'BAD_REFERENCE', 'BAD_CONFIG', 'BAD_KEY']);
 
 

@@ -1,4 +1,4 @@
-// The sandbox's HTTP gate (DESIGN §4 "Network"): what a module's http_request may reach, checked
+// The sandbox's HTTP gate (architecture.md §4): what a module's http_request may reach, checked
 // per hop, pinned to the checked addresses, capped in bytes and time. Never throws from request().
 export type {
   HttpRequestSpec,

@@ -1,7 +1,7 @@
 // Checks an untrusted module's imports and memory, then rewrites it so the host stays in charge:
 // memory max capped at maxPages, WASI imports moved to toolgate's namespace, _initialize/_start/
 // hs_init renamed so the worker runs them itself (once its WASI can see the instance's memory), and
-// a wrapper export that keeps the entry's i32 return code (the SDK drops it: FINDINGS 13) in an
+// a wrapper export that keeps the entry's i32 return code (the SDK drops it: architecture.md §8.7) in an
 // exported global; on request, fuel and a host check so the calling thread can preempt it
 // (preempt.ts). A module of module.link has no entry and may import from the other linked ones.
 import { SandboxLoadError } from '../load-error.js';
@@ -177,7 +177,7 @@ function renameInitHooks(exports: Export[]): Export[] {
 
 /**
  * The wrapper `call entry; global.set status` and the status global, so the entry's i32 return code
- * survives the SDK (FINDINGS 13). Types, globals and functions are appended: no index moves.
+ * survives the SDK (architecture.md §8.7). Types, globals and functions are appended: no index moves.
  */
 function addStatusWrapper(sections: Section[], entryIndex: number, importedFuncs: number, importedGlobals: number, fail: Fail): Export[] {
   const find = (id: number): Section | undefined => sections.find((s) => s.id === id);

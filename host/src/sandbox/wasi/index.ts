@@ -1,5 +1,5 @@
 // toolgate's own wasi_snapshot_preview1: Node's WASI follows directory symlinks out of a mount and
-// has no read-only mounts (FINDINGS 3), so the sandbox plugs these functions in instead.
+// has no read-only mounts (architecture.md §8.3), so the sandbox plugs these functions in instead.
 //
 // Decisions a module can observe:
 // - leaving a mount (`..` above its root, an absolute guest path, a symlink whose target is outside

@@ -27,7 +27,7 @@ export function argsGet(ctx: WasiContext, argvPtr: number, bufPtr: number): numb
   return Errno.SUCCESS;
 }
 
-/** The environment is always empty: a module never sees host variables (DESIGN §4 Environment). */
+/** The environment is always empty: a module never sees host variables (architecture.md §4). */
 export function environSizesGet(ctx: WasiContext, countPtr: number, sizePtr: number): number {
   ctx.mem.setU32(countPtr, 0);
   ctx.mem.setU32(sizePtr, 0);

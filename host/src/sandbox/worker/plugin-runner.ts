@@ -159,7 +159,7 @@ export class PluginRunner {
     }
   }
 
-  /** After a call: the dropped-lines notice, and this call's Extism blocks freed (FINDINGS 14). */
+  /** After a call: the dropped-lines notice, and this call's Extism blocks freed (architecture.md §8.8). */
   async finish(): Promise<void> {
     if (this.#logDropped > 0) this.hooks.log('warn', `${this.#logDropped} log lines dropped`);
     this.#logDropped = 0;
@@ -242,7 +242,7 @@ export class PluginRunner {
     this.#allocated += size;
   }
 
-  /** The Extism host functions toolgate overrides (a fresh set per instance: FINDINGS 15). */
+  /** The Extism host functions toolgate overrides (a fresh set per instance: architecture.md §8.9). */
   #extism(): Record<string, HostFn> {
     return {
       // A per-call budget: host-side buffers are never unbounded, whatever the module asks for.
