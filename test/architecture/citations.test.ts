@@ -1,7 +1,7 @@
 // The repository explains itself: a person who clones it can read every document its code and
 // docs cite. Comments cite docs/architecture.md by section ("architecture.md §4", "§8.3") or the
 // other pages of docs/; notes kept outside the repository are never cited.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -22,7 +22,7 @@ function* files(dir: string): Generator<string> {
 
 function lines(): { where: string; text: string }[] {
   const out: { where: string; text: string }[] = [];
-  for (const top of [...SCANNED.map((d) => join(ROOT, d)), join(ROOT, 'README.md'), join(ROOT, 'Makefile')]) {
+  for (const top of [...SCANNED.map((d) => join(ROOT, d)), join(ROOT, 'README.md'), join(ROOT, 'CONTRIBUTING.md'), join(ROOT, 'Makefile')]) {
     const list = top.endsWith('.md') || top.endsWith('Makefile') ? [top] : [...files(top)];
     for (const file of list) {
       readFileSync(file, 'utf8').split('\n').forEach((text, i) => out.push({ where: `${relative(ROOT, file)}:${i + 1}`, text }));
@@ -72,5 +72,15 @@ describe('the layout is written down where a newcomer looks', () => {
     expect(folders.filter((f) => !layout.includes(`\`${f}\``))).toEqual([]);
     const table = architecture.slice(architecture.indexOf('## 2.'), architecture.indexOf('## 3.'));
     expect(folders.filter((f) => !table.includes(`\`${f}\``))).toEqual([]);
+  });
+});
+
+describe('CONTRIBUTING.md recipes name files that exist', () => {
+  const text = readFileSync(join(ROOT, 'CONTRIBUTING.md'), 'utf8');
+  const paths = [...text.matchAll(/`((?:host|test|pdk-examples|docs|policies)\/[^`<>*\s]+)`/g)].map((m) => m[1]!);
+
+  it('every path a recipe names is a file or folder of the repository', () => {
+    expect(paths.length).toBeGreaterThan(20);
+    expect(paths.filter((p) => !existsSync(join(ROOT, p)))).toEqual([]);
   });
 });
