@@ -21,6 +21,7 @@ const LAYER = {
   'own-sockets': 0,
   signals: 0,
   'cache-files': 0,
+  'lazy-undici': 0,
   tool: 1,
   sandbox: 1,
   pipeline: 2,

@@ -2,6 +2,7 @@
 // {outcome} decides. Anything else (network error, timeout, non-2xx, bad body) is 'unavailable'.
 import type { Dispatcher } from 'undici';
 import { z } from 'zod';
+import { loadUndici } from '../lazy-undici/index.js';
 import type { ApprovalOutcome, ApprovalRequest, ApprovalService } from '../pipeline/index.js';
 import { APPROVAL_OUTCOMES, approvalSummary } from './outcome.js';
 
@@ -31,8 +32,8 @@ export class HttpApprovalChannel implements ApprovalService {
     const timeout = AbortSignal.timeout(this.#opts.timeoutMs ?? 30_000);
     try {
       // undici loads on the first ask, not when a policy set that merely names this channel mounts.
-      const { request: undiciRequest } = await import('undici');
-      const res = await undiciRequest(this.#opts.url, {
+      const { request } = await loadUndici();
+      const res = await request(this.#opts.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...this.#opts.headers },
         body: JSON.stringify(body),

@@ -4,7 +4,7 @@
 // that changes the addresses gets a new pool, so a reused socket can never reach an unchecked one.
 import type { buildConnector, Pool } from 'undici';
 import { pinnedLookup } from './pinned-lookup.js';
-import { loadUndici } from './undici.js';
+import { loadUndici } from '../../lazy-undici/index.js';
 import { LIMITS } from './request-shape.js';
 import type { CheckedTarget } from './target.js';
 

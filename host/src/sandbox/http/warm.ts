@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { poolOptions } from './pinned-pools.js';
 import { readCapped } from './read-capped.js';
-import { loadUndici } from './undici.js';
+import { loadUndici } from '../../lazy-undici/index.js';
 
 const WARM_TIMEOUT_MS = 5000;
 
