@@ -139,6 +139,20 @@ describe('install from a static HTTP index', () => {
     expect(accepted.err).toContain('WARNING');
   });
 
+  it('a tool name an object inherits (constructor, toString, __proto__) is looked up as the index\'s own entry only: NOT_FOUND', async () => {
+    await publish('1.0.0');
+    const constructor = await run(installCommand, [`${server.url}/index.json#constructor`, '--yes'], { home, cwd });
+    expect(constructor.err).toContain('error NOT_FOUND: ');
+    expect(constructor.err).toContain('the index has no tool named constructor');
+    for (const name of ['toString', 'hasOwnProperty', '__proto__']) {
+      // not tool names at all: refused as a reference, never looked up on the object
+      const res = await run(installCommand, [`${server.url}/index.json#${name}`, '--yes'], { home, cwd });
+      expect(res.err, name).toMatch(/error (BAD_REFERENCE|NOT_FOUND)/);
+      expect(res.err, name).not.toMatch(/Cannot convert|is not a function|undefined or null/);
+    }
+    await expect(readLock(storeLayout(home).lock)).resolves.toMatchObject({ tools: {} });
+  });
+
   it('not found, no matching version and auth required each have their own code', async () => {
     await publish('1.0.0');
     const noTool = await run(installCommand, [`${server.url}/index.json#nope`, '--yes'], { home, cwd });

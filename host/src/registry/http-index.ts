@@ -10,6 +10,7 @@ import { replaceFile } from './fs-atomic.js';
 import { fetchBytes, type Progress } from './http.js';
 import { expectDigests, packageFromTgz, packageToTgz, PACKAGE_LIMITS, type ToolPackage } from './package.js';
 import { isVersion, maxSatisfying, parseRange } from './semver.js';
+import { ownEntry } from './own.js';
 
 const entrySchema = z.strictObject({
   /** Relative to index.json, or absolute. */
@@ -63,7 +64,7 @@ export async function pullFromIndex(
 ): Promise<PulledFromIndex> {
   const index = await fetchBytes(ref.indexUrl, { what: `index ${ref.indexUrl}`, insecure: opts.insecure, maxBytes: 16 * 1024 * 1024 });
   const parsed = parseIndex(index.bytes, ref.indexUrl);
-  const tool = parsed.tools[ref.name];
+  const tool = ownEntry(parsed.tools, ref.name);
   if (!tool) throw new RegistryError('NOT_FOUND', `${ref.text}: the index has no tool named ${ref.name}`);
   const version = maxSatisfying(Object.keys(tool.versions), ref.range);
   if (version === undefined) {
@@ -111,8 +112,8 @@ export async function publishToDir(dirArg: string, pkg: ToolPackage, opts: { for
     files: { ...pkg.digests } as Record<string, string>,
     ...(pkg.signature ? { signer: pkg.signature.signer, signature: pkg.signature.signature } : {}),
   };
-  const tool = (index.tools[pkg.name] ??= { versions: {} });
-  const existing = tool.versions[pkg.version];
+  const tool = ownEntry(index.tools, pkg.name) ?? (index.tools[pkg.name] = { versions: {} });
+  const existing = ownEntry(tool.versions, pkg.version);
   if (existing && existing.digest !== entry.digest && !opts.force) {
     throw new RegistryError('VERSION_CONFLICT', `${indexFile}: ${pkg.name}@${pkg.version} is already published with different contents (publish a new version)`);
   }

@@ -11,6 +11,7 @@ import { compareVersionText } from './semver.js';
 import { fetchPackage, parseSourceRef, type FetchedPackage } from './sources.js';
 import { commitInstall, installedPackageManifest, withStore, type PauseHook, type StoreLayout } from './store.js';
 import { judgeSignature, requireTrust, type TrustVerdict } from './trust-check.js';
+import { ownEntry } from './own.js';
 
 export interface InstallOptions extends ConsentOptions {
   ref: string;
@@ -60,7 +61,7 @@ export async function installTool(opts: InstallOptions): Promise<InstallResult> 
   const warning = requireTrust(pkg, verdict, opts.allowUnsigned === true);
   if (warning) opts.say(`\n!!! ${warning}\n\n`);
 
-  const previous = (await readLock(layout.lock)).tools[pkg.name];
+  const previous = ownEntry((await readLock(layout.lock)).tools, pkg.name);
   const outcome = previous ? versionOutcome(pkg, previous, layout.lock, opts.allowDowngrade === true) : 'installed';
   if (outcome === 'unchanged' && previous) {
     return { name: pkg.name, version: pkg.version, outcome, previousVersion: previous.version, ...(previous.signer ? { signer: previous.signer.name } : {}) };
@@ -126,7 +127,7 @@ async function commitUnlessStoreChanged(opts: InstallOptions, fetched: FetchedPa
   const pkg = fetched.pkg;
   await withStore(opts.home, async (held) => {
     // What the person agreed to must still be what gets replaced.
-    const now = (await readLock(held.lock)).tools[pkg.name];
+    const now = ownEntry((await readLock(held.lock)).tools, pkg.name);
     if (JSON.stringify(now ?? null) !== JSON.stringify(previous ?? null)) {
       throw new RegistryError('STORE_CHANGED', `${pkg.name}: the store changed while this install was waiting (another install or uninstall); run it again`);
     }

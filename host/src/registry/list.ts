@@ -3,6 +3,7 @@ import { readLock } from './lockfile.js';
 import { loadInstalled, withStore } from './store.js';
 import { exists } from './store-txn.js';
 import { messageOf } from '../errors/index.js';
+import { ownEntry } from './own.js';
 
 export interface ListedTool {
   name: string;
@@ -21,7 +22,7 @@ export async function listInstalled(home: string): Promise<ListedTool[]> {
     const lock = await readLock(layout.lock);
     const out: ListedTool[] = [];
     for (const name of Object.keys(lock.tools).sort()) {
-      const entry = lock.tools[name];
+      const entry = ownEntry(lock.tools, name);
       if (!entry) continue;
       const signer = entry.signer ? `${entry.signer.name} (${entry.signer.keyId})` : 'UNSIGNED';
       try {

@@ -15,6 +15,7 @@ import { fetchPackage, parseSourceRef } from './sources.js';
 import { checkInstalled, commitInstall, installedManifestDigest, withStore, type PauseHook } from './store.js';
 import type { StoreLayout } from './store-layout.js';
 import { judgeSignature, requireTrust, type TrustVerdict } from './trust-check.js';
+import { ownEntry } from './own.js';
 
 export interface LockedInstallOptions extends ConsentOptions {
   /** The lockfile to reproduce (another machine's $TOOLGATE_HOME/toolgate.lock, or this store's). */
@@ -134,8 +135,8 @@ export async function installLocked(opts: LockedInstallOptions): Promise<LockedT
   const current = await readLock(layout.lock);
   const plans: Plan[] = [];
   for (const name of Object.keys(wanted.tools).sort()) {
-    const entry = wanted.tools[name] as LockEntry;
-    const before = current.tools[name];
+    const entry = ownEntry(wanted.tools, name) as LockEntry;
+    const before = ownEntry(current.tools, name);
     if (before && sameEntry(before, entry) && (await checkInstalled(layout, name, before)).length === 0) {
       plans.push({ name, version: entry.version, outcome: 'unchanged', entry, before });
       continue;
@@ -158,7 +159,7 @@ export async function installLocked(opts: LockedInstallOptions): Promise<LockedT
   await withStore(opts.home, async (held) => {
     const now = await readLock(held.lock);
     for (const p of todo) {
-      if (JSON.stringify(now.tools[p.name] ?? null) !== JSON.stringify(p.before ?? null)) {
+      if (JSON.stringify(ownEntry(now.tools, p.name) ?? null) !== JSON.stringify(p.before ?? null)) {
         throw new RegistryError('STORE_CHANGED', `${p.name}: the store changed while this install was waiting; run it again`);
       }
     }

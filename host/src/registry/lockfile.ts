@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { parseJsonDocument } from './errors.js';
+import { ownEntry } from './own.js';
 
 const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
 
@@ -63,7 +64,7 @@ export async function readLock(file: string): Promise<Lockfile> {
 export function serializeLock(lock: Lockfile): string {
   const tools: Record<string, LockEntry> = {};
   for (const name of Object.keys(lock.tools).sort()) {
-    const entry = lock.tools[name];
+    const entry = ownEntry(lock.tools, name);
     if (entry) tools[name] = entry;
   }
   return JSON.stringify({ lockfileVersion: 1, tools }, null, 2) + '\n';

@@ -13,6 +13,7 @@ import { MODULE_FILE, MANIFEST_FILE, type ToolPackage } from './package.js';
 import { blobPath, storeLayout, type StoreLayout, type StoreProblem } from './store-layout.js';
 import { collectGarbage, newTxn, stageAndCommit, type PauseHook } from './store-txn.js';
 import { messageOf } from '../errors/index.js';
+import { ownEntry } from './own.js';
 
 export { blobPath, installedManifestDir, resolveHome, storeLayout, type StoreLayout, type StoreProblem } from './store-layout.js';
 export { withStore, type PauseHook } from './store-txn.js';
@@ -37,7 +38,7 @@ export async function installedManifestDirs(home: string): Promise<InstalledDirs
   const dirs: string[] = [];
   const problems: StoreProblem[] = [];
   for (const name of Object.keys(lock.tools).sort()) {
-    const entry = lock.tools[name];
+    const entry = ownEntry(lock.tools, name);
     if (!entry) continue;
     const found = await checkInstalled(layout, name, entry);
     if (found.length > 0) problems.push(...found);
@@ -95,7 +96,7 @@ export async function commitInstall(layout: StoreLayout, pkg: ToolPackage, entry
 
 export async function commitUninstall(layout: StoreLayout, name: string, pause?: PauseHook): Promise<LockEntry> {
   const lock = await readLock(layout.lock);
-  const entry = lock.tools[name];
+  const entry = ownEntry(lock.tools, name);
   if (!entry) throw new RegistryError('NOT_INSTALLED', `${name}: not installed (not in ${layout.lock})`);
   delete lock.tools[name];
   await stageAndCommit(layout, newTxn('uninstall', name), lock, undefined, pause);
@@ -165,7 +166,7 @@ export interface InstalledTool {
 /** Loads one installed tool, verifying its digests first (every load re-checks). */
 export async function loadInstalled(layout: StoreLayout, name: string): Promise<InstalledTool> {
   const lock = await readLock(layout.lock);
-  const entry = lock.tools[name];
+  const entry = ownEntry(lock.tools, name);
   if (!entry) throw new RegistryError('NOT_INSTALLED', `${name}: not installed`);
   const problems = await checkInstalled(layout, name, entry);
   const first = problems[0];
