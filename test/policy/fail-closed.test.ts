@@ -303,27 +303,41 @@ describe('policy file errors say where', () => {
   });
 });
 
-describe('policy explain gives the final answer', () => {
-  test('policy explain reports a host outside allowed_hosts and a path outside the mounts as the final answer', async () => {
+describe('policy explain reports what the pipeline decides', () => {
+  test('policy explain reports the outcome the pipeline gives; an argument the sandbox will refuse is a note beside it, not a denial', async () => {
     const cwd = project(['{ id: ask-net, use: ask, with: { capabilities: [network] } }']);
     const manifests = join(ROOT, 'manifests');
     const explain = (tool: string, args: object) => cli(cwd, ['policy', 'explain', tool, '--args', JSON.stringify(args), '--policies', 'pol', '--manifests', manifests]);
     const far = await explain('fetch_url', { url: 'https://example.com/x' });
     expect(far.code).toBe(1);
-    expect(far.out).toContain('outcome:    deny');
-    expect(far.out).toContain('the sandbox will refuse argument "url": it names example.com:443, which is not in the tool\'s allowed_hosts');
-    expect(far.out).toContain('policy alone would have said ask');
-    // A host the manifest allows: policy decides (here: ask).
+    expect(far.out).toContain('outcome:    ask');
+    expect(far.out).toContain('sandbox:    note: the sandbox will refuse argument "url": it names example.com:443, which is not in the tool\'s allowed_hosts');
     const near = await explain('fetch_url', { url: 'http://127.0.0.1:8080/page' });
     expect(near.out).toContain('outcome:    ask');
+    expect(near.out).not.toContain('sandbox:');
     const outside = await explain('grep_files', { pattern: 'x', path: '/etc/passwd' });
-    expect(outside.code).toBe(1);
+    expect(outside.code).toBe(0);
+    expect(outside.out).toContain('outcome:    allow');
     expect(outside.out).toContain('"path": it names /etc/passwd, which is outside the tool\'s mounts (/data)');
-    const escape = await explain('grep_files', { pattern: 'x', path: '/data/../etc' });
-    expect(escape.out).toContain('outcome:    deny');
     const within = await explain('grep_files', { pattern: 'x', path: '/data/guides' });
     expect(within.code).toBe(0);
-    expect(within.out).toContain('outcome:    allow');
+    expect(within.out).not.toContain('sandbox:');
+  });
+
+  test('what policy explain answers for a URL outside allowed_hosts is what the call gets: the call runs and the sandbox refuses the request inside it', async () => {
+    const cwd = project(['{ id: allow-fetch, use: allow-tools, with: { tools: [fetch_url] } }']);
+    const manifests = join(ROOT, 'manifests');
+    const args = { url: 'http://169.254.169.254/latest' };
+    const ex = await cli(cwd, ['policy', 'explain', 'fetch_url', '--args', JSON.stringify(args), '--policies', 'pol', '--manifests', manifests, '--json']);
+    expect(ex.code).toBe(0);
+    const e = JSON.parse(ex.out) as { outcome: string; sandbox?: string };
+    expect(e.outcome).toBe('allow');
+    expect(e.sandbox).toMatch(/169\.254\.169\.254:80, which is not in the tool's allowed_hosts/);
+    const r = await call(cwd, 'fetch_url', args, ['--manifests', manifests]);
+    // Not a pipeline denial: the tool ran and its request was refused by the sandbox.
+    expect(r.error?.code).not.toBe('DENIED');
+    expect(r.error?.code).not.toBe('GUARD_DENIED');
+    expect(text(r)).toMatch(/169\.254\.169\.254/);
   });
 });
 

@@ -48,7 +48,11 @@ export interface Explanation {
   reason?: string;
   /** The stable code a real call would fail with (DENIED, GUARD_DENIED, LISTENER_ERROR...). */
   code?: string;
-  /** Set when policy would let the call through but the sandbox will refuse it (the final answer). */
+  /**
+   * A note, never the outcome: an argument the sandbox will refuse should the tool act on it (a
+   * URL outside allowed_hosts, a path outside every mount). The pipeline decides before the tool
+   * runs and does not read arguments that way, so the outcome is what the pipeline decides.
+   */
   sandbox?: string;
   trail: DecisionTrail;
 }
@@ -208,15 +212,13 @@ export class Pipeline {
       clock.release();
     }
     if (failure !== null) return { tool: name, outcome: 'deny', reason: failure.error.message, code: failure.error.code, trail };
-    // Policy would let it through (or ask); the manifest's own limits still have the last word.
+    // Policy lets it through (or asks): that is the outcome a call gets. What the sandbox will refuse
+    // if the tool makes the request is said beside it, since the pipeline itself never refuses it.
     const refused = tool.definition.sandboxRefusal?.(exec.arguments);
-    if (refused !== undefined) {
-      trail.final = 'denied';
-      return { tool: name, outcome: 'deny', reason: refused, sandbox: refused, trail };
-    }
+    const note = refused !== undefined ? { sandbox: refused } : {};
     const d: Decision | null = trail.decision;
-    if (d?.kind === 'ask') return { tool: name, outcome: 'ask', reason: d.reason ?? `tool "${name}" needs approval`, trail };
-    return { tool: name, outcome: 'allow', trail };
+    if (d?.kind === 'ask') return { tool: name, outcome: 'ask', reason: d.reason ?? `tool "${name}" needs approval`, ...note, trail };
+    return { tool: name, outcome: 'allow', ...note, trail };
   }
 }
 

@@ -19,6 +19,6 @@ export function formatExplanation(e: Explanation): string {
     lines.push('pre-execute chain: (no policy listeners; the default is allow)');
   }
   if (t.guard) lines.push(`guard:      ${t.guard.id}: ${t.guard.reason}`);
-  if (e.sandbox !== undefined) lines.push(`sandbox:    ${e.sandbox} (the manifest's limits; policy alone would have said ${t.decision?.kind ?? 'allow'})`);
+  if (e.sandbox !== undefined) lines.push(`sandbox:    note: ${e.sandbox} if the tool acts on it (the call itself is ${e.outcome === 'ask' ? 'asked' : 'allowed'}; the manifest's limits hold inside it)`);
   return `${lines.join('\n')}\n`;
 }
