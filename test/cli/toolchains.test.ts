@@ -83,3 +83,29 @@ describe('the Makefile installs what it needs before it builds', () => {
     expect(runPlan.stdout).not.toContain('scripts/toolchains.sh test');
   });
 });
+
+describe('the README set-up commands need only Node', () => {
+  it("the README's two set-up commands are npm scripts, and each goes through scripts/make.sh", async () => {
+    const { readFileSync } = await import('node:fs');
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const block = /## Set up\n\n```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    const commands = block.trim().split('\n').map((l) => l.replace(/#.*$/, '').trim());
+    expect(commands).toEqual(['npm run demo', 'npm test']);
+    const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    expect(scripts.demo).toBe('bash scripts/make.sh run');
+    expect(scripts.test).toBe('bash scripts/make.sh test');
+  });
+
+  it('scripts/make.sh on a machine without make installs make first (here: asks for it, exit 2, when it may not install)', async () => {
+    const r = await run(join(bare, 'bash'), [join(ROOT, 'scripts/make.sh'), 'run'], { PATH: bare, TOOLGATE_NO_INSTALL: '1' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/missing toolchains \(make\); install them with: .*apt-get install .* make/);
+  });
+
+  it('scripts/make.sh hands over to make when make is there', async () => {
+    const { MAKEFLAGS: _f, MAKELEVEL: _l, MFLAGS: _m, ...env } = process.env;
+    const r = await run('bash', [join(ROOT, 'scripts/make.sh'), '-n', '--no-print-directory', 'test'], env);
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n')[0]).toBe('scripts/toolchains.sh test');
+  });
+});
