@@ -1,11 +1,19 @@
 // The installed command works like the checkout: `npm pack`, install the tarball into a temporary
 // prefix, and use the `toolgate` it puts on PATH from a temporary folder outside the checkout —
-// serve, call, inspect, install, new + the scaffold's own build and test — with the default
+// serve, call, inspect, install, new + the scaffold's own build and test, an ask answered through
+// each approval channel (tty, queue, HTTP callback, MCP elicitation), and every package the bundle
+// loads lazily — with the default
 // policy set that travels inside the package.
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -180,4 +188,197 @@ describe('the packed and installed toolgate, run from a folder outside the check
     const listed = await toolgate(['list'], folder('elsewhere'));
     expect(listed.stdout).toContain('inst_wat@0.1.0');
   }, 120_000);
+});
+
+/** A policy set that asks before greet runs, answered through `channels`. */
+function askingSet(name: string, channels: string): string {
+  const dir = folder(name);
+  writeFileSync(join(dir, 'set.yaml'), `entries:\n  - { id: ask-greet, use: ask, with: { tools: [greet] } }\n  - { id: approvals, use: approvals, with: { channels: ${channels} } }\n`);
+  return dir;
+}
+
+/** `serve --http` of the installed command on a free port; resolves its base URL. */
+async function served(args: string[], cwd: string): Promise<{ url: string; stop: () => Promise<number | null> }> {
+  const proc = spawn('toolgate', ['serve', '--http', '127.0.0.1:0', '--no-watch', ...args], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  const url = await new Promise<string>((ok, fail) => {
+    proc.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      const m = /listening on (http:\/\/\S+)\/mcp/.exec(stderr);
+      if (m?.[1] !== undefined) ok(m[1]);
+    });
+    void exited.then((code) => fail(new Error(`serve exited with ${String(code)}: ${stderr}`)));
+  });
+  return { url, stop: () => (proc.kill('SIGTERM'), exited) };
+}
+
+describe('an ask in the installed command is answered through each approval channel', () => {
+  const ARGS = '{"name":"Ada"}';
+
+  it('tty: the prompt on the terminal, answered y, runs the call', async () => {
+    const set = askingSet('ask-tty', '[tty]');
+    const cmd = `toolgate call greet --args '${ARGS}' --manifests '${MANIFESTS}' --policies '${set}'`;
+    // script(1) gives the command a terminal, as a person's shell would.
+    const proc = spawn('script', ['-qec', cmd, '/dev/null'], { cwd: work, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
+    proc.stdout.on('data', (d: Buffer) => {
+      const before = out;
+      out += d.toString();
+      if (!before.includes('[y/N]') && out.includes('[y/N]')) proc.stdin.write('y\n');
+    });
+    const code = await exited;
+    clearTimeout(timer);
+    expect(out).toContain('approval needed (ask-greet)');
+    expect(out).toContain('Hello, Ada!');
+    expect(code, out).toBe(0);
+  }, 90_000);
+
+  it('queue: serve --http lists the pending ask on /v1/approvals, and allowing it there runs the call', async () => {
+    const set = askingSet('ask-queue', '[queue]');
+    const s = await served(['--manifests', MANIFESTS, '--policies', set], folder('ask-queue-serve'));
+    try {
+      const call = fetch(`${s.url}/v1/tools/greet/call`, { method: 'POST', body: JSON.stringify({ arguments: { name: 'Ada' } }) });
+      const approver = { authorization: `Bearer ${readFileSync(join(tmp, 'home', 'approval-secret'), 'utf8').trim()}` };
+      let id: string | undefined;
+      for (let i = 0; i < 200 && id === undefined; i++) {
+        const body = (await (await fetch(`${s.url}/v1/approvals`, { headers: approver })).json()) as { approvals: { id: string; tool: string }[] };
+        id = body.approvals.find((a) => a.tool === 'greet')?.id;
+        if (id === undefined) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(id).toBeDefined();
+      const answered = await fetch(`${s.url}/v1/approvals/${id ?? ''}`, { method: 'POST', headers: approver, body: JSON.stringify({ outcome: 'allowed-once' }) });
+      expect(answered.status).toBe(200);
+      const result = (await (await call).json()) as { isError: boolean; content: { text?: string }[] };
+      expect(result.isError).toBe(false);
+      expect(result.content[0]?.text).toBe('Hello, Ada!');
+    } finally {
+      expect(await s.stop()).toBe(0);
+    }
+  }, 90_000);
+
+  it('http callback: the callback is asked and its allowed-once runs the call', async () => {
+    const asked: string[] = [];
+    const callback = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        asked.push(body);
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"outcome":"allowed-once"}');
+      });
+    });
+    callback.listen(0, '127.0.0.1');
+    await once(callback, 'listening');
+    try {
+      const url = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/approve`;
+      const set = askingSet('ask-http', `[{ http: { url: "${url}" } }]`);
+      const r = await toolgate(['call', 'greet', '--args', ARGS, '--manifests', MANIFESTS, '--policies', set]);
+      expect(r.stderr).not.toMatch(/is not a function|no approval channel/);
+      expect(r, r.stderr).toMatchObject({ code: 0, stdout: 'Hello, Ada!\n' });
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toContain('"tool":"greet"');
+    } finally {
+      callback.close();
+    }
+  }, 60_000);
+
+  it('MCP elicitation: a stdio client that declares elicitation is asked, and its accept runs the call', async () => {
+    const set = askingSet('ask-mcp', '[tty]');
+    const transport = new StdioClientTransport({
+      command: join(prefix, 'bin', 'toolgate'),
+      args: ['serve', '--stdio', '--manifests', MANIFESTS, '--policies', set],
+      env: env as Record<string, string>,
+      cwd: folder('ask-mcp-cwd'),
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'installed-test', version: '1' }, { capabilities: { elicitation: {} } });
+    const forms: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, (req) => {
+      forms.push(req.params.message);
+      return { action: 'accept', content: {} };
+    });
+    await client.connect(transport);
+    try {
+      const res = await client.callTool({ name: 'greet', arguments: { name: 'Ada' } });
+      expect(res.isError).toBe(false);
+      expect(res.content).toEqual([{ type: 'text', text: 'Hello, Ada!' }]);
+      expect(forms).toHaveLength(1);
+      expect(forms[0]).toContain('greet');
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+});
+
+describe('what the bundle loads lazily keeps its exports in the installed command', () => {
+  // Packages host/src loads on first use (import() or require). esbuild's bundle may hand a CommonJS
+  // module's named exports over on `default` only; each one below is driven through the installed
+  // command, and a new lazy load fails the first test until a check for it is added here.
+  const CHECKED = ['@modelcontextprotocol/sdk/validation/ajv', 'ajv/dist/2020.js', 'pino-pretty', 're2js', 'undici'];
+
+  it('the lazily loaded packages are exactly the ones checked here', async () => {
+    const found = new Set<string>();
+    const walk = (dir: string): void => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        const p = join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (e.name.endsWith('.ts')) {
+          const src = readFileSync(p, 'utf8');
+          for (const m of src.matchAll(/(?:\bimport|requireCjs)\(\s*'([^.'][^']*)'\s*\)/g)) if (!m[1]?.startsWith('node:')) found.add(m[1] ?? '');
+        }
+      }
+    };
+    walk(join(ROOT, 'host/src'));
+    expect([...found].sort()).toEqual(CHECKED);
+  });
+
+  it("pino-pretty: a tool's log lines are written as pretty lines (TOOLGATE_LOG_FORMAT=pretty)", async () => {
+    const args = ['call', 'test_tool_with_logging', '--manifests', join(MANIFESTS, 'conformance'), '--args', '{}', '-v'];
+    const r = await run('toolgate', args, { env: { ...env, TOOLGATE_LOG_FORMAT: 'pretty' } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/is not a function|Cannot read properties|TypeError/);
+    expect(r.stderr).toMatch(/^\[[\d:]+\] INFO: Tool execution started /m);
+  });
+
+  it('ajv: arguments are checked against the schema (INVALID_ARGS names the field)', async () => {
+    const r = await toolgate(['call', 'greet', '--manifests', MANIFESTS, '--args', '{"name":7}', '--json']);
+    expect(r.code, r.stderr).toBe(1);
+    const result = JSON.parse(r.stdout) as { error?: { code: string; message: string } };
+    expect(result.error?.code).toBe('INVALID_ARGS');
+    expect(result.error?.message).toContain('name');
+  });
+
+  it('re2js: a deny-args regex denies a matching argument', async () => {
+    const dir = folder('re2');
+    writeFileSync(join(dir, 'set.yaml'), 'entries:\n  - { id: no-secret, use: deny-args, with: { patterns: [{ regex: "^sec.et$" }] } }\n');
+    const denied = await toolgate(['call', 'greet', '--manifests', MANIFESTS, '--policies', dir, '--args', '{"name":"secret"}', '--json']);
+    expect(denied.stderr).not.toMatch(/is not a function|TypeError/);
+    expect((JSON.parse(denied.stdout) as { error?: { code: string } }).error?.code).toMatch(/DENIED/);
+    const allowed = await toolgate(['call', 'greet', '--manifests', MANIFESTS, '--policies', dir, '--args', '{"name":"Ada"}']);
+    expect(allowed, allowed.stderr).toMatchObject({ code: 0, stdout: 'Hello, Ada!\n' });
+  });
+
+  it('the SDK validator (ajv): a tool with an output schema answers over MCP with structured content', async () => {
+    const transport = new StdioClientTransport({
+      command: join(prefix, 'bin', 'toolgate'),
+      args: ['serve', '--stdio', '--manifests', MANIFESTS],
+      env: env as Record<string, string>,
+      cwd: folder('sdk-ajv'),
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'installed-test', version: '1' });
+    await client.connect(transport);
+    try {
+      const tools = (await client.listTools()).tools;
+      const typed = tools.find((t) => t.outputSchema !== undefined);
+      expect(typed, 'a shipped manifest with an output schema').toBeDefined();
+      // The client validates structuredContent against outputSchema with the SDK's ajv as well.
+      const res = await client.callTool({ name: 'hash', arguments: { text: 'abc' } });
+      expect(res.isError).toBe(false);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
 });
