@@ -2,8 +2,7 @@
 // prefix, and use the `toolgate` it puts on PATH from a temporary folder outside the checkout —
 // serve, call, inspect, install, new + the scaffold's own build and test, an ask answered through
 // each approval channel (tty, queue, HTTP callback, MCP elicitation), and every package the bundle
-// loads lazily — with the default
-// policy set that travels inside the package.
+// loads lazily — with the default policy set that travels inside the package.
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
