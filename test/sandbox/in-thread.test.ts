@@ -161,3 +161,32 @@ describe('what a call on the calling thread loads', () => {
     expect(report.loaded).toEqual([]);
   });
 });
+
+describe('heavy instructions and host calls are charged by the work they do', () => {
+  // Each round of these loops is one instruction or one host call doing megabytes of work.
+  const LOOPS = ['fill_loop', 'copy_loop', 'table_loop', 'random_loop', 'write_loop'] as const;
+
+  it.each(LOOPS)('%s: a loop of heavy rounds on the calling thread still ends TIMEOUT at its deadline there', async (entry) => {
+    const tool = await load('hostile_heavy_loop', entry, { execution: { sliceMs: 60_000 }, limits: { timeoutMs: 300 } });
+    const t0 = performance.now();
+    await failure(tool.call(new Uint8Array(0), { signal: never() }), 'TIMEOUT');
+    const took = performance.now() - t0;
+    expect(took).toBeGreaterThanOrEqual(295);
+    expect(took).toBeLessThan(1000);
+    expect(tool.paths()).toEqual({ inThread: 1, worker: 0, moved: 0 });
+  });
+
+  it.each(LOOPS)('%s: with the default slice the calling thread is given back at the slice, and the call moves to a worker', async (entry) => {
+    // a first tool of the module loads the SDK and compiles; the measured one starts warm
+    await load('hostile_heavy_loop', entry, { limits: { timeoutMs: 300 } }).then((t) => t.call(new Uint8Array(0), { signal: never() })).catch(() => undefined);
+    const tool = await load('hostile_heavy_loop', entry, { limits: { timeoutMs: 3000 } });
+    const t0 = performance.now();
+    let back = Infinity;
+    setTimeout(() => (back = performance.now() - t0), 0);
+    await failure(tool.call(new Uint8Array(0), { signal: never() }), 'TIMEOUT');
+    expect(tool.paths()).toEqual({ inThread: 0, worker: 1, moved: 1 });
+    // the slice is 20 ms and a round a few ms; spawning the instance and the worker, and a loaded
+    // machine, add their own (a plain spin measured up to 170 ms here); held, it would be 3000 ms
+    expect(back).toBeLessThan(1000);
+  });
+});

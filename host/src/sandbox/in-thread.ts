@@ -176,6 +176,8 @@ export class InThreadInstance implements PooledInstance {
       beforeSleep: () => this.#gate.stop(new MoveToWorker('a WASI sleep on the calling thread')),
       beforeBulk: () => this.#gate.stop(new MoveToWorker('long host work (random_get) on the calling thread')),
       preempt: this.#gate.check,
+      // a host call is one unit of fuel however long it runs (a 16 MiB fd_write): see the clock
+      afterHostCall: () => void this.#gate.check(),
     };
   }
 

@@ -15,7 +15,16 @@ export interface CodeRules {
   globalCount: number;
   /** Bytes of the fuel check charging `cost`; absent in constant expressions. */
   site?: (cost: number) => number[];
+  /**
+   * Bytes to run just before a 0xFC instruction `op` that does work by its size operand (bulk
+   * memory and table instructions); undefined leaves it as it is. The size is on top of the stack.
+   */
+  bulk?: (op: number) => number[] | undefined;
 }
+
+/** 0xFC instructions whose last operand is a count: memory.init/copy/fill, table.init/copy/grow/fill. */
+export const BULK_MEMORY_OPS: ReadonlySet<number> = new Set([8, 10, 11]);
+export const BULK_TABLE_OPS: ReadonlySet<number> = new Set([12, 14, 15, 17]);
 
 type Part = Uint8Array | number[] | FuelSite;
 
@@ -209,6 +218,16 @@ function walk(r: BinaryReader, rules: CodeRules, out: Part[]): void {
       case 0x23: case 0x24: {
         const index = r.u32();
         if (index >= rules.globalCount) throw new Error(`global ${index} does not exist`);
+        break;
+      }
+      case 0xfc: {
+        const charge = rules.bulk?.(new BinaryReader(r.bytes.subarray(r.pos)).u32());
+        if (charge !== undefined) {
+          flush(at);
+          out.push(charge);
+          copied = at;
+        }
+        skipMisc(r);
         break;
       }
       default:

@@ -16,8 +16,8 @@ import { writeCacheFile } from '../../cache-files/index.js';
 import { preparedModuleCacheDir } from '../prepared-cache-dir.js';
 import type { PrepareOptions, PreparedModule } from './prepare.js';
 
-/** Bumped when the file layout changes. */
-const FORMAT = 1;
+/** Bumped when the file layout or the instrumentation changes (2: bulk instructions charged by count). */
+const FORMAT = 2;
 const MAGIC = 'toolgate-prepared\n';
 
 export type PreparedInfo = Omit<PreparedModule, 'bytes'>;

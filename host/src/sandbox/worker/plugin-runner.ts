@@ -24,6 +24,11 @@ export interface RunnerHooks {
   /** Called before long host work that no fuel check interrupts (may throw). */
   beforeBulk?(bytes: number): void;
   /**
+   * Called after every host function the module calls (WASI, extism, toolgate:mcp), since a host
+   * call costs the module one unit of fuel whatever work it does; may throw to stop the call.
+   */
+  afterHostCall?(): void;
+  /**
    * Sends a toolgate:mcp request (op: ClientOp) to the host and waits for its answer. Only a worker
    * has it: tools that declare capabilities.mcp never run on the calling thread.
    */
@@ -113,6 +118,10 @@ export class PluginRunner {
     };
     const live: LiveUnit[] = this.init.units.map((unit) => ({ unit, memory: undefined }));
     for (const l of live) if (l.unit.usesWasi) functions[l.unit.wasiNamespace] = await this.#wasi(l);
+    const after = this.hooks.afterHostCall;
+    if (after !== undefined) {
+      for (const [ns, fns] of Object.entries(functions)) if (ns !== PREEMPT_NAMESPACE) functions[ns] = checkedAfter(fns, after);
+    }
     this.#plugin = await withLiveUnits(live, () =>
       createPlugin(pluginManifest(this.init.units), {
         useWasi: false,
@@ -324,4 +333,17 @@ export class PluginRunner {
     for (const [name, fn] of Object.entries(fns)) out[name] = (_ctx, ...args) => fn(...args);
     return out;
   }
+}
+
+/** Each host function, followed by `after` (which may throw to stop the call). */
+function checkedAfter(fns: Record<string, HostFn>, after: () => void): Record<string, HostFn> {
+  const out: Record<string, HostFn> = {};
+  for (const [name, fn] of Object.entries(fns)) {
+    out[name] = (...args) => {
+      const result = fn(...args);
+      after();
+      return result;
+    };
+  }
+  return out;
 }
