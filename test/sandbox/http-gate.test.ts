@@ -22,6 +22,14 @@ function expectError(outcome: HttpOutcome, pattern: RegExp): void {
   if (!outcome.ok) expect(outcome.error).toMatch(pattern);
 }
 
+/** A resolver answering from a table, in the table's order, and recording each name asked. */
+const staticLookup =
+  (answers: Record<string, string[]>, calls: string[] = []): HostLookup =>
+  async (hostname) => {
+    calls.push(hostname);
+    return (answers[hostname] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  };
+
 let a: TestServer; // 127.0.0.1: the allowed one
 let b: TestServer; // 127.0.0.2: never listed; every test expects it to see nothing unless it says so
 let a2: TestServer; // 127.0.0.1, another port
@@ -192,25 +200,20 @@ describe('every redirect hop is checked again', () => {
 });
 
 describe('names resolve once, to addresses that are checked, and the connection goes there', () => {
-  const staticLookup =
-    (answers: Record<string, string[]>, calls: string[] = []): HostLookup =>
-    async (hostname) => {
-      calls.push(hostname);
-      return (answers[hostname] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-    };
-
   it('localhost is refused when only a public-looking name is listed', async () => {
     const gate = createHttpGate(policy(['docs.example.com']));
     expectError(await gate.request(get(`http://localhost:${a.port}/`), never()), /^host localhost:\d+ is not in allowed_hosts$/);
   });
 
   it('a listed name that resolves to loopback is refused unless that address is listed too', async () => {
-    const only = createHttpGate(policy([`localhost:${a.port}`]));
-    expectError(
-      await only.request(get(`http://localhost:${a.port}/`), never()),
-      new RegExp(`^localhost resolves to 127\\.0\\.0\\.1, a loopback address; list 127\\.0\\.0\\.1:${a.port} in allowed_hosts to allow it$`),
-    );
-    const both = createHttpGate(policy([`localhost:${a.port}`, a.authority]));
+    // The answer is given here, not read from this machine's /etc/hosts.
+    const lookup = staticLookup({ localhost: ['127.0.0.1'] });
+    const only = createHttpGate(policy([`localhost:${a.port}`], { lookup }));
+    expect(await only.request(get(`http://localhost:${a.port}/`), never())).toEqual({
+      ok: false,
+      error: `localhost resolves to 127.0.0.1, a loopback address; list 127.0.0.1:${a.port} in allowed_hosts to allow it; allowed_hosts is ["localhost:${a.port}"]`,
+    });
+    const both = createHttpGate(policy([`localhost:${a.port}`, a.authority], { lookup }));
     const out = await both.request(get(`http://localhost:${a.port}/named`), never());
     expect(out.ok && text(out.body)).toBe('hello from a /named');
     // The Host header is the name, not the address.
@@ -221,13 +224,13 @@ describe('names resolve once, to addresses that are checked, and the connection 
     const lookup = staticLookup({
       'internal.example.com': ['10.0.0.1'],
       'meta.example.com': ['169.254.169.254'],
-      'mixed.example.com': ['93.184.216.34', '192.168.1.7'],
+      'mixed.example.com': ['10.0.0.9', '192.168.1.7'],
       'v6meta.example.com': ['fd00:ec2::254'],
     });
     const gate = createHttpGate(policy(['*.example.com:*'], { lookup }));
     expectError(await gate.request(get('http://internal.example.com/'), never()), /resolves to 10\.0\.0\.1, a private address/);
     expectError(await gate.request(get('http://meta.example.com/'), never()), /resolves to 169\.254\.169\.254, a cloud metadata address/);
-    expectError(await gate.request(get('http://mixed.example.com/'), never()), /resolves to 192\.168\.1\.7, a private address/);
+    expectError(await gate.request(get('http://mixed.example.com/'), never()), /resolves to 10\.0\.0\.9, 192\.168\.1\.7, and none of them is allowed/);
     expectError(await gate.request(get('http://v6meta.example.com/'), never()), /resolves to fd00:ec2::254, a cloud metadata address/);
   });
 
@@ -273,6 +276,88 @@ describe('names resolve once, to addresses that are checked, and the connection 
   it('a name that does not resolve is an error outcome', async () => {
     const gate = createHttpGate(policy(['nowhere.example.com'], { lookup: staticLookup({}) }));
     expectError(await gate.request(get('http://nowhere.example.com/'), never()), /^cannot resolve nowhere\.example\.com/);
+  });
+});
+
+describe("a name is reached through whichever of its DNS answers the rules allow", () => {
+  // Stock Debian maps `::1 localhost` before 127.0.0.1: the resolver's order is not the user's
+  // intent, so each case below gives the answers itself and does not read /etc/hosts.
+  const bothListed = (): string[] => [`localhost:${a.port}`, a.authority];
+
+  it('a host whose first DNS answer is not allowed is reached through a later answer that is', async () => {
+    const gate = createHttpGate(policy(bothListed(), { lookup: staticLookup({ localhost: ['::1', '127.0.0.1'] }) }));
+    const out = await gate.request(get(`http://localhost:${a.port}/v6-first`), never());
+    expect(out.ok && text(out.body)).toBe('hello from a /v6-first');
+    expect(a.requests.at(-1)?.headers.host).toBe(`localhost:${a.port}`);
+  });
+
+  it('a host whose first DNS answer is allowed is reached through it, whatever the later answers are', async () => {
+    const gate = createHttpGate(policy(bothListed(), { lookup: staticLookup({ localhost: ['127.0.0.1', '::1'] }) }));
+    const out = await gate.request(get(`http://localhost:${a.port}/v4-first`), never());
+    expect(out.ok && text(out.body)).toBe('hello from a /v4-first');
+  });
+
+  it('a host none of whose answers is allowed is refused, naming every answer', async () => {
+    const before = a.requests.length;
+    const v6Only = createHttpGate(policy(bothListed(), { lookup: staticLookup({ localhost: ['::1'] }) }));
+    expect(await v6Only.request(get(`http://localhost:${a.port}/`), never())).toEqual({
+      ok: false,
+      error: `localhost resolves to ::1, a loopback address; list [::1]:${a.port} in allowed_hosts to allow it; allowed_hosts is ["localhost:${a.port}", "${a.authority}"]`,
+    });
+    const lookup = staticLookup({ localhost: ['::1', '127.0.0.2', 'fe80::1%eth0'] });
+    const none = createHttpGate(policy(bothListed(), { lookup }));
+    expect(await none.request(get(`http://localhost:${a.port}/`), never())).toEqual({
+      ok: false,
+      error:
+        `localhost resolves to ::1, 127.0.0.2, "fe80::1%eth0", and none of them is allowed: ` +
+        `::1 is a loopback address (list [::1]:${a.port} in allowed_hosts to allow it); ` +
+        `127.0.0.2 is a loopback address (list 127.0.0.2:${a.port} in allowed_hosts to allow it); ` +
+        `"fe80::1%eth0" is not an IP address this sandbox can check; ` +
+        `allowed_hosts is ["localhost:${a.port}", "${a.authority}"]`,
+    });
+    expect(a.requests.length).toBe(before);
+  });
+
+  it('the chosen answer is the address the connection uses; a refused answer is never connected to', async () => {
+    // A second server on the same port, on 127.0.0.2: whichever address the socket goes to answers.
+    const twin = await startServer('127.0.0.2', (_req, res) => res.end('twin'), a.port);
+    try {
+      const lookup = staticLookup({ 'svc.example.com': ['127.0.0.2', '127.0.0.1'] });
+      const toA = createHttpGate(policy([`svc.example.com:${a.port}`, a.authority], { lookup }));
+      const viaA = await toA.request(get(`http://svc.example.com:${a.port}/chosen`), never());
+      expect(viaA.ok && text(viaA.body)).toBe('hello from a /chosen');
+      expect(twin.requests).toHaveLength(0);
+      await toA.close();
+
+      const toTwin = createHttpGate(policy([`svc.example.com:${a.port}`, twin.authority], { lookup }));
+      const before = a.requests.length;
+      const viaTwin = await toTwin.request(get(`http://svc.example.com:${a.port}/chosen`), never());
+      expect(viaTwin.ok && text(viaTwin.body)).toBe('twin');
+      expect(a.requests.length).toBe(before);
+      await toTwin.close();
+    } finally {
+      await twin.close();
+    }
+  });
+
+  it('a redirect hop chooses among its own answers again', async () => {
+    const hop = await startServer('127.0.0.1', (req, res) => {
+      res.writeHead(302, { location: `http://next.example.com:${a2.port}${req.url ?? '/'}` }).end();
+    });
+    try {
+      const lookup = staticLookup({ 'next.example.com': ['::1', '127.0.0.1'] });
+      const listed = [hop.authority, `next.example.com:${a2.port}`];
+      const reached = createHttpGate(policy([...listed, a2.authority], { lookup }));
+      const out = await reached.request(get(hop.url('/landed')), never());
+      expect(out.ok && text(out.body)).toBe('a2 GET /landed body=');
+      const refused = createHttpGate(policy(listed, { lookup }));
+      expectError(
+        await refused.request(get(hop.url('/landed')), never()),
+        new RegExp(`^redirect to http://next\\.example\\.com:${a2.port}/landed refused: next\\.example\\.com resolves to ::1, 127\\.0\\.0\\.1, and none of them is allowed: `),
+      );
+    } finally {
+      await hop.close();
+    }
   });
 });
 

@@ -55,7 +55,7 @@ describe('connection reuse follows the checked addresses', () => {
     expect(await gate.request({ method: 'GET', url, headers: {} }, never())).toMatchObject({ ok: true });
     expect(await gate.request({ method: 'GET', url, headers: {} }, never())).toEqual({
       ok: false,
-      error: `svc.example.com resolves to 10.0.0.1, a private address; list 10.0.0.1:${one.port} in allowed_hosts to allow it`,
+      error: `svc.example.com resolves to 10.0.0.1, a private address; list 10.0.0.1:${one.port} in allowed_hosts to allow it; allowed_hosts is ["svc.example.com:${one.port}", "${one.authority}"]`,
     });
     expect(await gate.request({ method: 'GET', url, headers: {} }, never())).toMatchObject({ ok: true });
     expect(one.requests.length - seen).toBe(2);

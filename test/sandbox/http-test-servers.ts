@@ -25,7 +25,8 @@ export interface TestServer {
 
 export type Handler = (req: IncomingMessage, res: ServerResponse, seen: SeenRequest) => void;
 
-export async function startServer(host: string, handler: Handler): Promise<TestServer> {
+/** `port` 0 (the default) takes a free one; another server's port on another address is free too. */
+export async function startServer(host: string, handler: Handler, port = 0): Promise<TestServer> {
   const requests: SeenRequest[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -50,13 +51,13 @@ export async function startServer(host: string, handler: Handler): Promise<TestS
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, host, () => resolve());
+    server.listen(port, host, () => resolve());
   });
-  const port = (server.address() as AddressInfo).port;
-  const authority = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  const bound = (server.address() as AddressInfo).port;
+  const authority = host.includes(':') ? `[${host}]:${bound}` : `${host}:${bound}`;
   return {
     host,
-    port,
+    port: bound,
     authority,
     url: (path = '/') => `http://${authority}${path}`,
     requests,

@@ -1,6 +1,6 @@
 // The HTTP gate: the only way a sandboxed module reaches the network. Each hop (the first URL and
 // every redirect) is checked against allowed_hosts and the address rules before a single byte is
-// sent to it, and the connection is pinned to the addresses that were checked.
+// sent to it, and the connection is pinned to the DNS answers that passed (answer-choice.ts).
 import { rootCertificates } from 'node:tls';
 import { z } from 'zod';
 import { describeNetworkError, shortReason } from './describe-error.js';

@@ -1,4 +1,4 @@
-// A net.connect `lookup` that answers only with the addresses the gate already checked. undici
+// A net.connect `lookup` that answers only with the addresses the gate checked and allowed. undici
 // keeps the URL's name for the Host header and the TLS servername, but the socket can only go to
 // a checked address: no second DNS query happens, so DNS rebinding has nothing to race.
 import type { LookupAddress, LookupOptions } from 'node:dns';
