@@ -16,8 +16,11 @@ import { writeCacheFile } from '../../cache-files/index.js';
 import { preparedModuleCacheDir } from '../prepared-cache-dir.js';
 import type { PrepareOptions, PreparedModule } from './prepare.js';
 
-/** Bumped when the file layout changes. */
-const FORMAT = 1;
+/**
+ * Bumped when the file layout changes, or when preparing writes different bytes for the same key
+ * (the code identity below is this file's, not the patcher's). 2: table maxima capped (tables.ts).
+ */
+const FORMAT = 2;
 const MAGIC = 'toolgate-prepared\n';
 
 export type PreparedInfo = Omit<PreparedModule, 'bytes'>;
