@@ -16,8 +16,12 @@ import { writeCacheFile } from '../../cache-files/index.js';
 import { preparedModuleCacheDir } from '../prepared-cache-dir.js';
 import type { PrepareOptions, PreparedModule } from './prepare.js';
 
-/** Bumped when the file layout or the instrumentation changes (2: bulk instructions charged by count). */
-const FORMAT = 2;
+/**
+ * Bumped when the file layout changes, or when preparing writes different bytes for the same key
+ * (the code identity below is this file's, not the patcher's). 3: table maxima capped (tables.ts)
+ * and bulk instructions charged by count (preempt.ts).
+ */
+const FORMAT = 3;
 const MAGIC = 'toolgate-prepared\n';
 
 export type PreparedInfo = Omit<PreparedModule, 'bytes'>;

@@ -2,6 +2,7 @@
 // charge. Host functions come only from the Extism kernel and toolgate's WASI (renamed to the
 // module's own WASI namespace); anything else must come from a module of module.link.
 import { BinaryReader, concatBytes, encodeName, encodeU32 } from './leb128.js';
+import { checkImportedTable, readTableType } from './tables.js';
 import { CLIENT_IMPORTS, CLIENT_NAMESPACE, EXTISM_IMPORT_NAMES, EXTISM_NAMESPACE, WASI_NAMESPACE, type ClientImportName } from './host-imports.js';
 
 /** Namespaces only an embedding application fills with its own host functions (Extism's convention). */
@@ -20,6 +21,8 @@ export interface ImportSummary {
   body: Uint8Array;
   importedFuncs: number;
   importedGlobals: number;
+  /** Tables come first in the table index space: the first defined table's index is this count. */
+  importedTables: number;
   /** The limits flags byte and maximum of an imported memory (only from a linked module). */
   importedMemory: boolean;
   usesWasi: boolean;
@@ -28,14 +31,14 @@ export interface ImportSummary {
   clientImports: ClientImportName[];
 }
 
-type Fail = (code: 'FORBIDDEN_IMPORT' | 'BAD_MODULE', rule: string) => never;
+type Fail = (code: 'FORBIDDEN_IMPORT' | 'BAD_MODULE' | 'TABLES_OVER_BUDGET', rule: string) => never;
 
 export function rewriteImports(body: Uint8Array, rules: ImportRules, fail: Fail): ImportSummary {
   const r = new BinaryReader(body);
   const count = r.u32();
   const out: (number[] | Uint8Array)[] = [encodeU32(count)];
   const unresolved: string[] = [];
-  const summary: ImportSummary = { body, importedFuncs: 0, importedGlobals: 0, importedMemory: false, usesWasi: false, usesHttp: false, clientImports: [] };
+  const summary: ImportSummary = { body, importedFuncs: 0, importedGlobals: 0, importedTables: 0, importedMemory: false, usesWasi: false, usesHttp: false, clientImports: [] };
   for (let i = 0; i < count; i++) {
     const mod = r.name();
     const name = r.name();
@@ -51,6 +54,7 @@ export function rewriteImports(body: Uint8Array, rules: ImportRules, fail: Fail)
         checkImportedMemory(desc, what, fail);
         summary.importedMemory = true;
       }
+      if (kind === 1) checkImportedTable(readTableType(new BinaryReader(desc, 1), `table ${what}`, fail), what, fail);
       out.push(encodeName(mod));
     } else {
       if (kind !== 0) fail('FORBIDDEN_IMPORT', `import ${what} is a ${KIND_NAMES[kind] ?? `kind ${kind}`}; only host functions may be imported from the host`);
@@ -73,6 +77,7 @@ export function rewriteImports(body: Uint8Array, rules: ImportRules, fail: Fail)
       }
     }
     if (kind === 0) summary.importedFuncs++;
+    if (kind === 1) summary.importedTables++;
     if (kind === 3) summary.importedGlobals++;
     out.push(encodeName(name), desc);
   }

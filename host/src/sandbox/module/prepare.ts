@@ -1,5 +1,5 @@
-// Checks an untrusted module's imports and memory, then rewrites it so the host stays in charge:
-// memory max capped at maxPages, WASI imports moved to toolgate's namespace, _initialize/_start/
+// Checks an untrusted module's imports, memory and tables, then rewrites it so the host stays in
+// charge: memory max capped at maxPages, table maxima capped to the table budget (tables.ts), WASI imports moved to toolgate's namespace, _initialize/_start/
 // hs_init renamed so the worker runs them itself (once its WASI can see the instance's memory), and
 // a wrapper export that keeps the entry's i32 return code (the SDK drops it: architecture.md §8.7) in an
 // exported global; on request, fuel and a host check so the calling thread can preempt it
@@ -12,6 +12,7 @@ import {
   TOOLGATE_WASI_NAMESPACE, type ClientImportName,
 } from './host-imports.js';
 import { rewriteImports, type ImportSummary } from './imports.js';
+import { capTables } from './tables.js';
 import { UnknownInstruction } from './code.js';
 import { instrumentPreemption, type PreemptShape, type Preempted } from './preempt.js';
 import { checkEntry, readExports, readFuncTypes, readTypes, type Export } from './shape.js';
@@ -80,6 +81,7 @@ function patch(sections: Section[], opts: PrepareOptions, fail: Fail): PreparedM
   const find = (id: number): Section | undefined => sections.find((s) => s.id === id);
   const imports = patchImports(find(SECTION.import), opts, fail);
   const memory = capMemory(find(SECTION.memory), imports.importedMemory, opts.maxPages, fail);
+  capTables(find(SECTION.table), imports.importedTables, fail);
   const funcTypes = readFuncTypes(find(SECTION.function));
   const exports = readExports(find(SECTION.export), fail);
   const entryInfo = opts.entry === undefined
@@ -117,7 +119,7 @@ function patch(sections: Section[], opts: PrepareOptions, fail: Fail): PreparedM
 
 /** Host functions from the namespaces toolgate serves, anything from a linked module. */
 function patchImports(section: Section | undefined, opts: PrepareOptions, fail: Fail): Omit<ImportSummary, 'body'> {
-  if (!section) return { importedFuncs: 0, importedGlobals: 0, importedMemory: false, usesWasi: false, usesHttp: false, clientImports: [] };
+  if (!section) return { importedFuncs: 0, importedGlobals: 0, importedTables: 0, importedMemory: false, usesWasi: false, usesHttp: false, clientImports: [] };
   const rules = { wasiImportNames: opts.wasiImportNames, wasiNamespace: opts.wasiNamespace ?? TOOLGATE_WASI_NAMESPACE, linkNamespaces: opts.linkNamespaces ?? [] };
   const { body, ...summary } = rewriteImports(section.body, rules, fail);
   section.body = body;
