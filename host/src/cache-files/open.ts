@@ -6,7 +6,7 @@
 // it is not. A folder that cannot be made at all is skipped without a word: a cache only saves time.
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { chmod, link, lstat, mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, link, lstat, mkdir, open, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** The cache folder of a home, checked, with the key that seals its entries. */
@@ -57,7 +57,7 @@ async function ownFolder(dir: string, warn: (message: string) => void): Promise<
 
 /** The key in `file` when it is a regular file of ours, 0600 or tighter, of the right size. */
 async function readKey(file: string): Promise<{ secret?: Uint8Array; unsafe?: string }> {
-  let handle;
+  let handle: FileHandle;
   try {
     handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch (err) {
