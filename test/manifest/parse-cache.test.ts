@@ -1,12 +1,14 @@
 // The on-disk cache of parsed manifests ($TOOLGATE_HOME/cache/manifests): a hit equals a fresh
-// parse, an edit parses again, a damaged entry is rebuilt, a bad manifest is never stored.
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+// parse, an edit parses again, a damaged or hand-edited entry is rebuilt, a bad manifest is never
+// stored. (Forged entries through the shipped command: test/cache-files/forged-entries.test.ts.)
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { ManifestError } from '../../host/src/manifest/errors.js';
 import { loadManifestFile } from '../../host/src/manifest/load.js';
-import { parseManifestCached, useManifestParseCache } from '../../host/src/manifest/parse-cache.js';
+import { openCache, openCacheFolder } from '../../host/src/cache-files/index.js';
+import { manifestParseCacheStats, parseManifestCached, useManifestParseCache } from '../../host/src/manifest/parse-cache.js';
 import { parseManifest } from '../../host/src/manifest/parse.js';
 import { FAKE_WASM, manifestWith, tempDir, writeFileIn, yamlOf } from './helpers.js';
 
@@ -15,10 +17,16 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 let dir: string;
 let cache: string;
 let cleanup: () => Promise<void>;
+/** Turns the cache on at `root`/manifests, as the CLI does for $TOOLGATE_HOME/cache. */
+async function useCacheAt(root: string): Promise<void> {
+  const opened = await openCache(root, () => {});
+  useManifestParseCache(opened === undefined ? undefined : await openCacheFolder(opened, 'manifests'));
+}
+
 beforeEach(async () => {
   ({ dir, cleanup } = await tempDir());
   cache = join(dir, 'cache', 'manifests');
-  useManifestParseCache(cache);
+  await useCacheAt(join(dir, 'cache'));
 });
 afterEach(async () => {
   useManifestParseCache(undefined);
@@ -38,15 +46,30 @@ describe('parsed manifests on disk', () => {
     const first = await loadManifestFile(file);
     const stored = await entries();
     expect(stored).toHaveLength(1);
+    const path = join(cache, stored[0] as string);
+    const inode = (await stat(path)).ino;
+    const before = { ...manifestParseCacheStats };
     const second = await loadManifestFile(file);
     expect(second.manifest).toStrictEqual(first.manifest);
     expect(second.manifest).toStrictEqual(parseManifest(await readFile(file, 'utf8'), file));
-    // proof that the second answer came from the entry: an entry changed by hand is what is read
-    const path = join(cache, stored[0] as string);
-    const entry = JSON.parse(await readFile(path, 'utf8')) as { manifest: { description: string } };
+    // the second answer came from the entry, which was read, not rewritten (a rewrite is a rename)
+    expect(manifestParseCacheStats.fromDisk - before.fromDisk).toBe(1);
+    expect(manifestParseCacheStats.parsed - before.parsed).toBe(0);
+    expect((await stat(path)).ino).toBe(inode);
+  });
+
+  test('an entry changed by hand does not verify under the cache key: the manifest is parsed again and the entry rewritten', async () => {
+    const file = await writeTool();
+    await loadManifestFile(file);
+    const [name] = await entries();
+    const path = join(cache, name as string);
+    const good = await readFile(path, 'utf8');
+    const cut = good.indexOf('\n');
+    const entry = JSON.parse(good.slice(cut + 1)) as { manifest: { description: string } };
     entry.manifest.description = 'from the cache';
-    await writeFile(path, JSON.stringify(entry));
-    expect((await loadManifestFile(file)).manifest.description).toBe('from the cache');
+    await writeFile(path, `${good.slice(0, cut)}\n${JSON.stringify(entry)}`);
+    expect((await loadManifestFile(file)).manifest.description).not.toBe('from the cache');
+    expect(await readFile(path, 'utf8')).toBe(good);
   });
 
   test('an edited manifest is parsed again: the key covers its text', async () => {
@@ -63,7 +86,10 @@ describe('parsed manifests on disk', () => {
     const [name] = await entries();
     const path = join(cache, name as string);
     const good = await readFile(path, 'utf8');
-    for (const bad of ['not json', good.slice(0, good.length >> 1), JSON.stringify({ ...JSON.parse(good), key: 'another' }), JSON.stringify({ ...JSON.parse(good), format: 0 }), 'null']) {
+    const cut = good.indexOf('\n');
+    const [seal, json] = [good.slice(0, cut), JSON.parse(good.slice(cut + 1)) as object];
+    const resealed = (over: object): string => `${seal}\n${JSON.stringify({ ...json, ...over })}`;
+    for (const bad of ['not json', good.slice(0, good.length >> 1), resealed({ key: 'another' }), resealed({ format: 0 }), 'null', `${seal}\nnull`]) {
       await writeFile(path, bad);
       expect((await loadManifestFile(file)).manifest).toStrictEqual(fresh);
       expect(await readFile(path, 'utf8')).toBe(good);
@@ -87,8 +113,8 @@ describe('parsed manifests on disk', () => {
   });
 
   test('a folder that cannot be written is skipped: the manifest still loads', async () => {
-    await writeFileIn(dir, 'cache', 'a file where the cache folder would be');
-    useManifestParseCache(join(dir, 'cache', 'manifests'));
+    await writeFileIn(dir, 'blocked', 'a file where the cache folder would be');
+    await useCacheAt(join(dir, 'blocked'));
     const file = await writeTool();
     expect((await loadManifestFile(file)).manifest.name).toBe('demo');
   });

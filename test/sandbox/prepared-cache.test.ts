@@ -2,13 +2,14 @@
 // first prepared it instead of checking, patching and instrumenting it again. What is read back is
 // only ever the prepared form of the same module under the same options and the same patcher;
 // anything else in the folder is ignored and rebuilt, and a folder that cannot be written only
-// costs the time it would have saved.
+// costs the time it would have saved. (Forged entries: test/cache-files/forged-entries.test.ts.)
 import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, expect, test } from 'vitest';
+import { openCache, openCacheFolder } from '../../host/src/cache-files/index.js';
 import { loadSandboxTool, usePreparedModuleCache, type SandboxToolSpec } from '../../host/src/sandbox/index.js';
 import { forgetCompiledModules, preparedCacheStats } from '../../host/src/sandbox/module/cache.js';
 import { ROOT, toolgateEntry } from '../server/helpers.js';
@@ -40,11 +41,19 @@ async function loadAndCall(spec: SandboxToolSpec, input: string): Promise<{ out:
   }
 }
 
+/** Turns the cache on at `root`/prepared, as the CLI does for $TOOLGATE_HOME/cache; says whether it could. */
+async function useCacheAt(root: string, warn: (message: string) => void = () => {}): Promise<boolean> {
+  const opened = await openCache(root, warn);
+  const folder = opened === undefined ? undefined : await openCacheFolder(opened, 'prepared');
+  usePreparedModuleCache(folder);
+  return folder !== undefined;
+}
+
 const entries = async (folder: string): Promise<string[]> => (await readdir(folder)).filter((f) => f.endsWith('.bin')).sort();
 
 test('a module prepared once is read back by the next load and answers the same; another memory cap is prepared on its own', async () => {
   const cache = join(dir, 'prepared');
-  usePreparedModuleCache(cache);
+  expect(await useCacheAt(dir)).toBe(true);
   const first = await loadAndCall(echoSpec(), '{"text":"one"}');
   expect(first).toEqual({ out: '{"text":"one"}', fromDisk: 0, prepared: 1 });
   expect(await entries(cache)).toHaveLength(1);
@@ -60,7 +69,7 @@ test('a module prepared once is read back by the next load and answers the same;
 
 test('a truncated cache file is ignored, the module is prepared again and the file rewritten whole', async () => {
   const cache = join(dir, 'prepared');
-  usePreparedModuleCache(cache);
+  expect(await useCacheAt(dir)).toBe(true);
   await loadAndCall(echoSpec(), '{"text":"a"}');
   const [name] = await entries(cache);
   const file = join(cache, name as string);
@@ -74,7 +83,7 @@ test('a truncated cache file is ignored, the module is prepared again and the fi
 
 test("another module's cache file under this module's name, or one with a changed byte, is not used", async () => {
   const cache = join(dir, 'prepared');
-  usePreparedModuleCache(cache);
+  expect(await useCacheAt(dir)).toBe(true);
   await loadAndCall(echoSpec(), '{"text":"echo"}');
   const [echoFile] = await entries(cache);
   const greet = kitSpec('greet');
@@ -98,7 +107,9 @@ test('a cache folder that cannot be written leaves loads and calls working, and 
   // a regular file where the folder would be: no mkdir can succeed, even as root
   const blocker = join(dir, 'not-a-folder');
   await writeFile(blocker, 'x');
-  usePreparedModuleCache(join(blocker, 'prepared'));
+  const warnings: string[] = [];
+  expect(await useCacheAt(blocker, (m) => warnings.push(m))).toBe(false);
+  expect(warnings).toEqual([]);
   const { logger, lines } = capturingLogger();
   for (let i = 0; i < 2; i++) {
     expect(await loadAndCall(echoSpec({ logger }), '{"text":"still"}')).toEqual({ out: '{"text":"still"}', fromDisk: 0, prepared: 1 });

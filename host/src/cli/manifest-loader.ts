@@ -54,7 +54,7 @@ export function installedSource(storeDir: string, logger: Logger, report: (probl
 /** Registers the tools; returns every manifest that did not load or register, one line each. */
 export const loadManifestTools: ManifestLoader = async (ctx: Context, dirs, options) => {
   const { loadToolsFromDirs, enablePreparedModuleCache, protectControlDir } = await import('../manifest/index.js');
-  enablePreparedModuleCache(options.storeDir);
+  await enablePreparedModuleCache(options.storeDir, ctx.logger);
   // What this runtime reads back while it runs is no tool's to rewrite (no rw mount over it).
   if (options.policyDir !== undefined) ctx.effect(() => protectControlDir(options.policyDir as string, 'the policy set in force', true));
   // (a manifest file given alone is protected as itself: any folder mount that contains it is its

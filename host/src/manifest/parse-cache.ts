@@ -2,28 +2,36 @@
 // again a manifest it has seen. Parsing is pure (text in, Manifest out), and cold it costs 1.5-3 ms
 // per manifest (yaml and zod run unoptimised at start-up): about 50 ms of a 20-tool start. The key
 // covers the manifest's text and the identity of the code that parses, so an edit, a rebuild or
-// an upgrade parses again. Only manifests that parsed cleanly are stored; a file that is corrupt,
-// for another key or unreadable is ignored and rewritten. Mounts inside the cache are refused
-// (protected-dirs.ts), so no tool can plant an entry.
+// an upgrade parses again. Only manifests that parsed cleanly are stored. An entry is a seal line
+// and the JSON; the seal (cache-files, architecture.md §5) covers the key and the JSON under this
+// home's cache key, so an entry edited by hand (a mount added, say) or for another text is never
+// read back: like one that is corrupt or unreadable, it is ignored and rewritten. Mounts inside the
+// cache are refused (protected-dirs.ts) as well.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
-import { writeCacheFile } from '../cache-files/index.js';
+import { sealMatches, sealOf, writeCacheFile, type CacheFolder } from '../cache-files/index.js';
 import { parseManifest } from './parse.js';
 import type { Manifest } from './schema.js';
 
-/** Bumped when the entry layout changes. */
-const FORMAT = 1;
+/** Bumped when the entry layout changes (2: a seal line before the JSON). */
+const FORMAT = 2;
+const KIND = 'toolgate-parsed-manifest';
 
-let dir: string | undefined;
+let cache: CacheFolder | undefined;
 
-/** Turns the cache on (a folder) or off (undefined) for this process. */
-export function useManifestParseCache(folder: string | undefined): void {
-  dir = folder;
+/** Turns the cache on (an open cache folder) or off (undefined) for this process. */
+export function useManifestParseCache(folder: CacheFolder | undefined): void {
+  cache = folder;
 }
+
+/** Where the last parses came from (tests read it). */
+export const manifestParseCacheStats = { fromDisk: 0, parsed: 0 };
+
+const sealed = (key: string, json: string): string[] => [KIND, String(FORMAT), key, json];
 
 let codeIdentity: string | undefined;
 /**
@@ -45,26 +53,37 @@ const keyOf = (text: string): string => createHash('sha256').update(`${FORMAT}\0
 
 /** parseManifest, answered from the cache when this text was parsed before by the same code. */
 export async function parseManifestCached(text: string, file: string): Promise<Manifest> {
-  const folder = dir;
+  const folder = cache;
   if (folder === undefined) return parseManifest(text, file);
   const key = keyOf(text);
-  const path = join(folder, `${key}.json`);
-  const hit = await readEntry(path, key);
-  if (hit !== undefined) return hit;
+  const hit = await readEntry(folder, key);
+  if (hit !== undefined) {
+    manifestParseCacheStats.fromDisk++;
+    return hit;
+  }
   const manifest = parseManifest(text, file);
+  manifestParseCacheStats.parsed++;
   // Only what survives JSON unchanged is stored: a hit must equal a fresh parse.
   const json = JSON.stringify({ format: FORMAT, key, manifest });
   const back: unknown = JSON.parse(json);
-  if (typeof back === 'object' && back !== null && 'manifest' in back && isDeepStrictEqual(back.manifest, manifest)) await writeCacheFile(folder, `${key}.json`, json);
+  if (typeof back === 'object' && back !== null && 'manifest' in back && isDeepStrictEqual(back.manifest, manifest)) {
+    await writeCacheFile(folder.dir, `${key}.json`, `${sealOf(folder.secret, sealed(key, json))}\n${json}`);
+  }
   return manifest;
 }
 
-async function readEntry(path: string, key: string): Promise<Manifest | undefined> {
+async function readEntry(folder: CacheFolder, key: string): Promise<Manifest | undefined> {
   try {
-    const entry: unknown = JSON.parse(await readFile(path, 'utf8'));
+    const file = await readFile(join(folder.dir, `${key}.json`), 'utf8');
+    const cut = file.indexOf('\n');
+    if (cut < 0) return undefined;
+    const json = file.slice(cut + 1);
+    // the seal first: an entry another hand wrote or edited is not even parsed
+    if (!sealMatches(folder.secret, sealed(key, json), file.slice(0, cut))) return undefined;
+    const entry: unknown = JSON.parse(json);
     if (typeof entry !== 'object' || entry === null || !('format' in entry) || !('key' in entry) || !('manifest' in entry)) return undefined;
     if (entry.format !== FORMAT || entry.key !== key || typeof entry.manifest !== 'object' || entry.manifest === null) return undefined;
-    // Written by parseManifestCached from a parse of this very text by this very code.
+    // Sealed by parseManifestCached, from a parse of this very text by this very code.
     return entry.manifest as Manifest;
   } catch {
     return undefined;

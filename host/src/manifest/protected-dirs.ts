@@ -36,7 +36,7 @@ async function toolgateHome(env: NodeJS.ProcessEnv): Promise<string> {
   return realpath(home).catch(() => home);
 }
 
-/** $TOOLGATE_HOME/cache: prepared modules (cache/prepared), read back without patching them again. */
+/** $TOOLGATE_HOME/cache: prepared modules, parsed manifests and the key that seals them (architecture.md §5). */
 export function toolgateCacheDir(home: string): string {
   return join(home, 'cache');
 }

@@ -185,7 +185,7 @@ function firstListing(): { done: Promise<void>; listed: () => void } {
 async function startManifestTools(flags: ServeFlags, runtime: Runtime, backgroundAfter: Promise<void>, resources: Scope): Promise<ManifestTools> {
   const { installedSource } = await import('../manifest-loader.js');
   // a second start reads each module as prepared by the first, instead of patching it again
-  (await import('../../manifest/index.js')).enablePreparedModuleCache(runtime.storeDir);
+  await (await import('../../manifest/index.js')).enablePreparedModuleCache(runtime.storeDir, runtime.logger);
   const store = flags.manifests.length > 0 ? undefined : installedSource(runtime.storeDir, runtime.logger);
   const manifests = new ManifestTools({
     dirs: runtime.manifestDirs,

@@ -3,7 +3,7 @@
 // namespaces and whether the module is instrumented for preemption.
 import { createHash } from 'node:crypto';
 import { SandboxLoadError } from '../load-error.js';
-import { preparedKey, readPrepared, writePrepared } from './disk-cache.js';
+import { preparedEntry, readPrepared, writePrepared } from './disk-cache.js';
 import { prepareModule, type PrepareOptions, type PreparedModule } from './prepare.js';
 import { messageOf } from '../../errors/index.js';
 
@@ -42,8 +42,8 @@ export function compileModule(wasm: Uint8Array, opts: PrepareOptions, sha256?: s
 export const preparedCacheStats = { fromDisk: 0, prepared: 0 };
 
 async function build(wasm: Uint8Array, opts: PrepareOptions, digest: string): Promise<CompiledModule> {
-  const key = preparedKey(digest, opts);
-  const stored = key === undefined ? undefined : await readPrepared(key);
+  const entry = preparedEntry(digest, opts);
+  const stored = entry === undefined ? undefined : await readPrepared(entry);
   if (stored !== undefined) {
     // a stored module that no longer compiles (a Node upgrade, say) is prepared afresh below
     const module = await WebAssembly.compile(stored.bytes).catch(() => undefined);
@@ -60,7 +60,7 @@ async function build(wasm: Uint8Array, opts: PrepareOptions, digest: string): Pr
   } catch (err) {
     throw new SandboxLoadError('BAD_MODULE', `tool "${opts.tool}": ${opts.label ?? 'module'} does not compile: ${messageOf(err)}`);
   }
-  if (key !== undefined) await writePrepared(key, bytes, info);
+  if (entry !== undefined) await writePrepared(entry, bytes, info);
   return { sha256: digest, module, info };
 }
 

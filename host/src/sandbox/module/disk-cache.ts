@@ -1,28 +1,32 @@
 // Prepared modules on disk, so a second start does not check, patch and instrument a module again
-// (instrumenting a 1-2 MB module takes 150-200 ms). One file per key: a header line of JSON (format,
-// key, the digest of the prepared bytes and what preparing learnt) and the prepared bytes. The key
-// covers the module's digest, every option that changes the patch and the identity of the code
-// that patches; a file that is truncated, corrupt, for another key or unreadable is ignored and
-// rebuilt, and a folder that cannot be written is skipped without a word: the cache only saves
-// time. V8 offers no way to keep a compiled WebAssembly.Module across processes, so the compile
-// itself (Liftoff, a few ms per MB) is still paid on every start.
+// (instrumenting a 1-2 MB module takes 150-200 ms). One file per key: the magic line, the seal, a
+// header line of JSON (format, key, what the entry is for, what preparing learnt) and the prepared
+// bytes. The key covers the module's digest, every option that changes the patch and the identity
+// of the code that patches. The seal (cache-files, architecture.md §5) covers the key, the source
+// digest, the path the bytes were prepared for (instrumented for the calling thread, or not, for a
+// worker), the header and the bytes: a file that is truncated, corrupt, for another key or
+// another path, or not sealed with this home's key is ignored and rebuilt, and a folder that
+// cannot be written is skipped without a word: the cache only saves time. V8 offers no way to keep
+// a compiled WebAssembly.Module across processes, so the compile itself (Liftoff, a few ms per MB)
+// is still paid on every start.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { writeCacheFile } from '../../cache-files/index.js';
-import { preparedModuleCacheDir } from '../prepared-cache-dir.js';
+import { sealMatches, sealOf, writeCacheFile, type CacheFolder } from '../../cache-files/index.js';
+import { preparedModuleCache } from '../prepared-cache-dir.js';
 import type { PrepareOptions, PreparedModule } from './prepare.js';
 
 /**
  * Bumped when the file layout changes, or when preparing writes different bytes for the same key
- * (the code identity below is this file's, not the patcher's). 3: table maxima capped (tables.ts)
- * and bulk instructions charged by count (preempt.ts).
+ * (the code identity below is this file's, not the patcher's). 4: sealed, with what the entry is
+ * for; table maxima capped (tables.ts); bulk instructions charged by count (preempt.ts).
  */
-const FORMAT = 3;
+const FORMAT = 4;
 const MAGIC = 'toolgate-prepared\n';
+const KIND = 'toolgate-prepared-module';
 
 export type PreparedInfo = Omit<PreparedModule, 'bytes'>;
 
@@ -39,7 +43,19 @@ const infoSchema = z.strictObject({
   preemptible: z.boolean(),
 }) satisfies z.ZodType<PreparedInfo>;
 
-const headerSchema = z.strictObject({ format: z.literal(FORMAT), key: z.string(), bytesSha256: z.string(), info: infoSchema });
+/** The path a module is prepared for: with the fuel counter (the calling thread) or without (a worker only). */
+type PreparedPath = 'in-thread' | 'worker';
+
+const headerSchema = z.strictObject({ format: z.literal(FORMAT), key: z.string(), source: z.string(), path: z.enum(['in-thread', 'worker']), info: infoSchema });
+
+/** One entry's name and what it is for: all of it sealed, so an entry cannot be replayed for another. */
+export interface PreparedEntry {
+  key: string;
+  /** The sha256 of the module as the manifest names it, before preparing. */
+  source: string;
+  path: PreparedPath;
+  cache: CacheFolder;
+}
 
 /** What the running patcher is: its code file's digest (a rebuild or an upgrade changes it). */
 let codeIdentity: string | undefined;
@@ -50,43 +66,49 @@ function patcherIdentity(): string {
 
 const sha256 = (data: Uint8Array | string): string => createHash('sha256').update(data).digest('hex');
 
-/** The cache key of a module prepared with `opts`; undefined when the cache is off. */
-export function preparedKey(digest: string, opts: PrepareOptions): string | undefined {
-  if (preparedModuleCacheDir() === undefined) return undefined;
+/** The cache entry of a module prepared with `opts`; undefined when the cache is off. */
+export function preparedEntry(digest: string, opts: PrepareOptions): PreparedEntry | undefined {
+  const cache = preparedModuleCache();
+  if (cache === undefined) return undefined;
   const parts = [FORMAT, patcherIdentity(), digest, opts.maxPages, opts.entry ?? null, opts.wasiNamespace ?? null, opts.linkNamespaces ?? [], opts.wasiImportNames, opts.preempt === true];
-  return sha256(JSON.stringify(parts));
+  return { key: sha256(JSON.stringify(parts)), source: digest, path: opts.preempt === true ? 'in-thread' : 'worker', cache };
 }
 
-/** The prepared module stored under `key`, or undefined (absent, damaged or foreign: all the same). */
-export async function readPrepared(key: string): Promise<{ bytes: Uint8Array; info: PreparedInfo } | undefined> {
-  const dir = preparedModuleCacheDir();
-  if (dir === undefined) return undefined;
+/** What the seal of an entry covers: what it is for, then its header line and its bytes. */
+const sealed = (entry: PreparedEntry, header: Uint8Array, bytes: Uint8Array): (string | Uint8Array)[] => [KIND, String(FORMAT), entry.key, entry.source, entry.path, header, bytes];
+
+/** The prepared module stored for `entry`, or undefined (absent, damaged, foreign or forged: all the same). */
+export async function readPrepared(entry: PreparedEntry): Promise<{ bytes: Uint8Array; info: PreparedInfo } | undefined> {
   let file: Buffer;
   try {
-    file = await readFile(join(dir, `${key}.bin`));
+    file = await readFile(join(entry.cache.dir, `${entry.key}.bin`));
   } catch {
     return undefined;
   }
   if (file.subarray(0, MAGIC.length).toString('latin1') !== MAGIC) return undefined;
-  const end = file.indexOf(0x0a, MAGIC.length);
+  const sealEnd = file.indexOf(0x0a, MAGIC.length);
+  if (sealEnd < 0) return undefined;
+  const end = file.indexOf(0x0a, sealEnd + 1);
   if (end < 0) return undefined;
-  let header: z.infer<typeof headerSchema>;
+  const seal = file.subarray(MAGIC.length, sealEnd).toString('latin1');
+  const header = file.subarray(sealEnd + 1, end);
+  const bytes = new Uint8Array(file.buffer, file.byteOffset + end + 1, file.length - end - 1);
+  // the seal first: nothing of an entry another hand wrote is parsed, let alone trusted
+  if (!sealMatches(entry.cache.secret, sealed(entry, header, bytes), seal)) return undefined;
   try {
-    const parsed = headerSchema.safeParse(JSON.parse(file.subarray(MAGIC.length, end).toString('utf8')));
+    const parsed = headerSchema.safeParse(JSON.parse(header.toString('utf8')));
     if (!parsed.success) return undefined;
-    header = parsed.data;
+    const h = parsed.data;
+    if (h.key !== entry.key || h.source !== entry.source || h.path !== entry.path) return undefined;
+    return { bytes, info: h.info };
   } catch {
     return undefined;
   }
-  const bytes = new Uint8Array(file.buffer, file.byteOffset + end + 1, file.length - end - 1);
-  if (header.key !== key || sha256(bytes) !== header.bytesSha256) return undefined;
-  return { bytes, info: header.info };
 }
 
 /** Stores a prepared module; any failure (no folder, not writable, disk full) leaves the cache as it was. */
-export async function writePrepared(key: string, bytes: Uint8Array, info: PreparedInfo): Promise<void> {
-  const dir = preparedModuleCacheDir();
-  if (dir === undefined) return;
-  const header = JSON.stringify({ format: FORMAT, key, bytesSha256: sha256(bytes), info });
-  await writeCacheFile(dir, `${key}.bin`, Buffer.concat([Buffer.from(MAGIC + header + '\n', 'utf8'), bytes]));
+export async function writePrepared(entry: PreparedEntry, bytes: Uint8Array, info: PreparedInfo): Promise<void> {
+  const header = Buffer.from(JSON.stringify({ format: FORMAT, key: entry.key, source: entry.source, path: entry.path, info }), 'utf8');
+  const seal = sealOf(entry.cache.secret, sealed(entry, header, bytes));
+  await writeCacheFile(entry.cache.dir, `${entry.key}.bin`, Buffer.concat([Buffer.from(`${MAGIC}${seal}\n`, 'latin1'), header, Buffer.from('\n'), bytes]));
 }
