@@ -131,6 +131,16 @@ describe('toolgate serve --http 127.0.0.1:0', () => {
     expect(health.status).toBe('ok');
   });
 
+  test('a call body without "arguments" is a 400 that shows the expected shape alongside the zod issue', async () => {
+    const r = await raw(h.url, { method: 'POST', path: '/v1/tools/wasm_echo/call', headers: json, body: JSON.stringify({ name: 'x' }) });
+    expect(r.status).toBe(400);
+    const { error } = JSON.parse(r.body) as { error: { message: string } };
+    expect(error.message).toMatch(/Unrecognized key.*"name"/);
+    expect(error.message).toContain('expected {"arguments": {...}}');
+    const wrongType = JSON.parse((await raw(h.url, { method: 'POST', path: '/v1/tools/wasm_echo/call', headers: json, body: '[1]' })).body) as { error: { message: string } };
+    expect(wrongType.error.message).toContain('expected {"arguments": {...}}');
+  });
+
   test('an unknown path is a 404', async () => {
     expect((await raw(h.url, { path: '/nothing' })).status).toBe(404);
   });
