@@ -141,6 +141,21 @@ describe('toolgate serve --http 127.0.0.1:0', () => {
     expect(wrongType.error.message).toContain('expected {"arguments": {...}}');
   });
 
+  test('GET / answers a small index pointing to /mcp, /ui and /v1/tools: JSON when Accept asks for it, text otherwise', async () => {
+    const text = await raw(h.url, { path: '/' });
+    expect(text.status).toBe(200);
+    expect(String(text.headers['content-type'])).toContain('text/plain');
+    for (const path of ['/mcp', '/ui', '/v1/tools']) expect(text.body).toContain(`${h.url}${path}`);
+    const doc = await raw(h.url, { path: '/', headers: { accept: 'application/json' } });
+    expect(doc.status).toBe(200);
+    expect(String(doc.headers['content-type'])).toContain('application/json');
+    const index = JSON.parse(doc.body) as { name: string; endpoints: { path: string; url: string; what: string }[] };
+    expect(index.name).toBe('toolgate');
+    expect(index.endpoints.map((e) => e.path)).toEqual(expect.arrayContaining(['/mcp', '/ui', '/v1/tools']));
+    expect(index.endpoints.find((e) => e.path === '/mcp')?.url).toBe(`${h.url}/mcp`);
+    expect((await raw(h.url, { method: 'POST', path: '/', headers: json, body: '{}' })).status).toBe(404);
+  });
+
   test('an unknown path is a 404', async () => {
     expect((await raw(h.url, { path: '/nothing' })).status).toBe(404);
   });
