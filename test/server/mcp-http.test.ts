@@ -1,5 +1,7 @@
 // MCP over Streamable HTTP and the plain HTTP API, against the real `toolgate serve --http` process.
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { cpuShare, FIXTURE_MANIFESTS, runToolgate, startHttp, waitFor, type HttpProcess } from './helpers.js';
@@ -154,6 +156,14 @@ describe('toolgate serve --http 127.0.0.1:0', () => {
     expect(index.endpoints.map((e) => e.path)).toEqual(expect.arrayContaining(['/mcp', '/ui', '/v1/tools']));
     expect(index.endpoints.find((e) => e.path === '/mcp')?.url).toBe(`${h.url}/mcp`);
     expect((await raw(h.url, { method: 'POST', path: '/', headers: json, body: '{}' })).status).toBe(404);
+  });
+
+  test('the 401 of /v1/approvals names the path of the approval secret file serve wrote', async () => {
+    const r = await raw(h.url, { path: '/v1/approvals' });
+    expect(r.status).toBe(401);
+    const { error } = JSON.parse(r.body) as { error: { message: string } };
+    expect(error.message).toContain(join(tmpdir(), 'toolgate-server-test-home', 'approval-secret'));
+    expect(error.message).not.toMatch(/printed at start/);
   });
 
   test('an unknown path is a 404', async () => {
