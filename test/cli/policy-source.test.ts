@@ -244,6 +244,15 @@ describe('policy show', () => {
     expect(r.stdout.indexOf('audit')).toBeLessThan(r.stdout.indexOf('ask-network-and-writes'));
   });
 
+  it("policy show --policy-set NAME names the set actually chosen: the built-in set 'NAME', not the built-in default", async () => {
+    const r = await toolgate(['policy', 'show', '--policy-set', 'dev'], { cwd: fresh('show-dev') });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('policy set: dev');
+    expect(r.stdout).toContain("from:       the built-in set 'dev' (shipped with toolgate)");
+    expect(r.stdout).not.toContain('the built-in default');
+    expect(await show(['--policy-set', 'strict'], { cwd: fresh('show-strict') })).toMatchObject({ name: 'strict', origin: 'builtin', from: "the built-in set 'strict' (shipped with toolgate)" });
+  });
+
   it('reports a broken set as a configuration error (exit 2) naming the file', async () => {
     const dir = fresh('broken');
     writeFileSync(join(dir, 'bad.yaml'), 'entries:\n  - { id: x, use: no-such-policy }\n');

@@ -1,5 +1,7 @@
 // MCP over Streamable HTTP and the plain HTTP API, against the real `toolgate serve --http` process.
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { cpuShare, FIXTURE_MANIFESTS, runToolgate, startHttp, waitFor, type HttpProcess } from './helpers.js';
@@ -129,6 +131,39 @@ describe('toolgate serve --http 127.0.0.1:0', () => {
     expect(m.body).toMatch(/wasm_echo/);
     const health = JSON.parse((await raw(h.url, { path: '/healthz' })).body) as { status: string };
     expect(health.status).toBe('ok');
+  });
+
+  test('a call body without "arguments" is a 400 that shows the expected shape alongside the zod issue', async () => {
+    const r = await raw(h.url, { method: 'POST', path: '/v1/tools/wasm_echo/call', headers: json, body: JSON.stringify({ name: 'x' }) });
+    expect(r.status).toBe(400);
+    const { error } = JSON.parse(r.body) as { error: { message: string } };
+    expect(error.message).toMatch(/Unrecognized key.*"name"/);
+    expect(error.message).toContain('expected {"arguments": {...}}');
+    const wrongType = JSON.parse((await raw(h.url, { method: 'POST', path: '/v1/tools/wasm_echo/call', headers: json, body: '[1]' })).body) as { error: { message: string } };
+    expect(wrongType.error.message).toContain('expected {"arguments": {...}}');
+  });
+
+  test('GET / answers a small index pointing to /mcp, /ui and /v1/tools: JSON when Accept asks for it, text otherwise', async () => {
+    const text = await raw(h.url, { path: '/' });
+    expect(text.status).toBe(200);
+    expect(String(text.headers['content-type'])).toContain('text/plain');
+    for (const path of ['/mcp', '/ui', '/v1/tools']) expect(text.body).toContain(`${h.url}${path}`);
+    const doc = await raw(h.url, { path: '/', headers: { accept: 'application/json' } });
+    expect(doc.status).toBe(200);
+    expect(String(doc.headers['content-type'])).toContain('application/json');
+    const index = JSON.parse(doc.body) as { name: string; endpoints: { path: string; url: string; what: string }[] };
+    expect(index.name).toBe('toolgate');
+    expect(index.endpoints.map((e) => e.path)).toEqual(expect.arrayContaining(['/mcp', '/ui', '/v1/tools']));
+    expect(index.endpoints.find((e) => e.path === '/mcp')?.url).toBe(`${h.url}/mcp`);
+    expect((await raw(h.url, { method: 'POST', path: '/', headers: json, body: '{}' })).status).toBe(404);
+  });
+
+  test('the 401 of /v1/approvals names the path of the approval secret file serve wrote', async () => {
+    const r = await raw(h.url, { path: '/v1/approvals' });
+    expect(r.status).toBe(401);
+    const { error } = JSON.parse(r.body) as { error: { message: string } };
+    expect(error.message).toContain(join(tmpdir(), 'toolgate-server-test-home', 'approval-secret'));
+    expect(error.message).not.toMatch(/printed at start/);
   });
 
   test('an unknown path is a 404', async () => {

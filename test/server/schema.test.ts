@@ -28,11 +28,18 @@ describe('toolgate schema', () => {
     expect(m.tools.find((t) => t.name === 'wasm_echo')).toMatchObject({ title: 'WASM echo', outputSchema: { type: 'object' }, annotations: { readOnlyHint: true } });
   });
 
-  test('a missing or unknown --format is a usage error (exit 2) naming the choices', async () => {
+  test('an unknown --format is a usage error (exit 2) naming the choices', async () => {
     const r = await runToolgate(['schema', '--format', 'xml']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('mcp, openai, openai-responses, anthropic');
-    expect((await runToolgate(['schema'])).code).toBe(2);
+  });
+
+  test('schema without --format defaults to mcp (the same document as --format mcp)', async () => {
+    const plain = await runToolgate(['schema', '--manifests', FIXTURE_MANIFESTS]);
+    expect(plain.code, plain.stderr).toBe(0);
+    const mcp = await runToolgate(['schema', '--format', 'mcp', '--manifests', FIXTURE_MANIFESTS]);
+    expect(plain.stdout).toBe(mcp.stdout);
+    expect((JSON.parse(plain.stdout) as { tools: unknown[] }).tools.length).toBeGreaterThan(0);
   });
 });
 

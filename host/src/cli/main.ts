@@ -14,13 +14,25 @@ process.on('SIGINT', () => {
   interrupt.abort(new Error('interrupted'));
 });
 
+// A reader that goes away (`toolgate list | head -1`) is not an error of the command: what is
+// left to print is dropped and the command ends as it would have, without a stack trace. Once
+// here, so every command gets it; anything but a closed pipe still surfaces.
+const readerGone = new Set<NodeJS.WriteStream>();
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    readerGone.add(stream);
+  });
+}
+
 // Text from manifests, packages and tools must not drive the terminal (escape sequences, CR,
 // bidi overrides): stderr is for people and always escaped; stdout only when it is a terminal,
 // so a pipe still gets a tool's bytes as they are.
-const rawStdout = (text: string): void => void process.stdout.write(text);
+const rawStdout = (text: string): void => void (readerGone.has(process.stdout) || process.stdout.write(text));
+const rawStderr = (text: string): void => void (readerGone.has(process.stderr) || process.stderr.write(text));
 const io: CliIO = {
   stdout: process.stdout.isTTY === true ? terminalWriter(rawStdout) : rawStdout,
-  stderr: terminalWriter((text) => void process.stderr.write(text)),
+  stderr: terminalWriter(rawStderr),
   stdin: process.stdin,
   isTTY: process.stdin.isTTY === true && process.stdout.isTTY === true,
   stderrIsTTY: process.stderr.isTTY === true,

@@ -167,7 +167,9 @@ function pickSet(c: Candidate, entries: Dirent[], setName: string | undefined): 
   if (!files.some((d) => isYaml(d.name))) {
     throw new UsageError(`${c.from}: set "${name}" (${dir}) holds no policy YAML files (*.yaml, *.yml)`);
   }
-  return { kind: 'set', name, dir, origin: c.origin, from: c.from };
+  // A set asked for by name among the shipped ones is that set, not "the built-in default".
+  const from = c.origin === 'builtin' && setName !== undefined ? `the built-in set '${name}' (shipped with toolgate)` : c.from;
+  return { kind: 'set', name, dir, origin: c.origin, from };
 }
 
 

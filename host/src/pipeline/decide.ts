@@ -196,6 +196,13 @@ function decidedBy(id: string, record: TrailStep, returned: unknown, below: Rest
   return { decision: Object.freeze({ ...returned }), by: id };
 }
 
+/**
+ * Said with every ask nobody could answer, in one line: the ways a person gets to answer one
+ * (the channels are the approvals entry's, architecture.md §3; `dev` is the set that never asks).
+ */
+const HOW_TO_ANSWER =
+  "to answer asks, run toolgate in a terminal, or run `serve --http` and open its /ui page, or list a channel (tty, queue, http) in the policy set's approvals entry, or use `--policy-set dev` (it never asks)";
+
 async function askApproval(
   exec: Readonly<ExecIdentity>,
   tool: Tool,
@@ -251,7 +258,7 @@ async function askApproval(
     case 'cancelled':
       return deny(outcome, `approval cancelled before an answer (${reason})`);
     case 'unavailable':
-      return deny(outcome, `no approval channel available (${reason})`);
+      return deny(outcome, `no approval channel available (${reason}); ${HOW_TO_ANSWER}`);
     default:
       return deny('error', `approval service returned an unknown outcome ${JSON.stringify(outcome) ?? 'undefined'} (${reason})`);
   }

@@ -25,9 +25,13 @@ export function sendError(res: ServerResponse, status: number, message: string, 
 const callBody = z.strictObject({ arguments: z.record(z.string(), z.json()).optional() });
 const approvalBody = z.strictObject({ outcome: z.enum(['allowed-once', 'rejected']) });
 
-/** "arguments: expected record, received string" — the field and the rule, for the caller. */
-function zodMessage(err: z.ZodError): string {
-  return err.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(body)'}: ${i.message}`).join('; ');
+/** What each body looks like, shown next to the issue: a caller who guessed the shape learns it. */
+const CALL_SHAPE = '{"arguments": {...}}';
+const APPROVAL_SHAPE = '{"outcome": "allowed-once" | "rejected"}';
+
+/** "arguments: expected record, received string; expected {...}": the field, the rule and the shape. */
+function zodMessage(err: z.ZodError, shape: string): string {
+  return `${err.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(body)'}: ${i.message}`).join('; ')}; expected ${shape}`;
 }
 
 function parseJson(body: Buffer): { ok: true; value: unknown } | { ok: false; message: string } {
@@ -112,7 +116,7 @@ async function callTool({ core, req, res, body, param }: ApiRequest): Promise<vo
   const parsed = parseJson(await body());
   if (!parsed.ok) return sendError(res, 400, parsed.message);
   const input = callBody.safeParse(parsed.value);
-  if (!input.success) return sendError(res, 400, zodMessage(input.error));
+  if (!input.success) return sendError(res, 400, zodMessage(input.error, CALL_SHAPE));
   // A client that hangs up cancels its call (and tears its instance down).
   const hangup = new AbortController();
   res.once('close', () => {
@@ -147,7 +151,7 @@ async function answerApproval({ core, req, res, body, answeredBy, param }: ApiRe
   const parsed = parseJson(await body());
   if (!parsed.ok) return sendError(res, 400, parsed.message);
   const input = approvalBody.safeParse(parsed.value);
-  if (!input.success) return sendError(res, 400, zodMessage(input.error));
+  if (!input.success) return sendError(res, 400, zodMessage(input.error, APPROVAL_SHAPE));
   const id = decodeURIComponent(param);
   const found = await queue.resolve(id, input.data.outcome, answeredBy(req));
   if (!found) {

@@ -19,6 +19,8 @@ export interface GuardConfig {
    * the secret's file is refused as a mount).
    */
   approver: string;
+  /** Where serve wrote the approval secret (0600), so a 401 can say where to read it. */
+  approverFile?: string;
   /** The server's own origins (http://HOST:PORT of the bound address); set once it listens. */
   ownOrigins?: string[];
 }
@@ -91,7 +93,9 @@ export function checkApprover(req: IncomingMessage, url: URL, cfg: GuardConfig):
   if (!isApprovalPath(url.pathname)) return undefined;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
   if (m !== null && tokenMatches(m[1] ?? '', cfg.approver)) return undefined;
-  const what = cfg.token !== undefined ? 'the bearer token' : 'the approval secret (printed at start, kept in $TOOLGATE_HOME/approval-secret)';
+  const what = cfg.token !== undefined
+    ? 'the bearer token'
+    : cfg.approverFile !== undefined ? `the approval secret, in ${cfg.approverFile}` : 'the approval secret this server was started with';
   return { status: 401, message: `approvals need the approver credential: send Authorization: Bearer <${what}>` };
 }
 

@@ -17,6 +17,8 @@ export interface MountRequest {
 export interface HttpMount {
   /** e.g. '/ui': the mount gets that path and every path under it. */
   readonly prefix: string;
+  /** What it is, for the index at `GET /`. */
+  readonly summary?: string;
   handle(request: MountRequest): Promise<void>;
   /** Ends what the mount holds open (event streams) when the server closes. */
   close?(): void;

@@ -1,8 +1,9 @@
 // Routes one HTTP request: the safety checks first (http-guard.ts), then a mount (/ui), the health
-// probe, /mcp or the plain API, each within the client's share of concurrent requests.
+// probe, /mcp, the index at / or the plain API, each within the client's share of concurrent requests.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { handleApi, sendError } from './http-api.js';
 import { BodyTooLargeError, checkApprover, checkHost, checkOrigin, checkToken, readBody, type ConcurrencyLimit, type GuardConfig } from './http-guard.js';
+import { sendIndex } from './http-index.js';
 import { handleMcp, type McpEndpoint } from './http-mcp.js';
 import { answererOf, mountFor, type HttpMount } from './http-mount.js';
 
@@ -34,6 +35,7 @@ export async function handleRequest(routes: HttpRoutes, req: IncomingMessage, re
   const key = typeof sid === 'string' ? `session:${sid}` : `addr:${req.socket.remoteAddress ?? '?'}`;
   return withinLimit(routes, key, res, async () => {
     if (url.pathname === '/mcp') return await handleMcp(routes, req, res);
+    if (url.pathname === '/' && (req.method === 'GET' || req.method === 'HEAD')) return sendIndex(req, res, routes.mounts, core.version);
     const matched = await handleApi(core, req, res, url, body, () => sessions.health(), (r) => answererOf('api', guard, r));
     if (!matched) sendError(res, 404, `no route for ${req.method ?? 'GET'} ${url.pathname}`);
   });

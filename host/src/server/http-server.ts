@@ -28,6 +28,8 @@ export interface HttpOptions {
    * the token is the approver credential and this is ignored.
    */
   approvalSecret?: string;
+  /** The file the approval secret was written to (named in the 401 of the approval routes). */
+  approvalSecretFile?: string;
   /** A session with no request for this long is closed. Default 5 minutes. */
   sessionIdleMs?: number;
   /** More routes under their own prefixes, each authenticating itself (the /ui page). */
@@ -110,6 +112,7 @@ function guardFor(options: HttpOptions, token: string | undefined): GuardConfig 
     allowedOrigins: (options.allowedOrigins ?? []).map((o) => o.toLowerCase().replace(/\/$/, '')),
     token,
     approver: token ?? (options.approvalSecret !== undefined && options.approvalSecret !== '' ? options.approvalSecret : newApprovalSecret()),
+    ...(token === undefined && options.approvalSecretFile !== undefined ? { approverFile: options.approvalSecretFile } : {}),
     ownOrigins: [],
   };
 }

@@ -57,6 +57,7 @@ export function uiMount(src: UiSources): HttpMount {
   const stopPushing = pushChanges(ui);
   return {
     prefix: '/ui',
+    summary: 'the approvals page, for the person who answers asks',
     async handle(r) {
       port = r.guard.port;
       const path = r.url.pathname === '/ui/' ? '/ui' : r.url.pathname;

@@ -7,12 +7,12 @@ import { POLICY_FLAGS, policyFlagsHelp, policyChoice } from '../policy-source.js
 import { manifestsHelp, reportManifestProblems } from '../tool-lookup.js';
 import { LOG_FLAGS, logFlagsHelp, parseFlags, UsageError } from '../usage.js';
 
-const HELP = `Usage: toolgate schema --format mcp|openai|openai-responses|anthropic [--strict]
+const HELP = `Usage: toolgate schema [--format mcp|openai|openai-responses|anthropic] [--strict]
                        [--manifests PATH]... [--policies DIR|none] [--policy-set NAME]
                        [--builtin-tools] [--json] [-v|-q]
 
 Prints the tools an agent is served (manifest and installed tools; the built-in echo only with
---builtin-tools) as JSON in the given shape:
+--builtin-tools) as JSON in the given shape (mcp unless --format says otherwise):
   mcp               the MCP tools/list result: { "tools": [{ name, title?, description,
                     inputSchema, outputSchema? (object outputs only), annotations? }] }
   openai            Chat Completions: [{ "type": "function", "function": { name, description,
@@ -23,7 +23,7 @@ Prints the tools an agent is served (manifest and installed tools; the built-in 
 Names are made to fit each API's rule (^[a-zA-Z0-9_-]{1,64}$) and stay unique.
 
 Options:
-  --format F          mcp, openai, openai-responses or anthropic (required)
+  --format F          mcp (the default), openai, openai-responses or anthropic
   --strict            OpenAI strict mode (openai formats): every object closed
                       (additionalProperties: false), every property required, optional ones
                       nullable (a null argument means "not given"), no "default"; strict: true
@@ -45,7 +45,7 @@ export const schemaCommand: Command = {
     const { values } = parseFlags(
       argv,
       {
-        format: { type: 'string' },
+        format: { type: 'string', default: 'mcp' },
         strict: { type: 'boolean', default: false },
         manifests: { type: 'string', multiple: true },
         ...POLICY_FLAGS,
@@ -57,7 +57,7 @@ export const schemaCommand: Command = {
     );
     const format = values.format;
     if (!isSchemaFormat(format)) {
-      throw new UsageError(`--format: must be one of ${SCHEMA_FORMATS.join(', ')}${format === undefined ? '' : ` (got "${format}")`}`, { showUsage: true });
+      throw new UsageError(`--format: must be one of ${SCHEMA_FORMATS.join(', ')} (got "${String(format)}")`, { showUsage: true });
     }
     if (values.strict === true && !STRICT_FORMATS.includes(format)) {
       throw new UsageError(`--strict: only for --format ${STRICT_FORMATS.join(' or ')} (got "${format}")`, { showUsage: true });

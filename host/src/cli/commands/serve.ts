@@ -1,5 +1,6 @@
 // `toolgate serve`: the sidecar. MCP over stdio (default) or Streamable HTTP, plus the plain HTTP
 // API, over one runtime whose manifest folders are watched while serving.
+import { join } from 'node:path';
 import type { ApprovalService } from '../../pipeline/index.js';
 import { Scope } from '../../plugin/index.js';
 import type { Runtime } from '../runtime.js';
@@ -12,6 +13,7 @@ import { toolgateVersion } from '../package-root.js';
 import { describePolicySource } from '../policy-source.js';
 import { UsageError } from '../usage.js';
 import { parseServeFlags, SERVE_HELP, type ServeFlags } from './serve-flags.js';
+import { noToolsWarning } from './serve-no-tools.js';
 import { startHttp, startStdio, type Transport } from './serve-transport.js';
 
 /** What the policy engine offers the server (see policyLink). */
@@ -102,7 +104,9 @@ async function serve(flags: ServeFlags, io: CliIO, writeStdout: (text: string) =
     await resources.disposeInTurn();
     throw err;
   }
-  log.debug({ ms: since(t0), sinceProcessStart: Math.round(performance.now()), tools: runtime.tools.list().length }, 'serving');
+  const tools = runtime.tools.list().length;
+  if (tools === 0) io.stderr(noToolsWarning(flags.manifests.length > 0, runtime.manifestDirs, io.cwd, join(runtime.storeDir, 'tools')));
+  log.debug({ ms: since(t0), sinceProcessStart: Math.round(performance.now()), tools }, 'serving');
   await shutDownWhenAsked(flags, io, serving, log);
   // The answers are written; the rest of the teardown gets what is left of a second, so the
   // process exits within the shutdown timeout plus about one second whatever hangs.
