@@ -138,3 +138,41 @@ describe('tool model: defineTool', () => {
     expect(refusal({ name: 't', description: 'd' }).field).toBe('execute');
   });
 });
+
+describe('validation work per call is bounded', () => {
+  it('400,000 unknown keys are refused before anything walks them, in a fraction of the time listing each would take', () => {
+    const tool = defineTool({ ...base, name: 'bounded', parameters: { a: { type: 'string' } } });
+    const hostile: Record<string, number> = { a: 0 };
+    for (let i = 0; i < 400_000; i++) hostile[`k${i}`] = i;
+    tool.checkArguments({ a: 'warm' });
+    const t0 = performance.now();
+    const r = tool.checkArguments(hostile);
+    const ms = performance.now() - t0;
+    expect(r.ok).toBe(false);
+    expect(r.ok ? '' : r.message).toBe('arguments: an object with more than 10000 keys');
+    // copying, checking and listing every key's error took 2.7-3.5 s on this machine
+    expect(ms).toBeLessThan(400);
+  });
+
+  it('arguments nested deeper than 64 levels, or of more than 200,000 values, are refused by their size', () => {
+    const tool = defineTool({ ...base, name: 'deep_args', inputSchema: { type: 'object', additionalProperties: true } });
+    let deep: Record<string, unknown> = {};
+    const root = deep;
+    for (let i = 0; i < 100; i++) deep = (deep['d'] = {}) as Record<string, unknown>;
+    expect(tool.checkArguments(root)).toEqual({ ok: false, message: 'arguments: nested more than 64 levels deep' });
+    const many = { list: Array.from({ length: 300_000 }, () => 1) };
+    expect(tool.checkArguments(many)).toEqual({ ok: false, message: 'arguments: more than 200000 values in all' });
+    expect(tool.checkArguments({ list: Array.from({ length: 1000 }, () => 1) }).ok).toBe(true);
+  });
+
+  it('a first error stops a large value\'s check: 5,000 wrong values are not each reported', () => {
+    const tool = defineTool({ ...base, name: 'first_err', parameters: { xs: { type: 'array', items: { type: 'integer' } } } });
+    const r = tool.checkArguments({ xs: Array.from({ length: 5000 }, () => 'x') });
+    expect(r).toEqual({ ok: false, message: 'argument "xs[0]": must be integer' });
+  });
+
+  it('a small value still gets every error (up to five lines), not only the first', () => {
+    const tool = defineTool({ ...base, name: 'fuller', parameters: { a: { type: 'string' }, b: { type: 'integer' } } });
+    expect(tool.checkArguments({ a: 1, b: 'x' })).toEqual({ ok: false, message: 'argument "a": must be string; argument "b": must be integer' });
+  });
+});

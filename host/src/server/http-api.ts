@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import type { ToolResult } from '../tool/index.js';
+import type { JsonObject, ToolResult } from '../tool/index.js';
 import { ServerClosingError } from './call-tracker.js';
 import type { SidecarCore } from './core.js';
 import { endedMessage } from './approval-ended.js';
@@ -22,7 +22,10 @@ export function sendError(res: ServerResponse, status: number, message: string, 
   sendJson(res, status, { error: { status, message } }, headers);
 }
 
-const callBody = z.strictObject({ arguments: z.record(z.string(), z.json()).optional() });
+// Only the shape here: the pipeline checks the arguments themselves (size first, then JSON and the
+// tool's schema), so zod does not walk a hostile body's every key before that bound applies.
+const argumentsObject = z.custom<JsonObject>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), { message: 'expected an object' });
+const callBody = z.strictObject({ arguments: argumentsObject.optional() });
 const approvalBody = z.strictObject({ outcome: z.enum(['allowed-once', 'rejected']) });
 
 /** What each body looks like, shown next to the issue: a caller who guessed the shape learns it. */

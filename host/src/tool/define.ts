@@ -1,6 +1,6 @@
 // defineTool: checks a definition once and compiles its validators once, so a call only runs them.
 import { ToolDefinitionError } from './definition-error.js';
-import { cloneJson, deepFreeze, isJson, isJsonObject } from './json.js';
+import { argumentSizeProblem, cloneJson, deepFreeze, isJson, isJsonObject } from './json.js';
 import { dropNullsForOptional } from './null-as-absent.js';
 import { compileParams } from './params.js';
 import { compileCheck, type Check } from './validation.js';
@@ -54,7 +54,10 @@ export function defineTool(def: ToolDefinition): Tool {
     ...(outputSchema !== undefined ? { outputSchema: deepFreeze(outputSchema) } : {}),
     render,
     checkArguments(args) {
-      if (!isJsonObject(args as Json) || !isJson(args)) return { ok: false, message: 'arguments: must be a JSON object' };
+      if (!isJsonObject(args as Json)) return { ok: false, message: 'arguments: must be a JSON object' };
+      const tooLarge = argumentSizeProblem(args);
+      if (tooLarge !== undefined) return { ok: false, message: tooLarge };
+      if (!isJson(args)) return { ok: false, message: 'arguments: must be a JSON object' };
       const copy = cloneJson(args as JsonObject);
       dropNullsForOptional(copy, inputSchema);
       const r = argsCheck(copy);

@@ -27,6 +27,36 @@ export function isJson(value: unknown, seen: Set<object> = new Set()): value is 
   }
 }
 
+/** How large a call's arguments may be before anything walks them (validation, copies, policies). */
+export const ARGUMENT_LIMITS = { keysPerObject: 10_000, values: 200_000, depth: 64 } as const;
+
+/**
+ * Why `value` is too large to check, or undefined. Stops as soon as a limit is passed, so a body
+ * of 400,000 keys costs one key count, not a walk (and an error) per key; every later step (the
+ * JSON check, the copy, the schema, the policies) then walks a bounded value.
+ */
+export function argumentSizeProblem(value: unknown, limits: typeof ARGUMENT_LIMITS = ARGUMENT_LIMITS): string | undefined {
+  let values = 0;
+  const stack: { v: unknown; depth: number }[] = [{ v: value, depth: 0 }];
+  while (stack.length > 0) {
+    const { v, depth } = stack.pop() as { v: unknown; depth: number };
+    if (++values > limits.values) return `arguments: more than ${limits.values} values in all`;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth >= limits.depth) return `arguments: nested more than ${limits.depth} levels deep`;
+    if (Array.isArray(v)) {
+      if (v.length > limits.values) return `arguments: more than ${limits.values} values in all`;
+      for (const x of v) stack.push({ v: x, depth: depth + 1 });
+      continue;
+    }
+    let keys = 0;
+    for (const k in v) {
+      if (++keys > limits.keysPerObject) return `arguments: an object with more than ${limits.keysPerObject} keys`;
+      if (Object.hasOwn(v, k)) stack.push({ v: (v as Record<string, unknown>)[k], depth: depth + 1 });
+    }
+  }
+  return undefined;
+}
+
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
