@@ -11,11 +11,12 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { installCommand } from '../../host/src/cli/commands/registry-install.js';
 import { keygenCommand } from '../../host/src/cli/commands/registry-keygen.js';
 import { packCommand } from '../../host/src/cli/commands/registry-pack.js';
+import { publishCommand } from '../../host/src/cli/commands/registry-publish.js';
 import { trustAddCommand } from '../../host/src/cli/commands/registry-trust.js';
 import { verifyCommand } from '../../host/src/cli/commands/registry-verify.js';
 import { digestOf, keyIdOf, readLock, readTar, signedStatement, storeLayout, writeTar } from '../../host/src/registry/index.js';
 import { runToolgate } from '../server/helpers.js';
-import { buildWat, removeDir, run, tempDir, writeToolDir } from './helpers.js';
+import { buildWat, removeDir, run, serveStatic, startRegistry, tempDir, writeToolDir } from './helpers.js';
 
 let work: string;
 let mainWasm: string;
@@ -244,6 +245,40 @@ describe('linked modules are packed, signed, pinned and re-checked like the main
   });
 });
 
+describe('linked modules travel through every registry', () => {
+  it('a package with a linked module published to an HTTP index and to OCI installs with the module pinned and runs it', async () => {
+    const tgz = join(cwd, 'p.tgz');
+    expect((await run(packCommand, [honestFolder(), '--out', tgz, '--key', key], opts())).code).toBe(0);
+    const libDigest = digestOf(readFileSync(libWasm));
+    const site = join(cwd, 'site');
+    expect((await run(publishCommand, [tgz, '--to', site, '--key', key], opts())).code).toBe(0);
+    const index = JSON.parse(readFileSync(join(site, 'index.json'), 'utf8')) as { tools: Record<string, { versions: Record<string, { files: Record<string, string> }> }> };
+    expect(index.tools['registry_echo']?.versions['1.0.0']?.files['link-1.wasm']).toBe(libDigest);
+    const server = await serveStatic(site);
+    const registry = await startRegistry();
+    try {
+      const http = await run(installCommand, [`${server.url}/index.json#registry_echo@1.0.0`, '--yes', '--quiet'], opts());
+      expect(http.code, http.err).toBe(0);
+      expect((await readLock(storeLayout(home).lock)).tools['registry_echo']?.digests['link-1.wasm']).toBe(libDigest);
+
+      const ociHome = join(cwd, 'oci-home');
+      expect((await run(trustAddCommand, ['pub', `${key}.pub`], { home: ociHome, cwd })).code).toBe(0);
+      const ref = `oci://${registry.host}/linked/registry_echo:1.0.0`;
+      const pushed = await run(publishCommand, [tgz, '--to', ref, '--key', key], opts());
+      expect(pushed.code, pushed.err).toBe(0);
+      const oci = await run(installCommand, [ref, '--yes', '--quiet'], { home: ociHome, cwd });
+      expect(oci.code, oci.err).toBe(0);
+      expect((await readLock(storeLayout(ociHome).lock)).tools['registry_echo']?.digests['link-1.wasm']).toBe(libDigest);
+      const called = await runToolgate(['call', 'registry_echo', '--args', '{}'], { TOOLGATE_HOME: ociHome });
+      expect(called.code, called.stderr).toBe(0);
+      expect(called.stdout.trim()).toBe('1');
+    } finally {
+      await server.close();
+      await registry.close();
+    }
+  });
+});
+
 describe('the install consent names the linked modules', () => {
   it('the capabilities shown before install name each linked module, its namespace and its digest', async () => {
     const out = join(cwd, 'p.tgz');
@@ -252,5 +287,19 @@ describe('the install consent names the linked modules', () => {
     expect(res.code).toBe(2);
     expect(res.err).toContain('CONSENT_REQUIRED');
     expect(res.err).toContain(`links module link-1.wasm (${digestOf(readFileSync(libWasm))}) for imports from "lib"`);
+  });
+
+  it('an upgrade names the linked modules of the new version and their digests', async () => {
+    const v1 = join(cwd, 'v1.tgz');
+    expect((await run(packCommand, [honestFolder(), '--out', v1, '--key', key], opts())).code).toBe(0);
+    expect((await run(installCommand, [v1, '--yes'], opts())).code).toBe(0);
+    const dir = join(cwd, 'tool');
+    writeFileSync(join(dir, 'manifest.yaml'), readFileSync(join(dir, 'manifest.yaml'), 'utf8').replace('version: 1.0.0', 'version: 1.1.0'));
+    copyFileSync(swappedWasm, join(dir, 'lib.wasm'));
+    const v2 = join(cwd, 'v2.tgz');
+    expect((await run(packCommand, [dir, '--out', v2, '--key', key], opts())).code).toBe(0);
+    const res = await run(installCommand, [v2, '--yes'], opts());
+    expect(res.code, res.err).toBe(0);
+    expect(res.err).toContain(`registry_echo: linked modules:\n  links module link-1.wasm (${digestOf(readFileSync(swappedWasm))}) for imports from "lib"`);
   });
 });
