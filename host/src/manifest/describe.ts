@@ -67,5 +67,16 @@ export function describeCapabilities(manifest: Manifest): string[] {
   for (const f of caps.mcp) lines.push(CLIENT_FEATURE_WORDS[f]);
   const configKeys = Object.keys(caps.config);
   if (configKeys.length > 0) lines.push(`receives configuration ${configKeys.join(', ')}`);
+  lines.push(...describeLinks(manifest));
   return lines;
+}
+
+/**
+ * The modules of module.link, one line each: they run inside the tool beside the main module, so
+ * a person consenting to a tool is told which code that is (by file and, when pinned, digest).
+ */
+export function describeLinks(manifest: Manifest): string[] {
+  return (manifest.module.link ?? []).map(
+    (l) => `links module ${l.path}${l.sha256 === undefined ? '' : ` (sha256:${l.sha256})`} for imports from ${JSON.stringify(l.namespace)}`,
+  );
 }

@@ -1,6 +1,6 @@
 // The manifest door: YAML manifests -> validated Manifest -> LoadedManifest (module bytes, real
 // paths) -> ToolDefinition running in the sandbox; plus capability descriptions for consent.
-export { ManifestError, MANIFEST_ERROR_CODES, type ManifestErrorCode, type ManifestIssue } from './errors.js';
+export { ManifestError, MANIFEST_ERROR_CODES, formatKeyPath, type ManifestErrorCode, type ManifestIssue } from './errors.js';
 export { manifestSchema, paramSpecSchema, type Manifest } from './schema.js';
 export { MANIFEST_DEFAULTS, MANIFEST_BOUNDS } from './defaults.js';
 export { parseManifest, MAX_MANIFEST_BYTES } from './parse.js';
@@ -14,7 +14,7 @@ export {
 } from './load.js';
 export { toolFromManifest, decodeOutput, sandboxSpecFor, type BridgeOptions } from './bridge.js';
 export { loadToolsFromDirs, type LoadToolsOptions, type LoadToolsResult } from './load-tools.js';
-export { describeCapabilities, describeHost, formatBytes, formatDuration } from './describe.js';
+export { describeCapabilities, describeLinks, describeHost, formatBytes, formatDuration } from './describe.js';
 export {
   readManifestModule,
   readModuleFile,

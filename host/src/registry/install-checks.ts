@@ -20,7 +20,9 @@ export async function enforceCeiling(pkg: ToolPackage, opts: ConsentOptions, lay
   const file = opts.ceilingFile ?? layout.ceiling;
   const ceiling = await loadCeiling(file, opts.ceilingFile !== undefined);
   if (!ceiling) return;
-  const violations = ceilingViolations(pkg.manifest.capabilities, ceiling, pkg.files['module.wasm']?.length ?? 0);
+  // max_module_bytes holds for every module the package carries, linked ones included
+  const largest = Math.max(0, ...Object.entries(pkg.files).filter(([n]) => n.endsWith('.wasm')).map(([, b]) => b?.length ?? 0));
+  const violations = ceilingViolations(pkg.manifest.capabilities, ceiling, largest);
   if (ceiling.allow_flagged_text === false) {
     for (const flag of pkg.manifest.flags) violations.push(`flagged text the model reads is not allowed (allow_flagged_text: false): ${describeFlag(flag)}`);
   }

@@ -116,6 +116,8 @@ async function showWhatChanges(
   const text = diffModelText(before.model, pkg.manifest.model);
   say(`${pkg.name}: changes to what the model reads:\n`);
   say(text.lines.length === 0 ? '  (none)\n' : text.lines.map((l) => `  ${l}\n`).join(''));
+  // linked modules are code the tool runs, like module.wasm: the review names them and their digests
+  if (pkg.manifest.describedLinks.length > 0) say(`${pkg.name}: linked modules:\n${pkg.manifest.describedLinks.map((l) => `  ${l}\n`).join('')}`);
   return {
     needed: diff.grew || text.changed.length > 0,
     review: text.changed.length > 0 ? `the changes to what the model reads (${text.changed.join(', ')})` : 'the capabilities',

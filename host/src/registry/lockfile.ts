@@ -11,7 +11,7 @@ const lockEntrySchema = z.strictObject({
   version: z.string(),
   /** The reference it was installed from, as the user gave it (resolved to a full path/URL). */
   source: z.string(),
-  /** Digest of each package file (manifest.yaml, module.wasm, README.md). */
+  /** Digest of each package file (manifest.yaml, module.wasm, link-<n>.wasm, README.md). */
   digests: z.record(z.string(), digest),
   /** Digest of tools/<name>/manifest.yaml as the store wrote it. */
   installedManifest: digest,

@@ -5,6 +5,8 @@ import { parseDocument } from 'yaml';
 import {
   DEFAULT_MAX_MODULE_BYTES,
   describeCapabilities,
+  describeLinks,
+  formatKeyPath,
   FileRuleError,
   MANIFEST_DEFAULTS,
   manifestDefinition,
@@ -52,14 +54,25 @@ export interface CapabilitySet {
   mcp: string[];
 }
 
+/** One module of module.link: it serves the imports of `namespace` (docs/registry.md, "Packages"). */
+export interface PackagedLink {
+  namespace: string;
+  path: string;
+  sha256?: string;
+  /** The manifest key errors name, e.g. `module.link.lib`. */
+  key: string;
+}
+
 export interface PackagedManifest {
   name: string;
   version: string;
   description: string;
-  module: { path: string; sha256?: string; entry?: string };
+  module: { path: string; sha256?: string; entry?: string; links: PackagedLink[] };
   capabilities: CapabilitySet;
   /** The capabilities in plain words, as the manifest folder words them (consent, list). */
   described: string[];
+  /** The linked modules in the same words (also part of `described`), for an upgrade's review. */
+  describedLinks: string[];
   /** Exactly what a model is shown of the tool (the tool model's own projection). */
   model: ModelToolView;
   /** Marks of tool poisoning found in `model` (screen.ts). */
@@ -105,6 +118,12 @@ export function readManifest(text: string, file: string): PackagedManifest {
       path: m.module.path,
       ...(m.module.sha256 !== undefined ? { sha256: m.module.sha256 } : {}),
       entry: m.module.entry,
+      links: (m.module.link ?? []).map((l) => ({
+        namespace: l.namespace,
+        path: l.path,
+        ...(l.sha256 !== undefined ? { sha256: l.sha256 } : {}),
+        key: formatKeyPath(['module', 'link', l.namespace]),
+      })),
     },
     capabilities: {
       hosts: [...caps.allowed_hosts].sort(),
@@ -129,6 +148,7 @@ export function readManifest(text: string, file: string): PackagedManifest {
       mcp: [...caps.mcp].sort(),
     },
     described: describeCapabilities(m),
+    describedLinks: describeLinks(m),
     model,
     flags: screenModelText(model),
   };
@@ -144,6 +164,17 @@ export function rewriteModule(text: string, file: string, modulePath: string, sh
   doc.setIn(['module', 'path'], modulePath);
   doc.setIn(['module', 'sha256'], sha256Hex);
   return doc.toString({ lineWidth: 0 }); // never fold a long path or digest
+}
+
+/**
+ * The same manifest with each module.link entry replaced by `{path, sha256}` (namespaces, comments
+ * and the rest kept): points a packaged manifest at its link files and an installed one at blobs.
+ */
+export function rewriteLinks(text: string, file: string, links: ReadonlyArray<{ namespace: string; path: string; sha256Hex: string }>): string {
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0) throw new RegistryError('BAD_MANIFEST', `${file}: not valid YAML (${doc.errors[0]?.message ?? ''})`);
+  for (const l of links) doc.setIn(['module', 'link', l.namespace], doc.createNode({ path: l.path, sha256: l.sha256Hex }));
+  return doc.toString({ lineWidth: 0 });
 }
 
 /** Why package module bytes cannot be a WebAssembly module; undefined when they may be one. */
@@ -164,10 +195,13 @@ export async function readPackageFile(file: string, dir: string | undefined, max
   }
 }
 
-/** The module a tool folder's manifest names, under the manifest folder's module rules, inside `dir`. */
-export async function readPackageModule(manifestFile: string, modulePath: string, dir: string): Promise<Uint8Array> {
+/**
+ * A module a tool folder's manifest names (`key`: module.path or module.link.<ns>), under the
+ * manifest folder's module rules, inside `dir`.
+ */
+export async function readPackageModule(manifestFile: string, modulePath: string, dir: string, key = 'module.path'): Promise<Uint8Array> {
   try {
-    return await readManifestModule(manifestFile, 'module.path', modulePath, { maxBytes: DEFAULT_MAX_MODULE_BYTES, within: dir });
+    return await readManifestModule(manifestFile, key, modulePath, { maxBytes: DEFAULT_MAX_MODULE_BYTES, within: dir });
   } catch (err) {
     if (!(err instanceof ManifestError)) throw err;
     throw new RegistryError(err.code === 'MODULE_MISSING' ? 'NOT_FOUND' : 'BAD_PACKAGE', err.message);

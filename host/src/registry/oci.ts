@@ -8,6 +8,7 @@ import { parseJsonDocument, RegistryError } from './errors.js';
 import { fetchBytes, header, send, type Progress } from './http.js';
 import { manifestNeeded, plainPackage } from './plain.js';
 import { assemblePackage, expectDigests, MANIFEST_FILE, MODULE_FILE, PACKAGE_LIMITS, README_FILE, type PackageFileName, type ToolPackage } from './package.js';
+import { isLinkFile } from './package-modules.js';
 
 export const OCI_MEDIA = {
   manifest: 'application/vnd.oci.image.manifest.v1+json',
@@ -15,6 +16,8 @@ export const OCI_MEDIA = {
   module: 'application/wasm',
   toolManifest: 'application/vnd.toolgate.manifest.v1+yaml',
   readme: 'text/markdown',
+  /** A linked module (module.link); its title annotation is its package file name, link-<n>.wasm. */
+  link: 'application/vnd.toolgate.link.v1+wasm',
 } as const;
 
 export const OCI_ANNOTATIONS = {
@@ -84,7 +87,7 @@ const imageManifest = z.object({
   schemaVersion: z.literal(2),
   mediaType: z.string().optional(),
   config: descriptor,
-  layers: z.array(descriptor).max(16),
+  layers: z.array(descriptor).max(PACKAGE_LIMITS.maxEntries),
   annotations: z.record(z.string(), z.string()).optional(),
 });
 
@@ -160,7 +163,7 @@ export async function pullOci(ref: OciRef, opts: PullOptions): Promise<PulledPac
   const files: Partial<Record<PackageFileName, Uint8Array>> = {};
   const declared: Record<string, string> = {};
   for (const layer of manifest.layers) {
-    const file = LAYER_FILES[layer.mediaType];
+    const file = layerFile(ref, layer);
     if (file === undefined) continue; // layers of other tools are not ours to read
     if (declared[file] !== undefined) throw new RegistryError('BAD_PACKAGE', `${ref.text}: two layers of type ${layer.mediaType}`);
     declared[file] = layer.digest;
@@ -171,6 +174,14 @@ export async function pullOci(ref: OciRef, opts: PullOptions): Promise<PulledPac
   const pkg = assemblePackage(files, signer && signature ? { signer, signature } : undefined, ref.text);
   expectDigests(pkg, declared, `${ref.text} (layers)`);
   return { pkg, manifestDigest: got.digest };
+}
+
+/** The package file a layer holds; undefined for layers of other tools. */
+function layerFile(ref: OciRef, layer: z.infer<typeof descriptor>): PackageFileName | undefined {
+  if (layer.mediaType !== OCI_MEDIA.link) return LAYER_FILES[layer.mediaType];
+  const title = layer.annotations?.[OCI_ANNOTATIONS.title] ?? '';
+  if (!isLinkFile(title)) throw new RegistryError('BAD_PACKAGE', `${ref.text}: a ${OCI_MEDIA.link} layer must be titled link-<n>.wasm (is ${JSON.stringify(title)})`);
+  return title;
 }
 
 async function pushBlob(ref: OciRef, base: string, bytes: Uint8Array, insecure: boolean): Promise<void> {
@@ -196,7 +207,7 @@ export async function pushOci(ref: OciRef, pkg: ToolPackage, opts: { insecure: b
   if (ref.reference.startsWith('sha256:')) throw new RegistryError('BAD_REFERENCE', `${ref.text}: publish needs a tag, not a digest`);
   const base = baseUrl(ref, opts.insecure);
   const layers: Array<{ mediaType: string; bytes: Uint8Array; title: string }> = [];
-  const media: Record<PackageFileName, string> = {
+  const media: Record<typeof MODULE_FILE | typeof MANIFEST_FILE | typeof README_FILE, string> = {
     [MODULE_FILE]: OCI_MEDIA.module,
     [MANIFEST_FILE]: OCI_MEDIA.toolManifest,
     [README_FILE]: OCI_MEDIA.readme,
@@ -204,6 +215,9 @@ export async function pushOci(ref: OciRef, pkg: ToolPackage, opts: { insecure: b
   for (const file of [MODULE_FILE, MANIFEST_FILE, README_FILE] as const) {
     const bytes = pkg.files[file];
     if (bytes) layers.push({ mediaType: media[file], bytes, title: file });
+  }
+  for (const [file, bytes] of Object.entries(pkg.files).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (isLinkFile(file) && bytes) layers.push({ mediaType: OCI_MEDIA.link, bytes, title: file });
   }
   const moduleDigest = pkg.digests[MODULE_FILE] ?? '';
   const config = Buffer.from(JSON.stringify({ architecture: 'wasm', os: 'wasip1', layerDigests: [moduleDigest] }));

@@ -1,13 +1,15 @@
-// A package is a manifest + its module (+ an optional README), each with its sha256 digest, plus
-// toolgate-package.json listing those digests and (once signed) the publisher's signature.
-// Inside a package the manifest always says `module.path: module.wasm` and carries module.sha256.
+// A package is a manifest + its module (+ its linked modules, + an optional README), each with its
+// sha256 digest, plus toolgate-package.json listing those digests and (once signed) the publisher's
+// signature. Inside a package the manifest always says `module.path: module.wasm` and carries
+// module.sha256, and each module.link entry names its link-<n>.wasm with its sha256.
 import { readdir, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { digestOf, expectDigest, normalizeDigest, sha256Hex } from './digest.js';
 import { parseJsonDocument, RegistryError } from './errors.js';
-import { readManifest, readPackageFile, readPackageModule, rewriteModule, wasmProblem, type PackagedManifest } from './manifest-adapter.js';
-import { MAX_MANIFEST_BYTES } from '../manifest/index.js';
+import { readManifest, readPackageFile, rewriteLinks, rewriteModule, wasmProblem, type PackagedManifest } from './manifest-adapter.js';
+import { MANIFEST_BOUNDS, MAX_MANIFEST_BYTES } from '../manifest/index.js';
+import { checkPackagedLinks, isLinkFile, readFolderLinks, readFolderModule, type LinkFileName } from './package-modules.js';
 import { signedStatement, type PackageSignature } from './signing.js';
 import { gunzip, gzip, readTar, writeTar } from './tar.js';
 
@@ -15,11 +17,12 @@ export const MANIFEST_FILE = 'manifest.yaml';
 export const MODULE_FILE = 'module.wasm';
 export const README_FILE = 'README.md';
 export const INFO_FILE = 'toolgate-package.json';
+/** The files every package may hold besides its linked modules (link-<n>.wasm, package-modules.ts). */
 export const PACKAGE_FILES = [MANIFEST_FILE, MODULE_FILE, README_FILE] as const;
-export type PackageFileName = (typeof PACKAGE_FILES)[number];
+export type PackageFileName = (typeof PACKAGE_FILES)[number] | LinkFileName;
 
 /** Hard bounds on what a package may unpack to: a hostile archive must not exhaust memory. */
-export const PACKAGE_LIMITS = { maxEntries: 8, maxTotalBytes: 64 * 1024 * 1024 } as const;
+export const PACKAGE_LIMITS = { maxEntries: PACKAGE_FILES.length + 1 + MANIFEST_BOUNDS.maxLinks, maxTotalBytes: 64 * 1024 * 1024 } as const;
 
 export interface ToolPackage {
   name: string;
@@ -42,8 +45,15 @@ const infoSchema = z.strictObject({
 });
 type PackageInfo = z.infer<typeof infoSchema>;
 
-function isPackageFile(name: string): name is PackageFileName {
-  return (PACKAGE_FILES as readonly string[]).includes(name);
+export function isPackageFile(name: string): name is PackageFileName {
+  return (PACKAGE_FILES as readonly string[]).includes(name) || isLinkFile(name);
+}
+
+/** The names of the files present, sorted (the order of the archive and of the signed statement). */
+function presentFiles(files: Partial<Record<PackageFileName, Uint8Array>>): PackageFileName[] {
+  return Object.keys(files)
+    .filter((n): n is PackageFileName => isPackageFile(n) && files[n as PackageFileName] !== undefined)
+    .sort();
 }
 
 export function statementOf(pkg: Pick<ToolPackage, 'name' | 'version' | 'digests'>): string {
@@ -70,8 +80,9 @@ export function assemblePackage(
   expectDigest(moduleBytes, declared, `${where}/${MODULE_FILE} (module.sha256 in ${MANIFEST_FILE})`);
   const notWasm = wasmProblem(moduleBytes);
   if (notWasm !== undefined) throw new RegistryError('BAD_PACKAGE', `${where}/${MODULE_FILE}: ${notWasm}`);
+  checkPackagedLinks(manifest, files, where, `${where}/${MANIFEST_FILE}`);
   const digests: Partial<Record<PackageFileName, string>> = {};
-  for (const name of PACKAGE_FILES) {
+  for (const name of presentFiles(files)) {
     const bytes = files[name];
     if (bytes) digests[name] = digestOf(bytes);
   }
@@ -115,7 +126,7 @@ export function withSignature(pkg: ToolPackage, signature: PackageSignature): To
 /** The .tgz bytes of a package; deterministic for the same files and signature. */
 export function packageToTgz(pkg: ToolPackage): Buffer {
   const entries = [{ name: INFO_FILE, data: Buffer.from(JSON.stringify(infoOf(pkg), null, 2) + '\n') }];
-  for (const name of PACKAGE_FILES) {
+  for (const name of presentFiles(pkg.files)) {
     const bytes = pkg.files[name];
     if (bytes) entries.push({ name, data: Buffer.from(bytes) });
   }
@@ -134,7 +145,9 @@ function fromListing(files: Map<string, Uint8Array>, where: string): ToolPackage
   const picked: Partial<Record<PackageFileName, Uint8Array>> = {};
   for (const [name, bytes] of files) {
     if (name === INFO_FILE) continue;
-    if (!isPackageFile(name)) throw new RegistryError('BAD_PACKAGE', `${where}: unexpected file "${name}" (a package holds only ${PACKAGE_FILES.join(', ')}, ${INFO_FILE})`);
+    if (!isPackageFile(name)) {
+      throw new RegistryError('BAD_PACKAGE', `${where}: unexpected file "${name}" (a package holds only ${PACKAGE_FILES.join(', ')}, link-<n>.wasm, ${INFO_FILE})`);
+    }
     picked[name] = bytes;
   }
   const pkg = assemblePackage(picked, info.signature, where);
@@ -197,7 +210,7 @@ export async function packageFromDir(dirArg: string): Promise<ToolPackage> {
   const names = await readdir(dir);
   if (names.includes(INFO_FILE)) {
     const files = new Map<string, Uint8Array>();
-    for (const n of [INFO_FILE, ...PACKAGE_FILES]) {
+    for (const n of [INFO_FILE, ...PACKAGE_FILES, ...names.filter(isLinkFile).sort()]) {
       const bytes = await readOptional(dir, n);
       if (bytes) files.set(n, bytes);
     }
@@ -206,19 +219,16 @@ export async function packageFromDir(dirArg: string): Promise<ToolPackage> {
   const manifestFile = await findManifest(dir);
   const text = Buffer.from(await readPackageFile(manifestFile, dir, MAX_MANIFEST_BYTES)).toString('utf8');
   const manifest = readManifest(text, manifestFile);
-  // A published module must come from the tool's own folder: a path or symlink out of it would
-  // pack (and sign) whatever file it names, such as the publisher's private key.
-  const modulePath = resolve(dirname(manifestFile), manifest.module.path);
-  const moduleBytes = await readPackageModule(manifestFile, modulePath, dir);
-  if (manifest.module.sha256 !== undefined) {
-    const declared = normalizeDigest(manifest.module.sha256);
-    if (!declared) throw new RegistryError('BAD_MANIFEST', `${manifestFile}: module.sha256: not a sha256 hex digest`);
-    expectDigest(moduleBytes, declared, `${modulePath} (module.sha256 in ${manifestFile})`);
-  }
-  const normalized = rewriteModule(text, manifestFile, MODULE_FILE, sha256Hex(moduleBytes));
+  // Every published module (main and linked) must come from the tool's own folder: a path or
+  // symlink out of it would pack (and sign) whatever file it names, such as the publisher's private
+  // key, or leave the packaged tool running code from elsewhere on disk.
+  const moduleBytes = await readFolderModule(manifestFile, 'module.path', manifest.module.path, dir, manifest.module.sha256);
+  const links = await readFolderLinks(manifestFile, manifest, dir);
+  const normalized = rewriteLinks(rewriteModule(text, manifestFile, MODULE_FILE, sha256Hex(moduleBytes)), manifestFile, links.pointers);
   const files: Partial<Record<PackageFileName, Uint8Array>> = {
     [MANIFEST_FILE]: Buffer.from(normalized, 'utf8'),
     [MODULE_FILE]: moduleBytes,
+    ...links.files,
   };
   const readme = await readOptional(dir, README_FILE);
   if (readme) files[README_FILE] = readme;

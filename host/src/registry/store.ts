@@ -8,7 +8,8 @@ import { RegistryError } from './errors.js';
 import { fsyncDir, writeDurable } from './fs-atomic.js';
 import { readLock, type LockEntry, type Lockfile } from './lockfile.js';
 import { modelChanges, pinModel } from './model-text.js';
-import { readManifest, rewriteModule, type PackagedManifest } from './manifest-adapter.js';
+import { readManifest, rewriteLinks, rewriteModule, type PackagedManifest } from './manifest-adapter.js';
+import { isLinkFile, linkFileName } from './package-modules.js';
 import { MODULE_FILE, MANIFEST_FILE, type ToolPackage } from './package.js';
 import { blobPath, storeLayout, type StoreLayout, type StoreProblem } from './store-layout.js';
 import { collectGarbage, newTxn, stageAndCommit, type PauseHook } from './store-txn.js';
@@ -59,13 +60,20 @@ async function putBlob(layout: StoreLayout, bytes: Uint8Array): Promise<string> 
   return digest;
 }
 
-/** The installed manifest: the package's, with module.path pointing at the module blob. */
+/** The installed manifest: the package's, with module.path and each module.link path pointing at its blob. */
 function installedManifestText(layout: StoreLayout, pkg: ToolPackage): string {
   const moduleDigest = pkg.digests[MODULE_FILE];
   if (!moduleDigest) throw new RegistryError('BAD_PACKAGE', `${pkg.name}: package has no module`);
   const toolDir = join(layout.tools, pkg.name);
+  const where = `${pkg.name}/${MANIFEST_FILE}`;
   const rel = relative(toolDir, blobPath(layout, moduleDigest));
-  return rewriteModule(pkg.manifestText, `${pkg.name}/${MANIFEST_FILE}`, rel, digestHex(moduleDigest, MODULE_FILE));
+  const links = pkg.manifest.module.links.map((l, i) => {
+    const file = linkFileName(i);
+    const digest = pkg.digests[file];
+    if (!digest) throw new RegistryError('BAD_PACKAGE', `${pkg.name}: package has no ${file} (${l.key})`);
+    return { namespace: l.namespace, path: relative(toolDir, blobPath(layout, digest)), sha256Hex: digestHex(digest, file) };
+  });
+  return rewriteLinks(rewriteModule(pkg.manifestText, where, rel, digestHex(moduleDigest, MODULE_FILE)), where, links);
 }
 
 
@@ -142,6 +150,7 @@ export async function checkInstalled(layout: StoreLayout, name: string, entry: L
   if (moduleDigest !== undefined && resolve(dirname(manifestFile), manifest.module.path) !== blobPath(layout, moduleDigest)) {
     problems.push({ tool: name, file: manifestFile, message: `module.path ${manifest.module.path} does not point at the pinned blob` });
   }
+  problems.push(...linkProblems(layout, name, entry, manifestFile, manifest));
   if (manifest.name !== name || manifest.version !== entry.version) {
     problems.push({ tool: name, file: manifestFile, message: `manifest says ${manifest.name}@${manifest.version}, the lockfile pins ${name}@${entry.version}` });
   }
@@ -153,6 +162,26 @@ export async function checkInstalled(layout: StoreLayout, name: string, entry: L
       message: `what the model reads of ${name} no longer matches its lockfile pin (${changed.join(', ')} changed); it is not served until it is reinstalled and reviewed`,
     });
   }
+  return problems;
+}
+
+/** Each module.link entry of an installed manifest against the lockfile, as module.path is checked. */
+function linkProblems(layout: StoreLayout, name: string, entry: LockEntry, manifestFile: string, manifest: PackagedManifest): StoreProblem[] {
+  const problems: StoreProblem[] = [];
+  const pinned = Object.keys(entry.digests).filter(isLinkFile).length;
+  if (pinned !== manifest.module.links.length) {
+    problems.push({ tool: name, file: manifestFile, message: `module.link lists ${manifest.module.links.length} modules, the lockfile pins ${pinned}` });
+  }
+  manifest.module.links.forEach((l, i) => {
+    const file = linkFileName(i);
+    const digest = entry.digests[file];
+    const declared = l.sha256 === undefined ? undefined : `sha256:${l.sha256}`;
+    if (digest === undefined || declared !== digest) {
+      problems.push({ tool: name, file: manifestFile, message: `${l.key}.sha256 ${l.sha256 ?? '(none)'} does not match the lockfile's ${file} ${digest ?? '(none)'}` });
+    } else if (resolve(dirname(manifestFile), l.path) !== blobPath(layout, digest)) {
+      problems.push({ tool: name, file: manifestFile, message: `${l.key} path ${l.path} does not point at the pinned blob of ${file}` });
+    }
+  });
   return problems;
 }
 

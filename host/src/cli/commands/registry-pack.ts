@@ -6,9 +6,10 @@ import { parseFlags } from '../usage.js';
 
 const help = `Usage: toolgate pack DIR [--out FILE] [--key PRIVATE_KEY] [--json]
 
-Packs a tool folder (a manifest + the module its module.path names, + README.md) into a
-deterministic .tgz: manifest.yaml, module.wasm, README.md and toolgate-package.json with the sha256
-of each file. With --key the package is signed (ed25519) and the signature travels inside it.
+Packs a tool folder (a manifest + the modules its module.path and module.link name, + README.md)
+into a deterministic .tgz: manifest.yaml, module.wasm, link-<n>.wasm (one per linked module),
+README.md and toolgate-package.json with the sha256 of each file. Every module must be named by a
+relative path inside the folder. With --key the package is signed (ed25519) and the signature travels inside it.
 Default output: ./<name>-<version>.tgz. --json prints {"file", "name", "version", "digest", "signer"}
 (signer null when unsigned) on one line.`;
 
