@@ -79,7 +79,7 @@ export async function loadManifestFile(file: string, opts: LoadFileOptions = {})
 
   const allowedPaths: LoadedManifest['allowedPaths'] = {};
   for (const [guest, grant] of Object.entries(manifest.capabilities.allowed_paths)) {
-    allowedPaths[guest] = { host: await resolveHostDir(abs, dir, guest, grant.host, grant.mode), mode: grant.mode };
+    allowedPaths[guest] = { host: await resolveHostDir(abs, dir, manifest.name, guest, grant.host, grant.mode), mode: grant.mode };
   }
   return { file: abs, manifest, modulePath: main.path, wasm: main.wasm, sha256: main.sha256, links, allowedPaths };
 }
@@ -108,7 +108,7 @@ async function readModule(
 
 // The sandbox confines a mount to this real path, so symlinks in the manifest's own path are
 // resolved once here and cannot be swapped later to widen the mount.
-async function resolveHostDir(file: string, dir: string, guest: string, host: string, mode: 'ro' | 'rw'): Promise<string> {
+async function resolveHostDir(file: string, dir: string, tool: string, guest: string, host: string, mode: 'ro' | 'rw'): Promise<string> {
   const keyPath = formatKeyPath(['capabilities', 'allowed_paths', guest, 'host']);
   const wanted = resolve(dir, host);
   let real: string;
@@ -120,7 +120,7 @@ async function resolveHostDir(file: string, dir: string, guest: string, host: st
   }
   const info = await stat(real);
   if (!info.isDirectory()) throw new ManifestError('PATH_INVALID', file, [{ path: keyPath, rule: `${wanted} must be a directory` }]);
-  const refused = await protectedDirRule(real, process.env, mode);
+  const refused = await protectedDirRule(real, tool, process.env, mode);
   if (refused !== undefined) throw new ManifestError('PATH_INVALID', file, [{ path: keyPath, rule: refused }]);
   return real;
 }

@@ -3,8 +3,9 @@
 // $TOOLGATE_HOME/policies, every installed tool's manifest and module, and the prepared-module
 // cache. A tool whose mount covers any of it could answer its own approvals, rewrite the policies
 // or another tool's manifest (or its own, to grow its grants without consent), or change how the
-// next start sandboxes every tool. Inside it only tools/<name>/data may be mounted: data, never
-// anything toolgate reads back as instructions.
+// next start sandboxes every tool. Inside it a tool may mount only its own tools/<its name>/data:
+// data, never anything toolgate reads back as instructions, and never another tool's data (which
+// that tool's consent did not share).
 import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
@@ -43,12 +44,12 @@ export function toolgateCacheDir(home: string): string {
 
 const within = (child: string, parent: string): boolean => child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
 
-/** tools/<name>/data and below: the one place inside $TOOLGATE_HOME that holds only data. */
-function isToolData(mount: string, home: string): boolean {
+/** tools/<tool>/data and below: the one place inside $TOOLGATE_HOME a tool may mount (architecture.md §5). */
+function isOwnToolData(mount: string, home: string, tool: string): boolean {
   const tools = join(home, 'tools');
   if (!within(mount, tools) || mount === tools) return false;
   const [name, data] = mount.slice(tools.length + 1).split(sep);
-  return name !== undefined && name !== '' && data === 'data';
+  return name === tool && data === 'data';
 }
 
 /** The rule an rw mount of `mount` breaks against the folders in use, or undefined. */
@@ -62,8 +63,8 @@ async function controlDirRule(mount: string): Promise<string | undefined> {
   return undefined;
 }
 
-/** The rule a mount of the real directory `mount` breaks, or undefined when it may be mounted. */
-export async function protectedDirRule(mount: string, env: NodeJS.ProcessEnv = process.env, mode: 'ro' | 'rw' = 'ro'): Promise<string | undefined> {
+/** The rule tool `tool`'s mount of the real directory `mount` breaks, or undefined when it may be mounted. */
+export async function protectedDirRule(mount: string, tool: string, env: NodeJS.ProcessEnv = process.env, mode: 'ro' | 'rw' = 'ro'): Promise<string | undefined> {
   if (mode === 'rw') {
     const rule = await controlDirRule(mount);
     if (rule !== undefined) return rule;
@@ -76,8 +77,20 @@ export async function protectedDirRule(mount: string, env: NodeJS.ProcessEnv = p
   if (within(mount, cache)) {
     return `${mount} is inside toolgate's cache (${cache}), which holds the prepared modules every tool runs from; mount a folder outside it`;
   }
-  if (within(mount, home) && !isToolData(mount, home)) {
-    return `${mount} is inside $TOOLGATE_HOME (${home}), whose policies, installed manifests and modules decide what every tool may do; only ${join(home, 'tools', '<name>', 'data')} may be mounted there`;
+  if (within(mount, home) && !isOwnToolData(mount, home, tool)) {
+    const other = otherToolData(mount, home);
+    if (other !== undefined) {
+      return `${mount} is the data of another tool (${other}); tool ${tool} may mount only its own ${join(home, 'tools', tool, 'data')}`;
+    }
+    return `${mount} is inside $TOOLGATE_HOME (${home}), whose policies, installed manifests and modules decide what every tool may do; only the tool's own ${join(home, 'tools', tool, 'data')} may be mounted there`;
   }
   return undefined;
+}
+
+/** The tool whose tools/<name>/data holds `mount`, when it does. */
+function otherToolData(mount: string, home: string): string | undefined {
+  const tools = join(home, 'tools');
+  if (!within(mount, tools) || mount === tools) return undefined;
+  const [name, data] = mount.slice(tools.length + 1).split(sep);
+  return name !== undefined && name !== '' && data === 'data' ? name : undefined;
 }
