@@ -1,8 +1,9 @@
 // Shared test scaffolding for the registry: temp dirs, tool folders built from the WAT fixtures,
-// an in-process CliIO, a static HTTP server and a real OCI registry (Debian docker-registry),
-// all on 127.0.0.1 and all cleaned up by the caller.
+// the shipped command (dist/cli/main.js, the esbuild bundle users run) or an in-process CliIO for
+// a terminal prompt, a static HTTP server and a real OCI registry (Debian docker-registry), all on
+// 127.0.0.1 and all cleaned up by the caller.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdtempSync, mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -115,10 +116,31 @@ export interface Ran {
   err: string;
 }
 
+const BIN = resolve(here, '../../dist/cli/main.js');
+
+/**
+ * Runs `command` as users do: the shipped bundle in a child process, with only PATH and the
+ * test's TOOLGATE_HOME and env (a bundling fault, such as a lazily imported dependency losing its
+ * named exports, fails here as it would for them). A terminal prompt (isTTY) is answered
+ * in-process; the packed-tarball test answers one through a real pseudo-terminal.
+ */
 export async function run(command: Command, argv: string[], opts: Parameters<typeof makeIO>[0]): Promise<Ran> {
-  const t = makeIO(opts);
-  const code = await command.run(argv, t.io);
-  return { code, out: t.out(), err: t.err() };
+  if (opts.isTTY === true) {
+    const t = makeIO(opts);
+    const code = await command.run(argv, t.io);
+    return { code, out: t.out(), err: t.err() };
+  }
+  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run make build first`);
+  const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', TOOLGATE_HOME: opts.home, ...(opts.env ?? {}) };
+  const child = spawn(process.execPath, [BIN, ...command.path, ...argv], { cwd: opts.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (t: string) => (out += t));
+  child.stderr.setEncoding('utf8').on('data', (t: string) => (err += t));
+  child.stdin.on('error', () => {}); // a command that never reads its stdin may exit first
+  child.stdin.end(opts.stdin ?? '');
+  const code = await new Promise<number>((done) => child.on('close', (c, signal) => done(c ?? (signal !== null ? 128 : 1))));
+  return { code: code as ExitCode, out, err };
 }
 
 export interface StaticServer {
