@@ -1,18 +1,9 @@
 // `toolgate policy explain`: the decision chain without running the tool.
-import { afterEach, beforeEach, expect, test } from 'vitest';
-import { policyExplainCommand } from '../../host/src/cli/commands/policy-explain.js';
-import { runCli } from '../../host/src/cli/dispatch.js';
-import { loaders } from '../../host/src/cli/runtime.js';
-import { policyLoader } from '../../host/src/policy/index.js';
-import { captureIO } from './cli-io.js';
+import { afterEach, expect, test } from 'vitest';
+import { runShipped } from '../support/shipped-cli.js';
 import { removeTemps, tempDir, writeFiles } from './helpers.js';
 
-const original = loaders.policies;
-beforeEach(() => {
-  loaders.policies = policyLoader;
-});
 afterEach(() => {
-  loaders.policies = original;
   removeTemps();
 });
 
@@ -31,10 +22,9 @@ function project(): string {
   return cwd;
 }
 
-async function explain(cwd: string, argv: string[]) {
-  const io = captureIO(cwd, { TOOLGATE_HOME: cwd });
-  const code = await runCli(['policy', 'explain', ...argv], io, [policyExplainCommand]);
-  return { code, out: io.out(), err: io.err() };
+// through the shipped command (test/support/shipped-cli.ts)
+function explain(cwd: string, argv: string[]) {
+  return runShipped(['policy', 'explain', ...argv], { cwd, env: { TOOLGATE_HOME: cwd } });
 }
 
 test('a denied call: exit 1, the entry that decided and its reason, the chain in order', async () => {

@@ -4,13 +4,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { callCommand } from '../../host/src/cli/commands/call.js';
-import { runCli } from '../../host/src/cli/dispatch.js';
 import { loaders } from '../../host/src/cli/runtime.js';
 import {
   createPolicyServices, defaultPolicyServices, parsePolicySet, policyLoader, setDefaultPolicyServices, verifyAuditText,
 } from '../../host/src/policy/index.js';
-import { captureIO } from './cli-io.js';
+import { runShipped } from '../support/shipped-cli.js';
 import { noTty, removeTemps, setup, tempDir, tool } from './helpers.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -36,11 +34,10 @@ test('default, strict and dev parse and validate', async () => {
 });
 
 test('the default set: `toolgate call echo` works without a TTY and writes one audit record to $TOOLGATE_HOME', async () => {
-  const io = captureIO(repo, { TOOLGATE_HOME: home });
-  const code = await runCli(['call', 'echo', '--args', '{"text":"hello"}', '--policies', 'policies/default'], io, [callCommand]);
-  expect(io.err()).toBe('');
-  expect(code).toBe(0);
-  expect(io.out()).toBe('hello\n');
+  const r = await runShipped(['call', 'echo', '--args', '{"text":"hello"}', '--policies', 'policies/default'], { cwd: repo, env: { TOOLGATE_HOME: home } });
+  expect(r.err).toBe('');
+  expect(r.code).toBe(0);
+  expect(r.out).toBe('hello\n');
   const file = join(home, 'audit.jsonl');
   expect(existsSync(file)).toBe(true);
   expect(verifyAuditText(readFileSync(file, 'utf8'))).toMatchObject({ ok: true, count: 1 });

@@ -3,7 +3,7 @@
 // a terminal prompt, a static HTTP server and a real OCI registry (Debian docker-registry), all on
 // 127.0.0.1 and all cleaned up by the caller.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { basename, dirname, join, normalize, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { CliIO, Command, ExitCode } from '../../host/src/cli/command.js';
+import { runShipped } from '../support/shipped-cli.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const FIXTURES = resolve(here, '../fixtures/registry');
@@ -116,12 +117,9 @@ export interface Ran {
   err: string;
 }
 
-const BIN = resolve(here, '../../dist/cli/main.js');
-
 /**
- * Runs `command` as users do: the shipped bundle in a child process, with only PATH and the
- * test's TOOLGATE_HOME and env (a bundling fault, such as a lazily imported dependency losing its
- * named exports, fails here as it would for them). A terminal prompt (isTTY) is answered
+ * Runs `command` as users do: the shipped bundle in a child process (test/support/shipped-cli.ts),
+ * with only PATH and the test's TOOLGATE_HOME and env. A terminal prompt (isTTY) is answered
  * in-process; the packed-tarball test answers one through a real pseudo-terminal.
  */
 export async function run(command: Command, argv: string[], opts: Parameters<typeof makeIO>[0]): Promise<Ran> {
@@ -130,17 +128,8 @@ export async function run(command: Command, argv: string[], opts: Parameters<typ
     const code = await command.run(argv, t.io);
     return { code, out: t.out(), err: t.err() };
   }
-  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run make build first`);
-  const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', TOOLGATE_HOME: opts.home, ...(opts.env ?? {}) };
-  const child = spawn(process.execPath, [BIN, ...command.path, ...argv], { cwd: opts.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (t: string) => (out += t));
-  child.stderr.setEncoding('utf8').on('data', (t: string) => (err += t));
-  child.stdin.on('error', () => {}); // a command that never reads its stdin may exit first
-  child.stdin.end(opts.stdin ?? '');
-  const code = await new Promise<number>((done) => child.on('close', (c, signal) => done(c ?? (signal !== null ? 128 : 1))));
-  return { code: code as ExitCode, out, err };
+  const r = await runShipped([...command.path, ...argv], { cwd: opts.cwd, env: { TOOLGATE_HOME: opts.home, ...(opts.env ?? {}) }, stdin: opts.stdin ?? '' });
+  return { code: r.code as ExitCode, out: r.out, err: r.err };
 }
 
 export interface StaticServer {
