@@ -1,33 +1,22 @@
 // Policies that fail closed, each rule driven through the real CLI (`toolgate call` and
-// `toolgate policy explain`, run in-process on real policy folders and real WASM manifests).
+// `toolgate policy explain`, the shipped bundle, on real policy folders and real WASM manifests).
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { callCommand } from '../../host/src/cli/commands/call.js';
-import { policyExplainCommand } from '../../host/src/cli/commands/policy-explain.js';
-import { runCli } from '../../host/src/cli/dispatch.js';
-import { loaders } from '../../host/src/cli/runtime.js';
-import { policyLoader } from '../../host/src/policy/index.js';
+import { afterEach, describe, expect, test } from 'vitest';
 import type { ToolResult } from '../../host/src/tool/index.js';
 import { runToolgate } from '../server/helpers.js';
+import { runShipped } from '../support/shipped-cli.js';
 import { captureIO } from './cli-io.js';
 import { removeTemps, tempDir, writeFiles } from './helpers.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SPIN_WASM = join(ROOT, 'test/fixtures/build/server_spin.wasm');
-const original = loaders.policies;
-beforeEach(() => {
-  loaders.policies = policyLoader;
-});
 afterEach(() => {
-  loaders.policies = original;
   removeTemps();
 });
 
-async function cli(cwd: string, argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const io = captureIO(cwd, { TOOLGATE_HOME: join(cwd, 'home') });
-  const code = await runCli(argv, io, [callCommand, policyExplainCommand]);
-  return { code, out: io.out(), err: io.err() };
+function cli(cwd: string, argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  return runShipped(argv, { cwd, env: { TOOLGATE_HOME: join(cwd, 'home') } });
 }
 
 async function call(cwd: string, tool: string, args: unknown, more: string[] = []): Promise<ToolResult> {
