@@ -10,10 +10,10 @@ interface Reply {
   headers: Record<string, string | string[] | undefined>;
 }
 
-function raw(url: string, opts: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<Reply> {
+function raw(url: string, opts: { method?: string; path: string; headers?: Record<string, string>; body?: string; from?: string }): Promise<Reply> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: u.hostname, port: u.port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers ?? {} }, (res) => {
+    const req = request({ host: u.hostname, port: u.port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers ?? {}, ...(opts.from !== undefined ? { localAddress: opts.from } : {}) }, (res) => {
       let body = '';
       res.on('data', (d: Buffer) => (body += d.toString()));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
@@ -28,8 +28,8 @@ const mcpHeaders = { 'content-type': 'application/json', accept: 'application/js
 const initBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
 
 /** Opens a session with a raw initialize; returns its id. */
-async function openSession(url: string, headers: Record<string, string> = {}): Promise<Reply & { id: string | undefined }> {
-  const r = await raw(url, { method: 'POST', path: '/mcp', headers: { ...mcpHeaders, ...headers }, body: initBody });
+async function openSession(url: string, headers: Record<string, string> = {}, from?: string): Promise<Reply & { id: string | undefined }> {
+  const r = await raw(url, { method: 'POST', path: '/mcp', headers: { ...mcpHeaders, ...headers }, body: initBody, ...(from !== undefined ? { from } : {}) });
   const id = r.headers['mcp-session-id'];
   return { ...r, id: typeof id === 'string' ? id : undefined };
 }
@@ -40,17 +40,14 @@ async function ping(url: string, id: string): Promise<number> {
   return r.status;
 }
 
-/** Holds a GET SSE stream open on a session (a busy session) until the returned request is destroyed. */
-function holdStream(url: string, id: string): Promise<ClientRequest> {
+/** Holds a spinning tools/call open in a session (a busy session) until the returned request is destroyed. */
+function holdCall(url: string, id: string): ClientRequest {
   const u = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = request({ host: u.hostname, port: u.port, method: 'GET', path: '/mcp', headers: { accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' } }, (res) => {
-      if (res.statusCode !== 200) reject(new Error(`GET stream: ${res.statusCode ?? 0}`));
-      else resolve(req);
-    });
-    req.on('error', () => {});
-    req.end();
-  });
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'spin', arguments: {} } });
+  const req = request({ host: u.hostname, port: u.port, method: 'POST', path: '/mcp', headers: { ...mcpHeaders, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' } }, (res) => res.resume());
+  req.on('error', () => {});
+  req.end(body);
+  return req;
 }
 
 let server: HttpProcess | undefined;
@@ -73,7 +70,7 @@ test('an HTTP session idle for --session-idle-timeout is closed; a later request
 });
 
 test('at --max-sessions the least recently used idle session is evicted for a new client', async () => {
-  server = await startHttp(['--http', '127.0.0.1:0', '--manifests', FIXTURE_MANIFESTS, '--max-sessions', '2']);
+  server = await startHttp(['--http', '127.0.0.1:0', '--manifests', FIXTURE_MANIFESTS, '--max-sessions', '2', '--max-sessions-per-address', '2']);
   const a = await openSession(server.url);
   const b = await openSession(server.url);
   expect(await ping(server.url, a.id ?? '')).toBe(200); // a is now more recently used than b
@@ -89,18 +86,21 @@ test('when every session is busy a new client is refused 503 and /healthz report
   const before = JSON.parse((await raw(server.url, { path: '/healthz' })).body) as { status: string; sessions: unknown };
   expect(before).toMatchObject({ status: 'ok', sessions: { active: 0, max: 1, saturated: false } });
   const a = await openSession(server.url);
-  const stream = await holdStream(server.url, a.id ?? '');
+  const call = holdCall(server.url, a.id ?? '');
   try {
+    const h = server;
+    await waitFor('the call to run', async () => ((JSON.parse((await raw(h.url, { path: '/healthz' })).body) as { inFlight: number }).inFlight === 1 ? true : undefined));
     const health = await raw(server.url, { path: '/healthz' });
     expect(health.status).toBe(503);
     expect(JSON.parse(health.body)).toMatchObject({ status: 'saturated', sessions: { active: 1, max: 1, saturated: true } });
-    const refused = await openSession(server.url);
+    // from another address, so this is the cap's 503 (this address is at its own share: a 429)
+    const refused = await openSession(server.url, {}, '127.0.0.2');
     expect(refused.status).toBe(503);
     expect(JSON.parse(refused.body)).toMatchObject({ error: { code: -32000, message: expect.stringContaining('too many MCP sessions (1)') } });
   } finally {
-    stream.destroy();
+    call.destroy();
   }
-  // the stream closed: the session is idle again, so a new client evicts it
+  // the call ended: the session is idle again, so a new client evicts it
   const h = server;
   await waitFor('a new client to get in', async () => ((await openSession(h.url)).status === 200 ? true : undefined));
 });

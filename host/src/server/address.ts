@@ -29,3 +29,22 @@ export function isLoopback(host: string): boolean {
 export function formatAddress(addr: BindAddress): string {
   return isIP(addr.host) === 6 ? `[${addr.host}]:${addr.port}` : `${addr.host}:${addr.port}`;
 }
+
+/**
+ * The client a limit counts a connection against: its IPv4 address (an IPv4-mapped IPv6 one
+ * unwrapped), or the /64 an IPv6 address is in (one host is routinely given a whole /64, so
+ * counting single IPv6 addresses would give it 2^64 budgets).
+ */
+export function clientKey(remote: string | undefined): string {
+  if (remote === undefined || remote === '') return '?';
+  const h = remote.toLowerCase().replace(/%.*$/, '');
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(h);
+  if (mapped?.[1] !== undefined) return mapped[1];
+  if (isIP(h) !== 6) return h;
+  const [head = '', tail] = h.split('::');
+  const groups = (part: string): string[] => (part === '' ? [] : part.split(':').flatMap((g) => (g.includes('.') ? ['0', '0'] : [g])));
+  const front = groups(head);
+  const back = tail === undefined ? [] : groups(tail);
+  const all = [...front, ...Array<string>(Math.max(0, 8 - front.length - back.length)).fill('0'), ...back];
+  return `${all.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}

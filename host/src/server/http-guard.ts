@@ -3,7 +3,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { ToolgateError } from '../errors/index.js';
-import { isLoopback } from './address.js';
+import { clientKey, isLoopback } from './address.js';
 
 export interface GuardConfig {
   /** Host names (no port) a request may name in its Host header; empty = any (see allowedHostsFor). */
@@ -75,12 +75,22 @@ export function tokenMatches(presented: string, expected: string): boolean {
   return timingSafeEqual(digest(presented), digest(expected));
 }
 
+/** The request carries an Authorization header: when it is wrong, that is a guess (a missing one is not). */
+export function presentsCredential(req: IncomingMessage): boolean {
+  return (req.headers.authorization ?? '').trim() !== '';
+}
+
 export function checkToken(req: IncomingMessage, cfg: GuardConfig): GuardFailure | undefined {
   if (cfg.token === undefined) return undefined;
   const auth = req.headers.authorization ?? '';
   const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
   if (m === null || !tokenMatches(m[1] ?? '', cfg.token)) return { status: 401, message: 'a valid bearer token is required (Authorization: Bearer <token>)' };
   return undefined;
+}
+
+/** The client a request counts against in the per-client limits (address.ts, clientKey). */
+export function clientAddress(req: IncomingMessage): string {
+  return clientKey(req.socket.remoteAddress);
 }
 
 /** The routes that read or answer approvals. */

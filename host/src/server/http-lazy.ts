@@ -7,4 +7,6 @@ export async function serveHttp(core: SidecarCore, options: HttpOptions): Promis
   return (await import('./http-server.js')).serveHttp(core, options);
 }
 
-export { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, InsecureBindError } from './http-limits.js';
+export {
+  DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, defaultSessionsPerAddress, InsecureBindError,
+} from './http-limits.js';

@@ -6,7 +6,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { SidecarCore } from './core.js';
 import { sendJson } from './http-api.js';
-import { readBody } from './http-guard.js';
+import { clientAddress, readBody } from './http-guard.js';
 import { createMcpServer } from './mcp-server.js';
 import { RPC_MESSAGES, withCleanErrors } from './rpc-error.js';
 import type { SessionTable } from './session-table.js';
@@ -37,14 +37,21 @@ export async function handleMcp(mcp: McpEndpoint, req: IncomingMessage, res: Ser
   }
   const { sessions } = mcp;
   if (sessionId !== undefined) {
-    const transport = sessions.use(sessionId, res);
+    // A GET is the session's event stream: it listens, and is no activity (session-table.ts).
+    const transport = sessions.use(sessionId, res, req.method === 'GET' ? 'stream' : 'request');
     if (transport === undefined) return rpcError(res, 404, -32001, `${RPC_MESSAGES[-32001]}: no session "${sessionId}" (it ended or expired; initialize again)`);
     return transport.handleRequest(req, res, parsed);
   }
   if (req.method === 'POST' && isInitializeRequest(parsed)) {
     // At the cap the least recently used idle session makes room; only busy ones refuse a client.
-    if (!(await sessions.makeRoom())) return rpcError(res, 503, -32000, `${RPC_MESSAGES[-32000]}: too many MCP sessions (${sessions.max}), all busy`);
-    const transport = await newSession(mcp);
+    const owner = clientAddress(req);
+    const room = await sessions.makeRoom(owner);
+    if (!room.ok && room.why === 'owner-full') {
+      return rpcError(res, 429, -32000, `${RPC_MESSAGES[-32000]}: too many MCP sessions from this address (${sessions.maxPerOwner}, --max-sessions-per-address), all busy; end one (DELETE /mcp) or wait for one to finish`);
+    }
+    if (!room.ok) return rpcError(res, 503, -32000, `${RPC_MESSAGES[-32000]}: too many MCP sessions (${sessions.max}), all busy`);
+    res.once('close', room.release);
+    const transport = await newSession(mcp, owner);
     return transport.handleRequest(req, res, parsed);
   }
   // A GET (SSE stream) needs a session; 405 tells a client this server has no sessionless stream.
@@ -53,13 +60,13 @@ export async function handleMcp(mcp: McpEndpoint, req: IncomingMessage, res: Ser
 }
 
 /** A session's transport and MCP server; it joins the table once initialized and leaves it on close. */
-async function newSession({ core, sessions }: McpEndpoint): Promise<StreamableHTTPServerTransport> {
+async function newSession({ core, sessions }: McpEndpoint, owner: string): Promise<StreamableHTTPServerTransport> {
   const server = createMcpServer(core);
   let detach: () => void = () => {};
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
     onsessioninitialized: (id) => {
-      sessions.add(id, transport, () => server.close());
+      sessions.add(id, transport, () => server.close(), owner);
       detach = core.attach(server);
     },
   });

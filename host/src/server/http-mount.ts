@@ -2,6 +2,7 @@
 // own requests (a browser page cannot send a bearer header on a navigation), after the Host and
 // Origin checks every request passes. It is served under the per-client concurrency cap.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CredentialGate } from './credential-limit.js';
 import type { GuardConfig } from './http-guard.js';
 
 export interface MountRequest {
@@ -12,6 +13,8 @@ export interface MountRequest {
   body(): Promise<Buffer>;
   /** The checks' configuration: the approver credential, the token, the server's own origins. */
   guard: Readonly<GuardConfig>;
+  /** The failed-credential limit: ask it before checking a credential, tell it of a wrong one. */
+  credentials: CredentialGate;
 }
 
 export interface HttpMount {

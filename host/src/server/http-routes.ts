@@ -2,7 +2,11 @@
 // probe, /mcp, the index at / or the plain API, each within the client's share of concurrent requests.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { handleApi, sendError } from './http-api.js';
-import { BodyTooLargeError, checkApprover, checkHost, checkOrigin, checkToken, readBody, type ConcurrencyLimit, type GuardConfig } from './http-guard.js';
+import type { CredentialLimit } from './credential-limit.js';
+import {
+  BodyTooLargeError, checkApprover, checkHost, checkOrigin, checkToken, clientAddress, isApprovalPath, presentsCredential, readBody,
+  type ConcurrencyLimit, type GuardConfig,
+} from './http-guard.js';
 import { sendIndex } from './http-index.js';
 import { handleMcp, type McpEndpoint } from './http-mcp.js';
 import { answererOf, mountFor, type HttpMount } from './http-mount.js';
@@ -11,6 +15,7 @@ import { answererOf, mountFor, type HttpMount } from './http-mount.js';
 export interface HttpRoutes extends McpEndpoint {
   guard: GuardConfig;
   limit: ConcurrencyLimit;
+  credentials: CredentialLimit;
   mounts: readonly HttpMount[];
 }
 
@@ -21,18 +26,27 @@ export async function handleRequest(routes: HttpRoutes, req: IncomingMessage, re
   const url = new URL(req.url ?? '/', 'http://toolgate.invalid');
   const body = () => readBody(req, routes.maxBody);
   const mount = mountFor(routes.mounts, url.pathname);
+  const address = clientAddress(req);
   // Its own key: a page's event streams must not use up the API's slots for the same address.
   if (mount !== undefined) {
-    return withinLimit(routes, `mount:${mount.prefix}:${req.socket.remoteAddress ?? '?'}`, res, () => mount.handle({ req, res, url, body, guard }));
+    return withinLimit(routes, `mount:${mount.prefix}:${address}`, res, () => mount.handle({ req, res, url, body, guard, credentials: routes.credentials }));
   }
-  if (url.pathname !== '/healthz') {
+  if (url.pathname !== '/healthz' && (guard.token !== undefined || isApprovalPath(url.pathname))) {
+    // An address that sent too many wrong credentials waits; its credential is not even checked.
+    const wait = routes.credentials.wait(req);
+    if (wait !== undefined) return sendError(res, 429, wait.message, { 'retry-after': String(wait.retryAfter) });
     const denied = checkToken(req, guard) ?? checkApprover(req, url, guard);
-    if (denied !== undefined) return sendError(res, denied.status, denied.message, { 'www-authenticate': 'Bearer' });
+    if (denied !== undefined) {
+      if (presentsCredential(req)) routes.credentials.wrong(req);
+      return sendError(res, denied.status, denied.message, { 'www-authenticate': 'Bearer' });
+    }
   }
   // A health probe must get through when the client is at its cap: that is when it matters.
   if (url.pathname === '/healthz') return void (await handleApi(core, req, res, url, body, () => sessions.health()));
+  // A session's own budget only for the address that opened it: a made-up or borrowed
+  // mcp-session-id header counts against the sender's address like no header at all.
   const sid = req.headers['mcp-session-id'];
-  const key = typeof sid === 'string' ? `session:${sid}` : `addr:${req.socket.remoteAddress ?? '?'}`;
+  const key = typeof sid === 'string' && sessions.ownerOf(sid) === address ? `session:${sid}` : `addr:${address}`;
   return withinLimit(routes, key, res, async () => {
     if (url.pathname === '/mcp') return await handleMcp(routes, req, res);
     if (url.pathname === '/' && (req.method === 'GET' || req.method === 'HEAD')) return sendIndex(req, res, routes.mounts, core.version);

@@ -10,7 +10,10 @@ import type { HttpMount } from './http-mount.js';
 import { handleRequest, type HttpRoutes } from './http-routes.js';
 import { registerOwnListener } from '../own-sockets/index.js';
 import { newApprovalSecret } from './approval-secret.js';
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, InsecureBindError } from './http-limits.js';
+import { CredentialLimit } from './credential-limit.js';
+import {
+  DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, defaultSessionsPerAddress, InsecureBindError,
+} from './http-limits.js';
 import { SessionTable } from './session-table.js';
 
 export interface HttpOptions {
@@ -20,9 +23,16 @@ export interface HttpOptions {
   allowedHosts?: string[];
   allowedOrigins?: string[];
   maxBodyBytes?: number;
-  /** Open requests per client (MCP session, else remote address) before 429. */
+  /** Open requests per client (an MCP session opened from the same address, else the remote address) before 429. */
   maxConcurrentPerClient?: number;
   maxSessions?: number;
+  /** MCP sessions one remote address may hold (default half of maxSessions, rounded up). */
+  maxSessionsPerAddress?: number;
+  /**
+   * The window of the failed-credential limit (10 wrong credentials per address in it, then 429).
+   * Default a minute; tests shorten it (internal, no flag).
+   */
+  credentialWindowMs?: number;
   /**
    * The approver credential when no token is set (a fresh random one when absent). With a token,
    * the token is the approver credential and this is ignored.
@@ -58,8 +68,10 @@ function ownOrigins(address: BindAddress): string[] {
 export async function serveHttp(core: SidecarCore, options: HttpOptions): Promise<HttpSidecar> {
   const token = options.token === '' ? undefined : options.token;
   if (!isLoopback(options.bind.host) && token === undefined) throw new InsecureBindError(options.bind.host);
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const sessions = new SessionTable<StreamableHTTPServerTransport>({
-    max: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
+    max: maxSessions,
+    maxPerOwner: options.maxSessionsPerAddress ?? defaultSessionsPerAddress(maxSessions),
     idleMs: options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
     onExpired: (id, why) => core.logger.info({ sessionId: id, why }, 'MCP session closed'),
   });
@@ -68,6 +80,7 @@ export async function serveHttp(core: SidecarCore, options: HttpOptions): Promis
     sessions,
     maxBody: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     limit: new ConcurrencyLimit(options.maxConcurrentPerClient ?? DEFAULT_MAX_CONCURRENT),
+    credentials: new CredentialLimit(options.credentialWindowMs !== undefined ? { windowMs: options.credentialWindowMs } : {}),
     guard: guardFor(options, token),
     mounts: options.mounts ?? [],
   };

@@ -1,5 +1,5 @@
 // The sidecar: MCP over stdio and Streamable HTTP, the plain HTTP API, and tool schema export.
-export { parseBindAddress, isLoopback, formatAddress, type BindAddress } from './address.js';
+export { parseBindAddress, isLoopback, formatAddress, clientKey, type BindAddress } from './address.js';
 export { SidecarCore, type SidecarOptions, type ServerRuntime, type PendingApprovals, type EndedApprovalInfo, type ChangeSource } from './core.js';
 export { SessionApprovals, type CallRoute, type PerCallRouter } from './session-approvals.js';
 export { CallTracker, ServerClosingError } from './call-tracker.js';
@@ -7,7 +7,7 @@ export { createMcpServer, SERVER_NAME } from './mcp-server.js';
 export { toCallToolResult } from './mcp-result.js';
 export { serveStdio, sinkWritable, type StdioSession } from './stdio.js';
 export {
-  serveHttp, InsecureBindError, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS,
+  serveHttp, InsecureBindError, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, defaultSessionsPerAddress,
 } from './http-lazy.js';
 export { reserveStdout, type ReservedStdout } from './stdout-guard.js';
 export { SessionTable, type SessionHealth } from './session-table.js';
@@ -15,7 +15,8 @@ export { RpcError, RPC_MESSAGES } from './rpc-error.js';
 export type { HttpOptions, HttpSidecar } from './http-server.js';
 export { answererOf, mountFor, type HttpMount, type MountRequest } from './http-mount.js';
 export { endedMessage } from './approval-ended.js';
-export { tokenMatches, checkHost, checkOrigin, checkToken, checkApprover, isApprovalPath, allowedHostsFor, ConcurrencyLimit, type GuardConfig, type GuardFailure } from './http-guard.js';
+export { CredentialLimit, type CredentialGate, type CredentialRefusal } from './credential-limit.js';
+export { tokenMatches, clientAddress, presentsCredential, checkHost, checkOrigin, checkToken, checkApprover, isApprovalPath, allowedHostsFor, ConcurrencyLimit, type GuardConfig, type GuardFailure } from './http-guard.js';
 export { newApprovalSecret, writeApprovalSecret, removeApprovalSecret, APPROVAL_SECRET_FILE } from './approval-secret.js';
 export { ManifestTools, type ManifestToolsOptions, type ServedManifest } from './manifest-tools.js';
 export { CallMetrics, type MetricsSource } from './metrics.js';

@@ -66,10 +66,10 @@ export class Assets {
   }
 
   /** The login page with a message in its error slot (escaped: it may quote what was sent). */
-  async sendLogin(res: ServerResponse, status: number, message: string | undefined): Promise<void> {
+  async sendLogin(res: ServerResponse, status: number, message: string | undefined, headers: Record<string, string> = {}): Promise<void> {
     const page = (await this.#read('login.html')).toString('utf8');
     const slot = message === undefined ? '' : `<p class="error" role="alert"><strong>Not signed in:</strong> ${escapeHtml(message)}</p>`;
-    await this.sendText(res, status, 'login.html', page.replace('<!--ERROR-->', slot));
+    await this.sendText(res, status, 'login.html', page.replace('<!--ERROR-->', slot), headers);
   }
 
   async sendText(res: ServerResponse, status: number, name: AssetName, body: string, headers: Record<string, string> = {}): Promise<void> {

@@ -17,15 +17,15 @@ const LoginBody = z.strictObject({ credential: z.string().min(1).max(4096) });
 const LogoutBody = z.strictObject({ csrf: z.string().max(256) });
 const AnswerBody = z.strictObject({ outcome: z.enum(['allowed-once', 'rejected']) });
 
-function json(res: ServerResponse, status: number, body: unknown): void {
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
   const text = JSON.stringify(body);
-  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, { ...SECURITY_HEADERS, ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
 
-function fail(res: ServerResponse, status: number, message: string): void {
-  json(res, status, { error: { status, message } });
+function fail(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  json(res, status, { error: { status, message } }, headers);
 }
 
 /** A form (urlencoded) or JSON body as a plain object; undefined when it is neither. */
@@ -112,7 +112,7 @@ function pushChanges({ src, hub, verifier }: Ui): () => void {
 
 /** GET /ui: the page when signed in, else the sign-in form (401, no data). */
 function page({ assets, sessions }: Ui, r: MountRequest): Promise<void> {
-  if (sessions.access(r.req, r.guard)?.kind === 'session') return assets.send(r.res, 200, 'index.html');
+  if (sessions.access(r.req, r.guard, r.credentials)?.kind === 'session') return assets.send(r.res, 200, 'index.html');
   const stale = (r.req.headers.cookie ?? '').includes(`${sessions.name}=`);
   return assets.sendLogin(r.res, 401, stale ? 'your sign-in has ended (the server restarted or it expired); sign in again' : undefined);
 }
@@ -138,8 +138,9 @@ async function answer({ src }: Ui, r: MountRequest, access: UiAccess, id: string
 
 async function api(ui: Ui, r: MountRequest, path: string, method: string): Promise<void> {
   const { src, verifier, hub } = ui;
-  const access = ui.sessions.access(r.req, r.guard);
+  const access = ui.sessions.access(r.req, r.guard, r.credentials);
   if (access === undefined) return fail(r.res, 401, 'sign in at /ui with the approver credential (the token, or the approval secret)');
+  if (access.kind === 'wait') return fail(r.res, 429, access.refusal.message, { 'retry-after': String(access.refusal.retryAfter) });
   if (path === '/ui/api/state' && method === 'GET') {
     const [pending, recent, tools] = await Promise.all([pendingView(src), recentView(src, verifier), toolsView(src)]);
     const csrf = access.kind === 'session' ? { csrf: access.session.csrf } : {};
@@ -161,9 +162,13 @@ async function api(ui: Ui, r: MountRequest, path: string, method: string): Promi
 async function login({ assets, sessions }: Ui, r: MountRequest): Promise<void> {
   const origin = sameOrigin(r.req, r.guard);
   if (origin !== undefined) return assets.sendLogin(r.res, 403, origin);
+  // Too many wrong sign-ins from this address: 429 until the window ends, the credential unchecked.
+  const refusal = r.credentials.wait(r.req);
+  if (refusal !== undefined) return assets.sendLogin(r.res, 429, refusal.message, { 'retry-after': String(refusal.retryAfter) });
   const parsed = LoginBody.safeParse(formOrJson(r.req, await r.body()));
   if (!parsed.success) return assets.sendLogin(r.res, 400, `credential: ${issues(parsed.error)}`);
   if (!tokenMatches(parsed.data.credential.trim(), r.guard.approver)) {
+    r.credentials.wrong(r.req);
     return assets.sendLogin(r.res, 401, 'that is not the approver credential of this server (the --token, or the approval secret of this start)');
   }
   const s = sessions.create();
@@ -172,7 +177,7 @@ async function login({ assets, sessions }: Ui, r: MountRequest): Promise<void> {
 }
 
 async function logout({ sessions }: Ui, r: MountRequest): Promise<void> {
-  const access = sessions.access(r.req, r.guard);
+  const access = sessions.access(r.req, r.guard, r.credentials);
   const origin = sameOrigin(r.req, r.guard);
   if (origin !== undefined) return fail(r.res, 403, origin);
   const parsed = LogoutBody.safeParse(formOrJson(r.req, await r.body()));

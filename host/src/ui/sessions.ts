@@ -4,7 +4,7 @@
 // session's CSRF token, so a foreign page cannot answer approvals with the person's cookie.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { tokenMatches, type GuardConfig } from '../server/index.js';
+import { tokenMatches, type CredentialGate, type CredentialRefusal, type GuardConfig } from '../server/index.js';
 
 export interface UiSession {
   readonly id: string;
@@ -13,6 +13,8 @@ export interface UiSession {
 }
 
 export type UiAccess = { kind: 'session'; session: UiSession } | { kind: 'bearer' };
+/** A bearer credential from an address that guessed too often: not checked (http-server's credential limit). */
+export type UiWait = { kind: 'wait'; refusal: CredentialRefusal };
 
 /** Twelve hours: a working day at the page without signing in again; a restart ends it anyway. */
 const SESSION_MS = 12 * 3600 * 1000;
@@ -54,15 +56,24 @@ export class UiSessions {
     return `${this.name}=; Path=/ui; HttpOnly; SameSite=Strict; Max-Age=0`;
   }
 
-  /** The session named by the request's cookie, or the bearer credential; undefined = no access. */
-  access(req: IncomingMessage, guard: Readonly<GuardConfig>): UiAccess | undefined {
+  /**
+   * The session named by the request's cookie, or the bearer credential; undefined = no access.
+   * A wrong bearer credential counts against the address in `gate`; a stale cookie does not (a
+   * page left open across a restart is no guess, and a 256-bit session id cannot be guessed).
+   */
+  access(req: IncomingMessage, guard: Readonly<GuardConfig>, gate: CredentialGate): UiAccess | UiWait | undefined {
     const id = cookieValue(req.headers.cookie, this.name);
     if (id !== undefined) {
       const s = this.#byId.get(id);
       if (s !== undefined && s.expires > Date.now()) return { kind: 'session', session: s };
     }
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+    const auth = req.headers.authorization ?? '';
+    if (auth.trim() === '') return undefined;
+    const refusal = gate.wait(req);
+    if (refusal !== undefined) return { kind: 'wait', refusal };
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
     if (m !== null && tokenMatches(m[1] ?? '', guard.approver)) return { kind: 'bearer' };
+    gate.wrong(req);
     return undefined;
   }
 

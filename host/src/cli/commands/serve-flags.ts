@@ -1,6 +1,7 @@
 // `toolgate serve`'s help and flags: what the command line may say, checked before anything starts.
 import {
-  DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, isLoopback, parseBindAddress, type BindAddress,
+  DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, defaultSessionsPerAddress, isLoopback, parseBindAddress,
+  type BindAddress,
 } from '../../server/index.js';
 import { logChoice, type LogChoice } from '../logging.js';
 import { POLICY_FLAGS, policyFlagsHelp, policyChoice, type PolicyChoice } from '../policy-source.js';
@@ -37,16 +38,23 @@ ${policyFlagsHelp(26)}
   --allowed-host NAME     a name the Host header may carry (repeatable; default: loopback names)
   --allow-origin ORIGIN   a browser origin allowed to call (repeatable; default: none)
   --max-body BYTES        request body cap, answered 413 above it (default ${DEFAULT_MAX_BODY_BYTES})
-  --max-concurrent N      open requests per client, answered 429 above it (default ${DEFAULT_MAX_CONCURRENT})
+  --max-concurrent N      open requests per client (the remote address, or an MCP session it
+                          opened), answered 429 above it (default ${DEFAULT_MAX_CONCURRENT})
   --max-sessions N        HTTP MCP sessions at once; at the cap the least recently used idle one
                           is closed for a new client (default ${DEFAULT_MAX_SESSIONS})
-  --session-idle-timeout MS  an HTTP MCP session with no request for this long is closed
-                          (default ${DEFAULT_SESSION_IDLE_MS})
+  --max-sessions-per-address N  HTTP MCP sessions one remote address may hold; past it its own
+                          least recently used idle one is closed, or 429 when all are busy
+                          (default half of --max-sessions, rounded up)
+  --session-idle-timeout MS  an HTTP MCP session with no request for this long is closed, with
+                          its open GET stream (a stream is no activity) (default ${DEFAULT_SESSION_IDLE_MS})
   --shutdown-timeout MS   on SIGTERM/SIGINT, how long running calls may finish; the process exits
                           within about a second after it (default 10000)
   --no-watch              do not watch the manifest folders, the store and the policy set
 ${logFlagsHelp(26)}
   -h, --help              show this help
+
+Wrong credentials (bearer token, approval secret, /ui sign-in) are limited per address: after 10
+in a minute that address gets 429 with Retry-After until the minute ends, credential unchecked.
 
 Exit status: 0 after a clean shutdown, 2 usage or configuration error.`;
 
@@ -67,6 +75,15 @@ function positiveInt(flag: string, text: string | undefined, fallback: number): 
   return n;
 }
 
+/**
+ * The failed-credential window, shortened by the test suite only (a test cannot wait a minute):
+ * an environment variable, not a flag, so no one tunes the limit away by accident.
+ */
+function credentialWindow(env: NodeJS.ProcessEnv): { credentialWindowMs?: number } {
+  const text = env.TOOLGATE_TEST_CREDENTIAL_WINDOW_MS;
+  return text === undefined ? {} : { credentialWindowMs: positiveInt('TOOLGATE_TEST_CREDENTIAL_WINDOW_MS', text, 60_000) };
+}
+
 export function parseServeFlags(argv: string[], env: NodeJS.ProcessEnv): ServeFlags {
   const parsed = parseFlags(
     argv,
@@ -83,6 +100,7 @@ export function parseServeFlags(argv: string[], env: NodeJS.ProcessEnv): ServeFl
       'max-concurrent': { type: 'string' },
       'shutdown-timeout': { type: 'string' },
       'max-sessions': { type: 'string' },
+      'max-sessions-per-address': { type: 'string' },
       'session-idle-timeout': { type: 'string' },
       'no-watch': { type: 'boolean', default: false },
       ...LOG_FLAGS,
@@ -104,6 +122,7 @@ export function parseServeFlags(argv: string[], env: NodeJS.ProcessEnv): ServeFl
   if (http !== undefined && !isLoopback(http.host) && (token === undefined || token === '')) {
     throw new UsageError(`--http ${v.http ?? ''}: refusing to listen off loopback without a bearer token; set --token or TOOLGATE_TOKEN`);
   }
+  const maxSessions = positiveInt('--max-sessions', v['max-sessions'], DEFAULT_MAX_SESSIONS);
   return {
     http,
     manifests: v.manifests ?? [],
@@ -114,8 +133,10 @@ export function parseServeFlags(argv: string[], env: NodeJS.ProcessEnv): ServeFl
     allowOrigins: v['allow-origin'] ?? [],
     maxBody: positiveInt('--max-body', v['max-body'], DEFAULT_MAX_BODY_BYTES),
     maxConcurrent: positiveInt('--max-concurrent', v['max-concurrent'], DEFAULT_MAX_CONCURRENT),
-    maxSessions: positiveInt('--max-sessions', v['max-sessions'], DEFAULT_MAX_SESSIONS),
+    maxSessions,
+    maxSessionsPerAddress: positiveInt('--max-sessions-per-address', v['max-sessions-per-address'], defaultSessionsPerAddress(maxSessions)),
     sessionIdleMs: positiveInt('--session-idle-timeout', v['session-idle-timeout'], DEFAULT_SESSION_IDLE_MS),
+    ...credentialWindow(env),
     shutdownMs: positiveInt('--shutdown-timeout', v['shutdown-timeout'], 10_000),
     watch: v['no-watch'] !== true,
     log: logChoice(v),

@@ -26,7 +26,10 @@ export interface HttpFlags {
   maxBody: number;
   maxConcurrent: number;
   maxSessions: number;
+  maxSessionsPerAddress: number;
   sessionIdleMs: number;
+  /** Internal: the failed-credential window (tests shorten it). */
+  credentialWindowMs?: number;
 }
 
 /** What the HTTP transport serves. */
@@ -61,7 +64,9 @@ export async function startHttp(flags: HttpFlags, bind: BindAddress, io: CliIO, 
     maxBodyBytes: flags.maxBody,
     maxConcurrentPerClient: flags.maxConcurrent,
     maxSessions: flags.maxSessions,
+    maxSessionsPerAddress: flags.maxSessionsPerAddress,
     sessionIdleMs: flags.sessionIdleMs,
+    ...(flags.credentialWindowMs !== undefined ? { credentialWindowMs: flags.credentialWindowMs } : {}),
   });
   resources.add('HTTP server', () => http.close());
   io.stderr(`toolgate serve: listening on ${http.url}/mcp (API at ${http.url}/v1, approvals page at ${http.url}/ui)\n`);
