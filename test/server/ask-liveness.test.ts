@@ -101,11 +101,11 @@ describe('over HTTP (serve --http, the approval queue)', () => {
     const call = client.callTool({ name: 'writer', arguments: { cmd: 'write /out/kept yes' } }, undefined, {
       onprogress: (p) => seen.push(p),
       resetTimeoutOnProgress: true,
-      timeout: 5 * KEEP_ALIVE_MS,
+      timeout: 10 * KEEP_ALIVE_MS,
     });
     const held = await pendingFor('/out/kept');
     // Well past the client's own timeout: only the progress keeps the request alive.
-    await new Promise((r) => setTimeout(r, 15 * KEEP_ALIVE_MS));
+    await new Promise((r) => setTimeout(r, 25 * KEEP_ALIVE_MS));
     const waiting = seen.filter((p) => p.message?.startsWith('waiting for approval') === true);
     expect(waiting.length).toBeGreaterThanOrEqual(2);
     // increasing, below 1 % of the total: nothing has run yet
