@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AnsweredElsewhere } from '../../host/src/approval/index.js';
+import { AnsweredElsewhere, ClientGone } from '../../host/src/approval/index.js';
 import { ERROR_CODES_BY_PART, isToolgateErrorCode, messageOf, ToolgateError } from '../../host/src/errors/index.js';
 import { ListenerError } from '../../host/src/pipeline/async.js';
 import { FileRuleError, ManifestError } from '../../host/src/manifest/index.js';
@@ -43,6 +43,7 @@ const SAMPLES: Record<string, () => Error> = {
   RpcError: () => new RpcError(-32602, 'Unknown tool: x'),
   UsageError: () => new UsageError('unknown option --x'),
   AnsweredElsewhere: () => new AnsweredElsewhere('rejected', 'the terminal'),
+  ClientGone: () => new ClientGone('its stdin closed'),
 };
 
 function* sourceFiles(dir: string): Generator<string> {

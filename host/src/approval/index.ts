@@ -5,5 +5,6 @@ export { InMemoryApprovalService, type ApprovalAnswer } from './memory.js';
 export { ApprovalRouter, AnsweredElsewhere, type ElicitationApproval } from './router.js';
 export { TtyApprovalChannel, TTY_ANSWERER, type TtyChannelOptions } from './tty.js';
 export { HttpApprovalChannel, type HttpChannelOptions } from './http-callback.js';
+export { ClientGone } from './withdrawn.js';
 export { ApprovalQueue, type PendingApproval, type EndedApproval } from './queue.js';
 export { APPROVAL_OUTCOMES, isApprovalOutcome, replyOutcome, approvalSummary, type ApprovalSummary } from './outcome.js';

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { ApprovalOutcome, ApprovalReply, ApprovalRequest, ApprovalService } from '../pipeline/index.js';
 import { approvalSummary, isApprovalOutcome, type ApprovalSummary } from './outcome.js';
 import { AnsweredElsewhere } from './router.js';
+import { ClientGone } from './withdrawn.js';
 
 /** A request waiting in the queue: its summary, the id it is answered by, and when it came. */
 export interface PendingApproval extends ApprovalSummary {
@@ -25,6 +26,8 @@ export interface EndedApproval {
   at: string;
   /** True when it ended because its time ran out (no one answered). */
   expired: boolean;
+  /** Why it was withdrawn unanswered, when the client that asked went away. */
+  withdrawn?: string;
 }
 
 /** Ended ids kept for messages; older ones are forgotten first. */
@@ -105,19 +108,19 @@ export class ApprovalQueue implements ApprovalService {
       ...(req.expiresAt !== undefined ? { expiresAt: req.expiresAt } : {}),
     };
     return new Promise<ApprovalOutcome | ApprovalReply>((resolve) => {
-      const settle = (o: ApprovalOutcome, by?: string): void => {
+      const settle = (o: ApprovalOutcome, by?: string, withdrawn?: string): void => {
         if (!this.#pending.delete(id)) return;
         signal.removeEventListener('abort', onAbort);
-        this.#remember(id, item, o, by);
+        this.#remember(id, item, o, by, withdrawn);
         this.#emit();
         resolve(by === undefined ? o : { outcome: o, answeredBy: by });
       };
       // Answered on another channel (the terminal): remembered as that answer, so a late answer
-      // here is told who answered; any other abort is a cancel.
+      // here is told who answered; the client going away is remembered as such; any other abort is a cancel.
       const onAbort = (): void => {
         const why: unknown = signal.reason;
         if (why instanceof AnsweredElsewhere) settle(why.outcome, why.answeredBy ?? 'another approval channel');
-        else settle('cancelled');
+        else settle('cancelled', undefined, why instanceof ClientGone ? why.message : undefined);
       };
       this.#pending.set(id, { item, settle });
       signal.addEventListener('abort', onAbort, { once: true });
@@ -125,10 +128,11 @@ export class ApprovalQueue implements ApprovalService {
     });
   }
 
-  #remember(id: string, item: PendingApproval, outcome: ApprovalOutcome, by: string | undefined): void {
+  #remember(id: string, item: PendingApproval, outcome: ApprovalOutcome, by: string | undefined, withdrawn: string | undefined): void {
     const now = Date.now();
-    const expired = by === undefined && item.expiresAt !== undefined && now + EXPIRY_SLACK_MS >= Date.parse(item.expiresAt);
-    this.#ended.set(id, { outcome, ...(by !== undefined ? { answeredBy: by } : {}), at: new Date(now).toISOString(), expired });
+    const expired = by === undefined && withdrawn === undefined && item.expiresAt !== undefined && now + EXPIRY_SLACK_MS >= Date.parse(item.expiresAt);
+    const how = { ...(by !== undefined ? { answeredBy: by } : {}), ...(withdrawn !== undefined ? { withdrawn } : {}) };
+    this.#ended.set(id, { outcome, ...how, at: new Date(now).toISOString(), expired });
     if (this.#ended.size > REMEMBER_ENDED) {
       const oldest = this.#ended.keys().next().value;
       if (oldest !== undefined) this.#ended.delete(oldest);

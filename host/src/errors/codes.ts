@@ -43,8 +43,11 @@ export const ERROR_CODES_BY_PART = {
     'DIR_MISSING',
     'SANDBOX_LOAD',
   ],
-  /** An approval request withdrawn from a channel because another channel answered first. */
-  approval: ['ANSWERED_ELSEWHERE'],
+  /**
+   * An approval request withdrawn from a channel: another channel answered first, or the client
+   * that asked went away (its request closed, it cancelled, its stdin closed).
+   */
+  approval: ['ANSWERED_ELSEWHERE', 'CLIENT_GONE'],
   /** A native plugin whose apply failed. */
   plugin: ['PLUGIN_APPLY_FAILED'],
   /** A policy set refused (file, entry, key path). */

@@ -8,7 +8,7 @@ import { failed, type CallState } from './outcome.js';
 import {
   DENY_CODES, type ApprovalService, type DenyCode, type Decision, type DecisionTrail, type Guard, type PreExecuteInfo, type PreExecuteListener, type TrailStep,
 } from './types.js';
-import { messageOf } from '../errors/index.js';
+import { messageOf, ToolgateError } from '../errors/index.js';
 
 const ALLOW: Decision = Object.freeze({ kind: 'allow' });
 
@@ -19,6 +19,8 @@ export interface GateOptions {
   approval: ApprovalService | undefined;
   approvalTimeoutMs: number;
   clock: CallClock;
+  /** See CallOptions.onApprovalWait. */
+  onApprovalWait?: (() => () => void) | undefined;
 }
 
 export function newTrail(): DecisionTrail {
@@ -203,6 +205,14 @@ function decidedBy(id: string, record: TrailStep, returned: unknown, below: Rest
 const HOW_TO_ANSWER =
   "to answer asks, run toolgate in a terminal, or run `serve --http` and open its /ui page, or list a channel (tty, queue, http) in the policy set's approvals entry, or use `--policy-set dev` (it never asks)";
 
+type ApprovalTrailOutcome = NonNullable<DecisionTrail['approval']>['outcome'];
+
+/** An approval that did not let the call run: the trail says how, the call fails APPROVAL_DENIED. */
+function denied(trail: DecisionTrail, outcome: ApprovalTrailOutcome, why: string): CallState & { ok: false } {
+  trail.approval = { outcome, reason: why };
+  return failed('APPROVAL_DENIED', why);
+}
+
 async function askApproval(
   exec: Readonly<ExecIdentity>,
   tool: Tool,
@@ -212,14 +222,13 @@ async function askApproval(
   opts: GateOptions,
 ): Promise<(CallState & { ok: false }) | null> {
   const reason = decision.reason ?? `tool "${tool.name}" needs approval`;
-  const deny = (outcome: NonNullable<DecisionTrail['approval']>['outcome'], why: string) => {
-    trail.approval = { outcome, reason: why };
-    return failed('APPROVAL_DENIED', why);
-  };
+  const deny = (outcome: ApprovalTrailOutcome, why: string) => denied(trail, outcome, why);
   if (opts.approval === undefined) {
     return deny('no-service', `approval required (${reason}) but no approval service is configured`);
   }
   const service = opts.approval;
+  // Told before the signals are linked: a transport whose client is already gone aborts here.
+  const waitEnded = opts.onApprovalWait?.() ?? (() => {});
   const timeoutMs = service.timeoutFor?.({ exec, reason, decidedBy: by }) ?? opts.approvalTimeoutMs;
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(), timeoutMs);
@@ -228,10 +237,13 @@ async function askApproval(
   let outcome: unknown;
   try {
     const expiresAt = new Date(Date.now() + timeoutMs).toISOString();
+    if (signal.aborted) throw signal.reason;
     outcome = await raceSignal(attempt(() => service.request({ exec, reason, decidedBy: by, expiresAt }, signal)), signal);
   } catch (err) {
     if (exec.signal.aborted) {
-      trail.approval = { outcome: 'aborted', reason: 'the caller cancelled while approval was pending' };
+      // A transport's own reason (the client went away, shutdown) is what the audit record says.
+      const why: unknown = exec.signal.reason;
+      trail.approval = { outcome: 'aborted', reason: why instanceof ToolgateError ? why.message : 'the caller cancelled while approval was pending' };
       return failed('ABORTED_BEFORE_DISPATCH', `call cancelled while waiting for approval (${reason})`);
     }
     if (timeout.signal.aborted) return deny('timeout', `approval timed out after ${timeoutMs} ms (${reason})`);
@@ -239,7 +251,15 @@ async function askApproval(
   } finally {
     clearTimeout(timer);
     linked.release();
+    waitEnded();
   }
+  return fromAnswer(outcome, reason, trail);
+}
+
+/** The call's fate from the channel's answer: null (allowed-once) or the denial, recorded in the trail. */
+function fromAnswer(answer: unknown, reason: string, trail: DecisionTrail): (CallState & { ok: false }) | null {
+  let outcome = answer;
+  const deny = (o: ApprovalTrailOutcome, why: string) => denied(trail, o, why);
   // A reply that names who answered keeps the name in the trail, for the audit log.
   let answeredBy: string | undefined;
   if (typeof outcome === 'object' && outcome !== null && 'outcome' in outcome) {

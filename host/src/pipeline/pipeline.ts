@@ -162,6 +162,7 @@ export class Pipeline {
         approval: this.approval,
         approvalTimeoutMs: this.#approvalTimeoutMs,
         clock,
+        onApprovalWait: options.onApprovalWait,
       });
       let state: CallState;
       if (refused !== null) {

@@ -179,4 +179,10 @@ export interface CallOptions {
   callId?: string;
   /** The client that made the call (MCP): the tool's logs, progress and requests go there. */
   client?: CallClient;
+  /**
+   * Told when the call starts waiting for a person (an 'ask'); the function it returns is called
+   * when the wait ends. The transport keeps its client alive meanwhile and may abort the call's
+   * signal to withdraw the ask (architecture.md §3).
+   */
+  onApprovalWait?: () => () => void;
 }

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { ApprovalOutcome, Pipeline } from '../pipeline/index.js';
 import type { PluginHost } from '../plugin/index.js';
 import type { ToolRegistry } from '../tool/index.js';
+import { ASK_PROGRESS_MS } from './approval-wait.js';
 import { CallTracker } from './call-tracker.js';
 import { CallMetrics, type MetricsSource } from './metrics.js';
 import { SessionApprovals } from './session-approvals.js';
@@ -36,6 +37,8 @@ export interface EndedApprovalInfo {
   answeredBy?: string;
   at: string;
   expired: boolean;
+  /** Why it was withdrawn unanswered (the client that asked went away). */
+  withdrawn?: string;
 }
 
 /** Anything that says "the policy set changed" (the policy engine's reload events). */
@@ -48,6 +51,8 @@ export interface SidecarOptions {
   version?: string;
   /** How long an elicitation may wait for the person. Default 120 s. */
   approvalTimeoutMs?: number;
+  /** How often a call waiting for a person sends its client progress (default 15 s; tests use less). */
+  askProgressMs?: number;
   metrics?: MetricsSource;
   approvalQueue?: PendingApprovals;
   policyChanges?: ChangeSource;
@@ -67,6 +72,7 @@ export class SidecarCore {
   readonly approvalQueue: PendingApprovals | undefined;
   readonly version: string;
   readonly approvalTimeoutMs: number;
+  readonly askProgressMs: number;
   readonly onToolsListed: () => void;
   readonly #servers = new Set<Server>();
   readonly #undo: (() => void)[] = [];
@@ -82,6 +88,7 @@ export class SidecarCore {
     this.approvalQueue = options.approvalQueue;
     this.version = options.version ?? '0.0.0';
     this.approvalTimeoutMs = options.approvalTimeoutMs ?? 120_000;
+    this.askProgressMs = options.askProgressMs ?? ASK_PROGRESS_MS;
     this.#debounceMs = options.listChangedDebounceMs ?? 50;
     this.onToolsListed = options.onToolsListed ?? (() => {});
     if (options.metrics !== undefined) {

@@ -4,7 +4,9 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { JsonObject, ToolResult } from '../tool/index.js';
+import { ClientGone } from '../approval/index.js';
 import { ServerClosingError } from './call-tracker.js';
+import { onResponseGone } from './response-gone.js';
 import type { SidecarCore } from './core.js';
 import { endedMessage } from './approval-ended.js';
 import type { SessionHealth } from './session-table.js';
@@ -120,11 +122,10 @@ async function callTool({ core, req, res, body, param }: ApiRequest): Promise<vo
   if (!parsed.ok) return sendError(res, 400, parsed.message);
   const input = callBody.safeParse(parsed.value);
   if (!input.success) return sendError(res, 400, zodMessage(input.error, CALL_SHAPE));
-  // A client that hangs up cancels its call (and tears its instance down).
+  // A client that hangs up cancels its call (and tears its instance down); a pending ask is
+  // withdrawn (architecture.md §3).
   const hangup = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) hangup.abort(new Error('the HTTP client disconnected'));
-  });
+  onResponseGone(res, () => hangup.abort(new ClientGone('its HTTP connection closed before the answer')));
   const callId = randomUUID();
   const unbind = core.approvals.bind(callId, { sessionId: undefined });
   const agent = req.headers['x-toolgate-agent'];

@@ -7,7 +7,9 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { SidecarCore } from './core.js';
 import { sendJson } from './http-api.js';
 import { clientAddress, readBody } from './http-guard.js';
+import { ClientGone } from '../approval/index.js';
 import { createMcpServer } from './mcp-server.js';
+import { ClientLinks, onResponseGone, requestIds } from './response-gone.js';
 import { RPC_MESSAGES, withCleanErrors } from './rpc-error.js';
 import type { SessionTable } from './session-table.js';
 
@@ -17,6 +19,9 @@ export interface McpEndpoint {
   sessions: SessionTable<StreamableHTTPServerTransport>;
   maxBody: number;
 }
+
+/** Each session's calls by request id (see response-gone.ts). */
+const linksOf = new WeakMap<StreamableHTTPServerTransport, ClientLinks>();
 
 function rpcError(res: ServerResponse, status: number, code: number, message: string): void {
   sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
@@ -40,6 +45,10 @@ export async function handleMcp(mcp: McpEndpoint, req: IncomingMessage, res: Ser
     // A GET is the session's event stream: it listens, and is no activity (session-table.ts).
     const transport = sessions.use(sessionId, res, req.method === 'GET' ? 'stream' : 'request');
     if (transport === undefined) return rpcError(res, 404, -32001, `${RPC_MESSAGES[-32001]}: no session "${sessionId}" (it ended or expired; initialize again)`);
+    // The SDK forgets a POST whose stream the client closed but runs its calls on: we cancel them.
+    const links = linksOf.get(transport);
+    const ids = requestIds(parsed);
+    if (links !== undefined && ids.length > 0) onResponseGone(res, () => links.requestsGone(ids, new ClientGone('its HTTP request closed before the answer')));
     return transport.handleRequest(req, res, parsed);
   }
   if (req.method === 'POST' && isInitializeRequest(parsed)) {
@@ -61,7 +70,8 @@ export async function handleMcp(mcp: McpEndpoint, req: IncomingMessage, res: Ser
 
 /** A session's transport and MCP server; it joins the table once initialized and leaves it on close. */
 async function newSession({ core, sessions }: McpEndpoint, owner: string): Promise<StreamableHTTPServerTransport> {
-  const server = createMcpServer(core);
+  const links = new ClientLinks();
+  const server = createMcpServer(core, links);
   let detach: () => void = () => {};
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
@@ -71,6 +81,7 @@ async function newSession({ core, sessions }: McpEndpoint, owner: string): Promi
     },
   });
   withCleanErrors(transport);
+  linksOf.set(transport, links);
   transport.onclose = () => {
     if (transport.sessionId !== undefined) sessions.remove(transport.sessionId);
     detach();

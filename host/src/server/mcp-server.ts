@@ -13,10 +13,12 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ApprovalOutcome, ApprovalRequest } from '../pipeline/index.js';
+import { askKeepAlive } from './approval-wait.js';
 import { ServerClosingError } from './call-tracker.js';
 import { mcpCallClient } from './call-client.js';
 import { approvalForm, outcomeOf } from './elicit.js';
 import { toCallToolResult } from './mcp-result.js';
+import { ClientLinks, type CallLink } from './response-gone.js';
 import { RpcError, toSdkError } from './rpc-error.js';
 import { AjvJsonSchemaValidator } from './sdk-ajv.js';
 import { mcpToolView } from './schema-export.js';
@@ -45,7 +47,8 @@ function setToolCallHandler(server: Server, handler: ToolCallHandler): void {
 
 const UNKNOWN_TOOL = (name: string) => new RpcError(-32602, `Unknown tool: ${name}`);
 
-export function createMcpServer(core: SidecarCore): Server {
+/** `links`: the session's calls by request id, for the transport that learns a client is gone. */
+export function createMcpServer(core: SidecarCore, links: ClientLinks = new ClientLinks()): Server {
   const server = new Server(
     { name: SERVER_NAME, version: core.version },
     // logging: module logs reach the client as notifications/message, at the level it set.
@@ -67,13 +70,13 @@ export function createMcpServer(core: SidecarCore): Server {
     return { tools };
   });
 
-  setToolCallHandler(server, (raw, extra) => callTool(core, server, raw, extra, () => logLevel));
+  setToolCallHandler(server, (raw, extra) => callTool(core, server, raw, extra, () => logLevel, links));
   return server;
 }
 
 /** One tools/call through the pipeline, with progress and the call's client (elicitation, logs). */
 async function callTool(
-  core: SidecarCore, server: Server, raw: Parameters<ToolCallHandler>[0], extra: Extra, logLevel: () => LoggingLevel | undefined,
+  core: SidecarCore, server: Server, raw: Parameters<ToolCallHandler>[0], extra: Extra, logLevel: () => LoggingLevel | undefined, links: ClientLinks,
 ): Promise<Record<string, unknown>> {
   const { name, args } = toolCallParams(raw);
   // An unknown tool is a protocol mistake (the client did not use tools/list), not a tool failure.
@@ -88,12 +91,14 @@ async function callTool(
   const ownProgress = progressToken !== undefined && core.tools.get(name)?.definition.capabilities?.mcp?.includes('progress') !== true;
   const progress = progressSender(core, extra, callId);
   const client = mcpCallClient({ server, extra, logLevel, logger: core.logger, callId });
+  const link = links.link(extra.requestId, extra.signal);
   try {
     // Without a progress token there is nothing to send: skip the awaits (two per call).
     if (ownProgress) await progress(0, `calling ${name}`);
     const agent = server.getClientVersion()?.name;
-    const result = await core.calls.run(extra.signal, (signal) =>
-      core.pipeline.call(name, args, { signal, callId, client, ...(agent !== undefined ? { agent } : {}) }),
+    const onApprovalWait = approvalWait(link, ownProgress ? askKeepAlive(progress, core.askProgressMs) : undefined);
+    const result = await core.calls.run(link.signal, (signal) =>
+      core.pipeline.call(name, args, { signal, callId, client, onApprovalWait, ...(agent !== undefined ? { agent } : {}) }),
     );
     // Unregistered between the check above and dispatch: still the client's mistake.
     if (result.error?.code === 'UNKNOWN_TOOL') throw UNKNOWN_TOOL(name);
@@ -104,8 +109,25 @@ async function callTool(
     if (err instanceof ServerClosingError) throw new RpcError(-32000, err.message);
     throw err;
   } finally {
+    link.unlink();
     unbind();
   }
+}
+
+/**
+ * While the call waits for a person: the link knows (stdin closing withdraws the ask) and the
+ * client hears progress. A tool that reports its own progress owns the token, and MCP wants its
+ * values to increase on a scale only the tool knows, so it gets no keep-alive (docs/decisions.md).
+ */
+function approvalWait(link: CallLink, keepAlive: (() => () => void) | undefined): () => () => void {
+  return () => {
+    const asked = link.waiting();
+    const alive = keepAlive?.();
+    return () => {
+      alive?.();
+      asked();
+    };
+  };
 }
 
 /** Sends notifications/progress for the request's token; one the client cannot take is only logged. */

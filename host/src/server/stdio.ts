@@ -4,7 +4,9 @@ import { Writable, type Readable } from 'node:stream';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { SidecarCore } from './core.js';
+import { ClientGone } from '../approval/index.js';
 import { createMcpServer } from './mcp-server.js';
+import { ClientLinks } from './response-gone.js';
 import { withCleanErrors } from './rpc-error.js';
 import { LineTransport } from './stdio-transport.js';
 
@@ -54,7 +56,8 @@ export function directRequests(server: Server): ((request: JSONRPCRequest) => vo
 }
 
 export async function serveStdio(core: SidecarCore, stdin: Readable, stdout: Writable): Promise<StdioSession> {
-  const server = createMcpServer(core);
+  const links = new ClientLinks();
+  const server = createMcpServer(core, links);
   // Closing stdin ends the session only once serve has drained the running calls (closed below):
   // closing the transport at once would abort them and drop their answers.
   const transport = withCleanErrors(new LineTransport(stdin, stdout));
@@ -63,7 +66,11 @@ export async function serveStdio(core: SidecarCore, stdin: Readable, stdout: Wri
   const closed = new Promise<void>((r) => {
     resolveClosed = r;
   });
-  const onEnd = () => resolveClosed();
+  // No one can answer an ask through a client that is gone, nor read what it led to (architecture.md §3).
+  const onEnd = () => {
+    links.clientGone(new ClientGone('its stdin closed'));
+    resolveClosed();
+  };
   stdin.once('end', onEnd);
   stdin.once('close', onEnd);
   transport.onclose = () => resolveClosed();

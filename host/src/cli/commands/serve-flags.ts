@@ -66,6 +66,8 @@ export interface ServeFlags extends HttpFlags {
   shutdownMs: number;
   watch: boolean;
   log: LogChoice;
+  /** Internal (tests): how often a call waiting for a person sends progress; $TOOLGATE_ASK_PROGRESS_MS. */
+  askProgressMs: number | undefined;
 }
 
 function positiveInt(flag: string, text: string | undefined, fallback: number): number {
@@ -140,6 +142,7 @@ export function parseServeFlags(argv: string[], env: NodeJS.ProcessEnv): ServeFl
     shutdownMs: positiveInt('--shutdown-timeout', v['shutdown-timeout'], 10_000),
     watch: v['no-watch'] !== true,
     log: logChoice(v),
+    askProgressMs: env.TOOLGATE_ASK_PROGRESS_MS === undefined ? undefined : positiveInt('TOOLGATE_ASK_PROGRESS_MS', env.TOOLGATE_ASK_PROGRESS_MS, 0),
   };
 }
 

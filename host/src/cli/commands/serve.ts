@@ -154,6 +154,7 @@ async function startServing(
       approvalQueue: link.queue,
       policyChanges: link.changes,
       onToolsListed: listing.listed,
+      ...(flags.askProgressMs !== undefined ? { askProgressMs: flags.askProgressMs } : {}),
     });
     resources.add('core', () => core.close());
     const transport = flags.http !== undefined
