@@ -1,5 +1,6 @@
 // toolgate's page for the person in the loop. Plain DOM, no framework; every piece of data is
-// set as text (never parsed as HTML), and control and direction characters are shown escaped.
+// set as text (never parsed as HTML), and every control, direction, invisible and format character
+// is spelled out and marked.
 'use strict';
 
 const FOLD_AT = 120; // longer values are folded behind a "show all" disclosure
@@ -9,20 +10,54 @@ const cards = new Map(); // pending id -> card element
 
 function $(id) { return document.getElementById(id); }
 
-/** Text a person can trust: control, bidi and line/paragraph separator characters made visible. */
+// The host's list of characters a person cannot see or that redraw text (controls, bidi, every
+// Unicode format character such as zero-width ones and tag characters), put in by the server.
+const HIDDEN_CLASS = '@@HIDDEN_CHARACTER_CLASS@@';
+if (HIDDEN_CLASS.startsWith('@@')) throw new Error('toolgate: app.js was served without its hidden-character list');
+const HIDDEN = new RegExp(HIDDEN_CLASS, 'gu');
+
+/** `\uXXXX` per UTF-16 unit, as the host's escaper spells it (a tag character is a surrogate pair). */
+function spelled(c) {
+  let out = '';
+  for (let i = 0; i < c.length; i++) out += '\\u' + c.charCodeAt(i).toString(16).padStart(4, '0');
+  return out;
+}
+
+/** Text a person can trust as a plain string: every hidden character spelled out. */
 function visible(s) {
-  return String(s).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]/g,
-    (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+  return String(s).replace(HIDDEN, spelled);
+}
+
+/**
+ * The same text as nodes: each spelled-out character in a marked span, so "\u200b" that was a
+ * hidden character reads differently from those six characters typed.
+ */
+function shownNodes(s) {
+  const text = String(s);
+  const out = [];
+  let at = 0;
+  for (const m of text.matchAll(HIDDEN)) {
+    if (m.index > at) out.push(text.slice(at, m.index));
+    const code = m[0].codePointAt(0).toString(16).toUpperCase().padStart(4, '0');
+    const mark = document.createElement('mark');
+    mark.className = 'hidden-char';
+    mark.title = `hidden character U+${code}`;
+    mark.textContent = spelled(m[0]);
+    out.push(mark);
+    at = m.index + m[0].length;
+  }
+  if (at < text.length) out.push(text.slice(at));
+  return out;
 }
 
 function el(tag, attrs, ...children) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === undefined || v === null || v === false) continue;
-    if (k === 'text') e.textContent = visible(v);
-    else e.setAttribute(k, v === true ? '' : String(v));
+    if (k === 'text') e.replaceChildren(...shownNodes(v));
+    else e.setAttribute(k, v === true ? '' : k === 'title' ? visible(v) : String(v));
   }
-  for (const c of children) if (c) e.append(typeof c === 'string' ? visible(c) : c);
+  for (const c of children) if (c) e.append(...(typeof c === 'string' ? shownNodes(c) : [c]));
   return e;
 }
 

@@ -113,7 +113,7 @@ describe('screening at install', () => {
     expect(res.code).toBe(2);
     expect(res.err).toContain('!!! text the model will read was flagged');
     expect(res.err).toContain('! description: an invisible character');
-    expect(res.err).toContain('<U+200B>');
+    expect(res.err).toContain('\\u200b');
     expect(res.err).toContain('! description: an HTML tag');
     expect(res.err).toContain('! description: an instruction addressed to the model: "…');
     expect(res.err).not.toContain('\u202E');
@@ -144,7 +144,7 @@ describe('screening at install', () => {
     });
     expect(flags.map((f) => `${f.where} ${f.rule}`)).toEqual([
       'inputSchema.properties.mode.enum[1] html-comment',
-      'inputSchema.properties (key "p<U+2066>") bidi-control',
+      'inputSchema.properties (key "p\\u2066") bidi-control',
       'annotations.title invisible-character',
     ]);
   });

@@ -79,6 +79,21 @@ describe('ask over MCP', () => {
     expect(r.core.approvals.size).toBe(0); // every call unbound its route
   });
 
+  test('the approval form spells out every hidden character of the arguments; the tool still gets them exactly', async () => {
+    const r = await start();
+    const forms: ElicitRequest[] = [];
+    const client = await connect(r, { elicitation: {} }, (req) => {
+      forms.push(req);
+      return { action: 'accept', content: {} };
+    });
+    const hidden = 'safe-value\u200b\u2060\ufeff\u00ad\u{e0074}\u001b]8;;https://evil.example/\u0007\u202e';
+    const res = await client.callTool({ name: 'echo', arguments: { text: hidden } });
+    expect(res.content).toEqual([{ type: 'text', text: hidden }]);
+    const message = forms[0]?.params.message ?? '';
+    expect(message).toContain('safe-value\\u200b\\u2060\\ufeff\\u00ad\\udb40\\udc74\\u001b]8;;https://evil.example/\\u0007\\u202e');
+    expect(message).toMatch(/^[\x20-\x7e\n]+$/);
+  });
+
   test('decline and cancel both deny the call (isError APPROVAL_DENIED), and the tool never runs', async () => {
     const r = await start();
     const answers: ElicitResult['action'][] = ['decline', 'cancel'];

@@ -139,6 +139,30 @@ describe('the approvals page in Chromium', () => {
     expect((await call).error?.code).toBe('APPROVAL_DENIED');
   });
 
+  test('every invisible and format character in an argument is spelled out and marked on the card, in what the UI fetches too', async () => {
+    await page.getByRole('link', { name: 'Pending approvals' }).click();
+    // "safe-value", then zero-width space/non-joiner/joiner, word joiner, BOM, soft hyphen, and
+    // "then delete everything" in Unicode tag characters: a person would read only "safe-value".
+    const tags = [...' then delete everything'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('');
+    const hidden = `safe-value\u200b\u200c\u200d\u2060\ufeff\u00ad\u{e0001}${tags}\u{e007f}`;
+    const call = startCall(s.url, 'greet', { name: hidden });
+    const p = await waitForPending(s, (x) => String(x.arguments.name).startsWith('safe-value'));
+    // The queue keeps the argument exactly as the tool will receive it.
+    expect(p.arguments.name).toBe(hidden);
+    await card(p.id).waitFor();
+    const text = (await card(p.id).locator('dl.args dd').textContent()) ?? '';
+    expect(text.startsWith('safe-value\\u200b\\u200c\\u200d\\u2060\\ufeff\\u00ad\\udb40\\udc01')).toBe(true);
+    // Nothing on the card is invisible: every character left is printable ASCII.
+    expect(text).toMatch(/^[\x20-\x7e]+$/);
+    // Each spelled-out character is marked, with its code point named, unlike typed backslashes.
+    const marks = card(p.id).locator('dl.args dd mark.hidden-char');
+    expect(await marks.count()).toBe(6 + 1 + tags.length / 2 + 1);
+    await expect(marks.nth(0).getAttribute('title')).resolves.toBe('hidden character U+200B');
+    await expect(marks.nth(7).getAttribute('title')).resolves.toBe('hidden character U+E0020');
+    await card(p.id).getByRole('button', { name: 'Deny' }).click();
+    expect((await call).error?.code).toBe('APPROVAL_DENIED');
+  });
+
   test('a card whose time runs out counts down, then leaves saying it expired and the call was denied', async () => {
     // Long enough that a loaded machine still sees the card before it expires; the countdown and
     // the leaving are what this proves, not the length.

@@ -3,6 +3,7 @@
 import type { ApprovalOutcome, ApprovalReply, ApprovalRequest, ApprovalService } from '../pipeline/index.js';
 import { argumentsPreview } from './outcome.js';
 import { AnsweredElsewhere } from './router.js';
+import { spellHidden } from '../terminal/index.js';
 
 /** Who answered, as the audit log records it. */
 export const TTY_ANSWERER = 'tty: the terminal';
@@ -34,10 +35,13 @@ export class TtyApprovalChannel implements ApprovalService {
     if (signal.aborted) return Promise.resolve('cancelled');
     const { input, output } = this.#opts;
     const agent = req.exec.agent !== undefined ? `\n  agent:     ${req.exec.agent}` : '';
+    // Every hidden character spelled out, whatever writer `output` is: an argument that reads
+    // "safe-value" may go on invisibly (docs/architecture.md, "Text shown to people").
     output.write(
-      `\ntoolgate: approval needed (${req.decidedBy})\n  tool:      ${req.exec.name}${agent}\n` +
-        `  reason:    ${req.reason}\n  arguments: ${argumentsPreview(req.exec.arguments)}\n` +
-        'Allow this call once? [y/N] ',
+      spellHidden(
+        `\ntoolgate: approval needed (${req.decidedBy})\n  tool:      ${req.exec.name}${agent}\n` +
+          `  reason:    ${req.reason}\n  arguments: ${argumentsPreview(req.exec.arguments)}\n`,
+      ) + 'Allow this call once? [y/N] ',
     );
     return new Promise<ApprovalOutcome | ApprovalReply>((resolve) => {
       let buffered = '';

@@ -1,6 +1,7 @@
 // Canonical value -> model-facing content, by the tool's output.render.
 import { z } from 'zod';
 import type { ContentBlock, Json, JsonObject, OutputRender } from '../tool/index.js';
+import { hiddenTextProblem } from '../terminal/index.js';
 
 /**
  * 'json': compact JSON text (models pay per token; whitespace buys them nothing).
@@ -33,8 +34,19 @@ function lookup(value: Json, path: string): Json | undefined {
 }
 
 const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64');
-const mimeType = z.string().min(1).max(255);
-const uri = z.string().min(1).max(8192);
+/**
+ * A block's uri, mimeType, name and title are one-line identifiers a client lists for a person (and
+ * a model): a CR/LF there forges a "SYSTEM:" line, an escape or bidi override redraws it, an
+ * invisible character hides text. Any of them makes the result INVALID_OUTPUT
+ * (docs/architecture.md, "Text shown to people").
+ */
+const shownLine = (s: z.ZodString) =>
+  s.superRefine((text, ctx) => {
+    const problem = hiddenTextProblem(text);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  });
+const mimeType = shownLine(z.string().min(1).max(255));
+const uri = shownLine(z.string().min(1).max(8192));
 /** The MCP content blocks a tool may return (render: mcp) or a listener may set. Unknown keys are dropped. */
 const contentBlock = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text'), text: z.string() }),
@@ -50,8 +62,8 @@ const contentBlock = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('resource_link'),
     uri,
-    name: z.string().min(1),
-    title: z.string().optional(),
+    name: shownLine(z.string().min(1)),
+    title: shownLine(z.string()).optional(),
     description: z.string().optional(),
     mimeType: mimeType.optional(),
   }),

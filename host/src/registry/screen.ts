@@ -3,6 +3,7 @@
 // (which chat UIs do not render but models read), and sentences addressed to the model rather than
 // describing the tool. A flag is shown at consent; a ceiling can refuse flagged tools outright.
 import type { ModelToolView } from '../tool/index.js';
+import { HIDDEN_CHARACTER_CLASS, spellHidden } from '../terminal/index.js';
 
 export type FlagRule = 'invisible-character' | 'bidi-control' | 'html-comment' | 'html-tag' | 'model-instruction';
 
@@ -10,17 +11,21 @@ export interface TextFlag {
   /** Where in the model-visible text, e.g. `description`, `inputSchema.properties.url.description`. */
   where: string;
   rule: FlagRule;
-  /** What was found, printable (hidden characters spelled as <U+XXXX>). */
+  /** What was found, printable (hidden characters spelled `\uXXXX` by the shared escaper). */
   found: string;
 }
 
-const BIDI_CHARS = String.raw`\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069`;
-// Zero-width and invisible formatting, Unicode tag characters (ASCII smuggling), variation
-// selectors, Hangul fillers, soft hyphen, and control characters other than tab and newline.
-const INVISIBLE_CHARS = String.raw`\u0000-\u0008\u000B-\u001F\u007F-\u009F\u00AD\u034F\u115F\u1160\u180E\u200B-\u200D\u2060-\u2064\u3164\uFE00-\uFE0F\uFEFF\uFFA0\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}`;
-const BIDI = new RegExp(`[${BIDI_CHARS}]`, 'u');
-const INVISIBLE = new RegExp(`[${INVISIBLE_CHARS}]`, 'u');
-const SHOWN_AS_CODE = new RegExp(`[${BIDI_CHARS}${INVISIBLE_CHARS}]`, 'gu');
+const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
+// Everything else the shared escaper spells out is an invisible character: zero-width and other
+// format characters, Unicode tag characters (ASCII smuggling), variation selectors, Hangul
+// fillers, soft hyphen, and control characters other than tab and newline.
+const HIDDEN = new RegExp(HIDDEN_CHARACTER_CLASS, 'gu');
+
+function firstInvisible(text: string): RegExpExecArray | null {
+  HIDDEN.lastIndex = 0;
+  for (let m = HIDDEN.exec(text); m !== null; m = HIDDEN.exec(text)) if (!BIDI.test(m[0])) return m;
+  return null;
+}
 const HTML_COMMENT = /<!--[\s\S]*?(?:-->|$)/;
 const HTML_TAG = /<\/?[A-Za-z][A-Za-z0-9_-]*(?:\s[^<>]*)?\/?>/;
 const INSTRUCTIONS: RegExp[] = [
@@ -32,9 +37,12 @@ const INSTRUCTIONS: RegExp[] = [
   /\b(?:before|after)\s+(?:using|calling|running|invoking)\s+(?:this|any|the|other)\s+tools?\b[^.!?\n]{0,60}\b(?:read|send|call|include|pass|fetch|upload|copy)\b/i,
 ];
 
-/** The text with every hidden or direction-changing character spelled out as <U+XXXX>. */
+/**
+ * The text with every hidden or direction-changing character spelled out: the one escaper that
+ * approval prompts and cards use too (docs/architecture.md, "Text shown to people").
+ */
 export function visibleText(text: string): string {
-  return text.replace(SHOWN_AS_CODE, (c) => `<U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}>`);
+  return spellHidden(text);
 }
 
 function excerpt(text: string, index: number, length: number): string {
@@ -46,7 +54,7 @@ function excerpt(text: string, index: number, length: number): string {
 function screenString(text: string, where: string, out: TextFlag[]): void {
   const bidi = BIDI.exec(text);
   if (bidi) out.push({ where, rule: 'bidi-control', found: excerpt(text, bidi.index, bidi[0].length) });
-  const hidden = INVISIBLE.exec(text);
+  const hidden = firstInvisible(text);
   if (hidden) out.push({ where, rule: 'invisible-character', found: excerpt(text, hidden.index, hidden[0].length) });
   const comment = HTML_COMMENT.exec(text);
   if (comment) out.push({ where, rule: 'html-comment', found: excerpt(text, comment.index, Math.min(comment[0].length, 60)) });

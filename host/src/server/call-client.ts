@@ -16,6 +16,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { Logger } from 'pino';
 import { CLIENT_LOG_LEVELS, type CallClient, type ClientAnswer, type ClientLogLevel, type ClientRequest, type JsonObject } from '../tool/index.js';
 import { messageOf } from '../errors/index.js';
+import { spellHidden, spellHiddenDeep } from '../terminal/index.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -31,19 +32,46 @@ function firstIssue(error: { issues: readonly { path: readonly PropertyKey[]; me
   return `${where}: ${issue.message}`;
 }
 
+/** Every `{type: "text", text}` block in sampling messages, at any depth, with its text spelled out. */
+function spelledTextBlocks(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(spelledTextBlocks);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = spelledTextBlocks(v);
+  if (out['type'] === 'text' && typeof out['text'] === 'string') out['text'] = spellHidden(out['text']);
+  return out;
+}
+
+/**
+ * What a person will read of a sampling request, cleaned: text shown by the client has its
+ * controls, escapes, bidi and invisible characters spelled out, and the request may not pull in
+ * the context of other servers (or this one): includeContext is always "none"
+ * (docs/architecture.md, "Text shown to people"; docs/mcp.md).
+ */
+function cleanSampling(params: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...params, messages: spelledTextBlocks(params['messages']) };
+  if (typeof params['systemPrompt'] === 'string') out['systemPrompt'] = spellHidden(params['systemPrompt']);
+  if (params['includeContext'] !== undefined) out['includeContext'] = 'none';
+  return out;
+}
+
 /**
  * The params a tool may send. Elicitation is form mode only: a URL-mode request would let an
  * untrusted tool send the user to a page of its choosing. _meta and task are the host's, not the tool's.
+ * Every string of an elicitation (message, field titles, descriptions, choices) is shown to a
+ * person, so each has its hidden characters spelled out.
  */
 function checkedParams(req: ClientRequest): { ok: true; params: Record<string, unknown> } | { ok: false; message: string } {
   const { _meta: _m, task: _t, ...rest } = req.params as Record<string, unknown>;
   if (req.kind === 'elicitation') {
     if (rest['mode'] !== undefined && rest['mode'] !== 'form') return { ok: false, message: `elicitation params.mode: only "form" is allowed for tools (got ${JSON.stringify(rest['mode'])})` };
     const parsed = ElicitRequestFormParamsSchema.safeParse(rest);
-    return parsed.success ? { ok: true, params: parsed.data } : { ok: false, message: `elicitation params.${firstIssue(parsed.error)}` };
+    return parsed.success
+      ? { ok: true, params: spellHiddenDeep(parsed.data) as Record<string, unknown> }
+      : { ok: false, message: `elicitation params.${firstIssue(parsed.error)}` };
   }
   const parsed = CreateMessageRequestParamsSchema.safeParse(rest);
-  return parsed.success ? { ok: true, params: parsed.data } : { ok: false, message: `sampling params.${firstIssue(parsed.error)}` };
+  return parsed.success ? { ok: true, params: cleanSampling(parsed.data) } : { ok: false, message: `sampling params.${firstIssue(parsed.error)}` };
 }
 
 export interface CallClientOptions {
@@ -88,7 +116,8 @@ export function mcpCallClient(o: CallClientOptions): SessionCallClient {
     },
     async log(level, data, logger) {
       if (severity(level) < severity(o.logLevel() ?? DEFAULT_CLIENT_LOG_LEVEL)) return false;
-      return notify({ method: 'notifications/message', params: { level, logger, data } });
+      // Controls are already gone (cleanLogLine); bidi and invisible characters are spelled out.
+      return notify({ method: 'notifications/message', params: { level, logger, data: spellHidden(data) } });
     },
     async progress(progress, total, message) {
       // MCP: progress must increase with each notification; a value that does not is not sent
@@ -97,7 +126,7 @@ export function mcpCallClient(o: CallClientOptions): SessionCallClient {
       lastProgressAt = performance.now();
       return notify({
         method: 'notifications/progress',
-        params: { progressToken: token, progress, ...(total !== undefined ? { total } : {}), ...(message !== undefined && message !== '' ? { message } : {}) },
+        params: { progressToken: token, progress, ...(total !== undefined ? { total } : {}), ...(message !== undefined && message !== '' ? { message: spellHidden(message) } : {}) },
       });
     },
     async request(req, signal, timeoutMs): Promise<ClientAnswer> {

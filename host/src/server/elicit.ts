@@ -1,6 +1,7 @@
 // An `ask` decision as an MCP elicitation form: the person sees the tool, the reason and what the
 // call would do, and answers accept (this call only) or decline.
 import type { ApprovalOutcome, ApprovalRequest } from '../pipeline/index.js';
+import { spellHidden } from '../terminal/index.js';
 
 /** Long arguments are cut: the form is for a person, and the whole value may be huge. */
 const SUMMARY_CHARS = 600;
@@ -21,12 +22,13 @@ export interface ElicitForm {
 }
 
 export function approvalForm(req: ApprovalRequest, sensitive: boolean): ElicitForm {
-  const message = [
+  // The client shows this to a person: every hidden character of the arguments is spelled out.
+  const message = spellHidden([
     `toolgate: allow the tool "${req.exec.name}" to run this once?`,
     `Reason: ${req.reason}`,
     `Arguments: ${argumentSummary(req.exec.arguments, sensitive)}`,
     'Accept allows this call only; decline denies it.',
-  ].join('\n');
+  ].join('\n'));
   // No fields: the answer is the action itself (accept / decline / cancel).
   return { message, requestedSchema: { type: 'object', properties: {} } };
 }

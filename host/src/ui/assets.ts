@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
+import { HIDDEN_CHARACTER_CLASS } from '../terminal/index.js';
 
 export const CSP = [
   "default-src 'none'",
@@ -39,6 +40,13 @@ export type AssetName = keyof typeof FILES;
 
 const STATIC = ['app.js', 'ui.css', 'favicon.svg'] as const;
 
+/**
+ * app.js spells out hidden characters with the host's own character class, put in where the
+ * script names this placeholder: one list for the terminal, the registry and the page
+ * (docs/architecture.md, "Text shown to people"). The script refuses to run without it.
+ */
+const HIDDEN_PLACEHOLDER = "'@@HIDDEN_CHARACTER_CLASS@@'";
+
 /** The files under /ui/static/ (the pages themselves are served only by their routes). */
 export function isStaticAsset(name: string): name is (typeof STATIC)[number] {
   return (STATIC as readonly string[]).includes(name);
@@ -56,6 +64,7 @@ export class Assets {
     let b = this.#cache.get(name);
     if (b === undefined) {
       b = await readFile(join(this.#dir, name));
+      if (name === 'app.js') b = Buffer.from(b.toString('utf8').replace(HIDDEN_PLACEHOLDER, JSON.stringify(HIDDEN_CHARACTER_CLASS)));
       this.#cache.set(name, b);
     }
     return b;
