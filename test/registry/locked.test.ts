@@ -216,7 +216,7 @@ describe('install --locked', () => {
     expect(server.hits.filter((h) => h.endsWith('.tgz')).sort()).toEqual(['/packages/other_echo-1.0.0.tgz', '/packages/registry_echo-1.0.0.tgz']);
   });
 
-  it('needs consent (--yes) without a terminal', async () => {
+  it('needs consent (--yes) without a terminal; the review names each signer and that it is trusted', async () => {
     await publish(src('1.0.0'), site);
     const a = await store('a');
     expect((await install(a, [`${server.url}/index.json#registry_echo`, '--yes', '--quiet'])).code).toBe(0);
@@ -225,6 +225,7 @@ describe('install --locked', () => {
     expect(res.code).toBe(2);
     expect(res.err).toContain('error CONSENT_REQUIRED');
     expect(res.err).toContain('registry_echo@1.0.0 (');
+    expect(res.err).toMatch(/registry_echo@1\.0\.0: signed by pub \(ed25519:[0-9a-f]{16}\), a trusted publisher key\n/);
   });
 
   it('bad input: a missing or malformed lockfile, or too many arguments, is refused naming the file', async () => {

@@ -14,7 +14,7 @@ import { compareVersionText } from './semver.js';
 import { fetchPackage, parseSourceRef } from './sources.js';
 import { checkInstalled, commitInstall, installedManifestDigest, withStore, type PauseHook } from './store.js';
 import type { StoreLayout } from './store-layout.js';
-import { judgeSignature, requireTrust, type TrustVerdict } from './trust-check.js';
+import { judgeSignature, requireTrust, signerLine, type TrustVerdict } from './trust-check.js';
 import { findTrustedByKeyId } from './trust.js';
 import { ownEntry } from './own.js';
 
@@ -191,7 +191,8 @@ export async function installLocked(opts: LockedInstallOptions): Promise<LockedT
   const todo = plans.filter((p) => p.pkg !== undefined);
   for (const p of todo) {
     const pkg = p.pkg as ToolPackage;
-    opts.say(`${p.name}@${p.version} (${pinnedRefOf(p.name, p.entry)}) asks for:\n${pkg.manifest.described.map((l) => `  ${l}\n`).join('')}${flagLines(pkg)}`);
+    const signer = p.verdict ? `${p.name}@${p.version}: ${signerLine(p.verdict)}\n` : '';
+    opts.say(`${p.name}@${p.version} (${pinnedRefOf(p.name, p.entry)}) asks for:\n${pkg.manifest.described.map((l) => `  ${l}\n`).join('')}${signer}${flagLines(pkg)}`);
   }
   if (todo.length > 0) await requireConsent(opts.lockfile, `Install ${todo.length} tool(s) exactly as ${opts.lockfile} pins them? [y/N] `, 'the capabilities', opts);
 
