@@ -2,7 +2,8 @@
 // prefix, and use the `toolgate` it puts on PATH from a temporary folder outside the checkout —
 // serve, call, inspect, install, new + the scaffold's own build and test, an ask answered through
 // each approval channel (tty, queue, HTTP callback, MCP elicitation), and every package the bundle
-// loads lazily — with the default policy set that travels inside the package.
+// loads lazily — with the default policy set that travels inside the package, and the example
+// manifests that travel inside it too (with the modules and sample data they point at).
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -91,6 +92,25 @@ describe('the packed and installed toolgate, run from a folder outside the check
     expect(shown).toMatchObject({ origin: 'builtin', name: 'default' });
     expect(shown.dir.startsWith(prefix)).toBe(true);
   });
+
+  it('the manifests inside the package work as shipped: every one loads, greet answers, grep_files searches its sample docs', async () => {
+    const shipped = join(prefix, 'lib', 'node_modules', 'toolgate', 'manifests');
+    for (const dir of [shipped, join(shipped, 'conformance')]) {
+      const listed = await toolgate(['schema', '--manifests', dir], folder('shipped-schema'));
+      expect(listed.code, listed.stderr).toBe(0);
+      const names = ((JSON.parse(listed.stdout) as { tools: { name: string }[] }).tools).map((t) => t.name).sort();
+      const files = readdirSync(dir).filter((f) => f.endsWith('.yaml')).map((f) => f.replace(/\.yaml$/, '')).sort();
+      expect(names).toEqual(files);
+    }
+    const greeted = await toolgate(['call', 'greet', '--manifests', shipped, '--args', '{"name":"Ada"}'], folder('shipped-call'));
+    expect(greeted, greeted.stderr).toMatchObject({ code: 0, stdout: 'Hello, Ada!\n' });
+    const found = await toolgate(['call', 'grep_files', '--manifests', shipped, '--args', '{"pattern":"sandbox","max_results":1}', '--json'], folder('shipped-call'));
+    expect(found.code, found.stderr).toBe(0);
+    const result = JSON.parse(found.stdout) as { isError: boolean; structuredContent?: { matches: unknown[]; files_searched: number } };
+    expect(result.isError).toBe(false);
+    expect(result.structuredContent?.matches).toHaveLength(1);
+    expect(result.structuredContent?.files_searched).toBeGreaterThan(0);
+  }, 90_000);
 
   it('policy explain answers ask for fetch_url to 127.0.0.1:8080, and the call is denied when no one can answer', async () => {
     const cwd = folder('done-when');

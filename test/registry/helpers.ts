@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, normalize, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { stringify as stringifyYaml } from 'yaml';
 import type { CliIO, Command, ExitCode } from '../../host/src/cli/command.js';
 import { runShipped } from '../support/shipped-cli.js';
 
@@ -192,16 +193,18 @@ export interface OciRegistry {
   close(): Promise<void>;
 }
 
-/** Starts Debian's docker-registry (distribution 2.8) on 127.0.0.1 with storage in a temp dir. */
-export async function startRegistry(): Promise<OciRegistry> {
+/**
+ * Starts Debian's docker-registry (distribution 2.8) on 127.0.0.1 with storage in a temp dir:
+ * the anonymous config docs/registry.md shows, or `base` (a parsed config.yml) with its storage
+ * folder and address moved to the temp dir and a free port.
+ */
+export async function startRegistry(base?: Record<string, unknown>): Promise<OciRegistry> {
   const dir = tempDir('oci');
   const storage = join(dir, 'data');
   const port = await freePort();
   const config = join(dir, 'config.yml');
-  writeFileSync(
-    config,
-    ['version: 0.1', 'log:', '  level: error', 'storage:', '  filesystem:', `    rootdirectory: ${storage}`, 'http:', `  addr: 127.0.0.1:${port}`, ''].join('\n'),
-  );
+  const http = { ...(base?.['http'] as object | undefined), addr: `127.0.0.1:${port}` };
+  writeFileSync(config, stringifyYaml({ version: 0.1, ...base, log: { level: 'error' }, storage: { filesystem: { rootdirectory: storage } }, http }));
   const child: ChildProcess = spawn('/usr/bin/docker-registry', ['serve', config], { stdio: 'ignore' });
   const host = `127.0.0.1:${port}`;
   const deadline = Date.now() + 15_000;

@@ -1,8 +1,9 @@
 // `install --locked`: a fresh store gets exactly the bytes another store's lockfile pins, from a real
 // OCI registry (docker-registry), a static HTTP index and folders, however tags and ranges moved
 // since; any byte that differs refuses the whole lockfile.
+import { execFile } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { installCommand } from '../../host/src/cli/commands/registry-install.js';
 import { keygenCommand } from '../../host/src/cli/commands/registry-keygen.js';
@@ -21,6 +22,18 @@ let cwd: string;
 let site: string;
 let server: StaticServer;
 let repoCounter = 0;
+
+const MAIN = resolve(import.meta.dirname, '../../dist/cli/main.js');
+
+/** The real `toolgate` command as its own process, without a terminal. */
+function toolgate(home: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
+  return new Promise((done) => {
+    const env = { PATH: process.env.PATH ?? '', HOME: cwd, TOOLGATE_HOME: home, TOOLGATE_LOG_LEVEL: 'silent' };
+    execFile(process.execPath, [MAIN, ...args], { cwd, env }, (err, out, errText) => {
+      done({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, out, err: errText });
+    });
+  });
+}
 
 beforeAll(async () => {
   work = tempDir('locked');
@@ -177,7 +190,33 @@ describe('install --locked', () => {
     expect((await readLock(storeLayout(b).lock)).tools).toEqual({});
   });
 
-  it('needs consent (--yes) without a terminal', async () => {
+  it('an untrusted signer the lockfile pins fails before any request, naming the signer and the trust command; after it, the same command installs', async () => {
+    await publish(src('1.0.0'), site);
+    await publish(src('1.0.0', 'other_echo'), site);
+    const a = await store('a');
+    for (const tool of ['registry_echo', 'other_echo']) expect((await install(a, [`${server.url}/index.json#${tool}`, '--yes', '--quiet'])).code).toBe(0);
+    const keyId = (await entryOf(a))?.signer?.keyId ?? '';
+    expect(keyId).toMatch(/^ed25519:[0-9a-f]{16}$/);
+
+    const b = join(cwd, 'fresh');
+    server.hits.length = 0;
+    const refused = await toolgate(b, ['install', '--locked', join(a, 'toolgate.lock'), '--yes']);
+    expect(refused.code, refused.err).toBe(1);
+    expect(refused.err).toContain(`error UNKNOWN_SIGNER: other_echo@1.0.0, registry_echo@1.0.0: the lockfile pins them as signed by pub (${keyId})`);
+    expect(refused.err).toContain('nothing was downloaded');
+    expect(refused.err).toContain('`toolgate trust add pub pub.key.pub`');
+    expect(server.hits).toEqual([]);
+    expect((await readLock(storeLayout(b).lock)).tools).toEqual({});
+
+    // The README's steps as written: trust the publisher key, then install --locked.
+    expect((await toolgate(b, ['trust', 'add', 'pub', `${key}.pub`])).code).toBe(0);
+    const installed = await toolgate(b, ['install', '--locked', join(a, 'toolgate.lock'), '--yes']);
+    expect(installed.code, installed.err).toBe(0);
+    expect(installed.out).toBe('installed other_echo@1.0.0\ninstalled registry_echo@1.0.0\n');
+    expect(server.hits.filter((h) => h.endsWith('.tgz')).sort()).toEqual(['/packages/other_echo-1.0.0.tgz', '/packages/registry_echo-1.0.0.tgz']);
+  });
+
+  it('needs consent (--yes) without a terminal; the review names each signer and that it is trusted', async () => {
     await publish(src('1.0.0'), site);
     const a = await store('a');
     expect((await install(a, [`${server.url}/index.json#registry_echo`, '--yes', '--quiet'])).code).toBe(0);
@@ -186,6 +225,7 @@ describe('install --locked', () => {
     expect(res.code).toBe(2);
     expect(res.err).toContain('error CONSENT_REQUIRED');
     expect(res.err).toContain('registry_echo@1.0.0 (');
+    expect(res.err).toMatch(/registry_echo@1\.0\.0: signed by pub \(ed25519:[0-9a-f]{16}\), a trusted publisher key\n/);
   });
 
   it('bad input: a missing or malformed lockfile, or too many arguments, is refused naming the file', async () => {

@@ -226,7 +226,9 @@ describe('the lockfile pin of what the model reads', () => {
     entry.model.digest = digestOf(Buffer.from('other'));
     const file = join(cwd, 'edited.lock');
     writeFileSync(file, JSON.stringify(lock));
-    const res = await run(installCommand, ['--locked', file, '--yes', '--quiet'], { home: join(cwd, 'fresh'), cwd });
+    const fresh = join(cwd, 'fresh');
+    expect((await run(trustAddCommand, ['pub', `${key}.pub`], { home: fresh, cwd })).code).toBe(0);
+    const res = await run(installCommand, ['--locked', file, '--yes', '--quiet'], { home: fresh, cwd });
     expect(res.code).not.toBe(0);
     expect(res.err).toContain('registry_echo: what the model reads differs from the lockfile pin (description); nothing was installed');
   });

@@ -10,7 +10,7 @@ import { readLock, type LockEntry } from './lockfile.js';
 import { compareVersionText } from './semver.js';
 import { fetchPackage, parseSourceRef, type FetchedPackage } from './sources.js';
 import { commitInstall, installedPackageManifest, withStore, type PauseHook, type StoreLayout } from './store.js';
-import { judgeSignature, requireTrust, type TrustVerdict } from './trust-check.js';
+import { judgeSignature, requireTrust, signerLine, type TrustVerdict } from './trust-check.js';
 import { ownEntry } from './own.js';
 
 export interface InstallOptions extends ConsentOptions {
@@ -69,6 +69,7 @@ export async function installTool(opts: InstallOptions): Promise<InstallResult> 
 
   await enforceCeiling(pkg, opts, layout);
   const consent = await showWhatChanges(fetched, previous, layout, opts.say);
+  opts.say(`${pkg.name}@${pkg.version}: ${signerLine(verdict)}\n`);
   opts.say(flagLines(pkg));
   if (consent.needed) await requireConsent(what, `Install ${what} with these capabilities? [y/N] `, consent.review, opts);
 

@@ -14,7 +14,8 @@ import { compareVersionText } from './semver.js';
 import { fetchPackage, parseSourceRef } from './sources.js';
 import { checkInstalled, commitInstall, installedManifestDigest, withStore, type PauseHook } from './store.js';
 import type { StoreLayout } from './store-layout.js';
-import { judgeSignature, requireTrust, type TrustVerdict } from './trust-check.js';
+import { judgeSignature, requireTrust, signerLine, type TrustVerdict } from './trust-check.js';
+import { findTrustedByKeyId } from './trust.js';
 import { ownEntry } from './own.js';
 
 export interface LockedInstallOptions extends ConsentOptions {
@@ -117,6 +118,35 @@ async function fetchPinned(name: string, entry: LockEntry, layout: StoreLayout, 
   return { pkg, verdict };
 }
 
+const TRUST_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const KEY_ID = /^ed25519:[0-9a-f]{16}$/;
+
+/**
+ * UNKNOWN_SIGNER, naming each signer the lockfile pins that this store does not trust and the
+ * command that trusts it, before anything is downloaded.
+ */
+async function requirePinnedSignersTrusted(plans: readonly Plan[], trustFile: string, lockfile: string): Promise<void> {
+  const untrusted = new Map<string, { name: string; tools: string[] }>();
+  for (const p of plans) {
+    const signer = p.entry.signer;
+    if (!signer || (await findTrustedByKeyId(trustFile, signer.keyId))) continue;
+    // The lockfile may come from anywhere: only a plain key id and trust name are echoed as given.
+    const keyId = KEY_ID.test(signer.keyId) ? signer.keyId : JSON.stringify(signer.keyId);
+    const name = TRUST_NAME.test(signer.name) ? signer.name : 'publisher';
+    const seen = untrusted.get(keyId) ?? { name, tools: [] };
+    seen.tools.push(`${p.name}@${p.entry.version}`);
+    untrusted.set(keyId, seen);
+  }
+  if (untrusted.size === 0) return;
+  const which = [...untrusted].map(([keyId, s]) => `${s.tools.join(', ')}: the lockfile pins ${s.tools.length > 1 ? 'them' : 'it'} as signed by ${s.name} (${keyId})`);
+  const commands = [...untrusted.values()].map((s) => `\`toolgate trust add ${s.name} ${s.name}.key.pub\``);
+  throw new RegistryError(
+    'UNKNOWN_SIGNER',
+    `${which.join('; ')}, a key this store (${trustFile}) does not trust; nothing was downloaded. ` +
+      `Trust the publisher's public key first (${commands.join(', ')}, with the .pub file the publisher gives you), then run install --locked ${lockfile} again`,
+  );
+}
+
 function outcomeOf(name: string, entry: LockEntry, before: LockEntry | undefined, opts: LockedInstallOptions): LockedTool['outcome'] {
   if (!before) return 'installed';
   const order = compareVersionText(entry.version, before.version);
@@ -134,6 +164,7 @@ export async function installLocked(opts: LockedInstallOptions): Promise<LockedT
   const layout = await withStore(opts.home, async (l) => l);
   const current = await readLock(layout.lock);
   const plans: Plan[] = [];
+  const fetching: Plan[] = [];
   for (const name of Object.keys(wanted.tools).sort()) {
     const entry = ownEntry(wanted.tools, name) as LockEntry;
     const before = ownEntry(current.tools, name);
@@ -141,10 +172,18 @@ export async function installLocked(opts: LockedInstallOptions): Promise<LockedT
       plans.push({ name, version: entry.version, outcome: 'unchanged', entry, before });
       continue;
     }
-    const outcome = outcomeOf(name, entry, before, opts);
-    const { pkg, verdict } = await fetchPinned(name, entry, layout, opts);
+    const plan: Plan = { name, version: entry.version, outcome: outcomeOf(name, entry, before, opts), entry, before };
+    plans.push(plan);
+    fetching.push(plan);
+  }
+  // The signers the lockfile pins are known before any byte is fetched: an untrusted one fails
+  // here, not after every download (the fetched signature is still checked below).
+  await requirePinnedSignersTrusted(fetching, layout.trust, opts.lockfile);
+  for (const plan of fetching) {
+    const { pkg, verdict } = await fetchPinned(plan.name, plan.entry, layout, opts);
     await enforceCeiling(pkg, opts, layout);
-    plans.push({ name, version: entry.version, outcome, entry, before, pkg, verdict });
+    plan.pkg = pkg;
+    plan.verdict = verdict;
   }
   for (const name of Object.keys(current.tools)) {
     if (!(name in wanted.tools)) opts.say(`${name}: installed but not in ${opts.lockfile} (left as it is)\n`);
@@ -152,7 +191,8 @@ export async function installLocked(opts: LockedInstallOptions): Promise<LockedT
   const todo = plans.filter((p) => p.pkg !== undefined);
   for (const p of todo) {
     const pkg = p.pkg as ToolPackage;
-    opts.say(`${p.name}@${p.version} (${pinnedRefOf(p.name, p.entry)}) asks for:\n${pkg.manifest.described.map((l) => `  ${l}\n`).join('')}${flagLines(pkg)}`);
+    const signer = p.verdict ? `${p.name}@${p.version}: ${signerLine(p.verdict)}\n` : '';
+    opts.say(`${p.name}@${p.version} (${pinnedRefOf(p.name, p.entry)}) asks for:\n${pkg.manifest.described.map((l) => `  ${l}\n`).join('')}${signer}${flagLines(pkg)}`);
   }
   if (todo.length > 0) await requireConsent(opts.lockfile, `Install ${todo.length} tool(s) exactly as ${opts.lockfile} pins them? [y/N] `, 'the capabilities', opts);
 

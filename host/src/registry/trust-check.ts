@@ -40,3 +40,13 @@ export function requireTrust(pkg: ToolPackage, verdict: TrustVerdict, allowUnsig
   }
   return `WARNING: ${why}. Installing anyway because of --allow-unsigned: nobody vouches for this code.`;
 }
+
+/**
+ * Who vouches for the package, for the consent review: the person agrees to a publisher as much as
+ * to capabilities. An untrusted verdict reaches a review only with --allow-unsigned.
+ */
+export function signerLine(verdict: TrustVerdict): string {
+  if (verdict.kind === 'trusted') return `signed by ${verdict.name} (${verdict.keyId}), a trusted publisher key`;
+  if (verdict.kind === 'unknown-signer') return `signed by ${verdict.keyId}, NOT a trusted publisher key (installing only because of --allow-unsigned)`;
+  return 'NOT signed: nobody vouches for it (installing only because of --allow-unsigned)';
+}
