@@ -15,6 +15,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HIDDEN_CHARACTER_CLASS } from '../../host/src/terminal/index.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const MANIFESTS = join(ROOT, 'manifests');
@@ -158,7 +159,10 @@ describe('the packed and installed toolgate, run from a folder outside the check
       for (const asset of ['app.js', 'ui.css']) {
         const r = await fetch(`${url}/ui/static/${asset}`);
         expect(r.status, asset).toBe(200);
-        expect(await r.text()).toBe(readFileSync(join(ROOT, 'ui', asset), 'utf8'));
+        // app.js is served with the host's hidden-character list in place of its placeholder
+        const file = readFileSync(join(ROOT, 'ui', asset), 'utf8');
+        const served = asset === 'app.js' ? file.replace("'@@HIDDEN_CHARACTER_CLASS@@'", JSON.stringify(HIDDEN_CHARACTER_CLASS)) : file;
+        expect(await r.text()).toBe(served);
       }
       const secret = readFileSync(join(tmp, 'home', 'approval-secret'), 'utf8').trim();
       const login = await fetch(`${url}/ui/login`, {

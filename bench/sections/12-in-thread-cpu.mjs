@@ -1,0 +1,61 @@
+// Issue 24 item 1: a pure tool runs on the calling thread with fuel metering (every block, bulk
+// memory/table instructions by size, a check after each host call). What that metering costs is
+// measured here against the raw SDK running the same, uninstrumented module on the main thread.
+import createPlugin from '@extism/extism';
+import { loadSandboxTool } from '../../dist/sandbox/index.js';
+import { kitSpec, kitWasm, never, timeCalls } from '../lib/sandbox-fixtures.mjs';
+
+export const title = 'In-thread pure tool: fuel-metered calls vs the raw Extism SDK';
+
+const ROUNDS = 5;
+
+/** Median of the per-round ratios, with the rounds (alternating which side goes first). */
+function ratioRounds(ctx, a, b) {
+  const ratios = a.map((x, i) => x / b[i]);
+  const sorted = [...ratios].sort((p, q) => p - q);
+  return { median: sorted[Math.floor(sorted.length / 2)], rounds: ratios.map((r) => ctx.fmt(r, 2)).join(', ') };
+}
+
+async function side(ctx, tool, raw, input, entry, n, warm) {
+  const tg = [];
+  const sdk = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const first = r % 2 === 0;
+    const measureTg = async () => tg.push(ctx.summary(await timeCalls(() => tool.call(input, { signal: never() }), n, warm)).median);
+    const measureSdk = async () => sdk.push(ctx.summary(await timeCalls(() => raw.call(entry, input), n, warm)).median);
+    if (first) {
+      await measureTg();
+      await measureSdk();
+    } else {
+      await measureSdk();
+      await measureTg();
+    }
+  }
+  const med = (xs) => [...xs].sort((p, q) => p - q)[Math.floor(xs.length / 2)];
+  return { tg: med(tg), sdk: med(sdk), ratio: ratioRounds(ctx, tg, sdk) };
+}
+
+export async function run(ctx) {
+  const burnInput = Uint8Array.of(20); // 2^20 iterations of a multiply-add loop: ~1 ms, well inside the 20 ms slice
+  const burnTool = await loadSandboxTool(kitSpec('burn', { execution: { path: 'auto' }, limits: { timeoutMs: 60_000 } }));
+  const greetTool = await loadSandboxTool(kitSpec('greet', { execution: { path: 'auto' } }));
+  const raw = await createPlugin({ wasm: [{ data: kitWasm }] }, { useWasi: false });
+  const burn = await side(ctx, burnTool, raw, burnInput, 'burn', 60, 10);
+  const greet = await side(ctx, greetTool, raw, new TextEncoder().encode('world'), 'greet', 2000, 300);
+  // which path the calls took (inThread / worker / moved), so the table cannot silently measure the worker
+  const routes = [burnTool, greetTool].map((t) => JSON.stringify(t.paths()));
+  await burnTool.close();
+  await greetTool.close();
+  await raw.close();
+
+  const burnMet = burn.ratio.median <= 1.05;
+  return [
+    'Module: test/fixtures/core_kit.wasm. toolgate: the sandbox on the calling thread (`execution.path: auto`; no network, no files), the module instrumented with the fuel counter. Raw SDK: `createPlugin` on the main thread, the module as built (no counter). ' +
+      `${ROUNDS} alternating rounds; each round's median, then the median of rounds and of the per-round ratios. Paths taken: ${routes.join(' / ')}.`,
+    '',
+    '| measure | toolgate in-thread | raw SDK main thread | ratio | goal |',
+    '|---|---|---|---|---|',
+    `| CPU-bound loop, \`burn\` 2^20 iterations (a loop body of 15 instructions), ms per call | ${ctx.fmt(burn.tg / 1000, 2)} | ${ctx.fmt(burn.sdk / 1000, 2)} | ${ctx.fmt(burn.ratio.median, 3)}x (rounds: ${burn.ratio.rounds}) | <= 1.05x: ${burnMet ? 'met' : 'NOT met'} |`,
+    `| pure-tool call, \`greet\` (20 host calls), µs per call | ${ctx.fmt(greet.tg)} | ${ctx.fmt(greet.sdk)} | ${ctx.fmt(greet.ratio.median, 2)}x (rounds: ${greet.ratio.rounds}) | none set |`,
+  ].join('\n');
+}
