@@ -1,11 +1,8 @@
 import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { inspectCommand } from '../../host/src/cli/commands/inspect.js';
-import { runCli } from '../../host/src/cli/index.js';
-import type { CliIO } from '../../host/src/cli/command.js';
+import { runShipped } from '../support/shipped-cli.js';
 import { FAKE_WASM, manifestWith, tempDir, writeFileIn, yamlOf } from './helpers.js';
 
 let dir: string;
@@ -17,18 +14,14 @@ afterEach(async () => {
   await cleanup();
 });
 
+/** `toolgate inspect` through the shipped command (test/support/shipped-cli.ts), in `cwd`. */
 function io(cwd: string) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const cli: CliIO = {
-    stdout: (t) => out.push(t),
-    stderr: (t) => err.push(t),
-    stdin: Readable.from([]),
-    isTTY: false,
-    env: {},
-    cwd,
+  let last = { code: -1, out: '', err: '' };
+  return {
+    run: async (args: string[]) => (last = await runShipped(['inspect', ...args], { cwd, env: { TOOLGATE_HOME: join(cwd, '.toolgate-home') } })),
+    out: () => last.out,
+    err: () => last.err,
   };
-  return { cli, out: () => out.join(''), err: () => err.join('') };
 }
 
 async function fetchTool(folder: string) {
@@ -55,7 +48,7 @@ describe('toolgate inspect', () => {
   test('shows description, input schema, output, annotations, module and capabilities in words', async () => {
     const file = await fetchTool('manifests');
     const t = io(dir); // default folder: ./manifests under the working directory
-    expect(await inspectCommand.run(['fetch_url'], t.cli)).toBe(0);
+    expect((await t.run(['fetch_url'])).code).toBe(0);
     const text = t.out();
     expect(text).toContain('fetch_url 1.0.0 — Fetch URL');
     expect(text).toContain('Fetch a page from an allowed host.');
@@ -75,7 +68,7 @@ describe('toolgate inspect', () => {
   test('--json prints one JSON object with the compiled input schema and the capability words', async () => {
     await fetchTool('m');
     const t = io(dir);
-    expect(await inspectCommand.run(['fetch_url', '--manifests', 'm', '--json'], t.cli)).toBe(0);
+    expect((await t.run(['fetch_url', '--manifests', 'm', '--json'])).code).toBe(0);
     const report = JSON.parse(t.out()) as Record<string, unknown>;
     expect(report['name']).toBe('fetch_url');
     expect(report['inputSchema']).toMatchObject({ type: 'object', properties: { url: { type: 'string' } }, required: ['url'] });
@@ -86,7 +79,7 @@ describe('toolgate inspect', () => {
   test('an unknown tool exits 2 and says where it looked', async () => {
     await fetchTool('m');
     const t = io(dir);
-    expect(await runCli(['inspect', 'nope', '--manifests', 'm'], t.cli, [inspectCommand])).toBe(2);
+    expect((await t.run(['nope', '--manifests', 'm'])).code).toBe(2);
     expect(t.err()).toContain('no tool named "nope"');
     expect(t.err()).toContain(join(dir, 'm'));
   });
@@ -95,26 +88,26 @@ describe('toolgate inspect', () => {
     await fetchTool('m');
     const bad = await writeFileIn(dir, 'm/zz.yaml', yamlOf(manifestWith({ name: 'broken', capabilities: { memory: { max_pages: 70000 } } })));
     const t = io(dir);
-    expect(await inspectCommand.run(['fetch_url', '--manifests', 'm'], t.cli)).toBe(2);
+    expect((await t.run(['fetch_url', '--manifests', 'm'])).code).toBe(2);
     expect(t.err()).toContain(`${bad}: capabilities.memory.max_pages: must be <= 65536`);
     expect(t.out()).toContain('fetch_url 1.0.0'); // the healthy tool is still shown
   });
 
   test('a manifest folder given with --manifests must exist', async () => {
     const t = io(dir);
-    expect(await runCli(['inspect', 'x', '--manifests', 'missing'], t.cli, [inspectCommand])).toBe(2);
+    expect((await t.run(['x', '--manifests', 'missing'])).code).toBe(2);
     expect(t.err()).toContain(`--manifests missing: no such file or directory: ${join(dir, 'missing')}`);
   });
 
   test('usage errors exit 2 with one line and a pointer to the help', async () => {
     const none = io(dir);
-    expect(await runCli(['inspect'], none.cli, [inspectCommand])).toBe(2);
+    expect((await none.run([])).code).toBe(2);
     expect(none.err()).toContain("Run 'toolgate inspect --help' for usage.");
     const bad = io(dir);
-    expect(await runCli(['inspect', 'x', '--frobnicate'], bad.cli, [inspectCommand])).toBe(2);
+    expect((await bad.run(['x', '--frobnicate'])).code).toBe(2);
     expect(bad.err()).toContain('unknown option --frobnicate');
     const help = io(dir);
-    expect(await runCli(['inspect', '--help'], help.cli, [inspectCommand])).toBe(0);
+    expect((await help.run(['--help'])).code).toBe(0);
     expect(help.out()).toContain('Usage: toolgate inspect');
   });
 });
