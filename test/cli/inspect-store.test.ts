@@ -2,9 +2,8 @@
 // installed store, unless --manifests names folders.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { inspectCommand } from '../../host/src/cli/commands/inspect.js';
-import { runCli } from '../../host/src/cli/index.js';
 import { installCommand } from '../../host/src/cli/commands/registry-install.js';
-import { buildWat, makeIO, removeDir, run, tempDir, writeToolDir } from '../registry/helpers.js';
+import { buildWat, removeDir, run, tempDir, writeToolDir } from '../registry/helpers.js';
 
 let home: string;
 let cwd: string;
@@ -28,9 +27,9 @@ describe('toolgate inspect and the installed store', () => {
     expect(found.out).toContain('registry_echo 1.0.0');
     expect(found.out).toContain('pinned by the manifest');
 
-    // Through the dispatcher, which turns the command's usage error into exit 2 and one line.
-    const t = makeIO({ home, cwd });
-    expect(await runCli(['inspect', 'registry_echo', '--manifests', cwd], t.io, [inspectCommand])).toBe(2);
-    expect(t.err()).toContain('no tool named "registry_echo"');
+    // The shipped command turns the usage error into exit 2 and one line.
+    const missing = await run(inspectCommand, ['registry_echo', '--manifests', cwd], { home, cwd });
+    expect(missing.code).toBe(2);
+    expect(missing.err).toContain('no tool named "registry_echo"');
   });
 });
