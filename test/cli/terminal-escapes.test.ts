@@ -5,7 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { escapeForTerminal, shownTextProblem, terminalWriter } from '../../host/src/terminal/index.js';
+import { spellHidden, shownTextProblem, terminalWriter } from '../../host/src/terminal/index.js';
 import { ROOT, runToolgate } from '../server/helpers.js';
 
 const GREET = join(ROOT, 'pdk-examples/wat/build/greet.wasm');
@@ -53,15 +53,15 @@ describe('terminal escapes in manifest text', () => {
     expect(shownTextProblem('two\nlines\tand a tab', { multiline: true })).toBeUndefined();
     expect(shownTextProblem('/docs\n')).toMatch(/\\u000a at offset 5/);
     for (const c of ['\u001b', '\r', '\u0085', '\u009b', '\u202e', '\u2066', '\u007f']) {
-      expect(shownTextProblem(`a${c}b`, { multiline: true }), escapeForTerminal(c)).toBeDefined();
+      expect(shownTextProblem(`a${c}b`, { multiline: true }), spellHidden(c)).toBeDefined();
     }
   });
 
   test('printing escapes ESC, CR, C1 and bidi overrides but keeps newlines, tabs and a progress redraw', () => {
-    expect(escapeForTerminal(`rw /home${DISGUISE}\n`)).toBe('rw /home\\u001b[2K\\u000d  /docs  may read (ro)\n');
-    expect(escapeForTerminal('abc\u202Eexe.txt\tx')).toBe('abc\\u202eexe.txt\tx');
+    expect(spellHidden(`rw /home${DISGUISE}\n`)).toBe('rw /home\\u001b[2K\\u000d  /docs  may read (ro)\n');
+    expect(spellHidden('abc\u202Eexe.txt\tx')).toBe('abc\\u202eexe.txt\tx');
     // Inside a JSON string the spelling is the same character: JSON output stays valid.
-    expect(JSON.parse(escapeForTerminal(JSON.stringify({ t: 'a\u202eb\u0085' })))).toEqual({ t: 'a\u202eb\u0085' });
+    expect(JSON.parse(spellHidden(JSON.stringify({ t: 'a\u202eb\u0085' })))).toEqual({ t: 'a\u202eb\u0085' });
     const seen: string[] = [];
     terminalWriter((t) => seen.push(t))('\rdownloading x\u001b[1A');
     expect(seen).toEqual(['\rdownloading x\\u001b[1A']);

@@ -44,12 +44,15 @@ export function toolgateCacheDir(home: string): string {
 
 const within = (child: string, parent: string): boolean => child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
 
-/** tools/<tool>/data and below: the one place inside $TOOLGATE_HOME a tool may mount (architecture.md §5). */
-function isOwnToolData(mount: string, home: string, tool: string): boolean {
+/**
+ * The tool whose tools/<name>/data holds `mount`, when it lies there: the one place inside
+ * $TOOLGATE_HOME a tool may mount, and only its own (architecture.md §5).
+ */
+function toolDataOwner(mount: string, home: string): string | undefined {
   const tools = join(home, 'tools');
-  if (!within(mount, tools) || mount === tools) return false;
+  if (!within(mount, tools) || mount === tools) return undefined;
   const [name, data] = mount.slice(tools.length + 1).split(sep);
-  return name === tool && data === 'data';
+  return name !== undefined && name !== '' && data === 'data' ? name : undefined;
 }
 
 /** The rule an rw mount of `mount` breaks against the folders in use, or undefined. */
@@ -77,20 +80,12 @@ export async function protectedDirRule(mount: string, tool: string, env: NodeJS.
   if (within(mount, cache)) {
     return `${mount} is inside toolgate's cache (${cache}), which holds the prepared modules every tool runs from; mount a folder outside it`;
   }
-  if (within(mount, home) && !isOwnToolData(mount, home, tool)) {
-    const other = otherToolData(mount, home);
-    if (other !== undefined) {
-      return `${mount} is the data of another tool (${other}); tool ${tool} may mount only its own ${join(home, 'tools', tool, 'data')}`;
+  const owner = toolDataOwner(mount, home);
+  if (within(mount, home) && owner !== tool) {
+    if (owner !== undefined) {
+      return `${mount} is the data of another tool (${owner}); tool ${tool} may mount only its own ${join(home, 'tools', tool, 'data')}`;
     }
     return `${mount} is inside $TOOLGATE_HOME (${home}), whose policies, installed manifests and modules decide what every tool may do; only the tool's own ${join(home, 'tools', tool, 'data')} may be mounted there`;
   }
   return undefined;
-}
-
-/** The tool whose tools/<name>/data holds `mount`, when it does. */
-function otherToolData(mount: string, home: string): string | undefined {
-  const tools = join(home, 'tools');
-  if (!within(mount, tools) || mount === tools) return undefined;
-  const [name, data] = mount.slice(tools.length + 1).split(sep);
-  return name !== undefined && name !== '' && data === 'data' ? name : undefined;
 }

@@ -3,7 +3,7 @@
 // Retry-After until the window ends, without the credential being checked, so guessing runs at
 // ten tries a minute instead of a thousand a second. The table of addresses is bounded.
 import type { IncomingMessage } from 'node:http';
-import { clientKey } from './address.js';
+import { clientAddress } from './http-guard.js';
 
 export const DEFAULT_CREDENTIAL_FAILURES = 10;
 export const DEFAULT_CREDENTIAL_WINDOW_MS = 60_000;
@@ -54,7 +54,7 @@ export class CredentialLimit implements CredentialGate {
   }
 
   wait(req: IncomingMessage, now = performance.now()): CredentialRefusal | undefined {
-    const f = this.#current(clientKey(req.socket.remoteAddress), now);
+    const f = this.#current(clientAddress(req), now);
     if (f === undefined || f.count < this.maxFailures) return undefined;
     const retryAfter = Math.max(1, Math.ceil((f.since + this.windowMs - now) / 1000));
     const window = this.windowMs >= 1000 ? `${Math.round(this.windowMs / 1000)} s` : `${this.windowMs} ms`;
@@ -62,7 +62,7 @@ export class CredentialLimit implements CredentialGate {
   }
 
   wrong(req: IncomingMessage, now = performance.now()): void {
-    const key = clientKey(req.socket.remoteAddress);
+    const key = clientAddress(req);
     const f = this.#current(key, now);
     if (f !== undefined) {
       f.count += 1;

@@ -74,9 +74,6 @@ export function spellHiddenDeep(value: unknown): unknown {
   return value;
 }
 
-/** The name the CLI's printers use; the same escaper. */
-export const escapeForTerminal = spellHidden;
-
 /**
  * A writer that escapes everything but a carriage return at the very start of a write (a
  * progress bar redrawing its own line).

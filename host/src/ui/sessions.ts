@@ -4,7 +4,7 @@
 // session's CSRF token, so a foreign page cannot answer approvals with the person's cookie.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { tokenMatches, type CredentialGate, type CredentialRefusal, type GuardConfig } from '../server/index.js';
+import { presentsCredential, tokenMatches, type CredentialGate, type CredentialRefusal, type GuardConfig } from '../server/index.js';
 
 export interface UiSession {
   readonly id: string;
@@ -67,11 +67,10 @@ export class UiSessions {
       const s = this.#byId.get(id);
       if (s !== undefined && s.expires > Date.now()) return { kind: 'session', session: s };
     }
-    const auth = req.headers.authorization ?? '';
-    if (auth.trim() === '') return undefined;
+    if (!presentsCredential(req)) return undefined;
     const refusal = gate.wait(req);
     if (refusal !== undefined) return { kind: 'wait', refusal };
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
     if (m !== null && tokenMatches(m[1] ?? '', guard.approver)) return { kind: 'bearer' };
     gate.wrong(req);
     return undefined;

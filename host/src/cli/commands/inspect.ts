@@ -1,6 +1,6 @@
 // `toolgate inspect <tool>`: everything a person should know before letting an agent call a tool,
 // read from its manifest without running the module.
-import { escapeForTerminal } from '../../terminal/index.js';
+import { spellHidden } from '../../terminal/index.js';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
@@ -145,12 +145,12 @@ export const inspectCommand: Command = {
       } catch (err) {
         throw new UsageError(messageOf(err));
       }
-      io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : escapeForTerminal(pluginText(report)));
+      io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : spellHidden(pluginText(report)));
       return EXIT.ok;
     }
     const { found, errors } = await findManifest(name, values.manifests ?? [], io, logChoice(values));
     reportErrors(io, errors);
-    io.stdout(json ? `${JSON.stringify(inspectReport(found), null, 2)}\n` : escapeForTerminal(textReport(found)));
+    io.stdout(json ? `${JSON.stringify(inspectReport(found), null, 2)}\n` : spellHidden(textReport(found)));
     return errors.length > 0 ? EXIT.usage : EXIT.ok;
   },
 };

@@ -1,4 +1,4 @@
-import { escapeForTerminal } from '../../terminal/index.js';
+import { spellHidden } from '../../terminal/index.js';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { messageOf } from '../../errors/index.js';
@@ -42,7 +42,7 @@ async function manifestRows(path: string): Promise<Row[]> {
 
 function print(io: CliIO, rows: Row[]): void {
   // Everything here came from manifests and packages: escaped even when stdout is a pipe or file.
-  const out = (t: string): void => io.stdout(escapeForTerminal(t));
+  const out = (t: string): void => io.stdout(spellHidden(t));
   for (const r of rows) {
     out(`${r.name}@${r.version}\n  source: ${r.source}\n  signer: ${r.signer}\n`);
     if (r.problem) out(`  PROBLEM: ${r.problem}\n`);
