@@ -1,22 +1,10 @@
 // One large request must not stall everyone (issue 24.8): a hostile body's size is bounded before
 // anything walks it, against the built command with a --max-body that lets 4.7 MB through.
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { FIXTURE_MANIFESTS, startHttp, type HttpProcess } from './helpers.js';
+import { FIXTURE_MANIFESTS, rawRequest, startHttp, type HttpProcess } from './helpers.js';
 
-function raw(url: string, opts: { method?: string; path: string; body?: string }): Promise<{ status: number; body: string }> {
-  const u = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = request({ host: u.hostname, port: u.port, method: opts.method ?? 'GET', path: opts.path, headers: { 'content-type': 'application/json' } }, (res) => {
-      let body = '';
-      res.on('data', (d: Buffer) => (body += d.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.setTimeout(20_000, () => req.destroy(new Error('request timed out')));
-    req.end(opts.body);
-  });
-}
+const raw = (url: string, opts: { method?: string; path: string; body?: string }) => rawRequest(url, { ...opts, headers: { 'content-type': 'application/json' } });
+
 
 describe('validation work per request is bounded', () => {
   let h: HttpProcess;

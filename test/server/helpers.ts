@@ -1,5 +1,6 @@
 // Starts `toolgate serve` as a real child process and connects the SDK's own client to it.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { request, type Agent } from 'node:http';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -171,4 +172,41 @@ export async function cpuShare(pid: number, ms: number): Promise<number> {
   const a = cpuTicks(pid);
   await new Promise((r) => setTimeout(r, ms));
   return (cpuTicks(pid) - a) / (ms / 10);
+}
+
+export interface RawReply {
+  status: number;
+  body: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+export interface RawOptions {
+  method?: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  /** The client's own address (127.0.0.2 plays another client; Linux routes 127.0.0.0/8 to lo). */
+  from?: string;
+  agent?: Agent;
+}
+
+/** A raw HTTP request, so tests can send the headers (Host, Origin, session ids) a browser or an attacker would. */
+export function rawRequest(url: string, opts: RawOptions): Promise<RawReply> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: u.hostname, port: u.port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers ?? {},
+        ...(opts.from !== undefined ? { localAddress: opts.from } : {}), ...(opts.agent !== undefined ? { agent: opts.agent } : {}),
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+      },
+    );
+    req.on('error', reject);
+    req.setTimeout(20_000, () => req.destroy(new Error('request timed out')));
+    req.end(opts.body);
+  });
 }

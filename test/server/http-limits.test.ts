@@ -6,40 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Agent, request, type ClientRequest } from 'node:http';
 import { afterEach, expect, test } from 'vitest';
 import { startUiServer, type UiServer } from '../ui/helpers.js';
-import { FIXTURE_MANIFESTS, startHttp, waitFor, type HttpProcess } from './helpers.js';
-
-interface Reply {
-  status: number;
-  body: string;
-  headers: Record<string, string | string[] | undefined>;
-}
-
-interface RawOptions {
-  method?: string;
-  path: string;
-  headers?: Record<string, string>;
-  body?: string;
-  /** The client's own address (127.0.0.2 plays another client). */
-  from?: string;
-  agent?: Agent;
-}
-
-function raw(url: string, opts: RawOptions): Promise<Reply> {
-  const u = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: u.hostname, port: u.port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers ?? {}, localAddress: opts.from ?? '127.0.0.1', ...(opts.agent ? { agent: opts.agent } : {}) },
-      (res) => {
-        let body = '';
-        res.on('data', (d: Buffer) => (body += d.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
-      },
-    );
-    req.on('error', reject);
-    req.setTimeout(20_000, () => req.destroy(new Error('request timed out')));
-    req.end(opts.body);
-  });
-}
+import { FIXTURE_MANIFESTS, rawRequest as raw, startHttp, waitFor, type HttpProcess, type RawOptions, type RawReply as Reply } from './helpers.js';
 
 const json = { 'content-type': 'application/json' };
 const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };

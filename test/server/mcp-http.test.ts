@@ -4,25 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { cpuShare, FIXTURE_MANIFESTS, runToolgate, startHttp, waitFor, type HttpProcess } from './helpers.js';
+import { cpuShare, FIXTURE_MANIFESTS, rawRequest as raw, runToolgate, startHttp, waitFor, type HttpProcess } from './helpers.js';
 
-/** A raw request, so tests can send the Host and Origin headers a browser or an attacker would. */
-function raw(url: string, opts: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
-  const u = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: u.hostname, port: u.port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers ?? {} },
-      (res) => {
-        let body = '';
-        res.on('data', (d: Buffer) => (body += d.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
-      },
-    );
-    req.on('error', reject);
-    req.setTimeout(20_000, () => req.destroy(new Error('request timed out')));
-    req.end(opts.body);
-  });
-}
 
 const json = { 'content-type': 'application/json' };
 

@@ -2,27 +2,9 @@
 // session, and one wording per error across transports.
 import { request, type ClientRequest } from 'node:http';
 import { afterEach, expect, test } from 'vitest';
-import { FIXTURE_MANIFESTS, runToolgate, startHttp, startStdio, waitFor, type HttpProcess } from './helpers.js';
+import { FIXTURE_MANIFESTS, rawRequest as raw, runToolgate, startHttp, startStdio, waitFor, type HttpProcess, type RawReply as Reply } from './helpers.js';
 
-interface Reply {
-  status: number;
-  body: string;
-  headers: Record<string, string | string[] | undefined>;
-}
 
-function raw(url: string, opts: { method?: string; path: string; headers?: Record<string, string>; body?: string; from?: string }): Promise<Reply> {
-  const u = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = request({ host: u.hostname, port: u.port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers ?? {}, ...(opts.from !== undefined ? { localAddress: opts.from } : {}) }, (res) => {
-      let body = '';
-      res.on('data', (d: Buffer) => (body += d.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
-    });
-    req.on('error', reject);
-    req.setTimeout(20_000, () => req.destroy(new Error('request timed out')));
-    req.end(opts.body);
-  });
-}
 
 const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const initBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
