@@ -23,7 +23,7 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 /** Without logging/setLevel the client gets info and above (debug is noise it did not ask for). */
 export const DEFAULT_CLIENT_LOG_LEVEL: ClientLogLevel = 'info';
 
-const severity = (level: ClientLogLevel | LoggingLevel): number => CLIENT_LOG_LEVELS.indexOf(level);
+export const severity = (level: ClientLogLevel | LoggingLevel): number => CLIENT_LOG_LEVELS.indexOf(level);
 
 function firstIssue(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
   const issue = error.issues[0];
@@ -61,7 +61,7 @@ function cleanSampling(params: Record<string, unknown>): Record<string, unknown>
  * Every string of an elicitation (message, field titles, descriptions, choices) is shown to a
  * person, so each has its hidden characters spelled out.
  */
-function checkedParams(req: ClientRequest): { ok: true; params: Record<string, unknown> } | { ok: false; message: string } {
+export function checkedParams(req: ClientRequest): { ok: true; params: Record<string, unknown> } | { ok: false; message: string } {
   const { _meta: _m, task: _t, ...rest } = req.params as Record<string, unknown>;
   if (req.kind === 'elicitation') {
     if (rest['mode'] !== undefined && rest['mode'] !== 'form') return { ok: false, message: `elicitation params.mode: only "form" is allowed for tools (got ${JSON.stringify(rest['mode'])})` };

@@ -6,6 +6,7 @@ import type { ApprovalOutcome, Pipeline } from '../pipeline/index.js';
 import type { PluginHost } from '../plugin/index.js';
 import type { ToolRegistry } from '../tool/index.js';
 import { ASK_PROGRESS_MS } from './approval-wait.js';
+import { RoundKeys } from './input-rounds.js';
 import { CallTracker } from './call-tracker.js';
 import { CallMetrics, type MetricsSource } from './metrics.js';
 import { SessionApprovals } from './session-approvals.js';
@@ -60,6 +61,10 @@ export interface SidecarOptions {
   listChangedDebounceMs?: number;
   /** Called after each tools/list answer is built (serve defers start-up work until the first). */
   onToolsListed?: () => void;
+  /** Names the policy set in force now; a multi round-trip state is good only under the same one. */
+  policySetId?: () => string;
+  /** Signs 2026-07-28 input-round states (default: a key of this process only). */
+  roundKeys?: RoundKeys;
 }
 
 export class SidecarCore {
@@ -74,7 +79,10 @@ export class SidecarCore {
   readonly approvalTimeoutMs: number;
   readonly askProgressMs: number;
   readonly onToolsListed: () => void;
+  readonly policySetId: () => string;
+  readonly roundKeys: RoundKeys;
   readonly #servers = new Set<Server>();
+  readonly #listeners = new Set<() => void>();
   readonly #undo: (() => void)[] = [];
   readonly #debounceMs: number;
   #timer: NodeJS.Timeout | undefined;
@@ -91,6 +99,8 @@ export class SidecarCore {
     this.askProgressMs = options.askProgressMs ?? ASK_PROGRESS_MS;
     this.#debounceMs = options.listChangedDebounceMs ?? 50;
     this.onToolsListed = options.onToolsListed ?? (() => {});
+    this.policySetId = options.policySetId ?? (() => 'default');
+    this.roundKeys = options.roundKeys ?? RoundKeys.ephemeral();
     if (options.metrics !== undefined) {
       this.metrics = options.metrics;
     } else {
@@ -113,6 +123,14 @@ export class SidecarCore {
     };
   }
 
+  /** Told (debounced) whenever the tool list changes: 2026-07-28 listen streams (modern-http.ts). */
+  onToolsChanged(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
+  }
+
   get sessions(): number {
     return this.#servers.size;
   }
@@ -122,6 +140,7 @@ export class SidecarCore {
     if (this.#timer !== undefined) return;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
+      for (const listener of this.#listeners) listener();
       for (const server of this.#servers) {
         server.sendToolListChanged().catch((err: unknown) => this.logger.debug({ err }, 'tools/list_changed not delivered'));
       }

@@ -9,6 +9,7 @@ import { sendJson } from './http-api.js';
 import { clientAddress, readBody } from './http-guard.js';
 import { ClientGone } from '../approval/index.js';
 import { createMcpServer } from './mcp-server.js';
+import { ModernEndpoint } from './modern-http.js';
 import { ClientLinks, onResponseGone, requestIds } from './response-gone.js';
 import { RPC_MESSAGES, withCleanErrors } from './rpc-error.js';
 import type { SessionTable } from './session-table.js';
@@ -18,6 +19,8 @@ export interface McpEndpoint {
   core: SidecarCore;
   sessions: SessionTable<StreamableHTTPServerTransport>;
   maxBody: number;
+  /** 2026-07-28 requests (no session; modern-http.ts). */
+  modern: ModernEndpoint;
 }
 
 /** Each session's calls by request id (see response-gone.ts). */
@@ -63,6 +66,8 @@ export async function handleMcp(mcp: McpEndpoint, req: IncomingMessage, res: Ser
     const transport = await newSession(mcp, owner);
     return transport.handleRequest(req, res, parsed);
   }
+  // Not 2025-era traffic by the SDK's own classification: a 2026-07-28 request, or refused as one.
+  if (req.method === 'POST' && !(await ModernEndpoint.isLegacy(req, parsed))) return mcp.modern.handle(req, res, parsed);
   // A GET (SSE stream) needs a session; 405 tells a client this server has no sessionless stream.
   if (req.method === 'GET') return rpcError(res, 405, -32000, `${RPC_MESSAGES[-32000]}: GET /mcp needs an mcp-session-id header (send initialize first)`);
   return rpcError(res, 400, -32000, `${RPC_MESSAGES[-32000]}: no valid mcp-session-id header (send initialize first)`);

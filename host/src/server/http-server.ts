@@ -14,6 +14,7 @@ import { CredentialLimit } from './credential-limit.js';
 import {
   DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, defaultSessionsPerAddress, InsecureBindError,
 } from './http-limits.js';
+import { ModernEndpoint } from './modern-http.js';
 import { SessionTable } from './session-table.js';
 
 export interface HttpOptions {
@@ -78,6 +79,7 @@ export async function serveHttp(core: SidecarCore, options: HttpOptions): Promis
   const routes: HttpRoutes = {
     core,
     sessions,
+    modern: new ModernEndpoint(core),
     maxBody: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     limit: new ConcurrencyLimit(options.maxConcurrentPerClient ?? DEFAULT_MAX_CONCURRENT),
     credentials: new CredentialLimit(options.credentialWindowMs !== undefined ? { windowMs: options.credentialWindowMs } : {}),
@@ -112,6 +114,7 @@ export async function serveHttp(core: SidecarCore, options: HttpOptions): Promis
     async close() {
       stopAccepting();
       await sessions.closeAll();
+      await routes.modern.close();
       http.closeAllConnections();
     },
   };

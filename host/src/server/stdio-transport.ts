@@ -36,7 +36,12 @@ export class LineTransport implements Transport {
     private readonly output: Writable,
   ) {}
 
+  #started = false;
+
+  /** Idempotent: stdio.ts starts reading before it knows which server will take the messages. */
   async start(): Promise<void> {
+    if (this.#started) return;
+    this.#started = true;
     this.input.on('data', this.#onData);
     this.input.on('error', this.#onError);
   }

@@ -8,6 +8,7 @@ import { ClientGone } from '../approval/index.js';
 import { createMcpServer } from './mcp-server.js';
 import { ClientLinks } from './response-gone.js';
 import { withCleanErrors } from './rpc-error.js';
+import { HeldMessages, opensModern, serveModernStdio } from './stdio-era.js';
 import { LineTransport } from './stdio-transport.js';
 
 export interface StdioSession {
@@ -56,12 +57,10 @@ export function directRequests(server: Server): ((request: JSONRPCRequest) => vo
 }
 
 export async function serveStdio(core: SidecarCore, stdin: Readable, stdout: Writable): Promise<StdioSession> {
-  const links = new ClientLinks();
-  const server = createMcpServer(core, links);
   // Closing stdin ends the session only once serve has drained the running calls (closed below):
   // closing the transport at once would abort them and drop their answers.
   const transport = withCleanErrors(new LineTransport(stdin, stdout));
-  const detach = core.attach(server);
+  const links = new ClientLinks();
   let resolveClosed: () => void = () => {};
   const closed = new Promise<void>((r) => {
     resolveClosed = r;
@@ -75,17 +74,44 @@ export async function serveStdio(core: SidecarCore, stdin: Readable, stdout: Wri
   stdin.once('close', onEnd);
   transport.onclose = () => resolveClosed();
   transport.onerror = (err) => core.logger.warn({ err }, 'stdio: unreadable message ignored');
-  await server.connect(transport);
-  const direct = directRequests(server);
-  if (direct !== undefined) transport.onrequest = direct;
+  // The first message says which revision this client speaks (stdio-era.ts).
+  const held = new HeldMessages();
+  let opened: Promise<{ close(): Promise<void> }> | undefined;
+  transport.onmessage = (message) => {
+    held.push(message);
+    opened ??= opensModern(message) ? Promise.resolve(serveModernStdio(core, transport, held)) : openLegacy(core, transport, held, links);
+  };
+  await transport.start();
   return {
     closed,
     async close() {
       stdin.off('end', onEnd);
       stdin.off('close', onEnd);
+      const session = await opened;
+      await session?.close().catch(() => {});
+      resolveClosed();
+    },
+  };
+}
+
+/** A 2025-11-25 session on the v1 server; the messages held so far go to it first, in order. */
+async function openLegacy(core: SidecarCore, transport: LineTransport, held: HeldMessages, links: ClientLinks): Promise<{ close(): Promise<void> }> {
+  const server = createMcpServer(core, links);
+  const detach = core.attach(server);
+  // connect wraps the transport's onmessage (so it must not wrap ours) before its first await;
+  // lines read until it is connected are held, and the held ones go first.
+  transport.onmessage = undefined;
+  const connecting = server.connect(transport);
+  const deliver = transport.onmessage;
+  transport.onmessage = held.push;
+  await connecting;
+  if (deliver !== undefined) held.release(deliver);
+  const direct = directRequests(server);
+  if (direct !== undefined) transport.onrequest = direct;
+  return {
+    async close() {
       detach();
       await server.close().catch(() => {});
-      resolveClosed();
     },
   };
 }

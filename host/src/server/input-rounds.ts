@@ -1,0 +1,246 @@
+// Multi round-trip input (MCP 2026-07-28): a call that needs the client (a person's approval, a
+// tool's elicitation or sampling) answers with the questions and a signed request state; the client
+// answers and retries, and the call runs again from the start with every answer so far. The state
+// is bound to the principal, the method, the tool, a digest of the arguments and the policy set,
+// expires, and is accepted once: a tampered, foreign, replayed or expired state runs nothing
+// (docs/architecture.md, "Input rounds").
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequestStateCodec, inputRequired, MissingRequiredClientCapabilityError, type InputRequests, type RequestStateCodec } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import type { ApprovalOutcome } from '../pipeline/index.js';
+import { canonicalJson } from '../policy/index.js';
+import type { ClientAnswer, JsonObject } from '../tool/index.js';
+import { outcomeOf, type ElicitForm } from './elicit.js';
+import { RpcError } from './rpc-error.js';
+
+/** The key the approval question travels under (a tool's own questions are q0, q1, ...). */
+export const APPROVAL_KEY = 'toolgate/approval';
+/** More questions than this in one round and the run stops: a tool asking in a loop gets no further. */
+export const MAX_QUESTIONS_PER_ROUND = 8;
+/** Rounds of one call; past this the call fails instead of asking forever. */
+export const MAX_ROUNDS = 16;
+/** The smallest key the SDK's codec takes. */
+const MIN_KEY_BYTES = 32;
+
+const Answer = z.object({ d: z.string(), r: z.record(z.string(), z.unknown()) });
+const Payload = z.object({
+  v: z.literal(1),
+  who: z.string(),
+  tool: z.string(),
+  args: z.string(),
+  set: z.string(),
+  n: z.string(),
+  round: z.number().int().min(1),
+  /** What the last round asked: key -> digest of the request, so an answer fits only its question. */
+  asked: z.record(z.string(), z.string()),
+  answers: z.record(z.string(), Answer),
+  approved: z.boolean().optional(),
+});
+export type RoundPayload = z.infer<typeof Payload>;
+
+export interface RoundPrincipal {
+  readonly id: string;
+}
+
+const digest = (value: unknown): string => createHash('sha256').update(canonicalJson(value)).digest('base64url').slice(0, 22);
+
+/**
+ * The server's signing key and the states already used. Several replicas that share the key (a
+ * file named by --mrtr-key-file) accept each other's states; the used set is per process, so a
+ * state replayed to another replica is stopped only by its expiry (docs/mcp.md).
+ */
+export class RoundKeys {
+  readonly #codec: RequestStateCodec<RoundPayload>;
+  readonly #used = new Map<string, number>();
+  readonly ttlMs: number;
+
+  constructor(key: Uint8Array, ttlSeconds = 600) {
+    if (key.byteLength < MIN_KEY_BYTES) throw new Error(`the input-round key must be at least ${MIN_KEY_BYTES} bytes (got ${key.byteLength})`);
+    this.ttlMs = ttlSeconds * 1000;
+    this.#codec = createRequestStateCodec<RoundPayload>({ key, ttlSeconds });
+  }
+
+  /** A random key for one process: its states are good only on this process. */
+  static ephemeral(): RoundKeys {
+    return new RoundKeys(randomBytes(MIN_KEY_BYTES));
+  }
+
+  /** The key in `file` (its bytes, at least 32 of them; a trailing newline is not part of it). */
+  static fromFile(file: string): RoundKeys {
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(file);
+    } catch (err) {
+      throw new Error(`--mrtr-key-file ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    }
+    const text = bytes.toString('utf8').replace(/\r?\n$/, '');
+    const key = Buffer.from(text, 'utf8');
+    if (key.byteLength < MIN_KEY_BYTES) throw new Error(`--mrtr-key-file ${file}: the key must be at least ${MIN_KEY_BYTES} bytes (it has ${key.byteLength})`);
+    return new RoundKeys(key);
+  }
+
+  /** `payload.who` is set here: the state is good only for this principal and method. */
+  mint(payload: Omit<RoundPayload, 'who'>, principal: RoundPrincipal, method: string): Promise<string> {
+    return this.#codec.mint({ ...payload, who: whoDigest(principal, method) });
+  }
+
+  /** The SDK's seam calls this before the handler; a throw is answered -32602 and nothing runs. */
+  async verify(state: string, principal: RoundPrincipal, method: string): Promise<RoundPayload> {
+    const payload = Payload.parse(await this.#codec.verify(state, undefined as never));
+    if (payload.who !== whoDigest(principal, method)) throw new Error('bind');
+    if (!this.#consume(payload.n)) throw new Error('replayed');
+    return payload;
+  }
+
+  /** true the first time a nonce is seen; states are single use. */
+  #consume(nonce: string): boolean {
+    const now = Date.now();
+    if (this.#used.size > 10_000) for (const [n, until] of this.#used) if (until < now) this.#used.delete(n);
+    if (this.#used.has(nonce)) return false;
+    this.#used.set(nonce, now + this.ttlMs);
+    return true;
+  }
+}
+
+/** Who a state is for, as a digest: the principal's id never travels in the clear. */
+function whoDigest(principal: RoundPrincipal, method: string): string {
+  return digest({ method, principal: principal.id });
+}
+
+interface Pending {
+  key: string;
+  method: string;
+  params: Record<string, unknown>;
+  d: string;
+}
+
+export interface RoundStart {
+  keys: RoundKeys;
+  principal: RoundPrincipal;
+  tool: string;
+  args: Record<string, unknown>;
+  policySet: string;
+  /** The verified state (undefined on a first request). */
+  state: RoundPayload | undefined;
+  responses: Record<string, unknown>;
+}
+
+/** One round of one call: what is already answered, and what this run still has to ask. */
+export class InputRound {
+  readonly #start: RoundStart;
+  readonly #argsDigest: string;
+  readonly #answers: Map<string, z.infer<typeof Answer>>;
+  readonly #pending: Pending[] = [];
+  readonly #abort = new AbortController();
+  #approved: boolean;
+  #asked = 0;
+
+  private constructor(start: RoundStart, argsDigest: string, answers: Map<string, z.infer<typeof Answer>>, approved: boolean) {
+    this.#start = start;
+    this.#argsDigest = argsDigest;
+    this.#answers = answers;
+    this.#approved = approved;
+  }
+
+  /** Checks a retried request's state against the call it claims to continue; throws -32602 if it is another's. */
+  static resume(start: RoundStart): InputRound {
+    const argsDigest = digest(start.args);
+    const { state } = start;
+    if (state === undefined) return new InputRound(start, argsDigest, new Map(), false);
+    if (state.tool !== start.tool) throw new RpcError(-32602, `requestState belongs to a call of another tool ("${state.tool}")`);
+    if (state.args !== argsDigest) throw new RpcError(-32602, 'requestState belongs to a call with other arguments');
+    if (state.set !== start.policySet) throw new RpcError(-32602, 'requestState was made under another policy set; call again without it');
+    if (state.round >= MAX_ROUNDS) throw new RpcError(-32602, `this call has asked ${MAX_ROUNDS} rounds of questions; call again without requestState`);
+    const answers = new Map(Object.entries(state.answers));
+    let approved = state.approved === true;
+    for (const [key, d] of Object.entries(state.asked)) {
+      const response = start.responses[key];
+      if (response === undefined || typeof response !== 'object' || response === null) continue;
+      if (key === APPROVAL_KEY) approved = approved || (response as { action?: unknown }).action === 'accept';
+      else answers.set(key, { d, r: response as Record<string, unknown> });
+    }
+    // An approval answered decline or cancel is kept as the outcome of this round's ask.
+    const declined = state.asked[APPROVAL_KEY] !== undefined ? (start.responses[APPROVAL_KEY] as { action?: unknown } | undefined)?.action : undefined;
+    const round = new InputRound(start, argsDigest, answers, approved);
+    if (!approved && (declined === 'decline' || declined === 'cancel')) round.#declined = declined;
+    return round;
+  }
+
+  #declined: 'decline' | 'cancel' | undefined;
+
+  /** The call's signal: the client's, and this round's own stop (a question that must go out first). */
+  signal(request: AbortSignal): AbortSignal {
+    return AbortSignal.any([request, this.#abort.signal]);
+  }
+
+  /** An `ask` routed to the client: answered in an earlier round, or asked now (the run stops here). */
+  approval(form: ElicitForm, signal: AbortSignal, clientCanElicit: boolean): Promise<ApprovalOutcome> {
+    if (this.#approved) return Promise.resolve('allowed-once');
+    if (this.#declined !== undefined) return Promise.resolve(outcomeOf(this.#declined));
+    if (!clientCanElicit) return Promise.resolve('unavailable');
+    this.#pending.push({ key: APPROVAL_KEY, method: 'elicitation/create', params: { mode: 'form', ...form }, d: digest(form) });
+    return this.#stopHere(signal);
+  }
+
+  /**
+   * A tool's n-th request of this run: the answer from an earlier round when the question is the
+   * same, else it joins this round's questions and the tool hears "not answered yet" and goes on
+   * (so several questions can go out in one round).
+   */
+  request(method: string, params: Record<string, unknown>): Promise<ClientAnswer> {
+    const key = `q${this.#asked++}`;
+    const d = digest({ method, params });
+    const known = this.#answers.get(key);
+    if (known !== undefined && known.d === d) return Promise.resolve({ ok: true, result: known.r as JsonObject });
+    this.#answers.delete(key);
+    this.#pending.push({ key, method, params, d });
+    if (this.#pending.length > MAX_QUESTIONS_PER_ROUND) this.#abort.abort(new Error(`more than ${MAX_QUESTIONS_PER_ROUND} questions in one round`));
+    return Promise.resolve({ ok: false, code: 'FAILED', message: `${method}: waiting for the client's answer (the call resumes when it retries with it)` });
+  }
+
+  /**
+   * The tool asked for something the client did not declare (2026-07-28 has no way to ask it
+   * anyway): the run stops and the request fails with -32021 naming the capability.
+   */
+  missingCapability(capability: 'elicitation' | 'sampling'): ClientAnswer {
+    this.#missing = { ...this.#missing, [capability]: {} };
+    this.#abort.abort(new Error(`the client did not declare the ${capability} capability`));
+    return { ok: false, code: 'UNAVAILABLE', message: `the client did not declare the ${capability} capability` };
+  }
+
+  #missing: Record<string, object> | undefined;
+
+  #stopHere(signal: AbortSignal): Promise<never> {
+    this.#abort.abort(new Error('input required from the client'));
+    return new Promise((_, reject) => {
+      if (signal.aborted) reject(signal.reason);
+      else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    });
+  }
+
+  /** The input-required result when this run left questions, else undefined (the result stands). */
+  async questions(): Promise<Record<string, unknown> | undefined> {
+    if (this.#missing !== undefined) {
+      throw new MissingRequiredClientCapabilityError({ requiredCapabilities: this.#missing }, `the tool needs the client's ${Object.keys(this.#missing).join(', ')} capability, which the request did not declare`);
+    }
+    if (this.#pending.length === 0) return undefined;
+    const asked = this.#pending.slice(0, MAX_QUESTIONS_PER_ROUND);
+    const { state } = this.#start;
+    const payload: Omit<RoundPayload, 'who'> = {
+      v: 1,
+      tool: this.#start.tool,
+      args: this.#argsDigest,
+      set: this.#start.policySet,
+      n: randomUUID(),
+      round: (state?.round ?? 0) + 1,
+      asked: Object.fromEntries(asked.map((p) => [p.key, p.d])),
+      answers: Object.fromEntries(this.#answers),
+      ...(this.#approved ? { approved: true } : {}),
+    };
+    const inputRequests: InputRequests = {};
+    for (const p of asked) inputRequests[p.key] = { method: p.method, params: p.params } as InputRequests[string];
+    const requestState = await this.#start.keys.mint(payload, this.#start.principal, 'tools/call');
+    return inputRequired({ inputRequests, requestState }) as unknown as Record<string, unknown>;
+  }
+}

@@ -1,0 +1,64 @@
+// One 2026-07-28 tools/call's link to its client, for the tool's toolgate:mcp functions: log lines
+// and progress go out on the request's own response, at the level its envelope names; elicitation
+// and sampling become questions of the call's input round (input-rounds.ts), checked exactly as a
+// 2025-11-25 session's are (call-client.ts).
+import type { ServerContext } from '@modelcontextprotocol/server';
+import type { Logger } from 'pino';
+import type { ClientAnswer, ClientLogLevel } from '../tool/index.js';
+import { spellHidden } from '../terminal/index.js';
+import { checkedParams, PROGRESS_SETTLE_MS, severity, type SessionCallClient } from './call-client.js';
+import type { InputRound } from './input-rounds.js';
+import { envelopeOf } from './modern-envelope.js';
+
+export interface ModernClientOptions {
+  ctx: ServerContext;
+  round: InputRound;
+  logger: Logger;
+  callId: string;
+}
+
+export function modernCallClient(o: ModernClientOptions): SessionCallClient {
+  const { ctx } = o;
+  const envelope = envelopeOf(ctx);
+  const token = ctx.mcpReq._meta?.progressToken;
+  // 2026-07-28: no log lines for a request that did not name a level.
+  const level: ClientLogLevel | undefined = envelope.logLevel;
+  let lastProgress = Number.NEGATIVE_INFINITY;
+  let lastProgressAt = Number.NEGATIVE_INFINITY;
+  const notify = async (method: string, params: Record<string, unknown>): Promise<boolean> => {
+    try {
+      await ctx.mcpReq.notify({ method, params } as never);
+      return true;
+    } catch (err) {
+      o.logger.debug({ err, callId: o.callId }, `${method} not delivered`);
+      return false;
+    }
+  };
+  return {
+    settled() {
+      const wait = lastProgressAt + PROGRESS_SETTLE_MS - performance.now();
+      return wait > 0 ? new Promise((r) => setTimeout(r, wait)) : Promise.resolve();
+    },
+    async log(lineLevel, data, logger) {
+      if (level === undefined || severity(lineLevel) < severity(level)) return false;
+      return notify('notifications/message', { level: lineLevel, logger, data: spellHidden(data) });
+    },
+    async progress(progress, total, message) {
+      if (token === undefined || !(progress > lastProgress)) return false;
+      lastProgress = progress;
+      lastProgressAt = performance.now();
+      return notify('notifications/progress', {
+        progressToken: token, progress, ...(total !== undefined ? { total } : {}), ...(message !== undefined && message !== '' ? { message: spellHidden(message) } : {}),
+      });
+    },
+    async request(req): Promise<ClientAnswer> {
+      const caps = envelope.clientCapabilities;
+      if (caps?.[req.kind] === undefined) return o.round.missingCapability(req.kind);
+      const checked = checkedParams(req);
+      if (!checked.ok) return { ok: false, code: 'INVALID_REQUEST', message: checked.message };
+      const method = req.kind === 'elicitation' ? 'elicitation/create' : 'sampling/createMessage';
+      const params = req.kind === 'elicitation' ? { mode: 'form', ...checked.params } : checked.params;
+      return o.round.request(method, params);
+    },
+  };
+}

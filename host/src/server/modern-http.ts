@@ -1,0 +1,74 @@
+// 2026-07-28 requests at /mcp: no session, every request carries its own envelope. The SDK v2's
+// handler serves each one with a fresh server (modern-server.ts); 2025-era requests never reach it
+// (http-mcp.ts routes them to their sessions first, with the SDK's own classification).
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { createMcpHandler, isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
+import type { SidecarCore } from './core.js';
+import { createModernServer, type ModernPrincipal } from './modern-server.js';
+
+/** The bearer token's digest names the principal: states and tasks made with it are its own. */
+export function principalOf(req: IncomingMessage): ModernPrincipal {
+  const auth = req.headers.authorization;
+  const m = typeof auth === 'string' ? /^Bearer\s+(.+)$/i.exec(auth) : null;
+  if (m === null) return { id: 'anonymous' };
+  return { id: `bearer:${createHash('sha256').update(m[1] ?? '').digest('hex').slice(0, 32)}` };
+}
+
+/** The Node request as the web Request the SDK's handler takes; the body is already parsed. */
+function webRequest(req: IncomingMessage, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else headers.set(name, value);
+  }
+  const host = typeof req.headers.host === 'string' ? req.headers.host : '127.0.0.1';
+  return new Request(`http://${host}${req.url ?? '/mcp'}`, { method: req.method ?? 'POST', headers, signal });
+}
+
+export class ModernEndpoint {
+  readonly #handler: McpHttpHandler;
+  readonly #unsubscribe: () => void;
+
+  constructor(core: SidecarCore) {
+    this.#handler = createMcpHandler(
+      (ctx) => createModernServer({ core, principal: { id: ctx.authInfo?.clientId ?? 'anonymous' } }),
+      { legacy: 'reject', onerror: (err) => core.logger.debug({ err }, 'mcp 2026-07-28 request refused') },
+    );
+    this.#unsubscribe = core.onToolsChanged(() => this.#handler.notify.toolsChanged());
+  }
+
+  /** Whether the SDK would serve this request as 2025-era traffic (then it is not ours). */
+  static async isLegacy(req: IncomingMessage, parsedBody: unknown): Promise<boolean> {
+    return isLegacyRequest(webRequest(req, new AbortController().signal), { parsedBody });
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse, parsedBody: unknown): Promise<void> {
+    const gone = new AbortController();
+    const onClose = () => {
+      if (!res.writableFinished) gone.abort();
+    };
+    res.once('close', onClose);
+    const principal = principalOf(req);
+    const response = await this.#handler.fetch(webRequest(req, gone.signal), {
+      parsedBody,
+      authInfo: { token: '', clientId: principal.id, scopes: [] },
+    });
+    res.statusCode = response.status;
+    response.headers.forEach((value, name) => res.setHeader(name, value));
+    if (response.body === null) {
+      res.end();
+      return;
+    }
+    const body = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>);
+    body.on('error', () => res.destroy());
+    body.pipe(res);
+  }
+
+  close(): Promise<void> {
+    this.#unsubscribe();
+    return this.#handler.close();
+  }
+}
