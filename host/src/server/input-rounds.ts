@@ -6,7 +6,7 @@
 // (docs/architecture.md, "Input rounds").
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createRequestStateCodec, inputRequired, MissingRequiredClientCapabilityError, type InputRequests, type RequestStateCodec } from '@modelcontextprotocol/server';
+import { createRequestStateCodec, inputRequired, inputResponse, MissingRequiredClientCapabilityError, type InputRequests, type RequestStateCodec } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { ApprovalOutcome } from '../pipeline/index.js';
 import { canonicalJson } from '../policy/index.js';
@@ -126,14 +126,33 @@ export interface RoundStart {
   responses: Record<string, unknown>;
 }
 
+/**
+ * The response the client sent for `key`, when it has the shape of an answer to `method` (an
+ * elicitation result, a sampling result, a roots list); anything else is no answer (asked again).
+ */
+function answerFor(method: string, responses: Record<string, unknown>, key: string): Record<string, unknown> | undefined {
+  const view = inputResponse(responses, key);
+  const raw = responses[key] as Record<string, unknown>;
+  if (view.kind === 'elicit' && method === 'elicitation/create') return raw;
+  if (view.kind === 'sampling' && method === 'sampling/createMessage') return raw;
+  if (view.kind === 'roots' && method === 'roots/list') return raw;
+  return undefined;
+}
+
+/** A question's own key (the tool may name it with `inputKey`), else q0, q1, ... in asking order. */
+const KEY_RE = /^[A-Za-z0-9_.-]{1,64}$/;
+
 /** One round of one call: what is already answered, and what this run still has to ask. */
 export class InputRound {
   readonly #start: RoundStart;
   readonly #argsDigest: string;
+  /** Answers from earlier rounds (signed, in the state), by key, with the digest of their question. */
   readonly #answers: Map<string, z.infer<typeof Answer>>;
   readonly #pending: Pending[] = [];
   readonly #abort = new AbortController();
   #approved: boolean;
+  #declined: 'decline' | 'cancel' | undefined;
+  #missing: Record<string, object> | undefined;
   #asked = 0;
 
   private constructor(start: RoundStart, argsDigest: string, answers: Map<string, z.infer<typeof Answer>>, approved: boolean) {
@@ -152,22 +171,16 @@ export class InputRound {
     if (state.args !== argsDigest) throw new RpcError(-32602, 'requestState belongs to a call with other arguments');
     if (state.set !== start.policySet) throw new RpcError(-32602, 'requestState was made under another policy set; call again without it');
     if (state.round >= MAX_ROUNDS) throw new RpcError(-32602, `this call has asked ${MAX_ROUNDS} rounds of questions; call again without requestState`);
-    const answers = new Map(Object.entries(state.answers));
-    let approved = state.approved === true;
-    for (const [key, d] of Object.entries(state.asked)) {
-      const response = start.responses[key];
-      if (response === undefined || typeof response !== 'object' || response === null) continue;
-      if (key === APPROVAL_KEY) approved = approved || (response as { action?: unknown }).action === 'accept';
-      else answers.set(key, { d, r: response as Record<string, unknown> });
+    const round = new InputRound(start, argsDigest, new Map(Object.entries(state.answers)), state.approved === true);
+    // The approval is the host's own question: only an answer to a state that asked it counts.
+    if (state.asked[APPROVAL_KEY] !== undefined) {
+      const answer = answerFor('elicitation/create', start.responses, APPROVAL_KEY);
+      const action = answer?.['action'];
+      if (action === 'accept') round.#approved = true;
+      else if (action === 'decline' || action === 'cancel') round.#declined = action;
     }
-    // An approval answered decline or cancel is kept as the outcome of this round's ask.
-    const declined = state.asked[APPROVAL_KEY] !== undefined ? (start.responses[APPROVAL_KEY] as { action?: unknown } | undefined)?.action : undefined;
-    const round = new InputRound(start, argsDigest, answers, approved);
-    if (!approved && (declined === 'decline' || declined === 'cancel')) round.#declined = declined;
     return round;
   }
-
-  #declined: 'decline' | 'cancel' | undefined;
 
   /** The call's signal: the client's, and this round's own stop (a question that must go out first). */
   signal(request: AbortSignal): AbortSignal {
@@ -184,32 +197,37 @@ export class InputRound {
   }
 
   /**
-   * A tool's n-th request of this run: the answer from an earlier round when the question is the
-   * same, else it joins this round's questions and the tool hears "not answered yet" and goes on
-   * (so several questions can go out in one round).
+   * A tool's question: answered by this request's inputResponses or an earlier round's, when the
+   * answer has the right shape (a tool's answers come from the client as its arguments do, so no
+   * state is needed for them); else it joins this round's questions and the tool hears PENDING and
+   * goes on, so several questions can go out in one round.
    */
-  request(method: string, params: Record<string, unknown>): Promise<ClientAnswer> {
-    const key = `q${this.#asked++}`;
+  request(method: string, params: Record<string, unknown>, inputKey: string | undefined): Promise<ClientAnswer> {
+    const ordinal = this.#asked++;
+    const key = inputKey !== undefined && KEY_RE.test(inputKey) && inputKey !== APPROVAL_KEY ? inputKey : `q${ordinal}`;
     const d = digest({ method, params });
-    const known = this.#answers.get(key);
-    if (known !== undefined && known.d === d) return Promise.resolve({ ok: true, result: known.r as JsonObject });
+    const now = answerFor(method, this.#start.responses, key);
+    if (now !== undefined) {
+      this.#answers.set(key, { d, r: now });
+      return Promise.resolve({ ok: true, result: now as JsonObject });
+    }
+    const earlier = this.#answers.get(key);
+    if (earlier !== undefined && earlier.d === d) return Promise.resolve({ ok: true, result: earlier.r as JsonObject });
     this.#answers.delete(key);
-    this.#pending.push({ key, method, params, d });
+    if (!this.#pending.some((p) => p.key === key)) this.#pending.push({ key, method, params, d });
     if (this.#pending.length > MAX_QUESTIONS_PER_ROUND) this.#abort.abort(new Error(`more than ${MAX_QUESTIONS_PER_ROUND} questions in one round`));
-    return Promise.resolve({ ok: false, code: 'FAILED', message: `${method}: waiting for the client's answer (the call resumes when it retries with it)` });
+    return Promise.resolve({ ok: false, code: 'PENDING' as 'FAILED', message: `${method}: asked the client; the call runs again with the answer` });
   }
 
   /**
-   * The tool asked for something the client did not declare (2026-07-28 has no way to ask it
-   * anyway): the run stops and the request fails with -32021 naming the capability.
+   * The tool asked for something the client did not declare: the tool hears UNAVAILABLE (it may
+   * ask another way); if it ends failing with nothing else to ask, the request fails -32021
+   * naming the capability (questions()).
    */
-  missingCapability(capability: 'elicitation' | 'sampling'): ClientAnswer {
+  missingCapability(capability: string): ClientAnswer {
     this.#missing = { ...this.#missing, [capability]: {} };
-    this.#abort.abort(new Error(`the client did not declare the ${capability} capability`));
     return { ok: false, code: 'UNAVAILABLE', message: `the client did not declare the ${capability} capability` };
   }
-
-  #missing: Record<string, object> | undefined;
 
   #stopHere(signal: AbortSignal): Promise<never> {
     this.#abort.abort(new Error('input required from the client'));
@@ -219,9 +237,12 @@ export class InputRound {
     });
   }
 
-  /** The input-required result when this run left questions, else undefined (the result stands). */
-  async questions(): Promise<Record<string, unknown> | undefined> {
-    if (this.#missing !== undefined) {
+  /**
+   * The input-required result when this run left questions; a -32021 error when it failed for a
+   * capability the client lacks; else undefined (the result stands).
+   */
+  async questions(failed: boolean): Promise<Record<string, unknown> | undefined> {
+    if (this.#pending.length === 0 && failed && this.#missing !== undefined) {
       throw new MissingRequiredClientCapabilityError({ requiredCapabilities: this.#missing }, `the tool needs the client's ${Object.keys(this.#missing).join(', ')} capability, which the request did not declare`);
     }
     if (this.#pending.length === 0) return undefined;

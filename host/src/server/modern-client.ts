@@ -58,7 +58,8 @@ export function modernCallClient(o: ModernClientOptions): SessionCallClient {
       if (!checked.ok) return { ok: false, code: 'INVALID_REQUEST', message: checked.message };
       const method = req.kind === 'elicitation' ? 'elicitation/create' : 'sampling/createMessage';
       const params = req.kind === 'elicitation' ? { mode: 'form', ...checked.params } : checked.params;
-      return o.round.request(method, params);
+      const inputKey = typeof (req.params as Record<string, unknown>)['inputKey'] === 'string' ? ((req.params as Record<string, unknown>)['inputKey'] as string) : undefined;
+      return o.round.request(method, params, inputKey);
     },
   };
 }

@@ -4,7 +4,7 @@
 // client answers and retries, and the call runs again with the answers (input-rounds.ts).
 // 2025-11-25 sessions keep the v1 server (mcp-server.ts); docs/mcp.md says which serves what.
 import { randomUUID } from 'node:crypto';
-import { ProtocolError, Server, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolError, ResourceNotFoundError, Server, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
 import { ServerClosingError } from './call-tracker.js';
 import type { SidecarCore } from './core.js';
 import { approvalForm } from './elicit.js';
@@ -35,7 +35,8 @@ export function createModernServer(o: ModernOptions): Server {
   const server = new Server(
     { name: SERVER_NAME, version: core.version },
     {
-      capabilities: { tools: { listChanged: true }, logging: {} },
+      // Prompts and resources: none yet (modules serve only tools); the lists answer empty.
+      capabilities: { tools: { listChanged: true }, logging: {}, prompts: {}, resources: {} },
       requestState: { verify: (state: string, ctx: ServerContext) => keys.verify(state, principal, ctx.mcpReq.method) },
     },
   );
@@ -44,6 +45,15 @@ export function createModernServer(o: ModernOptions): Server {
     const tools = core.tools.list().map(mcpToolView).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     core.onToolsListed();
     return { tools } as never;
+  });
+  server.setRequestHandler('prompts/list', () => ({ prompts: [] }) as never);
+  server.setRequestHandler('prompts/get', (request) => {
+    throw new ProtocolError(-32602, `Unknown prompt: ${String(request.params.name)}`);
+  });
+  server.setRequestHandler('resources/list', () => ({ resources: [] }) as never);
+  server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }) as never);
+  server.setRequestHandler('resources/read', (request) => {
+    throw new ResourceNotFoundError(request.params.uri);
   });
   server.setRequestHandler('tools/call', (request, ctx) => callTool(o, request.params, ctx).catch(asProtocolError) as never);
   return server;
@@ -87,7 +97,7 @@ async function callTool(o: ModernOptions, params: unknown, ctx: ServerContext): 
     const result = await core.calls.run(round.signal(ctx.mcpReq.signal), (signal) =>
       core.pipeline.call(name, args, { signal, callId, client, ...(agent !== undefined ? { agent } : {}) }),
     );
-    const questions = await round.questions();
+    const questions = await round.questions(result.isError);
     if (questions !== undefined) return questions;
     if (result.error?.code === 'UNKNOWN_TOOL') throw new RpcError(-32602, `Unknown tool: ${name}`);
     await client.settled();
