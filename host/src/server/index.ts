@@ -5,6 +5,7 @@ export { SessionApprovals, type CallRoute, type PerCallRouter } from './session-
 export { CallTracker, ServerClosingError } from './call-tracker.js';
 export { createMcpServer, SERVER_NAME } from './mcp-server.js';
 export { toCallToolResult } from './mcp-result.js';
+export { RoundKeys, APPROVAL_KEY } from './input-rounds.js';
 export { serveStdio, sinkWritable, type StdioSession } from './stdio.js';
 export {
   serveHttp, InsecureBindError, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, defaultSessionsPerAddress,

@@ -50,6 +50,10 @@ ${policyFlagsHelp(26)}
   --shutdown-timeout MS   on SIGTERM/SIGINT, how long running calls may finish; the process exits
                           within about a second after it (default 10000)
   --no-watch              do not watch the manifest folders, the store and the policy set
+  --mrtr-key-file FILE    the key (32 bytes or more) that signs MCP 2026-07-28 input-round states;
+                          replicas behind one load balancer share it so a round that starts on one
+                          finishes on another (default $TOOLGATE_MRTR_KEY_FILE, else a random key
+                          of this process)
 ${logFlagsHelp(26)}
   -h, --help              show this help
 
@@ -68,6 +72,8 @@ export interface ServeFlags extends HttpFlags {
   log: LogChoice;
   /** Internal (tests): how often a call waiting for a person sends progress; $TOOLGATE_ASK_PROGRESS_MS. */
   askProgressMs: number | undefined;
+  /** The input-round signing key's file (--mrtr-key-file, $TOOLGATE_MRTR_KEY_FILE). */
+  mrtrKeyFile: string | undefined;
 }
 
 function positiveInt(flag: string, text: string | undefined, fallback: number): number {
@@ -105,6 +111,7 @@ export function parseServeFlags(argv: string[], env: NodeJS.ProcessEnv): ServeFl
       'max-sessions-per-address': { type: 'string' },
       'session-idle-timeout': { type: 'string' },
       'no-watch': { type: 'boolean', default: false },
+      'mrtr-key-file': { type: 'string' },
       ...LOG_FLAGS,
     },
     { min: 0, max: 0 },
@@ -143,6 +150,7 @@ export function parseServeFlags(argv: string[], env: NodeJS.ProcessEnv): ServeFl
     watch: v['no-watch'] !== true,
     log: logChoice(v),
     askProgressMs: env.TOOLGATE_ASK_PROGRESS_MS === undefined ? undefined : positiveInt('TOOLGATE_ASK_PROGRESS_MS', env.TOOLGATE_ASK_PROGRESS_MS, 0),
+    mrtrKeyFile: v['mrtr-key-file'] ?? (env.TOOLGATE_MRTR_KEY_FILE === '' ? undefined : env.TOOLGATE_MRTR_KEY_FILE),
   };
 }
 

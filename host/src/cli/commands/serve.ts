@@ -1,11 +1,12 @@
 // `toolgate serve`: the sidecar. MCP over stdio (default) or Streamable HTTP, plus the plain HTTP
 // API, over one runtime whose manifest folders are watched while serving.
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { messageOf } from '../../errors/index.js';
 import type { ApprovalService } from '../../pipeline/index.js';
 import { Scope } from '../../plugin/index.js';
 import type { Runtime } from '../runtime.js';
 import {
-  reserveStdout, ManifestTools, SessionApprovals, SidecarCore, type PendingApprovals, type ChangeSource, type MetricsSource,
+  reserveStdout, ManifestTools, RoundKeys, SessionApprovals, SidecarCore, type PendingApprovals, type ChangeSource, type MetricsSource,
 } from '../../server/index.js';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
 import { tuneJitForServing } from '../jit-tuning.js';
@@ -155,6 +156,8 @@ async function startServing(
       policyChanges: link.changes,
       onToolsListed: listing.listed,
       ...(flags.askProgressMs !== undefined ? { askProgressMs: flags.askProgressMs } : {}),
+      roundKeys: roundKeysFor(flags),
+      policySetId: () => (runtime.policySource.kind === 'none' ? 'none' : `set:${runtime.policySource.name}`),
     });
     resources.add('core', () => core.close());
     const transport = flags.http !== undefined
@@ -166,6 +169,16 @@ async function startServing(
       throw new UsageError(`--http: cannot listen: ${err.message}`);
     }
     throw err;
+  }
+}
+
+/** The input-round key: the operator's file (shared by replicas), else one of this process. */
+function roundKeysFor(flags: ServeFlags): RoundKeys {
+  if (flags.mrtrKeyFile === undefined) return RoundKeys.ephemeral();
+  try {
+    return RoundKeys.fromFile(resolve(flags.mrtrKeyFile));
+  } catch (err) {
+    throw new UsageError(messageOf(err));
   }
 }
 
