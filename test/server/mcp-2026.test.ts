@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ROOT, startHttp, tempDir, toolgateEntry, waitFor, type HttpProcess } from './helpers.js';
@@ -202,6 +202,24 @@ describe('MCP 2026-07-28 over HTTP (serve --http)', () => {
     expect(name.status).toBe(400);
     expect(name.message.error?.message).toMatch(/Mcp-Name/i);
     expect(ran('mismatch')).toBe(false);
+  });
+
+  test("a call's traceparent (2026-07-28 _meta, 2025-11-25 HTTP header) lands on its audit record; a malformed one does not", async () => {
+    const parent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    await modernRpc(server.url, 'tools/call', { name: 'test_elicitation', arguments: { message: 'traced' } }, { capabilities: {}, meta: { traceparent: parent, tracestate: 'vendor=1' } });
+    await modernRpc(server.url, 'tools/call', { name: 'test_elicitation', arguments: { message: 'badly traced' } }, { capabilities: {}, meta: { traceparent: 'zz-not-a-trace' } });
+    const legacyParent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const client = await server.connect({ headers: { traceparent: legacyParent } });
+    await client.callTool({ name: 'writer', arguments: { cmd: 'write /out/legacy-traced yes' } }).catch(() => undefined);
+    const records = await waitFor('three audit records', async () => {
+      const lines = (await readFile(join(dir.path, 'home-0', 'audit.jsonl'), 'utf8').catch(() => '')).split('\n').filter((l) => l !== '');
+      const parsed = lines.map((l) => JSON.parse(l) as { arguments?: { message?: string; cmd?: string }; trace?: { traceparent: string; tracestate?: string } });
+      const want = [parsed.find((r) => r.arguments?.message === 'traced'), parsed.find((r) => r.arguments?.message === 'badly traced'), parsed.find((r) => r.arguments?.cmd?.includes('legacy-traced'))];
+      return want.every((r) => r !== undefined) ? want : undefined;
+    });
+    expect(records[0]?.trace).toEqual({ traceparent: parent, tracestate: 'vendor=1' });
+    expect(records[1]?.trace).toBeUndefined();
+    expect(records[2]?.trace).toEqual({ traceparent: legacyParent });
   });
 
   test('2025-11-25 sessions are served beside it, on the same endpoint', async () => {

@@ -5,7 +5,7 @@ export { STAGES, isStage } from './types.js';
 export type {
   Decision, PreExecuteInfo, PreExecuteListener, Guard, GuardDenial, ExecOutcome, ExecReplace, ExecuteWrapper, AcceptInput,
   PostExecuteCall, PostExecuteListener, CallRecord, ResultObserver, StageListeners, Stage, TrailStep,
-  DecisionTrail, DeadlineRule, ClientRequestGuard, DenyCode, ApprovalOutcome, ApprovalReply, ApprovalRequest, ApprovalService, PipelineLogger, CallOptions,
+  DecisionTrail, DeadlineRule, ClientRequestGuard, DenyCode, ApprovalOutcome, ApprovalReply, ApprovalRequest, ApprovalService, PipelineLogger, CallOptions, TraceContext,
 } from './types.js';
 export { renderContent } from './render.js';
 export { linkSignals } from './async.js';

@@ -116,6 +116,7 @@ export class Pipeline {
       callId,
       tool: name,
       ...(options.agent !== undefined ? { agent: options.agent } : {}),
+      ...(options.trace !== undefined ? { trace: Object.freeze({ ...options.trace }) } : {}),
       ...(frozenArgs !== undefined ? { arguments: frozenArgs } : {}),
       sensitiveArguments: tool?.definition.sensitiveArguments === true,
       trail: deepFreeze(trail),

@@ -84,10 +84,18 @@ export interface PostExecuteCall {
 export type PostExecuteListener = (call: PostExecuteCall) => void | Promise<void>;
 
 /** What an observer learns about a finished call (for audit, metrics). */
+/** W3C trace context the client sent with the call (`_meta.traceparent` or the HTTP header). */
+export interface TraceContext {
+  readonly traceparent: string;
+  readonly tracestate?: string;
+}
+
 export interface CallRecord {
   readonly callId: string;
   readonly tool: string;
   readonly agent?: string;
+  /** Ties the audit record to the agent's trace. */
+  readonly trace?: TraceContext;
   /** Validated, default-filled arguments; undefined when the call never got that far. */
   readonly arguments?: Readonly<JsonObject>;
   readonly sensitiveArguments: boolean;
@@ -175,6 +183,7 @@ export interface PipelineLogger {
 export interface CallOptions {
   signal?: AbortSignal;
   agent?: string;
+  trace?: TraceContext;
   token?: string;
   callId?: string;
   /** The client that made the call (MCP): the tool's logs, progress and requests go there. */

@@ -7,6 +7,7 @@ import type { JsonObject, ToolResult } from '../tool/index.js';
 import { ClientGone } from '../approval/index.js';
 import { ServerClosingError } from './call-tracker.js';
 import { onResponseGone } from './response-gone.js';
+import { traceOf } from './trace-context.js';
 import type { SidecarCore } from './core.js';
 import { endedMessage } from './approval-ended.js';
 import type { SessionHealth } from './session-table.js';
@@ -132,7 +133,7 @@ async function callTool({ core, req, res, body, param }: ApiRequest): Promise<vo
   let result: ToolResult;
   try {
     result = await core.calls.run(hangup.signal, (signal) =>
-      core.pipeline.call(name, input.data.arguments ?? {}, { signal, callId, ...(typeof agent === 'string' ? { agent } : {}) }),
+      core.pipeline.call(name, input.data.arguments ?? {}, { signal, callId, ...(typeof agent === 'string' ? { agent } : {}), ...traced(req.headers) }),
     );
   } catch (err) {
     if (err instanceof ServerClosingError) return sendError(res, 503, err.message);
@@ -164,4 +165,10 @@ async function answerApproval({ core, req, res, body, answeredBy, param }: ApiRe
     return sendError(res, 404, `no pending approval with id "${id}"`);
   }
   sendJson(res, 200, { id, outcome: input.data.outcome });
+}
+
+/** The call's trace context from the W3C headers, as call options. */
+function traced(headers: IncomingMessage['headers']): { trace?: NonNullable<ReturnType<typeof traceOf>> } {
+  const trace = traceOf(undefined, headers);
+  return trace !== undefined ? { trace } : {};
 }

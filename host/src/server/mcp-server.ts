@@ -18,6 +18,7 @@ import { ServerClosingError } from './call-tracker.js';
 import { mcpCallClient } from './call-client.js';
 import { approvalForm, outcomeOf } from './elicit.js';
 import { toCallToolResult } from './mcp-result.js';
+import { traceOf } from './trace-context.js';
 import { ClientLinks, type CallLink } from './response-gone.js';
 import { RpcError, toSdkError } from './rpc-error.js';
 import { AjvJsonSchemaValidator } from './sdk-ajv.js';
@@ -96,9 +97,10 @@ async function callTool(
     // Without a progress token there is nothing to send: skip the awaits (two per call).
     if (ownProgress) await progress(0, `calling ${name}`);
     const agent = server.getClientVersion()?.name;
+    const trace = traceOf(extra._meta as Record<string, unknown> | undefined, extra.requestInfo?.headers);
     const onApprovalWait = approvalWait(link, ownProgress ? askKeepAlive(progress, core.askProgressMs) : undefined);
     const result = await core.calls.run(link.signal, (signal) =>
-      core.pipeline.call(name, args, { signal, callId, client, onApprovalWait, ...(agent !== undefined ? { agent } : {}) }),
+      core.pipeline.call(name, args, { signal, callId, client, onApprovalWait, ...(agent !== undefined ? { agent } : {}), ...(trace !== undefined ? { trace } : {}) }),
     );
     // Unregistered between the check above and dispatch: still the client's mistake.
     if (result.error?.code === 'UNKNOWN_TOOL') throw UNKNOWN_TOOL(name);

@@ -10,6 +10,7 @@ import type { SidecarCore } from './core.js';
 import { approvalForm } from './elicit.js';
 import { InputRound, type RoundPayload } from './input-rounds.js';
 import { toCallToolResult } from './mcp-result.js';
+import { traceOf } from './trace-context.js';
 import { modernCallClient } from './modern-client.js';
 import { envelopeOf } from './modern-envelope.js';
 import { RpcError } from './rpc-error.js';
@@ -94,8 +95,9 @@ async function callTool(o: ModernOptions, params: unknown, ctx: ServerContext): 
   const client = modernCallClient({ ctx, round, logger: core.logger, callId });
   try {
     const agent = envelope.clientInfo?.name;
+    const trace = traceOf(ctx.mcpReq._meta as Record<string, unknown> | undefined, ctx.http?.req?.headers);
     const result = await core.calls.run(round.signal(ctx.mcpReq.signal), (signal) =>
-      core.pipeline.call(name, args, { signal, callId, client, ...(agent !== undefined ? { agent } : {}) }),
+      core.pipeline.call(name, args, { signal, callId, client, ...(agent !== undefined ? { agent } : {}), ...(trace !== undefined ? { trace } : {}) }),
     );
     const questions = await round.questions(result.isError);
     if (questions !== undefined) return questions;

@@ -84,12 +84,17 @@ function positiveInt(flag: string, text: string | undefined, fallback: number): 
 }
 
 /**
- * The failed-credential window, shortened by the test suite only (a test cannot wait a minute):
- * an environment variable, not a flag, so no one tunes the limit away by accident.
+ * Knobs only the test suite turns (a test cannot wait a minute or fifteen seconds): environment
+ * variables, not flags, so no one tunes a limit away by accident. The failed-credential window
+ * and how often a call waiting for a person sends progress.
  */
-function credentialWindow(env: NodeJS.ProcessEnv): { credentialWindowMs?: number } {
-  const text = env.TOOLGATE_TEST_CREDENTIAL_WINDOW_MS;
-  return text === undefined ? {} : { credentialWindowMs: positiveInt('TOOLGATE_TEST_CREDENTIAL_WINDOW_MS', text, 60_000) };
+function testKnobs(env: NodeJS.ProcessEnv): { credentialWindowMs?: number; askProgressMs: number | undefined } {
+  const window = env.TOOLGATE_TEST_CREDENTIAL_WINDOW_MS;
+  const progress = env.TOOLGATE_ASK_PROGRESS_MS;
+  return {
+    ...(window === undefined ? {} : { credentialWindowMs: positiveInt('TOOLGATE_TEST_CREDENTIAL_WINDOW_MS', window, 60_000) }),
+    askProgressMs: progress === undefined ? undefined : positiveInt('TOOLGATE_ASK_PROGRESS_MS', progress, 0),
+  };
 }
 
 export function parseServeFlags(argv: string[], env: NodeJS.ProcessEnv): ServeFlags {
@@ -145,11 +150,10 @@ export function parseServeFlags(argv: string[], env: NodeJS.ProcessEnv): ServeFl
     maxSessions,
     maxSessionsPerAddress: positiveInt('--max-sessions-per-address', v['max-sessions-per-address'], defaultSessionsPerAddress(maxSessions)),
     sessionIdleMs: positiveInt('--session-idle-timeout', v['session-idle-timeout'], DEFAULT_SESSION_IDLE_MS),
-    ...credentialWindow(env),
+    ...testKnobs(env),
     shutdownMs: positiveInt('--shutdown-timeout', v['shutdown-timeout'], 10_000),
     watch: v['no-watch'] !== true,
     log: logChoice(v),
-    askProgressMs: env.TOOLGATE_ASK_PROGRESS_MS === undefined ? undefined : positiveInt('TOOLGATE_ASK_PROGRESS_MS', env.TOOLGATE_ASK_PROGRESS_MS, 0),
     mrtrKeyFile: v['mrtr-key-file'] ?? (env.TOOLGATE_MRTR_KEY_FILE === '' ? undefined : env.TOOLGATE_MRTR_KEY_FILE),
   };
 }

@@ -43,6 +43,7 @@ export const auditLog = definePolicy({
         callId: record.callId,
         tool: record.tool,
         ...(record.agent !== undefined ? { agent: record.agent } : {}),
+        ...(record.trace !== undefined ? { trace: { ...record.trace } } : {}),
         ...args,
         decision: trailJson(record),
         durationMs: Math.round(record.durationMs * 1000) / 1000,
