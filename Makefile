@@ -16,10 +16,14 @@ node_modules: package-lock.json
 
 # The MCP conformance suite and the Node 22 it needs, in their own package (test/conformance) so
 # node_modules/.bin/node never replaces the project's Node 20 for npx. Cached tarballs first.
-conformance-deps: test/conformance/node_modules
+# The MCP Inspector (a real client the tests drive) likewise, in test/inspector.
+conformance-deps: test/conformance/node_modules test/inspector/node_modules
 test/conformance/node_modules: test/conformance/package-lock.json
 	npm ci --prefix test/conformance --prefer-offline --no-audit --no-fund
 	@touch test/conformance/node_modules
+test/inspector/node_modules: test/inspector/package-lock.json
+	npm ci --prefix test/inspector --prefer-offline --no-audit --no-fund
+	@touch test/inspector/node_modules
 
 # clang, wasm-ld, wasi-libc, the wasm32 clang runtime, wabt and Debian's rustc with the wasm32 std
 # (what the example tools and test modules are built with); toolchains-test adds docker-registry.
