@@ -48,7 +48,10 @@ beforeAll(async () => {
   await writeFile(otherKeyFile, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
   await writeFile(
     join(policies, 'set.yaml'),
-    ['entries:', '  - { id: audit, use: audit-log }', '  - { id: ask-writer, use: ask, with: { tools: [writer], reason: "writing needs a yes" } }', ''].join('\n'),
+    [
+      'entries:', '  - { id: audit, use: audit-log }', '  - { id: approvals, use: approvals, with: { channels: [queue] } }',
+      '  - { id: ask-writer, use: ask, with: { tools: [writer], reason: "writing needs a yes" } }', '',
+    ].join('\n'),
   );
   await writeFile(
     join(manifests, 'writer.yaml'),
@@ -210,16 +213,59 @@ describe('MCP 2026-07-28 over HTTP (serve --http)', () => {
     await modernRpc(server.url, 'tools/call', { name: 'test_elicitation', arguments: { message: 'badly traced' } }, { capabilities: {}, meta: { traceparent: 'zz-not-a-trace' } });
     const legacyParent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
     const client = await server.connect({ headers: { traceparent: legacyParent } });
-    await client.callTool({ name: 'writer', arguments: { cmd: 'write /out/legacy-traced yes' } }).catch(() => undefined);
+    await client.callTool({ name: 'test_elicitation', arguments: { message: 'legacy traced' } });
     const records = await waitFor('three audit records', async () => {
       const lines = (await readFile(join(dir.path, 'home-0', 'audit.jsonl'), 'utf8').catch(() => '')).split('\n').filter((l) => l !== '');
-      const parsed = lines.map((l) => JSON.parse(l) as { arguments?: { message?: string; cmd?: string }; trace?: { traceparent: string; tracestate?: string } });
-      const want = [parsed.find((r) => r.arguments?.message === 'traced'), parsed.find((r) => r.arguments?.message === 'badly traced'), parsed.find((r) => r.arguments?.cmd?.includes('legacy-traced'))];
+      const parsed = lines.map((l) => JSON.parse(l) as { arguments?: { message?: string }; trace?: { traceparent: string; tracestate?: string } });
+      const want = ['traced', 'badly traced', 'legacy traced'].map((m) => parsed.find((r) => r.arguments?.message === m));
       return want.every((r) => r !== undefined) ? want : undefined;
     });
     expect(records[0]?.trace).toEqual({ traceparent: parent, tracestate: 'vendor=1' });
     expect(records[1]?.trace).toBeUndefined();
     expect(records[2]?.trace).toEqual({ traceparent: legacyParent });
+  });
+
+  describe('a 2026-07-28 client that cannot elicit', () => {
+    const auth = async (): Promise<Record<string, string>> => {
+      const secret = (await waitFor('the approval secret', () => readFile(join(dir.path, 'home-0', 'approval-secret'), 'utf8').catch(() => undefined))).trim();
+      return { authorization: `Bearer ${secret}`, 'content-type': 'application/json' };
+    };
+    const pendingFor = async (file: string) => {
+      const headers = await auth();
+      return waitFor(`the approval for ${file}`, async () => {
+        const list = (await (await fetch(`${server.url}/v1/approvals`, { headers })).json()) as { approvals: { id: string; arguments: { cmd?: string } }[] };
+        return list.approvals.find((a) => a.arguments.cmd?.includes(file));
+      });
+    };
+
+    test('has its ask answered on the configured channel (the approval queue), and the call runs', async () => {
+      const call = modernRpc(server.url, 'tools/call', write('queued'), { capabilities: {} });
+      const pending = await pendingFor('queued');
+      expect(ran('queued')).toBe(false);
+      await fetch(`${server.url}/v1/approvals/${pending.id}`, { method: 'POST', headers: await auth(), body: JSON.stringify({ outcome: 'allowed-once' }) });
+      expect((await call).message.result?.['isError']).toBe(false);
+      expect(ran('queued')).toBe(true);
+    });
+
+    test('takes its ask with it when its request closes: the approval leaves the queue and the tool never runs', async () => {
+      const controller = new AbortController();
+      const call = fetch(`${server.url}/mcp`, {
+        method: 'POST', signal: controller.signal,
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': REVISION, 'mcp-method': 'tools/call', 'mcp-name': 'writer' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 77, method: 'tools/call', params: { ...write('abandoned'), _meta: envelope({}) } }),
+      }).catch(() => undefined);
+      const pending = await pendingFor('abandoned');
+      controller.abort();
+      await call;
+      const headers = await auth();
+      await waitFor('the approval to leave the queue', async () => {
+        const list = (await (await fetch(`${server.url}/v1/approvals`, { headers })).json()) as { approvals: { id: string }[] };
+        return list.approvals.some((a) => a.id === pending.id) ? undefined : true;
+      });
+      const late = await fetch(`${server.url}/v1/approvals/${pending.id}`, { method: 'POST', headers, body: JSON.stringify({ outcome: 'allowed-once' }) });
+      expect(late.status).toBe(409);
+      expect(ran('abandoned')).toBe(false);
+    });
   });
 
   test('2025-11-25 sessions are served beside it, on the same endpoint', async () => {
