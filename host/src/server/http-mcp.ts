@@ -66,8 +66,8 @@ export async function handleMcp(mcp: McpEndpoint, req: IncomingMessage, res: Ser
     const transport = await newSession(mcp, owner);
     return transport.handleRequest(req, res, parsed);
   }
-  // Not 2025-era traffic by the SDK's own classification: a 2026-07-28 request, or refused as one.
-  if (req.method === 'POST' && !(await ModernEndpoint.isLegacy(req, parsed))) return mcp.modern.handle(req, res, parsed);
+  // A claim of a newer revision: a 2026-07-28 request, or refused as one by the SDK v2.
+  if (req.method === 'POST' && ModernEndpoint.claimsModern(req, parsed)) return mcp.modern.handle(req, res, parsed);
   // A GET (SSE stream) needs a session; 405 tells a client this server has no sessionless stream.
   if (req.method === 'GET') return rpcError(res, 405, -32000, `${RPC_MESSAGES[-32000]}: GET /mcp needs an mcp-session-id header (send initialize first)`);
   return rpcError(res, 400, -32000, `${RPC_MESSAGES[-32000]}: no valid mcp-session-id header (send initialize first)`);

@@ -4,9 +4,13 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import { createMcpHandler, isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { SUPPORTED_PROTOCOL_VERSIONS as V1_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { createMcpHandler, isLegacyRequest, PROTOCOL_VERSION_META_KEY, type McpHttpHandler } from '@modelcontextprotocol/server';
 import type { SidecarCore } from './core.js';
 import { createModernServer, type ModernPrincipal } from './modern-server.js';
+
+/** The revisions the 2025-era sessions (SDK v1) speak. */
+const LEGACY_VERSIONS = new Set<string>(V1_VERSIONS);
 
 /** The bearer token's digest names the principal: states and tasks made with it are its own. */
 export function principalOf(req: IncomingMessage): ModernPrincipal {
@@ -40,8 +44,23 @@ export class ModernEndpoint {
     this.#unsubscribe = core.onToolsChanged(() => this.#handler.notify.toolsChanged());
   }
 
-  /** Whether the SDK would serve this request as 2025-era traffic (then it is not ours). */
-  static async isLegacy(req: IncomingMessage, parsedBody: unknown): Promise<boolean> {
+  /**
+   * Whether a POST without a session claims a revision newer than the v1 SDK's: the header names
+   * one it does not know, or the body carries the 2026-07-28 envelope. Such a request is the SDK
+   * v2's to judge (it answers a bad claim with the revision error); one with no claim is 2025-era,
+   * as the SDK classifies it too (modern-http.test.ts pins that both agree).
+   */
+  static claimsModern(req: IncomingMessage, parsedBody: unknown): boolean {
+    const header = req.headers['mcp-protocol-version'];
+    if (typeof header === 'string' && header.trim() !== '' && !LEGACY_VERSIONS.has(header.trim())) return true;
+    if (typeof parsedBody !== 'object' || parsedBody === null || Array.isArray(parsedBody)) return false;
+    const params = (parsedBody as { params?: unknown }).params;
+    const meta = typeof params === 'object' && params !== null ? (params as { _meta?: unknown })._meta : undefined;
+    return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
+  }
+
+  /** The SDK's own answer, for the test that pins claimsModern to it. */
+  static sdkSaysLegacy(req: IncomingMessage, parsedBody: unknown): Promise<boolean> {
     return isLegacyRequest(webRequest(req, new AbortController().signal), { parsedBody });
   }
 
@@ -60,6 +79,11 @@ export class ModernEndpoint {
     response.headers.forEach((value, name) => res.setHeader(name, value));
     if (response.body === null) {
       res.end();
+      return;
+    }
+    // A JSON answer is whole already; only an event stream needs piping as it comes.
+    if (response.headers.get('content-type')?.startsWith('application/json') === true) {
+      res.end(Buffer.from(await response.arrayBuffer()));
       return;
     }
     const body = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>);
