@@ -246,7 +246,7 @@ describe('capabilities.mcp decides which toolgate:mcp imports a module may have'
       expect(built.status).toBe(0);
       const file = await writeFileIn(dir, 'm.yaml', yamlOf({ apiVersion: 'toolgate/v1', name: 't', version: '1.0.0', description: 'x', module: { path: './m.wasm' }, capabilities: { mcp: ['logging', 'progress', 'elicitation', 'sampling'] } }));
       const err = (await toolFromManifest(await loadManifestFile(file)).catch((e: unknown) => e)) as ManifestError;
-      expect(err.message).toContain('import "toolgate:mcp.shell" is not a function toolgate provides (log, progress, elicit, sample)');
+      expect(err.message).toContain('import "toolgate:mcp.shell" is not a function toolgate provides (log, progress, elicit, sample, roots)');
     } finally {
       await cleanup();
     }

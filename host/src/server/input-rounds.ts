@@ -10,7 +10,7 @@ import { createRequestStateCodec, inputRequired, MissingRequiredClientCapability
 import { z } from 'zod';
 import type { ApprovalOutcome } from '../pipeline/index.js';
 import { canonicalJson } from '../policy/index.js';
-import type { ClientAnswer, JsonObject } from '../tool/index.js';
+import type { ClientAnswer, ClientRequestKind, JsonObject } from '../tool/index.js';
 import { outcomeOf, type ElicitForm } from './elicit.js';
 import { RpcError } from './rpc-error.js';
 
@@ -203,7 +203,7 @@ export class InputRound {
    * The tool asked for something the client did not declare (2026-07-28 has no way to ask it
    * anyway): the run stops and the request fails with -32021 naming the capability.
    */
-  missingCapability(capability: 'elicitation' | 'sampling'): ClientAnswer {
+  missingCapability(capability: ClientRequestKind): ClientAnswer {
     this.#missing = { ...this.#missing, [capability]: {} };
     this.#abort.abort(new Error(`the client did not declare the ${capability} capability`));
     return { ok: false, code: 'UNAVAILABLE', message: `the client did not declare the ${capability} capability` };
