@@ -41,6 +41,7 @@ pub mod sys {
             pub fn progress(progress: f64, total: f64, msg: u64) -> i32;
             pub fn elicit(params: u64) -> u64;
             pub fn sample(params: u64) -> u64;
+            pub fn roots(params: u64) -> u64;
         }
     }
 }
@@ -221,7 +222,13 @@ fn mcp_ask(f: unsafe extern "C" fn(u64) -> u64, params: &json::Value) -> Result<
 
 /// Asks the client's user (capabilities.mcp: elicitation) with elicitation/create params
 /// (`{"message", "requestedSchema"}`). Ok: the client's result (`action`, `content`); Err: (code,
-/// message) with code DENIED (policy), UNAVAILABLE, INVALID_REQUEST or FAILED.
+/// message) with code DENIED (policy), UNAVAILABLE, INVALID_REQUEST, FAILED or PENDING.
+///
+/// Every request's params may carry `"inputKey": "<key>"` (1-64 of `A-Za-z0-9_.-`), never sent
+/// to the client: under MCP 2026-07-28 the question is asked as the call's result (an input
+/// round) and the key names it. Such a request answers Err(("PENDING", ..)): the question went to
+/// the client and the call runs again from the start with the answer, so ask any other questions
+/// and return (the output is discarded). A 2025-11-25 session ignores the key.
 pub fn mcp_elicit(params: &json::Value) -> Result<json::Value, (String, String)> {
     mcp_ask(sys::mcp::elicit, params)
 }
@@ -230,6 +237,13 @@ pub fn mcp_elicit(params: &json::Value) -> Result<json::Value, (String, String)>
 /// mcp_elicit.
 pub fn mcp_sample(params: &json::Value) -> Result<json::Value, (String, String)> {
     mcp_ask(sys::mcp::sample, params)
+}
+
+/// Asks the client for its roots (capabilities.mcp: roots; roots/list) with `{}` or
+/// `{"inputKey": ..}` (nothing else). Ok: `{"roots": [{"uri", "name"}, ..]}`; Err as mcp_elicit
+/// (UNAVAILABLE when the client did not declare roots).
+pub fn mcp_roots(params: &json::Value) -> Result<json::Value, (String, String)> {
+    mcp_ask(sys::mcp::roots, params)
 }
 
 pub struct HttpResponse {

@@ -236,6 +236,35 @@ describe('capabilities.mcp decides which toolgate:mcp imports a module may have'
     }
   });
 
+  test('a module importing toolgate:mcp.roots is refused at load unless capabilities.mcp lists roots', async () => {
+    const ROOTS = join(FIXTURES, '../../pdk-examples/conformance/build/mrtr_roots.wasm');
+    const rootsManifest = (mcp: string[] | undefined): string =>
+      yamlOf({
+        apiVersion: 'toolgate/v1',
+        name: 'asks_roots',
+        version: '1.0.0',
+        description: 'Imports toolgate:mcp.roots.',
+        module: { path: ROOTS, entry: 'input_required_result_list_roots' },
+        output: { render: 'mcp' },
+        ...(mcp !== undefined ? { capabilities: { mcp } } : {}),
+      });
+    const { dir, cleanup } = await tempDir();
+    try {
+      for (const mcp of [undefined, ['elicitation', 'sampling', 'logging', 'progress']]) {
+        const file = await writeFileIn(dir, 'asks_roots.yaml', rootsManifest(mcp));
+        const err = (await toolFromManifest(await loadManifestFile(file)).catch((e: unknown) => e)) as ManifestError;
+        expect(err.code).toBe('SANDBOX_LOAD');
+        expect(err.message).toContain('FORBIDDEN_IMPORT');
+        expect(err.message).toContain('import "toolgate:mcp.roots" needs capabilities.mcp to list "roots"');
+      }
+      const ok = await toolFromManifest(await loadManifestFile(await writeFileIn(dir, 'asks_roots.yaml', rootsManifest(['roots']))));
+      opened.push(ok);
+      expect(ok.capabilities?.mcp).toEqual(['roots']);
+    } finally {
+      await cleanup();
+    }
+  });
+
   test('a namespace toolgate does not serve is still refused, and toolgate:mcp refuses names it does not provide', async () => {
     const { spawnSync } = await import('node:child_process');
     const { dir, cleanup } = await tempDir();
@@ -246,7 +275,7 @@ describe('capabilities.mcp decides which toolgate:mcp imports a module may have'
       expect(built.status).toBe(0);
       const file = await writeFileIn(dir, 'm.yaml', yamlOf({ apiVersion: 'toolgate/v1', name: 't', version: '1.0.0', description: 'x', module: { path: './m.wasm' }, capabilities: { mcp: ['logging', 'progress', 'elicitation', 'sampling'] } }));
       const err = (await toolFromManifest(await loadManifestFile(file)).catch((e: unknown) => e)) as ManifestError;
-      expect(err.message).toContain('import "toolgate:mcp.shell" is not a function toolgate provides (log, progress, elicit, sample)');
+      expect(err.message).toContain('import "toolgate:mcp.shell" is not a function toolgate provides (log, progress, elicit, sample, roots)');
     } finally {
       await cleanup();
     }

@@ -83,7 +83,7 @@ const CASES: Array<[string, Record<string, unknown>, string, string]> = [
   ['a secret is listed once', caps({ secrets: ['A_TOKEN', 'A_TOKEN'] }), 'capabilities.secrets[1]', 'lists A_TOKEN twice'],
   ['config and secrets may not share a key', caps({ config: { A_TOKEN: 'x' }, secrets: ['A_TOKEN'] }), 'capabilities.secrets[0]', 'config and secrets may not share a key'],
   ['capabilities refuse unknown keys', caps({ allowed_ports: [80] }), 'capabilities.allowed_ports', 'unknown key'],
-  ['capabilities.mcp lists only MCP client features', caps({ mcp: ['logging', 'telepathy'] }), 'capabilities.mcp[1]', 'must be one of "logging", "progress", "elicitation", "sampling"'],
+  ['capabilities.mcp lists only MCP client features', caps({ mcp: ['logging', 'telepathy'] }), 'capabilities.mcp[1]', 'must be one of "logging", "progress", "elicitation", "sampling", "roots"'],
   ['capabilities.mcp lists a feature once', caps({ mcp: ['sampling', 'sampling'] }), 'capabilities.mcp[1]', 'lists sampling twice'],
   ['capabilities.mcp is a list', caps({ mcp: 'sampling' }), 'capabilities.mcp', 'must be array (got string)'],
   ['pool.max must be >= 1', manifestWith({ pool: { max: 0 } }), 'pool.max', 'must be >= 1'],

@@ -1,5 +1,5 @@
 // What a WASM tool may ask of the MCP client that called it (toolgate:mcp: logs, progress,
-// elicitation, sampling), through the real server over stdio and Streamable HTTP with the
+// elicitation, sampling, roots), through the real server over stdio and Streamable HTTP with the
 // official SDK client, and the conformance reference tools built from pdk-examples/conformance.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,11 +9,14 @@ import {
   CallToolResultSchema,
   CreateMessageRequestSchema,
   ElicitRequestSchema,
+  ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
   ProgressNotificationSchema,
   type ClientCapabilities,
   type CreateMessageRequest,
   type ElicitRequest,
+  type ElicitResult,
+  type ListRootsRequest,
   type LoggingMessageNotification,
   type ProgressNotification,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -21,20 +24,25 @@ import { ROOT, startHttp, startStdio, tempDir, waitFor } from './helpers.js';
 
 const CONFORMANCE = join(ROOT, 'manifests/conformance');
 const KIT = join(ROOT, 'test/fixtures/client-manifests');
-const ALL: ClientCapabilities = { sampling: {}, elicitation: {} };
+const ALL: ClientCapabilities = { sampling: {}, elicitation: {}, roots: {} };
+const ROOTS = [{ uri: 'file:///work/project', name: 'project' }];
 
 interface Seen {
   logs: LoggingMessageNotification['params'][];
   samples: CreateMessageRequest['params'][];
   elicits: ElicitRequest['params'][];
+  /** The params of each roots/list the client got. */
+  roots: ListRootsRequest['params'][];
+  /** What elicitation answers (the default when unset). */
+  elicitAnswer?: ElicitResult;
   /** Set to hold elicitation answers back (the request's signal is recorded instead). */
   holdElicit: boolean;
   elicitSignals: AbortSignal[];
 }
 
-/** Records what the client is sent; answers sampling and elicitation when `caps` declares them. */
+/** Records what the client is sent; answers sampling, elicitation and roots/list when `caps` declares them. */
 function recorder(caps: ClientCapabilities = ALL): { seen: Seen; setup: (c: Client) => void } {
-  const seen: Seen = { logs: [], samples: [], elicits: [], holdElicit: false, elicitSignals: [] };
+  const seen: Seen = { logs: [], samples: [], elicits: [], roots: [], holdElicit: false, elicitSignals: [] };
   const setup = (c: Client): void => {
     c.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
       seen.logs.push(n.params);
@@ -45,10 +53,16 @@ function recorder(caps: ClientCapabilities = ALL): { seen: Seen; setup: (c: Clie
         return { role: 'assistant', content: { type: 'text', text: 'the model says hi' }, model: 'test-model', stopReason: 'endTurn' };
       });
     }
+    if (caps.roots !== undefined) {
+      c.setRequestHandler(ListRootsRequestSchema, (req) => {
+        seen.roots.push(req.params);
+        return { roots: ROOTS };
+      });
+    }
     if (caps.elicitation === undefined) return;
     c.setRequestHandler(ElicitRequestSchema, (req, extra) => {
       seen.elicits.push(req.params);
-      if (!seen.holdElicit) return { action: 'accept', content: { username: 'ada', email: 'ada@example.com' } };
+      if (!seen.holdElicit) return seen.elicitAnswer ?? { action: 'accept', content: { username: 'ada', email: 'ada@example.com' } };
       seen.elicitSignals.push(extra.signal);
       return new Promise(() => {}); // never answered
     });
@@ -190,7 +204,81 @@ describe.each(transports)('a tool and its MCP client over %s', (_name, start) =>
     expect(seen.samples).toEqual([]);
   });
 
-  test('a call may make at most 16 elicitation and sampling requests; the rest never reach the client', async () => {
+  test("a tool's roots request goes out as roots/list with no params (its inputKey stays home) and the client's roots reach the tool", async () => {
+    const { seen, setup } = recorder();
+    const client = await rig.connect(ALL, setup);
+    const result = await client.callTool({ name: 'test_input_required_result_list_roots', arguments: {} });
+    expect(result.isError).toBe(false);
+    expect(JSON.parse(textOf(result).replace('Roots: ', ''))).toEqual({ roots: ROOTS });
+    expect(seen.roots).toEqual([undefined]);
+  });
+
+  test('a client that did not declare roots: the tool is told UNAVAILABLE and the client is never asked', async () => {
+    const caps: ClientCapabilities = { sampling: {}, elicitation: {} };
+    const { seen, setup } = recorder(caps);
+    const client = await rig.connect(caps, setup);
+    const result = await client.callTool({ name: 'test_input_required_result_list_roots', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('UNAVAILABLE: the client did not declare the roots capability');
+    const raw = answerOf(await client.callTool({ name: 'client_roots_input', arguments: { params: '{}' } }));
+    expect(raw).toEqual({ error: { code: 'UNAVAILABLE', message: 'the client did not declare the roots capability' } });
+    expect(seen.roots).toEqual([]);
+  });
+
+  test('roots params other than an optional inputKey string are INVALID_REQUEST and never reach the client', async () => {
+    const { seen, setup } = recorder();
+    const client = await rig.connect(ALL, setup);
+    const roots = async (params: string): Promise<unknown> => answerOf(await client.callTool({ name: 'client_roots_input', arguments: { params } }));
+    expect(await roots('{"cursor":"x"}')).toEqual({ error: { code: 'INVALID_REQUEST', message: 'roots params: only an inputKey string is allowed (got "cursor")' } });
+    expect(await roots('{"inputKey":7}')).toEqual({ error: { code: 'INVALID_REQUEST', message: 'roots params: only an inputKey string is allowed (got "inputKey")' } });
+    expect(await roots('[]')).toEqual({ error: { code: 'INVALID_REQUEST', message: 'roots params must be a JSON object' } });
+    expect(seen.roots).toEqual([]);
+    expect(await roots('{}')).toEqual({ roots: ROOTS });
+    expect(await roots('{"inputKey":"where"}')).toEqual({ roots: ROOTS });
+    expect(seen.roots).toEqual([undefined, undefined]);
+  });
+
+  test('a 2025-11-25 session never sends an inputKey: elicitation and sampling go out without it', async () => {
+    const { seen, setup } = recorder();
+    seen.elicitAnswer = { action: 'accept', content: { name: 'Ada' } };
+    const client = await rig.connect(ALL, setup);
+    const hello = await client.callTool({ name: 'test_input_required_result_elicitation', arguments: {} });
+    expect(textOf(hello)).toBe('Hello, Ada!');
+    expect(seen.elicits[0]).toEqual({
+      message: 'What is your name?',
+      requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+    });
+    const sampled = await client.callTool({ name: 'test_input_required_result_sampling', arguments: {} });
+    expect(textOf(sampled)).toBe('Sampling result: the model says hi');
+    expect(seen.samples).toEqual([{ messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }], maxTokens: 100 }]);
+  });
+
+  test('all three questions of one call (elicitation, sampling, roots) reach the client and their answers reach the tool', async () => {
+    const { seen, setup } = recorder();
+    seen.elicitAnswer = { action: 'accept', content: { name: 'Ada' } };
+    const client = await rig.connect(ALL, setup);
+    const result = await client.callTool({ name: 'test_input_required_result_multiple_inputs', arguments: {} });
+    expect(textOf(result)).toBe('name=Ada; sample=the model says hi; roots=1 root(s)');
+    expect([seen.elicits.length, seen.samples.length, seen.roots.length]).toEqual([1, 1, 1]);
+  });
+
+  test('a client without elicitation: the capabilities tool hears UNAVAILABLE and asks the model instead', async () => {
+    const caps: ClientCapabilities = { sampling: {} };
+    const { seen, setup } = recorder(caps);
+    const client = await rig.connect(caps, setup);
+    const result = await client.callTool({ name: 'test_input_required_result_capabilities', arguments: {} });
+    expect(textOf(result)).toBe('Sampling fallback: the model says hi');
+    expect(seen.samples).toHaveLength(1);
+    const missing = await client.callTool({ name: 'test_missing_capability', arguments: {} });
+    expect(missing.isError).toBe(false);
+    expect(textOf(missing)).toBe('the model says hi');
+    const none = await rig.connect({}, () => {});
+    const refused = await none.callTool({ name: 'test_missing_capability', arguments: {} });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain('UNAVAILABLE: the client did not declare the sampling capability');
+  });
+
+  test('a call may make at most 16 elicitation, sampling and roots requests; the rest never reach the client', async () => {
     const { seen, setup } = recorder();
     const client = await rig.connect(ALL, setup);
     const result = await client.callTool({ name: 'client_many_samples', arguments: {} });

@@ -12,6 +12,7 @@ const CLIENT_FEATURE_WORDS = {
   progress: 'may send progress to the MCP client',
   elicitation: "may ask the client's user for input (elicitation)",
   sampling: "may ask the client's model for completions (sampling)",
+  roots: "may ask the client which folders and files it works in (roots)",
 } as const satisfies Record<ClientFeature, string>;
 
 export function formatBytes(bytes: number): string {

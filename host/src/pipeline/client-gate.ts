@@ -1,4 +1,4 @@
-// Policy in front of what a running tool asks of its client. A tool's elicitation and sampling
+// Policy in front of what a running tool asks of its client. A tool's elicitation, sampling and roots
 // requests pass the client-request guards of the call's hook snapshot first: a guard can only deny
 // (like the stage-3 guards), so no policy order turns a denial into a request the client sees.
 import type { CallClient, ClientAnswer, ClientRequest, ExecIdentity, Tool } from '../tool/index.js';

@@ -47,7 +47,7 @@ export class Hooks {
     return this.#add('deadlines', id, fn);
   }
 
-  /** Judges a running tool's elicitation and sampling requests; it can only deny. */
+  /** Judges a running tool's elicitation, sampling and roots requests; it can only deny. */
   clientRequest(id: string, fn: ClientRequestGuard): () => void {
     return this.#add('clientRequests', id, fn);
   }

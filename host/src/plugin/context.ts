@@ -88,7 +88,7 @@ export class Context {
     return this.#scope.add(`deadline rule "${id}" of plugin "${this.name}"`, off);
   }
 
-  /** Judges a running tool's elicitation and sampling requests (a string denies the request). */
+  /** Judges a running tool's elicitation, sampling and roots requests (a string denies the request). */
   clientRequest(id: string, fn: ClientRequestGuard): () => void {
     this.#alive('clientRequest()');
     const off = this.#parts.hooks.clientRequest(id, fn);

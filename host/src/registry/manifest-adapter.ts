@@ -50,7 +50,7 @@ export interface CapabilitySet {
   /** Configuration the tool receives, key -> value. */
   config: Record<string, string>;
   secrets: string[];
-  /** What the tool may ask of the MCP client (capabilities.mcp): logging, progress, elicitation, sampling. */
+  /** What the tool may ask of the MCP client (capabilities.mcp): logging, progress, elicitation, sampling, roots. */
   mcp: string[];
 }
 

@@ -37,6 +37,8 @@ export const ClientOp = {
   /** JSON params; answer: JSON (the client's result, or {"error": {code, message}}). */
   ELICIT: 3,
   SAMPLE: 4,
+  /** JSON params of roots/list (may be {}); answer as ELICIT. */
+  ROOTS: 5,
 } as const;
 
 /** Failure kinds a worker reports with RESULT_ERR / INIT_FAILED (in AUX). */

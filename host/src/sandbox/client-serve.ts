@@ -1,7 +1,8 @@
 // The host side of toolgate:mcp: a module's log line, progress or request, answered while its
 // worker waits. Requests are bounded by the call: the call's signal cancels them and they get only
-// the time left before its deadline. The answer is what the worker hands the module.
-import { CLIENT_LOG_LEVELS, ToolFailure, type CallClient, type ClientAnswer, type ClientLogLevel, type JsonObject } from '../tool/index.js';
+// the time left before its deadline. The answer is what the worker hands the module: the client's
+// result, or {"error": {code, message}} with any ClientRefusalCode (PENDING included) as it came.
+import { CLIENT_LOG_LEVELS, ToolFailure, type CallClient, type ClientAnswer, type ClientLogLevel, type ClientRequestKind, type JsonObject } from '../tool/index.js';
 import type { CallControl } from './call-control.js';
 import { ClientOp } from './channel.js';
 import { cleanLogLine } from './sanitize.js';
@@ -33,6 +34,13 @@ const SERVER_LEVEL: Record<ClientLogLevel, LogLevelName> = {
   critical: 'error',
   alert: 'error',
   emergency: 'error',
+};
+
+/** The request each toolgate:mcp request op carries. */
+const REQUEST_KIND: Record<typeof ClientOp.ELICIT | typeof ClientOp.SAMPLE | typeof ClientOp.ROOTS, ClientRequestKind> = {
+  [ClientOp.ELICIT]: 'elicitation',
+  [ClientOp.SAMPLE]: 'sampling',
+  [ClientOp.ROOTS]: 'roots',
 };
 
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -75,8 +83,9 @@ export async function serveClient(
       return done(await guarded(client.progress(progress, Number.isNaN(total) ? undefined : total, message), false));
     }
     case ClientOp.ELICIT:
-    case ClientOp.SAMPLE: {
-      const kind = op === ClientOp.ELICIT ? 'elicitation' : 'sampling';
+    case ClientOp.SAMPLE:
+    case ClientOp.ROOTS: {
+      const kind = REQUEST_KIND[op];
       let params: unknown;
       try {
         params = JSON.parse(decoder.decode(data));

@@ -1,6 +1,6 @@
 // One tools/call's link to the client that made it, for the tool's toolgate:mcp functions: log
-// lines at the level the client set, progress on the call's own token, and elicitation and
-// sampling requests sent on the same request's stream (so over HTTP they reach the POST that asked).
+// lines at the level the client set, progress on the call's own token, and elicitation, sampling
+// and roots requests sent on the same request's stream (so over HTTP they reach the POST that asked).
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CreateMessageRequestParamsSchema,
@@ -8,6 +8,7 @@ import {
   CreateMessageResultWithToolsSchema,
   ElicitRequestFormParamsSchema,
   ElicitResultSchema,
+  ListRootsResultSchema,
   type LoggingLevel,
   type ServerNotification,
   type ServerRequest,
@@ -55,14 +56,48 @@ function cleanSampling(params: Record<string, unknown>): Record<string, unknown>
   return out;
 }
 
+/** What an inputKey may be: it names a question of a 2026-07-28 input round. */
+const INPUT_KEY_RE = /^[A-Za-z0-9_.-]{1,64}$/;
+
 /**
- * The params a tool may send. Elicitation is form mode only: a URL-mode request would let an
+ * The key a tool gave its request (params.inputKey), naming the question in a 2026-07-28 input
+ * round; undefined when there is none or it is not 1-64 of [A-Za-z0-9_.-]. The 2025-11-25 path
+ * ignores it (checkedParams strips it before anything reaches the client).
+ */
+export function inputKeyOf(req: ClientRequest): string | undefined {
+  const key = (req.params as Record<string, unknown>)['inputKey'];
+  return typeof key === 'string' && INPUT_KEY_RE.test(key) ? key : undefined;
+}
+
+/** The MCP method each kind of request is sent as. */
+export const CLIENT_REQUEST_METHOD = {
+  elicitation: 'elicitation/create',
+  sampling: 'sampling/createMessage',
+  roots: 'roots/list',
+} as const satisfies Record<ClientRequest['kind'], string>;
+
+/** Whether the client declared the capability a kind of request needs. */
+export function clientCanAnswer(caps: Readonly<Record<string, unknown>> | undefined, kind: ClientRequest['kind']): boolean {
+  return caps?.[kind] !== undefined;
+}
+
+/**
+ * The params a tool may send. A top-level string inputKey (the question's name in a 2026-07-28
+ * input round, see inputKeyOf) is never part of them. roots/list takes no params of its own. Elicitation is form mode only: a URL-mode request would let an
  * untrusted tool send the user to a page of its choosing. _meta and task are the host's, not the tool's.
  * Every string of an elicitation (message, field titles, descriptions, choices) is shown to a
  * person, so each has its hidden characters spelled out.
  */
 export function checkedParams(req: ClientRequest): { ok: true; params: Record<string, unknown> } | { ok: false; message: string } {
-  const { _meta: _m, task: _t, ...rest } = req.params as Record<string, unknown>;
+  const { _meta: _m, task: _t, ...all } = req.params as Record<string, unknown>;
+  const { inputKey, ...stripped } = all;
+  const rest = typeof inputKey === 'string' ? stripped : all;
+  if (req.kind === 'roots') {
+    const extra = Object.keys(rest);
+    return extra.length === 0
+      ? { ok: true, params: {} }
+      : { ok: false, message: `roots params: only an inputKey string is allowed (got ${extra.map((k) => JSON.stringify(k)).join(', ')})` };
+  }
   if (req.kind === 'elicitation') {
     if (rest['mode'] !== undefined && rest['mode'] !== 'form') return { ok: false, message: `elicitation params.mode: only "form" is allowed for tools (got ${JSON.stringify(rest['mode'])})` };
     const parsed = ElicitRequestFormParamsSchema.safeParse(rest);
@@ -131,21 +166,24 @@ export function mcpCallClient(o: CallClientOptions): SessionCallClient {
     },
     async request(req, signal, timeoutMs): Promise<ClientAnswer> {
       const caps = o.server.getClientCapabilities();
-      if ((req.kind === 'elicitation' ? caps?.elicitation : caps?.sampling) === undefined) {
+      if (!clientCanAnswer(caps, req.kind)) {
         return { ok: false, code: 'UNAVAILABLE', message: `the client did not declare the ${req.kind} capability` };
       }
       const checked = checkedParams(req);
       if (!checked.ok) return { ok: false, code: 'INVALID_REQUEST', message: checked.message };
       if (!(timeoutMs > 0)) return { ok: false, code: 'FAILED', message: `no time is left before the call's deadline for ${req.kind}` };
       try {
+        const options = { signal, timeout: timeoutMs };
         const result =
           req.kind === 'elicitation'
-            ? await o.extra.sendRequest({ method: 'elicitation/create', params: checked.params as never }, ElicitResultSchema, { signal, timeout: timeoutMs })
-            : await o.extra.sendRequest(
-                { method: 'sampling/createMessage', params: checked.params as never },
-                checked.params['tools'] !== undefined ? CreateMessageResultWithToolsSchema : CreateMessageResultSchema,
-                { signal, timeout: timeoutMs },
-              );
+            ? await o.extra.sendRequest({ method: 'elicitation/create', params: checked.params as never }, ElicitResultSchema, options)
+            : req.kind === 'roots'
+              ? await o.extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema, options)
+              : await o.extra.sendRequest(
+                  { method: 'sampling/createMessage', params: checked.params as never },
+                  checked.params['tools'] !== undefined ? CreateMessageResultWithToolsSchema : CreateMessageResultSchema,
+                  options,
+                );
         return { ok: true, result: JSON.parse(JSON.stringify(result)) as JsonObject };
       } catch (err) {
         const why = messageOf(err);

@@ -10,7 +10,7 @@ import { createRequestStateCodec, inputRequired, inputResponse, MissingRequiredC
 import { z } from 'zod';
 import type { ApprovalOutcome } from '../pipeline/index.js';
 import { canonicalJson } from '../policy/index.js';
-import type { ClientAnswer, JsonObject } from '../tool/index.js';
+import type { ClientAnswer, ClientRequestKind, JsonObject } from '../tool/index.js';
 import { outcomeOf, type ElicitForm } from './elicit.js';
 import { RpcError } from './rpc-error.js';
 
@@ -216,7 +216,7 @@ export class InputRound {
     this.#answers.delete(key);
     if (!this.#pending.some((p) => p.key === key)) this.#pending.push({ key, method, params, d });
     if (this.#pending.length > MAX_QUESTIONS_PER_ROUND) this.#abort.abort(new Error(`more than ${MAX_QUESTIONS_PER_ROUND} questions in one round`));
-    return Promise.resolve({ ok: false, code: 'PENDING' as 'FAILED', message: `${method}: asked the client; the call runs again with the answer` });
+    return Promise.resolve({ ok: false, code: 'PENDING', message: `${method}: asked the client; the call runs again with the answer` });
   }
 
   /**
@@ -224,7 +224,7 @@ export class InputRound {
    * ask another way); if it ends failing with nothing else to ask, the request fails -32021
    * naming the capability (questions()).
    */
-  missingCapability(capability: string): ClientAnswer {
+  missingCapability(capability: ClientRequestKind): ClientAnswer {
     this.#missing = { ...this.#missing, [capability]: {} };
     return { ok: false, code: 'UNAVAILABLE', message: `the client did not declare the ${capability} capability` };
   }

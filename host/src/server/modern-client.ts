@@ -1,12 +1,12 @@
 // One 2026-07-28 tools/call's link to its client, for the tool's toolgate:mcp functions: log lines
-// and progress go out on the request's own response, at the level its envelope names; elicitation
-// and sampling become questions of the call's input round (input-rounds.ts), checked exactly as a
+// and progress go out on the request's own response, at the level its envelope names; elicitation,
+// sampling and roots become questions of the call's input round (input-rounds.ts), checked exactly as a
 // 2025-11-25 session's are (call-client.ts).
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
 import type { ClientAnswer, ClientLogLevel } from '../tool/index.js';
 import { spellHidden } from '../terminal/index.js';
-import { checkedParams, PROGRESS_SETTLE_MS, severity, type SessionCallClient } from './call-client.js';
+import { checkedParams, inputKeyOf, clientCanAnswer, CLIENT_REQUEST_METHOD, PROGRESS_SETTLE_MS, severity, type SessionCallClient } from './call-client.js';
 import type { InputRound } from './input-rounds.js';
 import { envelopeOf } from './modern-envelope.js';
 
@@ -53,13 +53,12 @@ export function modernCallClient(o: ModernClientOptions): SessionCallClient {
     },
     async request(req): Promise<ClientAnswer> {
       const caps = envelope.clientCapabilities;
-      if (caps?.[req.kind] === undefined) return o.round.missingCapability(req.kind);
+      if (!clientCanAnswer(caps, req.kind)) return o.round.missingCapability(req.kind);
       const checked = checkedParams(req);
       if (!checked.ok) return { ok: false, code: 'INVALID_REQUEST', message: checked.message };
-      const method = req.kind === 'elicitation' ? 'elicitation/create' : 'sampling/createMessage';
+      const method = CLIENT_REQUEST_METHOD[req.kind];
       const params = req.kind === 'elicitation' ? { mode: 'form', ...checked.params } : checked.params;
-      const inputKey = typeof (req.params as Record<string, unknown>)['inputKey'] === 'string' ? ((req.params as Record<string, unknown>)['inputKey'] as string) : undefined;
-      return o.round.request(method, params, inputKey);
+      return o.round.request(method, params, inputKeyOf(req));
     },
   };
 }

@@ -135,7 +135,7 @@ export interface InstanceCounts {
 }
 
 // ---- What a running tool may ask of the client (the MCP session) that made the call: log lines,
-// progress, and requests the client answers (elicitation, sampling). The transport provides the
+// progress, and requests the client answers (elicitation, sampling, roots). The transport provides the
 // link; the pipeline puts policy in front of the requests before a tool sees it.
 
 /** MCP log levels, least to most severe (RFC 5424 order, as notifications/message uses them). */
@@ -143,24 +143,37 @@ export const CLIENT_LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error',
 export type ClientLogLevel = (typeof CLIENT_LOG_LEVELS)[number];
 
 /** What a tool may ask the client to do; a manifest lists the ones its module may use. */
-export const CLIENT_FEATURES = ['logging', 'progress', 'elicitation', 'sampling'] as const;
+export const CLIENT_FEATURES = ['logging', 'progress', 'elicitation', 'sampling', 'roots'] as const;
 export type ClientFeature = (typeof CLIENT_FEATURES)[number];
 
 /** The requests a client answers, each checked by policy first. */
-export type ClientRequestKind = 'elicitation' | 'sampling';
+export type ClientRequestKind = 'elicitation' | 'sampling' | 'roots';
 
 export interface ClientRequest {
   readonly kind: ClientRequestKind;
-  /** elicitation/create or sampling/createMessage params, as the tool sent them. */
+  /**
+   * elicitation/create, sampling/createMessage or roots/list params, as the tool sent them. An
+   * optional top-level string `inputKey` names the question in a 2026-07-28 input round (it is
+   * never sent to the client; see call-client.ts inputKeyOf).
+   */
   readonly params: Readonly<JsonObject>;
 }
 
 /**
  * Why a request got no answer from the client: DENIED (a policy), UNAVAILABLE (no client, or one
  * that did not declare the capability), INVALID_REQUEST (params the protocol refuses), FAILED (the
- * client answered with an error, or did not answer in time).
+ * client answered with an error, or did not answer in time), PENDING (below).
  */
-export type ClientRefusalCode = 'DENIED' | 'UNAVAILABLE' | 'INVALID_REQUEST' | 'FAILED';
+export type ClientRefusalCode =
+  | 'DENIED'
+  | 'UNAVAILABLE'
+  | 'INVALID_REQUEST'
+  | 'FAILED'
+  /**
+   * the question went to the client in a 2026-07-28 input round; the call is retried with the
+   * answer (the tool should return; its output is discarded)
+   */
+  | 'PENDING';
 
 export type ClientAnswer = { ok: true; result: JsonObject } | { ok: false; code: ClientRefusalCode; message: string };
 

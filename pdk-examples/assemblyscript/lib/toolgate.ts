@@ -125,6 +125,8 @@ declare function mcp_progress(progress: f64, total: f64, msg: u64): i32;
 declare function mcp_elicit(params: u64): u64;
 @external("toolgate:mcp", "sample")
 declare function mcp_sample(params: u64): u64;
+@external("toolgate:mcp", "roots")
+declare function mcp_roots(params: u64): u64;
 
 /** MCP log levels (notifications/message), least to most severe. */
 export enum McpLevel { Debug = 0, Info = 1, Notice = 2, Warning = 3, Error = 4, Critical = 5, Alert = 6, Emergency = 7 }
@@ -162,7 +164,13 @@ function answerText(r: u64): string {
 /**
  * Asks the client's user (capabilities.mcp: elicitation) with elicitation/create params as JSON
  * text. Returns the answer as JSON text: the client's result ({"action", "content"}) or
- * {"error": {"code", "message"}} (DENIED by policy, UNAVAILABLE, INVALID_REQUEST, FAILED).
+ * {"error": {"code", "message"}} (DENIED by policy, UNAVAILABLE, INVALID_REQUEST, FAILED, PENDING).
+ *
+ * Every request's params may carry "inputKey": "<key>" (1-64 of A-Z a-z 0-9 _ . -), never sent to
+ * the client: under MCP 2026-07-28 the question is asked as the call's result (an input round) and
+ * the key names it. Such a request answers {"error": {"code": "PENDING", ...}}: the question went
+ * to the client and the call runs again from the start with the answer, so ask any other questions
+ * and return (the output is discarded). A 2025-11-25 session ignores the key.
  */
 export function mcpElicit(paramsJson: string): string {
   const p = storeText(paramsJson);
@@ -175,6 +183,17 @@ export function mcpElicit(paramsJson: string): string {
 export function mcpSample(paramsJson: string): string {
   const p = storeText(paramsJson);
   const r = mcp_sample(p);
+  free(p);
+  return answerText(r);
+}
+
+/**
+ * Asks the client for its roots (capabilities.mcp: roots; roots/list) with "{}" or
+ * {"inputKey": ...} (nothing else); {"roots": [{"uri", "name"}, ...]} or {"error": ...} as mcpElicit.
+ */
+export function mcpRoots(paramsJson: string): string {
+  const p = storeText(paramsJson);
+  const r = mcp_roots(p);
   free(p);
   return answerText(r);
 }

@@ -5,7 +5,7 @@
  * Wire ABI (docs/authoring.md): the exported function gets the validated arguments as UTF-8 JSON
  * input, sets UTF-8 JSON (or text) output and returns 0; on failure it calls tg_error(...) and
  * returns 1. toolgate provides extism:host/env, wasi_snapshot_preview1 and toolgate:mcp imports;
- * the tg_mcp_* helpers (logs, progress, elicitation, sampling for the calling MCP client) use
+ * the tg_mcp_* helpers (logs, progress, elicitation, sampling, roots for the calling MCP client) use
  * toolgate:mcp, and a module that calls one needs its feature in the manifest's capabilities.mcp.
  * Helpers a tool does not call add no import.
  */
@@ -211,6 +211,7 @@ TG_MCP_IMPORT("progress") int32_t tg_mcp_progress_raw(double progress, double to
 /* Take a JSON params block, return a JSON answer block (the client's result or {"error": ...}). */
 TG_MCP_IMPORT("elicit") tg_handle tg_mcp_elicit_raw(tg_handle params);
 TG_MCP_IMPORT("sample") tg_handle tg_mcp_sample_raw(tg_handle params);
+TG_MCP_IMPORT("roots") tg_handle tg_mcp_roots_raw(tg_handle params);
 
 /* MCP log levels (notifications/message), least to most severe. */
 typedef enum {
@@ -253,7 +254,14 @@ static inline char *tg_mcp_answer(tg_handle r) {
  * params ({"message": ..., "requestedSchema": {...}}). Returns the answer as malloc'd JSON: the
  * client's result ({"action": "accept", "content": {...}}) or {"error": {"code", "message"}} when
  * policy denied it (DENIED), the client cannot answer (UNAVAILABLE), the params are invalid
- * (INVALID_REQUEST) or the client failed or ran out of time (FAILED).
+ * (INVALID_REQUEST), the client failed or ran out of time (FAILED), or the question went to the
+ * client in an input round (PENDING, below).
+ *
+ * Every request's params may carry "inputKey": "<key>" (1-64 of A-Z a-z 0-9 _ . -), never sent to
+ * the client: under MCP 2026-07-28 the question is asked as the call's result (an input round) and
+ * the key names it. Such a request answers {"error": {"code": "PENDING", ...}}: the question went
+ * to the client and the call runs again from the start with the answer, so the tool should ask any
+ * other questions it has and return (its output is discarded). A 2025-11-25 session ignores it.
  */
 static inline char *tg_mcp_elicit(const char *params_json) {
   tg_handle p = tg_store_str(params_json);
@@ -267,6 +275,16 @@ static inline char *tg_mcp_elicit(const char *params_json) {
 static inline char *tg_mcp_sample(const char *params_json) {
   tg_handle p = tg_store_str(params_json);
   tg_handle r = tg_mcp_sample_raw(p);
+  tg_free(p);
+  return tg_mcp_answer(r);
+}
+
+/* Asks the client for its roots (capabilities.mcp: roots; roots/list): params_json is "{}" or
+ * {"inputKey": ...} (nothing else), the client's result ({"roots": [{"uri", "name"}, ...]}) or
+ * {"error": ...} out, as tg_mcp_elicit (UNAVAILABLE when the client did not declare roots). */
+static inline char *tg_mcp_roots(const char *params_json) {
+  tg_handle p = tg_store_str(params_json);
+  tg_handle r = tg_mcp_roots_raw(p);
   tg_free(p);
   return tg_mcp_answer(r);
 }

@@ -1,5 +1,5 @@
 // client-requests: what a running tool may ask of the client that called it. A tool whose manifest
-// declares elicitation or sampling may send those requests; this entry denies them (all, or for
+// declares elicitation, sampling or roots may send those requests; this entry denies them (all, or for
 // the tools it names), or caps how many tokens a sampling request may ask for. A denial is the
 // tool's answer (DENIED), not the end of the call: the tool decides what to do without it.
 import { z } from 'zod';
@@ -10,7 +10,7 @@ export const clientRequests = definePolicy({
   name: 'client-requests',
   config: z
     .strictObject({
-      deny: z.array(z.enum(['elicitation', 'sampling'])).min(1).optional(),
+      deny: z.array(z.enum(['elicitation', 'sampling', 'roots'])).min(1).optional(),
       /** Sampling requests whose maxTokens is above this are denied. */
       max_tokens: z.number().int().positive().optional(),
       tools: toolsField,

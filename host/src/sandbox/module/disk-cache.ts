@@ -33,7 +33,7 @@ export type PreparedInfo = Omit<PreparedModule, 'bytes'>;
 const infoSchema = z.strictObject({
   usesWasi: z.boolean(),
   usesHttp: z.boolean(),
-  clientImports: z.array(z.enum(['log', 'progress', 'elicit', 'sample'])),
+  clientImports: z.array(z.enum(['log', 'progress', 'elicit', 'sample', 'roots'])),
   returnsStatus: z.boolean(),
   hasInitialize: z.boolean(),
   hasStart: z.boolean(),

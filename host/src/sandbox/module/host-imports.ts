@@ -9,7 +9,7 @@ export const TOOLGATE_WASI_NAMESPACE = 'toolgate:wasi';
  * the manifest's capabilities.mcp, or the module is refused at load.
  */
 export const CLIENT_NAMESPACE = 'toolgate:mcp';
-export const CLIENT_IMPORTS = { log: 'logging', progress: 'progress', elicit: 'elicitation', sample: 'sampling' } as const;
+export const CLIENT_IMPORTS = { log: 'logging', progress: 'progress', elicit: 'elicitation', sample: 'sampling', roots: 'roots' } as const;
 export type ClientImportName = keyof typeof CLIENT_IMPORTS;
 
 export const EXTISM_IMPORT_NAMES: readonly string[] = [

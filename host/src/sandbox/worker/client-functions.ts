@@ -6,7 +6,7 @@ import { ClientOp } from '../channel.js';
 
 /** Progress notifications one call may send; past it progress() answers 1 without crossing. */
 export const MAX_PROGRESS_PER_CALL = 256;
-/** Elicitation and sampling requests one call may make. */
+/** Elicitation, sampling and roots requests one call may make (all kinds together). */
 export const MAX_CLIENT_REQUESTS_PER_CALL = 16;
 
 type HostFn = (ctx: CallContext, ...args: (number | bigint)[]) => number | bigint | void;
@@ -39,7 +39,7 @@ export function createClientFunctions(deps: ClientFunctionDeps): ClientFunctions
     const params = blockBytes(ctx, addr, what);
     let answer: Uint8Array;
     if (requests >= MAX_CLIENT_REQUESTS_PER_CALL) {
-      const message = `a call may make at most ${MAX_CLIENT_REQUESTS_PER_CALL} elicitation and sampling requests`;
+      const message = `a call may make at most ${MAX_CLIENT_REQUESTS_PER_CALL} elicitation, sampling and roots requests`;
       answer = encoder.encode(JSON.stringify({ error: { code: 'DENIED', message } }));
     } else {
       requests++;
@@ -66,6 +66,7 @@ export function createClientFunctions(deps: ClientFunctionDeps): ClientFunctions
     },
     elicit: request(ClientOp.ELICIT, 'elicit'),
     sample: request(ClientOp.SAMPLE, 'sample'),
+    roots: request(ClientOp.ROOTS, 'roots'),
   };
   return {
     functions,

@@ -113,7 +113,7 @@ export class PluginRunner {
     const functions: Record<string, Record<string, HostFn>> = {
       [EXTISM_NAMESPACE]: this.#extism(),
       [PREEMPT_NAMESPACE]: { [PREEMPT_CHECK]: () => this.hooks.preempt() },
-      // toolgate:mcp: logs, progress, elicitation and sampling through the host (capabilities.mcp)
+      // toolgate:mcp: logs, progress, elicitation, sampling and roots through the host (capabilities.mcp)
       [CLIENT_NAMESPACE]: this.#client.functions,
     };
     const live: LiveUnit[] = this.init.units.map((unit) => ({ unit, memory: undefined }));
