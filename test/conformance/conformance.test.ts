@@ -30,7 +30,10 @@ export const PASSING: Record<Revision, readonly string[]> = {
     'tools-list', 'tools-call-simple-text', 'tools-call-image', 'tools-call-audio', 'tools-call-embedded-resource',
     'tools-call-mixed-content', 'tools-call-error', 'tools-call-with-progress', 'server-sse-multiple-streams',
     'resources-list', 'sep-2164-resource-not-found', 'prompts-list', 'dns-rebinding-protection', 'caching',
-    'input-required-result-missing-input-response', 'input-required-result-unsupported-methods',
+    'server-stateless', 'input-required-result-basic-elicitation', 'input-required-result-basic-sampling',
+    'input-required-result-basic-list-roots', 'input-required-result-request-state', 'input-required-result-multiple-input-requests',
+    'input-required-result-multi-round', 'input-required-result-missing-input-response', 'input-required-result-result-type',
+    'input-required-result-unsupported-methods', 'input-required-result-tampered-state', 'input-required-result-capability-check',
     'input-required-result-ignore-extra-params', 'input-required-result-validate-input',
     // not scored (pending), but served
     'http-header-validation',
@@ -47,15 +50,10 @@ export const NOT_YET: Record<Revision, Record<string, string>> = {
     'prompts-get-embedded-resource': 'no prompts', 'prompts-get-with-image': 'no prompts',
   },
   '2026-07-28': {
-    'server-stateless': 'needs the diagnostic tools test_missing_capability, test_streaming_elicitation, test_logging_tool',
     'completion-complete': 'no completions yet',
     'resources-read-text': 'no resources', 'resources-read-binary': 'no resources', 'resources-templates-read': 'no resources',
     'prompts-get-simple': 'no prompts', 'prompts-get-with-args': 'no prompts', 'prompts-get-embedded-resource': 'no prompts', 'prompts-get-with-image': 'no prompts',
-    'input-required-result-basic-elicitation': 'conformance tool not built yet', 'input-required-result-basic-sampling': 'conformance tool not built yet',
-    'input-required-result-basic-list-roots': 'conformance tool not built yet', 'input-required-result-request-state': 'conformance tool not built yet',
-    'input-required-result-multiple-input-requests': 'conformance tool not built yet', 'input-required-result-multi-round': 'conformance tool not built yet',
-    'input-required-result-non-tool-request': 'needs a prompt from a module', 'input-required-result-result-type': 'conformance tool not built yet',
-    'input-required-result-tampered-state': 'conformance tool not built yet', 'input-required-result-capability-check': 'conformance tool not built yet',
+    'input-required-result-non-tool-request': 'needs a prompt from a module',
   },
 };
 
