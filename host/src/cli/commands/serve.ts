@@ -155,6 +155,7 @@ async function startServing(
       policyChanges: link.changes,
       onToolsListed: listing.listed,
       ...(flags.askProgressMs !== undefined ? { askProgressMs: flags.askProgressMs } : {}),
+      taskLimits: { ttlMs: flags.taskTtlMs, maxPerPrincipal: flags.maxTasks, maxResultBytes: flags.maxTaskBytes },
     });
     resources.add('core', () => core.close());
     const transport = flags.http !== undefined
