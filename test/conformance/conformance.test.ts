@@ -37,6 +37,9 @@ export const PASSING: Record<Revision, readonly string[]> = {
     'input-required-result-ignore-extra-params', 'input-required-result-validate-input',
     // not scored (pending), but served
     'http-header-validation',
+    // not scored (the Tasks extension), but served: docs/mcp.md, "Tasks"
+    'tasks-lifecycle', 'tasks-capability-negotiation', 'tasks-wire-fields', 'tasks-request-state-removal', 'tasks-mrtr-input',
+    'tasks-request-headers', 'tasks-dispatch-and-envelope', 'tasks-status-notifications', 'tasks-required-task-error', 'tasks-mrtr-composition',
   ],
 };
 
@@ -92,7 +95,7 @@ describe.each(['2025-11-25', '2026-07-28'] as const)('MCP conformance suite, --r
   let output = '';
   beforeAll(async () => {
     if (!existsSync(NODE22) || !existsSync(SUITE)) throw new Error('run `make conformance-deps` (npm ci in test/conformance) first');
-    if (!['conformance', 'logging', 'progress', 'sampling', 'elicitation'].every((m) => existsSync(join(ROOT, `pdk-examples/conformance/build/${m}.wasm`)))) throw new Error('run `make examples` first');
+    if (!['conformance', 'logging', 'progress', 'sampling', 'elicitation', 'tasks'].every((m) => existsSync(join(ROOT, `pdk-examples/conformance/build/${m}.wasm`)))) throw new Error('run `make examples` first');
     server = await startHttp(['--http', '127.0.0.1:0', '--manifests', join(ROOT, 'manifests/conformance')]);
     const run = await suite(['server', '--url', `${server.url}/mcp`, '--requirements', revision], 600_000);
     output = run.out;

@@ -117,6 +117,9 @@ const CASES: Array<[string, Record<string, unknown>, string, string]> = [
   ['a parameter description refuses C1 controls', manifestWith({ parameters: { q: { type: 'string', description: 'query\u009b2J' } } }), 'parameters.q.description', 'must not contain control'],
   ['annotations.title refuses a newline', manifestWith({ annotations: { title: 'Title\nrw' } }), 'annotations.title', 'must not contain control'],
   ['annotations refuse unknown keys', manifestWith({ annotations: { dangerous: true } }), 'annotations.dangerous', 'unknown key'],
+  ['execution.task is forbidden, optional or required', manifestWith({ execution: { task: 'always' } }), 'execution.task', 'must be one of "forbidden", "optional", "required"'],
+  ['execution.sync_ms needs a task-capable tool', manifestWith({ execution: { sync_ms: 100 } }), 'execution.sync_ms', 'is allowed only when task is optional or required'],
+  ['execution refuses unknown keys', manifestWith({ execution: { task: 'optional', ttl: 5 } }), 'execution.ttl', 'unknown key'],
 ];
 
 describe('a manifest that breaks a rule is refused with the file, the key path and the rule', () => {
@@ -148,6 +151,11 @@ describe('defaults', () => {
     });
     expect(m.output).toEqual({ render: 'json', encoding: 'json' });
     expect(m.pool).toBeUndefined();
+  });
+
+  test('a manifest without execution never runs as a task (as before tasks); optional without sync_ms becomes a task at once', () => {
+    expect(parseManifest(yamlOf(BASE), FILE).execution).toBeUndefined();
+    expect(parseManifest(yamlOf(manifestWith({ execution: { task: 'optional' } })), FILE).execution).toEqual({ task: 'optional', sync_ms: 0 });
   });
 
   test('module.entry defaults to the tool name', () => {

@@ -37,6 +37,7 @@ export function manifestDefinition(m: Manifest, parts: DefinitionParts): ToolDef
   if (parts.instances !== undefined) def.instances = parts.instances;
   if (m.parameters !== undefined) def.parameters = structuredClone(m.parameters);
   if (m.inputSchema !== undefined) def.inputSchema = structuredClone(m.inputSchema);
+  if (m.execution !== undefined && m.execution.task !== 'forbidden') def.execution = { task: m.execution.task, syncMs: m.execution.sync_ms };
   if (m.annotations !== undefined) {
     if (m.annotations.title !== undefined) def.title = m.annotations.title;
     def.annotations = structuredClone(m.annotations);

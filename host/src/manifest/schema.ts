@@ -245,6 +245,16 @@ const annotationsSchema = z
       ctx.addIssue({ code: 'custom', path: ['destructiveHint'], message: 'cannot be true when readOnlyHint is true' });
   });
 
+// How MCP clients may run the tool (the Tasks extension, docs/mcp.md "Tasks"): forbidden (always
+// answered in the request; the default, so manifests written before tasks mean what they meant),
+// optional (a task when the client declares the extension) or required (only as a task).
+// sync_ms: how long a task call first runs as an ordinary request, so questions it asks at once
+// are an ordinary input round and the task starts once they are answered.
+const executionSchema = z.strictObject({
+  task: z.enum(['forbidden', 'optional', 'required']).default('forbidden'),
+  sync_ms: boundedInt(0, MANIFEST_BOUNDS.timeoutMs).default(0),
+});
+
 /** input.parameter must name a required string argument, so every valid call has its bytes. */
 function inputParameterProblem(m: { input: { parameter?: string | undefined }; parameters?: Record<string, ParamSpec> | undefined; inputSchema?: JsonObject | undefined }): string | undefined {
   const name = m.input.parameter;
@@ -278,6 +288,7 @@ export const manifestSchema = z
     capabilities: capabilitiesSchema.prefault({}),
     pool: poolSchema.optional(),
     annotations: annotationsSchema.optional(),
+    execution: executionSchema.optional(),
   })
   .superRefine((m, ctx) => {
     if (m.parameters !== undefined && m.inputSchema !== undefined)
@@ -285,6 +296,8 @@ export const manifestSchema = z
     const type = m.inputSchema?.['type'];
     if (m.inputSchema !== undefined && type !== undefined && type !== 'object')
       ctx.addIssue({ code: 'custom', path: ['inputSchema', 'type'], message: 'must be object (arguments are a JSON object)' });
+    if (m.execution !== undefined && m.execution.task === 'forbidden' && m.execution.sync_ms !== 0)
+      ctx.addIssue({ code: 'custom', path: ['execution', 'sync_ms'], message: 'is allowed only when task is optional or required' });
     const problem = inputParameterProblem(m);
     if (problem !== undefined) ctx.addIssue({ code: 'custom', path: ['input', 'parameter'], message: problem });
   })

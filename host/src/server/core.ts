@@ -10,6 +10,7 @@ import { RoundKeys } from './input-rounds.js';
 import { CallTracker } from './call-tracker.js';
 import { CallMetrics, type MetricsSource } from './metrics.js';
 import { SessionApprovals } from './session-approvals.js';
+import { TaskStore, type TaskLimits } from './task-store.js';
 
 /** The part of the CLI's Runtime the server needs (kept structural so server does not import cli). */
 export interface ServerRuntime {
@@ -65,6 +66,8 @@ export interface SidecarOptions {
   policySetId?: () => string;
   /** Signs 2026-07-28 input-round states (default: a key of this process only). */
   roundKeys?: RoundKeys;
+  /** How long tasks are kept and how many a principal may hold (task-store.ts has the defaults). */
+  taskLimits?: Partial<TaskLimits>;
 }
 
 export class SidecarCore {
@@ -81,6 +84,8 @@ export class SidecarCore {
   readonly onToolsListed: () => void;
   readonly policySetId: () => string;
   readonly roundKeys: RoundKeys;
+  /** 2026-07-28 tasks, shared by every request (a task outlives the request that made it). */
+  readonly tasks: TaskStore;
   readonly #servers = new Set<Server>();
   readonly #listeners = new Set<() => void>();
   readonly #undo: (() => void)[] = [];
@@ -101,6 +106,7 @@ export class SidecarCore {
     this.onToolsListed = options.onToolsListed ?? (() => {});
     this.policySetId = options.policySetId ?? (() => 'default');
     this.roundKeys = options.roundKeys ?? RoundKeys.ephemeral();
+    this.tasks = new TaskStore(options.taskLimits);
     if (options.metrics !== undefined) {
       this.metrics = options.metrics;
     } else {
@@ -152,5 +158,6 @@ export class SidecarCore {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     for (const undo of this.#undo.splice(0)) undo();
     this.#servers.clear();
+    this.tasks.close();
   }
 }

@@ -3,6 +3,7 @@ export { parseBindAddress, isLoopback, formatAddress, clientKey, type BindAddres
 export { SidecarCore, type SidecarOptions, type ServerRuntime, type PendingApprovals, type EndedApprovalInfo, type ChangeSource } from './core.js';
 export { SessionApprovals, type CallRoute, type PerCallRouter } from './session-approvals.js';
 export { CallTracker, ServerClosingError } from './call-tracker.js';
+export { DEFAULT_TASK_LIMITS, type TaskLimits } from './task-store.js';
 export { createMcpServer, SERVER_NAME } from './mcp-server.js';
 export { toCallToolResult } from './mcp-result.js';
 export { RoundKeys, APPROVAL_KEY } from './input-rounds.js';

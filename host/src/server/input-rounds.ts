@@ -115,14 +115,20 @@ interface Pending {
   d: string;
 }
 
+/** A run's unanswered questions, and the state the next run resumes from. */
+export interface OpenQuestions {
+  inputRequests: InputRequests;
+  payload: Omit<RoundPayload, 'who'>;
+}
+
 export interface RoundStart {
   keys: RoundKeys;
   principal: RoundPrincipal;
   tool: string;
   args: Record<string, unknown>;
   policySet: string;
-  /** The verified state (undefined on a first request). */
-  state: RoundPayload | undefined;
+  /** The verified state (undefined on a first request); a task's own state has no `who`. */
+  state: Omit<RoundPayload, 'who'> | undefined;
   responses: Record<string, unknown>;
 }
 
@@ -130,7 +136,7 @@ export interface RoundStart {
  * The response the client sent for `key`, when it has the shape of an answer to `method` (an
  * elicitation result, a sampling result, a roots list); anything else is no answer (asked again).
  */
-function answerFor(method: string, responses: Record<string, unknown>, key: string): Record<string, unknown> | undefined {
+export function answerFor(method: string, responses: Record<string, unknown>, key: string): Record<string, unknown> | undefined {
   const view = inputResponse(responses, key);
   const raw = responses[key] as Record<string, unknown>;
   if (view.kind === 'elicit' && method === 'elicitation/create') return raw;
@@ -238,10 +244,11 @@ export class InputRound {
   }
 
   /**
-   * The input-required result when this run left questions; a -32021 error when it failed for a
-   * capability the client lacks; else undefined (the result stands).
+   * What this run left to ask: the questions and the state a later run resumes from (unsigned:
+   * a task keeps it in server memory, tasks.ts); a -32021 error when it failed for a capability
+   * the client lacks; else undefined (the result stands).
    */
-  async questions(failed: boolean): Promise<Record<string, unknown> | undefined> {
+  open(failed: boolean): OpenQuestions | undefined {
     if (this.#pending.length === 0 && failed && this.#missing !== undefined) {
       throw new MissingRequiredClientCapabilityError({ requiredCapabilities: this.#missing }, `the tool needs the client's ${Object.keys(this.#missing).join(', ')} capability, which the request did not declare`);
     }
@@ -261,7 +268,18 @@ export class InputRound {
     };
     const inputRequests: InputRequests = {};
     for (const p of asked) inputRequests[p.key] = { method: p.method, params: p.params } as InputRequests[string];
-    const requestState = await this.#start.keys.mint(payload, this.#start.principal, 'tools/call');
-    return inputRequired({ inputRequests, requestState }) as unknown as Record<string, unknown>;
+    return { inputRequests, payload };
+  }
+
+  /** The input-required result (with a signed request state) when this run left questions; see open(). */
+  async questions(failed: boolean): Promise<Record<string, unknown> | undefined> {
+    const open = this.open(failed);
+    return open === undefined ? undefined : this.inputRequired(open);
+  }
+
+  /** The questions as an InputRequiredResult, with the state signed for this principal. */
+  async inputRequired(open: OpenQuestions): Promise<Record<string, unknown>> {
+    const requestState = await this.#start.keys.mint(open.payload, this.#start.principal, 'tools/call');
+    return inputRequired({ inputRequests: open.inputRequests, requestState }) as unknown as Record<string, unknown>;
   }
 }

@@ -1,19 +1,18 @@
 // MCP 2026-07-28 (stateless, one request at a time): the SDK v2 Server, built per request, answering
 // tools/list from the registry and tools/call through the pipeline. A call that needs a person or
 // the client (an ask, a tool's elicitation or sampling) ends in an input-required result; the
-// client answers and retries, and the call runs again with the answers (input-rounds.ts).
+// client answers and retries, and the call runs again with the answers (input-rounds.ts). A tool
+// that supports tasks runs as one for a request that declares the Tasks extension (task-calls.ts).
 // 2025-11-25 sessions keep the v1 server (mcp-server.ts); docs/mcp.md says which serves what.
-import { randomUUID } from 'node:crypto';
-import { ProtocolError, ResourceNotFoundError, Server, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
-import { ServerClosingError } from './call-tracker.js';
+import { ProtocolError, ResourceNotFoundError, Server, type ServerContext } from '@modelcontextprotocol/server';
 import type { SidecarCore } from './core.js';
-import { approvalForm } from './elicit.js';
-import { InputRound, type RoundPayload } from './input-rounds.js';
-import { toCallToolResult } from './mcp-result.js';
-import { traceOf } from './trace-context.js';
-import { modernCallClient } from './modern-client.js';
-import { envelopeOf } from './modern-envelope.js';
+import type { RoundPayload } from './input-rounds.js';
+import { runCall } from './modern-call.js';
+import { requestLink } from './modern-client.js';
 import { RpcError } from './rpc-error.js';
+import { callAsTask, declaresTasks, tasksRequired } from './task-calls.js';
+import { registerTaskMethods } from './task-methods.js';
+import { TASKS_EXTENSION } from './task-store.js';
 import { mcpToolView } from './schema-export.js';
 import { SERVER_NAME } from './mcp-server.js';
 
@@ -37,7 +36,8 @@ export function createModernServer(o: ModernOptions): Server {
     { name: SERVER_NAME, version: core.version },
     {
       // Prompts and resources: none yet (modules serve only tools); the lists answer empty.
-      capabilities: { tools: { listChanged: true }, logging: {}, prompts: {}, resources: {} },
+      // Tasks: an extension, offered to each request that declares it (docs/mcp.md, "Tasks").
+      capabilities: { tools: { listChanged: true }, logging: {}, prompts: {}, resources: {}, extensions: { [TASKS_EXTENSION]: {} } },
       requestState: { verify: (state: string, ctx: ServerContext) => keys.verify(state, principal, ctx.mcpReq.method) },
     },
   );
@@ -57,6 +57,7 @@ export function createModernServer(o: ModernOptions): Server {
     throw new ResourceNotFoundError(request.params.uri);
   });
   server.setRequestHandler('tools/call', (request, ctx) => callTool(o, request.params, ctx).catch(asProtocolError) as never);
+  registerTaskMethods(server, core, principal);
   return server;
 }
 
@@ -74,40 +75,24 @@ function toolCallParams(params: unknown): { name: string; args: Record<string, u
   return { name, args: args ?? {} };
 }
 
-/** One round of a tools/call: the answers so far go in, a result or the next questions come out. */
+/**
+ * A tools/call: one run with the answers so far (modern-call.ts), or a task when the tool supports
+ * tasks and this request declares the extension (task-calls.ts; a tool that requires them refuses
+ * a request that does not, -32021).
+ */
 async function callTool(o: ModernOptions, params: unknown, ctx: ServerContext): Promise<Record<string, unknown>> {
   const { core, principal } = o;
-  const keys = core.roundKeys;
   const { name, args } = toolCallParams(params);
   const tool = core.tools.get(name);
   if (tool === undefined) throw new RpcError(-32602, `Unknown tool: ${name}`);
-  const state = ctx.mcpReq.requestState<RoundPayload>();
-  const round = InputRound.resume({
-    keys, principal, tool: name, args, policySet: core.policySetId(), state, responses: ctx.mcpReq.inputResponses ?? {},
-  });
-  const callId = randomUUID();
-  const envelope = envelopeOf(ctx);
-  const sensitive = tool.definition.sensitiveArguments === true;
-  const unbind = core.approvals.bind(callId, {
-    sessionId: undefined,
-    elicit: (req, signal) => round.approval(approvalForm(req, sensitive), signal, envelope.clientCapabilities?.['elicitation'] !== undefined),
-  });
-  const client = modernCallClient({ ctx, round, logger: core.logger, callId });
-  try {
-    const agent = envelope.clientInfo?.name;
-    const trace = traceOf(ctx.mcpReq._meta as Record<string, unknown> | undefined, ctx.http?.req?.headers);
-    const result = await core.calls.run(round.signal(ctx.mcpReq.signal), (signal) =>
-      core.pipeline.call(name, args, { signal, callId, client, ...(agent !== undefined ? { agent } : {}), ...(trace !== undefined ? { trace } : {}) }),
-    );
-    const questions = await round.questions(result.isError);
-    if (questions !== undefined) return questions;
-    if (result.error?.code === 'UNKNOWN_TOOL') throw new RpcError(-32602, `Unknown tool: ${name}`);
-    await client.settled();
-    return toCallToolResult(result, callId) as CallToolResult as Record<string, unknown>;
-  } catch (err) {
-    if (err instanceof ServerClosingError) throw new RpcError(-32000, err.message);
-    throw err;
-  } finally {
-    unbind();
+  const link = requestLink(ctx);
+  const execution = tool.definition.execution;
+  if (execution !== undefined) {
+    if (declaresTasks(link.envelope)) return callAsTask({ core, principal, name, args, envelope: link.envelope, execution }, ctx);
+    if (execution.task === 'required') throw tasksRequired(`the tool ${name}`);
   }
+  const end = await runCall({
+    core, principal, name, args, link, state: ctx.mcpReq.requestState<RoundPayload>(), responses: ctx.mcpReq.inputResponses ?? {}, signal: ctx.mcpReq.signal,
+  });
+  return end.kind === 'questions' ? end.round.inputRequired(end.open) : end.result;
 }

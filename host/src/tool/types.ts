@@ -64,6 +64,13 @@ export interface ToolCapabilities {
   mcp?: ClientFeature[];
 }
 
+/** A tool's task support (manifest `execution`); a transport without tasks ignores it. */
+export interface ToolExecution {
+  task: 'optional' | 'required';
+  /** How long a task call first runs as an ordinary request (its first questions are an input round). */
+  syncMs: number;
+}
+
 /**
  * The immutable identity of one call. Arguments are deep-frozen before any listener sees them.
  * Only tools/execute wrappers may replace `signal` (on their own copy); nothing may change the rest.
@@ -115,6 +122,8 @@ export interface ToolDefinition {
   capabilities?: ToolCapabilities;
   /** Audit records keep a digest of the arguments instead of the arguments. */
   sensitiveArguments?: boolean;
+  /** Whether an MCP client may (optional) or must (required) run the tool as a task; absent = never. */
+  execution?: ToolExecution;
   /**
    * What the sandbox will refuse of these arguments (a host outside allowed_hosts, a path outside
    * the mounts), for `policy explain`; undefined when nothing would be. Never runs the tool.

@@ -1,6 +1,6 @@
 // `toolgate serve`'s help and flags: what the command line may say, checked before anything starts.
 import {
-  DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, defaultSessionsPerAddress, isLoopback, parseBindAddress,
+  DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_TASK_LIMITS, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, defaultSessionsPerAddress, isLoopback, parseBindAddress,
   type BindAddress,
 } from '../../server/index.js';
 import { logChoice, type LogChoice } from '../logging.js';
@@ -12,7 +12,8 @@ import { messageOf } from '../../errors/index.js';
 
 export const SERVE_HELP = `Usage: toolgate serve [--stdio | --http [HOST:]PORT] [--manifests PATH]... [--policies DIR|none]
                      [--policy-set NAME] [--builtin-tools] [--token TOKEN]
-                     [--allowed-host NAME]... [--allow-origin ORIGIN]... [-v|-q]
+                     [--allowed-host NAME]... [--allow-origin ORIGIN]... [--task-ttl MS]
+                     [--max-tasks N] [--max-task-bytes BYTES] [-v|-q]
 
 Serves the tools to agents: MCP over stdio (the default) or over Streamable HTTP at /mcp, and
 on the same HTTP port a plain API (GET /v1/tools, POST /v1/tools/NAME/call, GET /v1/approvals,
@@ -47,6 +48,12 @@ ${policyFlagsHelp(26)}
                           (default half of --max-sessions, rounded up)
   --session-idle-timeout MS  an HTTP MCP session with no request for this long is closed, with
                           its open GET stream (a stream is no activity) (default ${DEFAULT_SESSION_IDLE_MS})
+  --task-ttl MS           an MCP task (Tasks extension) is kept this long after it ends or last
+                          asked for input (default 600000)
+  --max-tasks N           MCP tasks one client (bearer token) may hold, finished ones included
+                          until they expire; past it a new task is refused (default 64)
+  --max-task-bytes BYTES  the results one client's tasks may keep in all; a result past it fails
+                          its task (default 8388608)
   --shutdown-timeout MS   on SIGTERM/SIGINT, how long running calls may finish; the process exits
                           within about a second after it (default 10000)
   --no-watch              do not watch the manifest folders, the store and the policy set
@@ -70,6 +77,10 @@ export interface ServeFlags extends HttpFlags {
   shutdownMs: number;
   watch: boolean;
   log: LogChoice;
+  /** MCP tasks: keep time, and what one client may hold (docs/mcp.md, "Tasks"). */
+  taskTtlMs: number;
+  maxTasks: number;
+  maxTaskBytes: number;
   /** Internal (tests): how often a call waiting for a person sends progress; $TOOLGATE_ASK_PROGRESS_MS. */
   askProgressMs: number | undefined;
   /** The input-round signing key's file (--mrtr-key-file, $TOOLGATE_MRTR_KEY_FILE). */
@@ -97,30 +108,39 @@ function testKnobs(env: NodeJS.ProcessEnv): { credentialWindowMs?: number; askPr
   };
 }
 
+const TASK_FLAGS = { 'task-ttl': { type: 'string' }, 'max-tasks': { type: 'string' }, 'max-task-bytes': { type: 'string' } } as const;
+
+/** The MCP task bounds (docs/mcp.md, "Tasks"). */
+function taskFlags(v: Record<string, unknown>): Pick<ServeFlags, 'taskTtlMs' | 'maxTasks' | 'maxTaskBytes'> {
+  const text = (key: string): string | undefined => (typeof v[key] === 'string' ? v[key] : undefined);
+  return {
+    taskTtlMs: positiveInt('--task-ttl', text('task-ttl'), DEFAULT_TASK_LIMITS.ttlMs),
+    maxTasks: positiveInt('--max-tasks', text('max-tasks'), DEFAULT_TASK_LIMITS.maxPerPrincipal),
+    maxTaskBytes: positiveInt('--max-task-bytes', text('max-task-bytes'), DEFAULT_TASK_LIMITS.maxResultBytes),
+  };
+}
+
 export function parseServeFlags(argv: string[], env: NodeJS.ProcessEnv): ServeFlags {
-  const parsed = parseFlags(
-    argv,
-    {
-      stdio: { type: 'boolean', default: false },
-      http: { type: 'string' },
-      manifests: { type: 'string', multiple: true },
-      ...POLICY_FLAGS,
-      'builtin-tools': { type: 'boolean', default: false },
-      token: { type: 'string' },
-      'allowed-host': { type: 'string', multiple: true },
-      'allow-origin': { type: 'string', multiple: true },
-      'max-body': { type: 'string' },
-      'max-concurrent': { type: 'string' },
-      'shutdown-timeout': { type: 'string' },
-      'max-sessions': { type: 'string' },
-      'max-sessions-per-address': { type: 'string' },
-      'session-idle-timeout': { type: 'string' },
-      'no-watch': { type: 'boolean', default: false },
-      'mrtr-key-file': { type: 'string' },
-      ...LOG_FLAGS,
-    },
-    { min: 0, max: 0 },
-  );
+  const parsed = parseFlags(argv, {
+    stdio: { type: 'boolean', default: false },
+    http: { type: 'string' },
+    manifests: { type: 'string', multiple: true },
+    ...POLICY_FLAGS,
+    'builtin-tools': { type: 'boolean', default: false },
+    token: { type: 'string' },
+    'allowed-host': { type: 'string', multiple: true },
+    'allow-origin': { type: 'string', multiple: true },
+    'max-body': { type: 'string' },
+    'max-concurrent': { type: 'string' },
+    'shutdown-timeout': { type: 'string' },
+    'max-sessions': { type: 'string' },
+    'max-sessions-per-address': { type: 'string' },
+    'session-idle-timeout': { type: 'string' },
+    ...TASK_FLAGS,
+    'no-watch': { type: 'boolean', default: false },
+    'mrtr-key-file': { type: 'string' },
+    ...LOG_FLAGS,
+  }, { min: 0, max: 0 });
   const v = parsed.values;
   if (v.stdio === true && v.http !== undefined) throw new UsageError('give either --stdio or --http, not both');
   let http: BindAddress | undefined;
@@ -151,6 +171,7 @@ export function parseServeFlags(argv: string[], env: NodeJS.ProcessEnv): ServeFl
     maxSessionsPerAddress: positiveInt('--max-sessions-per-address', v['max-sessions-per-address'], defaultSessionsPerAddress(maxSessions)),
     sessionIdleMs: positiveInt('--session-idle-timeout', v['session-idle-timeout'], DEFAULT_SESSION_IDLE_MS),
     ...testKnobs(env),
+    ...taskFlags(v),
     shutdownMs: positiveInt('--shutdown-timeout', v['shutdown-timeout'], 10_000),
     watch: v['no-watch'] !== true,
     log: logChoice(v),

@@ -158,6 +158,7 @@ async function startServing(
       ...(flags.askProgressMs !== undefined ? { askProgressMs: flags.askProgressMs } : {}),
       roundKeys: roundKeysFor(flags),
       policySetId: () => (runtime.policySource.kind === 'none' ? 'none' : `set:${runtime.policySource.name}`),
+      taskLimits: { ttlMs: flags.taskTtlMs, maxPerPrincipal: flags.maxTasks, maxResultBytes: flags.maxTaskBytes },
     });
     resources.add('core', () => core.close());
     const transport = flags.http !== undefined

@@ -1,0 +1,65 @@
+// tasks/get, tasks/update and tasks/cancel on a 2026-07-28 server (the MCP Tasks extension). The
+// SDK v2 has no tasks runtime, so they are custom methods (the 3-argument setRequestHandler, which
+// is also what lets these names through its era gate). Each one answers only a request that
+// declares the extension (-32021 otherwise), and only about the asking principal's own tasks: an
+// unknown, expired or foreign taskId is the same -32602. tasks/result and tasks/list stay
+// unregistered, so the SDK answers them -32601.
+import { ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import type { SidecarCore } from './core.js';
+import { answerFor, type RoundPrincipal } from './input-rounds.js';
+import { envelopeOf } from './modern-envelope.js';
+import { declaresTasks, resumeTask, tasksRequired } from './task-calls.js';
+import type { Task, TaskStore } from './task-store.js';
+
+const TaskParams = z.looseObject({ taskId: z.string().min(1).max(128) });
+
+/** What tasks/get shows: never the run's state; the inlined result is the call's own. */
+function detailed(store: TaskStore, task: Task): Record<string, unknown> {
+  return {
+    taskId: task.id,
+    status: task.status,
+    createdAt: new Date(task.createdAt).toISOString(),
+    lastUpdatedAt: new Date(task.updatedAt).toISOString(),
+    ttlMs: store.limits.ttlMs,
+    pollIntervalMs: store.limits.pollIntervalMs,
+    ...(task.status === 'input_required' && task.inputRequests !== undefined ? { inputRequests: task.inputRequests } : {}),
+    ...(task.status === 'completed' && task.result !== undefined ? { result: task.result } : {}),
+    ...(task.status === 'failed' && task.error !== undefined ? { error: task.error } : {}),
+  };
+}
+
+/**
+ * Takes the answers that fit an open question (its key, and the shape of an answer to its method);
+ * the rest are ignored. Returns true when no question is left open.
+ */
+function takeAnswers(task: Task, responses: Record<string, unknown>): boolean {
+  const open = task.inputRequests;
+  if (task.status !== 'input_required' || open === undefined) return false;
+  for (const [key, request] of Object.entries(open)) {
+    if (!Object.hasOwn(responses, key) || answerFor(request.method, responses, key) === undefined) continue;
+    task.answers[key] = responses[key];
+    delete open[key];
+  }
+  return Object.keys(open).length === 0;
+}
+
+export function registerTaskMethods(server: Server, core: SidecarCore, principal: RoundPrincipal): void {
+  const store = core.tasks;
+  const find = (params: { taskId: string }, ctx: ServerContext): Task => {
+    if (!declaresTasks(envelopeOf(ctx))) throw tasksRequired(ctx.mcpReq.method);
+    const task = store.get(params.taskId, principal.id);
+    if (task === undefined) throw new ProtocolError(-32602, `Unknown task: ${params.taskId}`);
+    return task;
+  };
+  server.setRequestHandler('tasks/get', { params: TaskParams }, (params, ctx) => detailed(store, find(params, ctx)) as never);
+  server.setRequestHandler('tasks/update', { params: TaskParams }, (params, ctx) => {
+    const task = find(params, ctx);
+    if (takeAnswers(task, ctx.mcpReq.inputResponses ?? {})) resumeTask(core, task);
+    return {} as never;
+  });
+  server.setRequestHandler('tasks/cancel', { params: TaskParams }, (params, ctx) => {
+    store.cancel(find(params, ctx));
+    return {} as never;
+  });
+}

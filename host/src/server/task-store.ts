@@ -1,0 +1,155 @@
+// The MCP Tasks extension's tasks (docs/mcp.md, "Tasks"): what each one is doing, what it answered,
+// and whose it is. In the memory of the serving process, bounded three ways: a task is dropped
+// `ttlMs` after its last change unless it is running (a running call is bounded by its own
+// deadline); a principal holds at most `maxPerPrincipal` tasks, finished ones included until they
+// expire; and the results a principal's tasks keep add up to at most `maxResultBytes`.
+import { randomUUID } from 'node:crypto';
+import type { InputRequests } from '@modelcontextprotocol/server';
+import type { RoundPayload } from './input-rounds.js';
+import type { ClientEnvelope } from './modern-envelope.js';
+import { RpcError } from './rpc-error.js';
+
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'cancelled' | 'failed';
+
+export interface TaskLimits {
+  /** How long a finished (or waiting) task is kept after its last change. */
+  ttlMs: number;
+  /** What a client is told about how often to poll tasks/get. */
+  pollIntervalMs: number;
+  maxPerPrincipal: number;
+  /** The stored results of one principal's tasks, in bytes of JSON. */
+  maxResultBytes: number;
+}
+
+export const DEFAULT_TASK_LIMITS: TaskLimits = { ttlMs: 600_000, pollIntervalMs: 500, maxPerPrincipal: 64, maxResultBytes: 8 * 1024 * 1024 };
+
+
+/** What the task runs: the call as the creating request made it. */
+export interface TaskCallSpec {
+  readonly name: string;
+  readonly args: Record<string, unknown>;
+  readonly envelope: ClientEnvelope;
+}
+
+export interface Task {
+  readonly id: string;
+  readonly owner: string;
+  readonly call: TaskCallSpec;
+  readonly createdAt: number;
+  readonly stop: AbortController;
+  updatedAt: number;
+  status: TaskStatus;
+  result?: Record<string, unknown>;
+  resultBytes: number;
+  error?: { code: number; message: string };
+  /** While input_required: the questions still unanswered, and the run's state to resume. */
+  inputRequests?: InputRequests;
+  payload?: Omit<RoundPayload, 'who'>;
+  /** Answers received so far for the open questions (the run resumes when every one is in). */
+  answers: Record<string, unknown>;
+}
+
+const TERMINAL: readonly TaskStatus[] = ['completed', 'cancelled', 'failed'];
+export const isTerminal = (t: Task): boolean => TERMINAL.includes(t.status);
+
+export class TaskStore {
+  readonly limits: TaskLimits;
+  readonly #tasks = new Map<string, Task>();
+
+  constructor(limits: Partial<TaskLimits> = {}) {
+    this.limits = { ...DEFAULT_TASK_LIMITS, ...limits };
+  }
+
+  /**
+   * Throws -32000 when `owner` is at its cap (checked before a call starts, and at create): a JSON-RPC
+   * error, since no task exists to report it in.
+   */
+  assertRoom(owner: string): void {
+    this.sweep();
+    const held = [...this.#tasks.values()].filter((t) => t.owner === owner).length;
+    if (held >= this.limits.maxPerPrincipal) {
+      throw new RpcError(-32000, `too many tasks: this client holds ${held} (the limit is ${this.limits.maxPerPrincipal}); finished tasks count until they expire, ${this.limits.ttlMs} ms after they end`);
+    }
+  }
+
+  /** A new working task for `owner`, stopped through `stop`; throws -32000 at the cap. */
+  create(owner: string, stop: AbortController, call: TaskCallSpec): Task {
+    this.assertRoom(owner);
+    const now = Date.now();
+    const task: Task = { id: randomUUID(), owner, call, createdAt: now, updatedAt: now, status: 'working', stop, resultBytes: 0, answers: {} };
+    this.#tasks.set(task.id, task);
+    return task;
+  }
+
+  /** The task, if it exists, has not expired and is `owner`'s; another's is as unknown as a missing one. */
+  get(id: string, owner: string): Task | undefined {
+    this.sweep();
+    const task = this.#tasks.get(id);
+    return task !== undefined && task.owner === owner ? task : undefined;
+  }
+
+  /** Terminal with the call's result, unless it no longer fits the principal's result budget. */
+  complete(task: Task, result: Record<string, unknown>): void {
+    if (isTerminal(task)) return;
+    const bytes = Buffer.byteLength(JSON.stringify(result));
+    const used = [...this.#tasks.values()].filter((t) => t.owner === task.owner).reduce((n, t) => n + t.resultBytes, 0);
+    if (used + bytes > this.limits.maxResultBytes) {
+      this.fail(task, -32000, `the result (${bytes} bytes) does not fit the ${this.limits.maxResultBytes} bytes this client's tasks may keep (${used} in use); it was dropped`);
+      return;
+    }
+    task.result = result;
+    task.resultBytes = bytes;
+    this.#settle(task, 'completed');
+  }
+
+  fail(task: Task, code: number, message: string): void {
+    if (isTerminal(task)) return;
+    task.error = { code, message };
+    this.#settle(task, 'failed');
+  }
+
+  /** Cancelled, and its run stopped (the instance is torn down as any aborted call's is). */
+  cancel(task: Task): void {
+    if (isTerminal(task)) return;
+    this.#settle(task, 'cancelled');
+    task.stop.abort(new Error('the task was cancelled'));
+  }
+
+  /** Waiting for the client: these questions, and the state the next run resumes from. */
+  ask(task: Task, inputRequests: InputRequests, payload: Omit<RoundPayload, 'who'>): void {
+    if (isTerminal(task)) return;
+    task.inputRequests = inputRequests;
+    task.payload = payload;
+    task.answers = {};
+    task.status = 'input_required';
+    task.updatedAt = Date.now();
+  }
+
+  /** Running again (after every open question got its answer). */
+  resume(task: Task): void {
+    delete task.inputRequests;
+    task.status = 'working';
+    task.updatedAt = Date.now();
+  }
+
+  #settle(task: Task, status: TaskStatus): void {
+    delete task.inputRequests;
+    delete task.payload;
+    task.answers = {};
+    task.status = status;
+    task.updatedAt = Date.now();
+  }
+
+  /** Drops what expired: anything but a running task, ttlMs after its last change. */
+  sweep(now = Date.now()): void {
+    for (const [id, t] of this.#tasks) if (t.status !== 'working' && t.updatedAt + this.limits.ttlMs <= now) this.#tasks.delete(id);
+  }
+
+  /** Stops every running task (the server is closing). */
+  close(): void {
+    for (const t of this.#tasks.values()) if (!isTerminal(t)) t.stop.abort(new Error('server shutting down'));
+    this.#tasks.clear();
+  }
+}
