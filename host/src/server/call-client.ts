@@ -164,31 +164,32 @@ export function mcpCallClient(o: CallClientOptions): SessionCallClient {
         params: { progressToken: token, progress, ...(total !== undefined ? { total } : {}), ...(message !== undefined && message !== '' ? { message: spellHidden(message) } : {}) },
       });
     },
-    async request(req, signal, timeoutMs): Promise<ClientAnswer> {
-      const caps = o.server.getClientCapabilities();
-      if (!clientCanAnswer(caps, req.kind)) {
-        return { ok: false, code: 'UNAVAILABLE', message: `the client did not declare the ${req.kind} capability` };
-      }
-      const checked = checkedParams(req);
-      if (!checked.ok) return { ok: false, code: 'INVALID_REQUEST', message: checked.message };
-      if (!(timeoutMs > 0)) return { ok: false, code: 'FAILED', message: `no time is left before the call's deadline for ${req.kind}` };
-      try {
-        const options = { signal, timeout: timeoutMs };
-        const result =
-          req.kind === 'elicitation'
-            ? await o.extra.sendRequest({ method: 'elicitation/create', params: checked.params as never }, ElicitResultSchema, options)
-            : req.kind === 'roots'
-              ? await o.extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema, options)
-              : await o.extra.sendRequest(
-                  { method: 'sampling/createMessage', params: checked.params as never },
-                  checked.params['tools'] !== undefined ? CreateMessageResultWithToolsSchema : CreateMessageResultSchema,
-                  options,
-                );
-        return { ok: true, result: JSON.parse(JSON.stringify(result)) as JsonObject };
-      } catch (err) {
-        const why = messageOf(err);
-        return { ok: false, code: 'FAILED', message: `${req.kind} request failed: ${why}` };
-      }
-    },
+    request: (req, signal, timeoutMs) => sessionRequest(o, req, signal, timeoutMs),
   };
+}
+
+/** A tool's elicitation, sampling or roots request, sent on the session's request that made the call. */
+async function sessionRequest(o: CallClientOptions, req: ClientRequest, signal: AbortSignal, timeoutMs: number): Promise<ClientAnswer> {
+  if (!clientCanAnswer(o.server.getClientCapabilities(), req.kind)) {
+    return { ok: false, code: 'UNAVAILABLE', message: `the client did not declare the ${req.kind} capability` };
+  }
+  const checked = checkedParams(req);
+  if (!checked.ok) return { ok: false, code: 'INVALID_REQUEST', message: checked.message };
+  if (!(timeoutMs > 0)) return { ok: false, code: 'FAILED', message: `no time is left before the call's deadline for ${req.kind}` };
+  try {
+    const options = { signal, timeout: timeoutMs };
+    const result =
+      req.kind === 'elicitation'
+        ? await o.extra.sendRequest({ method: 'elicitation/create', params: checked.params as never }, ElicitResultSchema, options)
+        : req.kind === 'roots'
+          ? await o.extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema, options)
+          : await o.extra.sendRequest(
+              { method: 'sampling/createMessage', params: checked.params as never },
+              checked.params['tools'] !== undefined ? CreateMessageResultWithToolsSchema : CreateMessageResultSchema,
+              options,
+            );
+    return { ok: true, result: JSON.parse(JSON.stringify(result)) as JsonObject };
+  } catch (err) {
+    return { ok: false, code: 'FAILED', message: `${req.kind} request failed: ${messageOf(err)}` };
+  }
 }
