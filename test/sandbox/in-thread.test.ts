@@ -108,6 +108,35 @@ describe('stopped on the calling thread', () => {
     expect(tool.stats()).toMatchObject({ busy: 0, queued: 0 });
   });
 
+  it('a caller\'s abort while a call is under way on the calling thread is ABORTED, and its instance is torn down', async () => {
+    // No timer or signal listener is armed for such a call (call-control.ts): the control is polled
+    // by the fuel check and once the call returns. The abort lands in the microtask after the one
+    // that runs the module, so only the poll after the call can see it.
+    const tool = await load('core_kit', 'burn', { execution: { sliceMs: 60_000 } });
+    await tool.call(Uint8Array.of(4), { signal: never() });
+    const ac = new AbortController();
+    const pending = tool.call(Uint8Array.of(16), { signal: ac.signal });
+    queueMicrotask(() => ac.abort());
+    await failure(pending, 'ABORTED');
+    expect(tool.paths()).toEqual({ inThread: 2, worker: 0, moved: 0 });
+    expect(tool.stats().live).toBe(0);
+    expect((await tool.call(Uint8Array.of(4), { signal: never() })).length).toBeGreaterThan(0);
+    expect(tool.paths()).toEqual({ inThread: 3, worker: 0, moved: 0 });
+  });
+
+  it('a caller\'s abort before its call reaches the module on the calling thread is ABORTED without running it', async () => {
+    const tool = await load('core_kit', 'burn', { execution: { sliceMs: 60_000 } });
+    await tool.call(Uint8Array.of(4), { signal: never() });
+    const ac = new AbortController();
+    // aborted in the same turn, before the instance is handed the call
+    const pending = tool.call(Uint8Array.of(30), { signal: ac.signal });
+    ac.abort();
+    const t0 = performance.now();
+    await failure(pending, 'ABORTED');
+    // 2^30 iterations would take seconds: the call never ran
+    expect(performance.now() - t0).toBeLessThan(500);
+  });
+
   it('a start function that never returns is TIMEOUT while it is instantiated on the calling thread', async () => {
     const tool = await load('hostile_start_loop', 'run', { execution: { sliceMs: 60_000 }, limits: { timeoutMs: 200 } });
     await failure(tool.call(new Uint8Array(0), { signal: never() }), 'TIMEOUT');

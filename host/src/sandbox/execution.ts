@@ -64,7 +64,12 @@ export class InThreadRoute {
       return undefined;
     }
     try {
-      const out = await ctl.race(this.pool.run(input, ctl));
+      // An idle instance runs the call on this thread at once, its fuel check polling the control:
+      // nothing to race, so the call's timer and signal listener are never armed. Starting one
+      // (loading, instantiating) waits, and is raced against the deadline and the caller's signal.
+      const direct = this.pool.hasIdle();
+      const run = this.pool.run(input, ctl);
+      const out = await (direct ? run : ctl.race(run));
       this.counts.inThread++;
       return out;
     } catch (err) {

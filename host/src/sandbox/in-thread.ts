@@ -57,12 +57,10 @@ class SliceGate {
     if (this.tripped) throw this.tripped;
     const ctl = this.#ctl;
     if (ctl === undefined) return REFILL;
-    if (ctl.failure) this.stop(ctl.failure);
     const now = performance.now();
-    if (now >= ctl.deadline) {
-      ctl.expire();
-      this.stop(ctl.failure ?? new ToolFailure('TIMEOUT', 'the call did not finish within its deadline'));
-    }
+    // the caller's abort and the deadline, polled: no timer or listener runs while this thread is busy
+    const failure = ctl.poll(now);
+    if (failure) this.stop(failure);
     if (now >= this.#until) this.stop(new MoveToWorker('the call used up its time slice on the calling thread'));
     return REFILL;
   };
@@ -99,6 +97,7 @@ const STACK_OVERFLOW = /Maximum call stack size exceeded/;
 
 export class InThreadInstance implements PooledInstance {
   poisoned = false;
+  readonly pollsControl = true;
   #dead = false;
   #runner: PluginRunner | undefined;
   readonly #gate = new SliceGate();
@@ -152,6 +151,13 @@ export class InThreadInstance implements PooledInstance {
       throw stop;
     }
     await runner.finish();
+    // cancelled while the call ran (by its caller, or a sandbox closing): no listener tore it down
+    const cancelled = ctl.poll();
+    if (cancelled) {
+      this.poisoned = true;
+      this.#logs = [];
+      throw cancelled;
+    }
     this.#flushLogs();
     if (result.ok) return result.bytes;
     const { failure, poisoned } = failureOf(result.fault, new TextDecoder().decode(errorBytes(result.message)), this.setup.secrets);

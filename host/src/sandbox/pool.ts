@@ -8,6 +8,13 @@ export interface PooledInstance {
   /** Set when the instance must not serve another call. */
   poisoned: boolean;
   readonly dead: boolean;
+  /**
+   * Set when the instance runs the call on the calling thread and polls the control itself (its
+   * fuel check, and once the call returns): the pool then adds no cancel listener, so the call's
+   * timer and signal listener stay unarmed (call-control.ts). Cancellation still tears it down:
+   * the instance comes back poisoned and is discarded.
+   */
+  readonly pollsControl?: boolean;
   /** Runs one call. Throws ToolFailure; on TIMEOUT/ABORTED the pool terminates this instance. */
   run(input: Uint8Array, ctl: CallControl, client?: CallClient): Promise<Uint8Array>;
   terminate(): Promise<void>;
@@ -28,6 +35,8 @@ export interface PoolStats {
   idle: number;
   queued: number;
 }
+
+const noop = (): void => {};
 
 /** What a queued call is handed: an instance, or the right to start one. */
 type Grant = PooledInstance | 'spawn';
@@ -58,6 +67,11 @@ export class InstancePool {
 
   constructor(private readonly opts: PoolOptions) {}
 
+  /** An idle instance would take a call now, without starting one. */
+  hasIdle(): boolean {
+    return !this.#closed && this.#idle.some((i) => !i.dead);
+  }
+
   stats(): PoolStats {
     return { live: this.#all.size + this.#starting, busy: this.#busy.size, idle: this.#idle.length, queued: this.#queue.length };
   }
@@ -66,13 +80,13 @@ export class InstancePool {
     this.#active.add(ctl);
     try {
       const instance = await this.#acquire(ctl);
-      if (ctl.failure) {
+      if (ctl.poll()) {
         // cancelled in the instant between being handed an instance and resuming
         this.#release(instance);
         throw ctl.failure;
       }
       // on deadline or abort the instance is torn down at once, before the caller even resumes
-      const off = ctl.onCancel(() => this.#discard(instance));
+      const off = instance.pollsControl === true ? noop : ctl.onCancel(() => this.#discard(instance));
       try {
         const out = await instance.run(input, ctl, client);
         off();
