@@ -333,6 +333,35 @@ describe('an ask in the installed command is answered through each approval chan
       await client.close();
     }
   }, 60_000);
+
+  it('MCP 2026-07-28: a stdio client pinned to the new revision (SDK v2) has the ask as an input round, and its accept runs the call', async () => {
+    const { Client: V2Client } = await import('@modelcontextprotocol/client');
+    const { StdioClientTransport: V2Stdio } = await import('@modelcontextprotocol/client/stdio');
+    const set = askingSet('ask-mcp-2026', '[tty]');
+    const client = new V2Client({ name: 'installed-test-2026', version: '1' }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const forms: string[] = [];
+    client.setRequestHandler('elicitation/create', (req) => {
+      forms.push(String((req.params as { message?: unknown }).message));
+      return { action: 'accept', content: {} };
+    });
+    await client.connect(new V2Stdio({
+      command: join(prefix, 'bin', 'toolgate'),
+      args: ['serve', '--stdio', '--manifests', MANIFESTS, '--policies', set],
+      env: env as Record<string, string>,
+      cwd: folder('ask-mcp-2026-cwd'),
+      stderr: 'pipe',
+    }));
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      const res = await client.callTool({ name: 'greet', arguments: { name: 'Ada' } });
+      expect(res.isError).toBe(false);
+      expect(res.content).toEqual([{ type: 'text', text: 'Hello, Ada!' }]);
+      expect(forms).toHaveLength(1);
+      expect(forms[0]).toContain('greet');
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
 });
 
 describe('what the bundle loads lazily keeps its exports in the installed command', () => {
