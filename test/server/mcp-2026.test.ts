@@ -53,6 +53,12 @@ beforeAll(async () => {
       '  - { id: ask-writer, use: ask, with: { tools: [writer], reason: "writing needs a yes" } }', '',
     ].join('\n'),
   );
+  await writeFile(join(manifests, 'slow_compute.yaml'), [
+    'apiVersion: toolgate/v1', 'name: slow_compute', 'version: 1.0.0', 'description: Sleeps, then answers with its label (a task).',
+    `module: { path: ${join(ROOT, 'pdk-examples/conformance/build/tasks.wasm')}, entry: slow_compute }`,
+    'parameters:', '  seconds: { type: number, required: true }', '  label: { type: string, required: true }', 'output: { render: mcp }',
+    'capabilities: { memory: { max_pages: 32 }, timeout_ms: 60000, mcp: [elicitation] }', 'execution: { task: optional }', '',
+  ].join('\n'));
   await writeFile(
     join(manifests, 'writer.yaml'),
     [
@@ -266,6 +272,18 @@ describe('MCP 2026-07-28 over HTTP (serve --http)', () => {
       expect(late.status).toBe(409);
       expect(ran('abandoned')).toBe(false);
     });
+  });
+
+  test("a task's run joins the trace of the request that created it (its audit record carries that traceparent)", async () => {
+    const parent = '00-11112222333344445555666677778888-1111222233334444-01';
+    const caps = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+    const created = await modernRpc(server.url, 'tools/call', { name: 'slow_compute', arguments: { seconds: 0, label: 'traced-task' } }, { capabilities: caps, meta: { traceparent: parent } });
+    expect(created.message.result?.['resultType']).toBe('task');
+    const record = await waitFor('the task\'s audit record', async () => {
+      const lines = (await readFile(join(dir.path, 'home-0', 'audit.jsonl'), 'utf8').catch(() => '')).split('\n').filter((l) => l !== '');
+      return lines.map((l) => JSON.parse(l) as { arguments?: { label?: string }; trace?: { traceparent: string } }).find((r) => r.arguments?.label === 'traced-task');
+    });
+    expect(record.trace).toEqual({ traceparent: parent });
   });
 
   test('2025-11-25 sessions are served beside it, on the same endpoint', async () => {

@@ -88,7 +88,7 @@ async function callTool(o: ModernOptions, params: unknown, ctx: ServerContext): 
   const link = requestLink(ctx);
   const execution = tool.definition.execution;
   if (execution !== undefined) {
-    if (declaresTasks(link.envelope)) return callAsTask({ core, principal, name, args, envelope: link.envelope, execution }, ctx);
+    if (declaresTasks(link.envelope)) return callAsTask({ core, principal, name, args, envelope: link.envelope, execution, ...(link.trace !== undefined ? { trace: link.trace } : {}) }, ctx);
     if (execution.task === 'required') throw tasksRequired(`the tool ${name}`);
   }
   const end = await runCall({

@@ -13,6 +13,7 @@ import { runCall, type RunEnd } from './modern-call.js';
 import type { ClientEnvelope } from './modern-envelope.js';
 import { RpcError } from './rpc-error.js';
 import { TASKS_EXTENSION, type Task, type TaskStore } from './task-store.js';
+import type { TraceContext } from '../pipeline/index.js';
 
 /** Whether this request's own envelope declares the Tasks extension (the decision is per request). */
 export function declaresTasks(envelope: ClientEnvelope): boolean {
@@ -35,6 +36,7 @@ export interface TaskCall {
   args: Record<string, unknown>;
   envelope: ClientEnvelope;
   execution: ToolExecution;
+  trace?: TraceContext;
 }
 
 /** The flat CreateTaskResult. */
@@ -61,7 +63,7 @@ function limited<T>(fn: () => T, stop: AbortController): T {
 }
 
 function newTask(store: TaskStore, c: TaskCall, stop: AbortController): Task {
-  return limited(() => store.create(c.principal.id, stop, { name: c.name, args: c.args, envelope: c.envelope }), stop);
+  return limited(() => store.create(c.principal.id, stop, { name: c.name, args: c.args, envelope: c.envelope, ...(c.trace !== undefined ? { trace: c.trace } : {}) }), stop);
 }
 
 /**
@@ -75,7 +77,7 @@ export async function callAsTask(c: TaskCall, ctx: ServerContext): Promise<Recor
   limited(() => store.assertRoom(c.principal.id), stop);
   const run = (): Promise<RunEnd> =>
     runCall({
-      core: c.core, principal: c.principal, name: c.name, args: c.args, link: { envelope: c.envelope },
+      core: c.core, principal: c.principal, name: c.name, args: c.args, link: { envelope: c.envelope, ...(c.trace !== undefined ? { trace: c.trace } : {}) },
       state: ctx.mcpReq.requestState<RoundPayload>(), responses: ctx.mcpReq.inputResponses ?? {}, signal: stop.signal,
     });
   if (c.execution.syncMs === 0) {
@@ -103,7 +105,7 @@ export function resumeTask(core: SidecarCore, task: Task): void {
   const { payload, answers } = task;
   core.tasks.resume(task);
   drive(core, task, runCall({
-    core, principal: { id: task.owner }, name: task.call.name, args: task.call.args, link: { envelope: task.call.envelope },
+    core, principal: { id: task.owner }, name: task.call.name, args: task.call.args, link: { envelope: task.call.envelope, ...(task.call.trace !== undefined ? { trace: task.call.trace } : {}) },
     state: payload, responses: answers, signal: task.stop.signal,
   }));
 }

@@ -8,6 +8,7 @@ import type { InputRequests } from '@modelcontextprotocol/server';
 import type { RoundPayload } from './input-rounds.js';
 import type { ClientEnvelope } from './modern-envelope.js';
 import { RpcError } from './rpc-error.js';
+import type { TraceContext } from '../pipeline/index.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
@@ -25,12 +26,13 @@ export interface TaskLimits {
 
 export const DEFAULT_TASK_LIMITS: TaskLimits = { ttlMs: 600_000, pollIntervalMs: 500, maxPerPrincipal: 64, maxResultBytes: 8 * 1024 * 1024 };
 
-
 /** What the task runs: the call as the creating request made it. */
 export interface TaskCallSpec {
   readonly name: string;
   readonly args: Record<string, unknown>;
   readonly envelope: ClientEnvelope;
+  /** The creating request's trace context: every run of the task joins that trace. */
+  readonly trace?: TraceContext;
 }
 
 export interface Task {
