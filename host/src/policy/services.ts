@@ -7,8 +7,8 @@ import { ApprovalQueue, ApprovalRouter, SharedApprovalQueue, type PendingQueue, 
 import type { SharedState } from '../shared-state/index.js';
 import { AuditService } from './audit/log.js';
 import { PolicyEvents } from './events.js';
-import { memoryBuckets, type BucketsFactory } from './builtins/rate-limit.js';
-import { sharedBuckets } from './builtins/shared-buckets.js';
+import { memoryBuckets, type BucketsFactory } from './buckets.js';
+import { sharedBuckets } from './shared-buckets.js';
 import { Metrics } from './metrics.js';
 
 export interface PolicyServices {

@@ -13,6 +13,7 @@ import { SessionApprovals } from './session-approvals.js';
 import { SharedTasks } from './shared-tasks.js';
 import { DEFAULT_TASK_LIMITS, TaskStore, type TaskLimits } from './task-store.js';
 import type { SharedState } from '../shared-state/index.js';
+import { messageOf } from '../errors/index.js';
 
 /** The part of the CLI's Runtime the server needs (kept structural so server does not import cli). */
 export interface ServerRuntime {
@@ -171,5 +172,5 @@ function newTaskStore(options: SidecarOptions, logger: Logger): TaskStore {
   if (options.state === undefined) return new TaskStore(options.taskLimits);
   const ttlMs = options.taskLimits?.ttlMs ?? DEFAULT_TASK_LIMITS.ttlMs;
   return new TaskStore(options.taskLimits, new SharedTasks(options.state, ttlMs), (err, task) =>
-    logger.warn({ err: err instanceof Error ? err.message : String(err), taskId: task.id }, 'cannot write the task to the shared state; other replicas see it as it was'));
+    logger.warn({ err: messageOf(err), taskId: task.id }, 'cannot write the task to the shared state; other replicas see it as it was'));
 }

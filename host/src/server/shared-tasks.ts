@@ -6,6 +6,7 @@
 // answer from its memory.
 import type { InputRequests } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { messageOf } from '../errors/index.js';
 import type { SharedState } from '../shared-state/index.js';
 import { RpcError } from './rpc-error.js';
 
@@ -43,7 +44,7 @@ const Message = z.discriminatedUnion('type', [
 export type TaskMessage = z.infer<typeof Message>;
 
 const unavailable = (err: unknown): RpcError =>
-  new RpcError(-32000, `the shared task state is unavailable, so another replica's task cannot be reached now (${err instanceof Error ? err.message : String(err)})`);
+  new RpcError(-32000, `the shared task state is unavailable, so another replica's task cannot be reached now (${messageOf(err)})`);
 
 export class SharedTasks {
   readonly #state: SharedState;

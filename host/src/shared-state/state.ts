@@ -1,12 +1,12 @@
 // What the stores that replicas share need from the store under them: atomic scripts, plain
 // commands, and messages to the other replicas. A store that cannot reach it throws
 // StateUnavailable, and its caller fails closed (an ask is denied, a rate-limited call refused).
+import { ToolgateError } from '../errors/index.js';
 
 /** The shared store is down or did not answer in time; whatever needed it is refused. */
-export class StateUnavailable extends Error {
+export class StateUnavailable extends ToolgateError<'STATE_UNAVAILABLE'> {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'StateUnavailable';
+    super('STATE_UNAVAILABLE', message, options);
   }
 }
 

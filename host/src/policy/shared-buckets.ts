@@ -2,8 +2,8 @@
 // every bucket a call falls in and takes a token from each, all or none, on Redis's own clock,
 // so N replicas together let through what one would. A bucket left alone expires once it
 // would be full again.
-import type { SharedState } from '../../shared-state/index.js';
-import type { Buckets, BucketsFactory } from './rate-limit.js';
+import type { SharedState } from '../shared-state/index.js';
+import type { Buckets, BucketsFactory } from './buckets.js';
 
 const TAKE = `
 local t = redis.call('TIME')
