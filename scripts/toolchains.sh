@@ -3,8 +3,9 @@
 #   scripts/toolchains.sh build   clang, wasm-ld, wasi-libc, the wasm32 clang runtime, wabt, and
 #                                 Debian's rustc with the wasm32 std (the example tools and test
 #                                 modules are built from source)
-#   scripts/toolchains.sh test    the same plus docker-registry (the OCI tests start a real registry)
-#                                 and chromium (the /ui page is tested in a real headless browser)
+#   scripts/toolchains.sh test    the same plus docker-registry (the OCI tests start a real registry),
+#                                 chromium (the /ui page is tested in a real headless browser) and
+#                                 redis-server (the replica tests share state through a real Redis)
 #   scripts/toolchains.sh browser chromium and a font (make screenshots)
 #   scripts/toolchains.sh make    only make itself (for a machine that has nothing but Node)
 # Installs with apt-get as root, or through `sudo -n` when that works without a password;
@@ -41,6 +42,7 @@ case "$what" in
     if [ "$what" = test ]; then
       need docker-registry has docker-registry
       need chromium has chromium
+      need redis-server has redis-server
     fi
     ;;
   *)

@@ -19,6 +19,7 @@ import { InsecureBindError, RpcError, ServerClosingError } from '../../host/src/
 import { BodyTooLargeError } from '../../host/src/server/http-guard.js';
 import { ToolDefinitionError, ToolFailure } from '../../host/src/tool/index.js';
 import { UsageError } from '../../host/src/cli/index.js';
+import { StateUnavailable } from '../../host/src/shared-state/index.js';
 import { SRC } from './imports.js';
 
 /** One instance of every error class toolgate has (a new class must be added here). */
@@ -42,6 +43,7 @@ const SAMPLES: Record<string, () => Error> = {
   ServerClosingError: () => new ServerClosingError(),
   RpcError: () => new RpcError(-32602, 'Unknown tool: x'),
   UsageError: () => new UsageError('unknown option --x'),
+  StateUnavailable: () => new StateUnavailable('shared state redis://127.0.0.1:6379 is unavailable'),
   AnsweredElsewhere: () => new AnsweredElsewhere('rejected', 'the terminal'),
   ClientGone: () => new ClientGone('its stdin closed'),
 };

@@ -6,5 +6,6 @@ export { ApprovalRouter, AnsweredElsewhere, type ElicitationApproval } from './r
 export { TtyApprovalChannel, TTY_ANSWERER, type TtyChannelOptions } from './tty.js';
 export { HttpApprovalChannel, type HttpChannelOptions } from './http-callback.js';
 export { ClientGone } from './withdrawn.js';
-export { ApprovalQueue, type PendingApproval, type EndedApproval } from './queue.js';
+export { ApprovalQueue, type PendingApproval, type EndedApproval, type PendingQueue } from './queue.js';
+export { SharedApprovalQueue } from './shared-queue.js';
 export { APPROVAL_OUTCOMES, isApprovalOutcome, replyOutcome, approvalSummary, type ApprovalSummary } from './outcome.js';

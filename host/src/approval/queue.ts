@@ -35,7 +35,20 @@ const REMEMBER_ENDED = 1000;
 /** The timer that expires a request fires a little after expiresAt; within this it counts as expiry. */
 const EXPIRY_SLACK_MS = 250;
 
-export class ApprovalQueue implements ApprovalService {
+/**
+ * The queue a person answers over HTTP and /ui: this process's (ApprovalQueue, the default) or the
+ * replicas' shared one (SharedApprovalQueue, `serve --state`).
+ */
+export interface PendingQueue extends ApprovalService {
+  readonly answerable: boolean;
+  openForAnswers(): () => void;
+  list(): PendingApproval[];
+  resolve(id: string, outcome: ApprovalOutcome, answeredBy?: string): boolean | Promise<boolean>;
+  ended(id: string): EndedApproval | undefined;
+  onChange(fn: (pending: readonly PendingApproval[]) => void): () => void;
+}
+
+export class ApprovalQueue implements PendingQueue {
   readonly #pending = new Map<string, { item: PendingApproval; settle: (o: ApprovalOutcome, by?: string) => void }>();
   readonly #ended = new Map<string, EndedApproval>();
   readonly #listeners = new Set<(pending: readonly PendingApproval[]) => void>();

@@ -8,6 +8,7 @@ import { createPluginHost, type Context, type PluginHost } from '../plugin/index
 import { builtinTools, type ToolRegistry } from '../tool/index.js';
 import type { ApprovalService, Pipeline } from '../pipeline/index.js';
 import type { PolicyLoader, PolicyServices } from '../policy/index.js';
+import type { SharedState } from '../shared-state/index.js';
 import type { ManifestLoader } from './manifest-loader.js';
 import type { CliIO } from './command.js';
 import { createLogger, logLevel, type LogChoice, type LogLevel } from './logging.js';
@@ -40,6 +41,8 @@ export interface RuntimeOptions {
   policyServices?: PolicyServices;
   /** Reload the policy set when its files change (the server does; one-shot commands do not). */
   watchPolicies?: boolean;
+  /** The replicas' shared state (`serve --state`): the approval queue and rate-limit buckets go there. */
+  state?: SharedState;
   /**
    * Load the manifest tools (default true). The server passes false and loads them itself, so
    * that it can also reload and unregister them; manifestDirs and storeDir are resolved either way.
@@ -85,7 +88,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const warning = noPolicyWarning(policySource);
   if (warning !== undefined) io.stderr(warning);
 
-  const policyServices = options.policyServices ?? (await processPolicyServices(io, logger, storeDir));
+  const policyServices = options.policyServices ?? (await processPolicyServices(io, logger, storeDir, options.state));
   const manifestProblems: string[] = [];
   const host = createPluginHost({ logger, ...(options.approval !== undefined ? { approval: options.approval } : {}) });
   try {
@@ -113,8 +116,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
 }
 
 /** The policy services of this process: its logger, its env, the store's audit log and its terminal. */
-async function processPolicyServices(io: CliIO, logger: Logger, storeDir: string): Promise<PolicyServices> {
+async function processPolicyServices(io: CliIO, logger: Logger, storeDir: string, state: SharedState | undefined): Promise<PolicyServices> {
   return (await import('../policy/index.js')).createPolicyServices({
+    ...(state !== undefined ? { state } : {}),
     logger,
     env: io.env,
     auditPath: join(storeDir, 'audit.jsonl'),

@@ -48,6 +48,8 @@ export const ERROR_CODES_BY_PART = {
    * that asked went away (its request closed, it cancelled, its stdin closed).
    */
   approval: ['ANSWERED_ELSEWHERE', 'CLIENT_GONE'],
+  /** The replicas' shared state (`serve --state`) down or not answering: what needed it is refused. */
+  sharedState: ['STATE_UNAVAILABLE'],
   /** A native plugin whose apply failed. */
   plugin: ['PLUGIN_APPLY_FAILED'],
   /** A policy set refused (file, entry, key path). */

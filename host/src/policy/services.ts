@@ -3,9 +3,12 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
-import { ApprovalQueue, ApprovalRouter, type TtyChannelOptions } from '../approval/index.js';
+import { ApprovalQueue, ApprovalRouter, SharedApprovalQueue, type PendingQueue, type TtyChannelOptions } from '../approval/index.js';
+import type { SharedState } from '../shared-state/index.js';
 import { AuditService } from './audit/log.js';
 import { PolicyEvents } from './events.js';
+import { memoryBuckets, type BucketsFactory } from './buckets.js';
+import { sharedBuckets } from './shared-buckets.js';
 import { Metrics } from './metrics.js';
 
 export interface PolicyServices {
@@ -14,7 +17,9 @@ export interface PolicyServices {
   /** The approval service the pipeline asks; channels are configured by the `approvals` entry. */
   readonly approvals: ApprovalRouter;
   /** Pending approvals for the `queue` channel (the server lists and resolves them). */
-  readonly queue: ApprovalQueue;
+  readonly queue: PendingQueue;
+  /** Where rate-limit keeps its buckets: this process's memory, or the replicas' shared state. */
+  readonly buckets: BucketsFactory;
   readonly audit: AuditService;
   readonly events: PolicyEvents;
   /** Where audit-log writes when its entry names no path: $TOOLGATE_HOME/audit.jsonl. */
@@ -25,6 +30,8 @@ export interface PolicyServices {
   readonly env: NodeJS.ProcessEnv;
   /** The values of declared secrets, so redact and the audit log can cut them out. */
   readonly secrets: SecretValues;
+  /** The replicas' shared state, when the server was given one (`serve --state`). */
+  readonly state?: SharedState;
 }
 
 export interface SecretValues {
@@ -33,7 +40,7 @@ export interface SecretValues {
 }
 
 /** Names a policy module may list in `inject`. */
-export const INJECTABLE = ['logger', 'metrics', 'approvals', 'queue', 'audit', 'events', 'tty', 'secrets'] as const;
+export const INJECTABLE = ['logger', 'metrics', 'approvals', 'queue', 'buckets', 'audit', 'events', 'tty', 'secrets'] as const;
 export type ServiceName = (typeof INJECTABLE)[number];
 export type InjectedServices = Partial<Pick<PolicyServices, ServiceName>>;
 
@@ -42,6 +49,8 @@ export interface PolicyServicesOptions {
   env?: NodeJS.ProcessEnv;
   auditPath?: string;
   tty?: TtyChannelOptions;
+  /** The replicas' shared state (`serve --state`): the approval queue and rate-limit buckets live there. */
+  state?: SharedState;
 }
 
 export function createPolicyServices(options: PolicyServicesOptions = {}): PolicyServices {
@@ -56,7 +65,8 @@ export function createPolicyServices(options: PolicyServicesOptions = {}): Polic
     approvals: new ApprovalRouter({ onError: (err) => logger.warn({ err }, 'approval channel failed; treated as unavailable') }),
     // Held only while a server that lists and answers it runs (`serve --http`); elsewhere (`call`,
     // `serve --stdio`) nobody could answer, so an ask routed to it is denied at once.
-    queue: new ApprovalQueue({ onlyWhileOpen: true }),
+    queue: options.state !== undefined ? new SharedApprovalQueue(options.state, { onlyWhileOpen: true, logger }) : new ApprovalQueue({ onlyWhileOpen: true }),
+    buckets: options.state !== undefined ? sharedBuckets(options.state) : memoryBuckets,
     audit: new AuditService({ defaultPath: auditPath }),
     events: new PolicyEvents(),
     auditPath,
@@ -66,6 +76,7 @@ export function createPolicyServices(options: PolicyServicesOptions = {}): Polic
       return tty;
     },
     env,
+    ...(options.state !== undefined ? { state: options.state } : {}),
     secrets: {
       valuesOf: (names) => names.map((n) => env[n]).filter((v): v is string => typeof v === 'string' && v.length >= 4),
     },

@@ -10,7 +10,10 @@ import { RoundKeys } from './input-rounds.js';
 import { CallTracker } from './call-tracker.js';
 import { CallMetrics, type MetricsSource } from './metrics.js';
 import { SessionApprovals } from './session-approvals.js';
-import { TaskStore, type TaskLimits } from './task-store.js';
+import { SharedTasks } from './shared-tasks.js';
+import { DEFAULT_TASK_LIMITS, TaskStore, type TaskLimits } from './task-store.js';
+import type { SharedState } from '../shared-state/index.js';
+import { messageOf } from '../errors/index.js';
 
 /** The part of the CLI's Runtime the server needs (kept structural so server does not import cli). */
 export interface ServerRuntime {
@@ -68,6 +71,8 @@ export interface SidecarOptions {
   roundKeys?: RoundKeys;
   /** How long tasks are kept and how many a principal may hold (task-store.ts has the defaults). */
   taskLimits?: Partial<TaskLimits>;
+  /** The replicas' shared state (`serve --state`): tasks are visible and cancellable from each. */
+  state?: SharedState;
 }
 
 export class SidecarCore {
@@ -106,7 +111,7 @@ export class SidecarCore {
     this.onToolsListed = options.onToolsListed ?? (() => {});
     this.policySetId = options.policySetId ?? (() => 'default');
     this.roundKeys = options.roundKeys ?? RoundKeys.ephemeral();
-    this.tasks = new TaskStore(options.taskLimits);
+    this.tasks = newTaskStore(options, runtime.logger);
     if (options.metrics !== undefined) {
       this.metrics = options.metrics;
     } else {
@@ -160,4 +165,12 @@ export class SidecarCore {
     this.#servers.clear();
     this.tasks.close();
   }
+}
+
+/** This process's tasks, seen from every replica when the server shares state. */
+function newTaskStore(options: SidecarOptions, logger: Logger): TaskStore {
+  if (options.state === undefined) return new TaskStore(options.taskLimits);
+  const ttlMs = options.taskLimits?.ttlMs ?? DEFAULT_TASK_LIMITS.ttlMs;
+  return new TaskStore(options.taskLimits, new SharedTasks(options.state, ttlMs), (err, task) =>
+    logger.warn({ err: messageOf(err), taskId: task.id }, 'cannot write the task to the shared state; other replicas see it as it was'));
 }

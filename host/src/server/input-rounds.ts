@@ -10,6 +10,7 @@ import { createRequestStateCodec, inputRequired, inputResponse, MissingRequiredC
 import { z } from 'zod';
 import type { ApprovalOutcome } from '../pipeline/index.js';
 import { canonicalJson } from '../policy/index.js';
+import type { SharedState } from '../shared-state/index.js';
 import type { ClientAnswer, ClientRequestKind, JsonObject } from '../tool/index.js';
 import { outcomeOf, type ElicitForm } from './elicit.js';
 import { RpcError } from './rpc-error.js';
@@ -45,20 +46,63 @@ export interface RoundPrincipal {
 
 const digest = (value: unknown): string => createHash('sha256').update(canonicalJson(value)).digest('base64url').slice(0, 22);
 
+/** The request states already used: true the first time a nonce is seen (states are single use). */
+export interface UsedNonces {
+  consume(nonce: string, ttlMs: number): boolean | Promise<boolean>;
+}
+
+/** The used nonces of this process (the default): a state replayed to another replica is not seen here. */
+export class MemoryNonces implements UsedNonces {
+  readonly #used = new Map<string, number>();
+
+  consume(nonce: string, ttlMs: number): boolean {
+    const now = Date.now();
+    if (this.#used.size > 10_000) for (const [n, until] of this.#used) if (until < now) this.#used.delete(n);
+    if (this.#used.has(nonce)) return false;
+    this.#used.set(nonce, now + ttlMs);
+    return true;
+  }
+}
+
+/**
+ * The used nonces of every replica, in the shared state (`serve --state`): set-if-absent with the
+ * state's lifetime, so a replayed state is refused wherever it arrives; Redis down refuses every
+ * state (StateUnavailable; the request is answered -32602 and nothing runs).
+ */
+export class SharedNonces implements UsedNonces {
+  readonly #state: SharedState;
+
+  constructor(state: SharedState) {
+    this.#state = state;
+  }
+
+  async consume(nonce: string, ttlMs: number): Promise<boolean> {
+    const set = await this.#state.command(['SET', `toolgate:mrtr:used:${nonce}`, this.#state.replica, 'NX', 'PX', String(ttlMs)]);
+    return set === 'OK';
+  }
+}
+
 /**
  * The server's signing key and the states already used. Several replicas that share the key (a
- * file named by --mrtr-key-file) accept each other's states; the used set is per process, so a
- * state replayed to another replica is stopped only by its expiry (docs/mcp.md).
+ * file named by --mrtr-key-file) accept each other's states; the used set is per process unless
+ * they share state too (--state: SharedNonces), so without it a state replayed to another replica
+ * is stopped only by its expiry (docs/mcp.md).
  */
 export class RoundKeys {
   readonly #codec: RequestStateCodec<RoundPayload>;
-  readonly #used = new Map<string, number>();
+  #used: UsedNonces = new MemoryNonces();
   readonly ttlMs: number;
 
   constructor(key: Uint8Array, ttlSeconds = 600) {
     if (key.byteLength < MIN_KEY_BYTES) throw new Error(`the input-round key must be at least ${MIN_KEY_BYTES} bytes (got ${key.byteLength})`);
     this.ttlMs = ttlSeconds * 1000;
     this.#codec = createRequestStateCodec<RoundPayload>({ key, ttlSeconds });
+  }
+
+  /** Keeps the used nonces in `used` from now on (the shared state of every replica). */
+  useNonces(used: UsedNonces): this {
+    this.#used = used;
+    return this;
   }
 
   /** A random key for one process: its states are good only on this process. */
@@ -89,17 +133,8 @@ export class RoundKeys {
   async verify(state: string, principal: RoundPrincipal, method: string): Promise<RoundPayload> {
     const payload = Payload.parse(await this.#codec.verify(state, undefined as never));
     if (payload.who !== whoDigest(principal, method)) throw new Error('bind');
-    if (!this.#consume(payload.n)) throw new Error('replayed');
+    if (!(await this.#used.consume(payload.n, this.ttlMs))) throw new Error('replayed');
     return payload;
-  }
-
-  /** true the first time a nonce is seen; states are single use. */
-  #consume(nonce: string): boolean {
-    const now = Date.now();
-    if (this.#used.size > 10_000) for (const [n, until] of this.#used) if (until < now) this.#used.delete(n);
-    if (this.#used.has(nonce)) return false;
-    this.#used.set(nonce, now + this.ttlMs);
-    return true;
   }
 }
 

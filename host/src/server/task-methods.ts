@@ -10,12 +10,13 @@ import type { SidecarCore } from './core.js';
 import { answerFor, type RoundPrincipal } from './input-rounds.js';
 import { envelopeOf } from './modern-envelope.js';
 import { declaresTasks, resumeTask, tasksRequired } from './task-calls.js';
+import type { TaskView } from './shared-tasks.js';
 import type { Task, TaskStore } from './task-store.js';
 
 const TaskParams = z.looseObject({ taskId: z.string().min(1).max(128) });
 
 /** What tasks/get shows: never the run's state; the inlined result is the call's own. */
-function detailed(store: TaskStore, task: Task): Record<string, unknown> {
+function detailed(store: TaskStore, task: TaskView): Record<string, unknown> {
   return {
     taskId: task.id,
     status: task.status,
@@ -44,22 +45,40 @@ function takeAnswers(task: Task, responses: Record<string, unknown>): boolean {
   return Object.keys(open).length === 0;
 }
 
+/** A task this replica runs, or (with shared state) the view of one another replica runs. */
+type Found = { local: Task; remote?: undefined } | { local?: undefined; remote: TaskView };
+
 export function registerTaskMethods(server: Server, core: SidecarCore, principal: RoundPrincipal): void {
   const store = core.tasks;
-  const find = (params: { taskId: string }, ctx: ServerContext): Task => {
-    if (!declaresTasks(envelopeOf(ctx))) throw tasksRequired(ctx.mcpReq.method);
-    const task = store.get(params.taskId, principal.id);
-    if (task === undefined) throw new ProtocolError(-32602, `Unknown task: ${params.taskId}`);
-    return task;
+  store.onRemoteUpdate = (task, responses) => {
+    if (takeAnswers(task, responses)) resumeTask(core, task);
   };
-  server.setRequestHandler('tasks/get', { params: TaskParams }, (params, ctx) => detailed(store, find(params, ctx)) as never);
-  server.setRequestHandler('tasks/update', { params: TaskParams }, (params, ctx) => {
-    const task = find(params, ctx);
-    if (takeAnswers(task, ctx.mcpReq.inputResponses ?? {})) resumeTask(core, task);
+  const find = async (params: { taskId: string }, ctx: ServerContext): Promise<Found> => {
+    if (!declaresTasks(envelopeOf(ctx))) throw tasksRequired(ctx.mcpReq.method);
+    const local = store.get(params.taskId, principal.id);
+    if (local !== undefined) return { local };
+    const remote = await store.shared?.load(params.taskId, principal.id);
+    if (remote === undefined) throw new ProtocolError(-32602, `Unknown task: ${params.taskId}`);
+    return { remote };
+  };
+  server.setRequestHandler('tasks/get', { params: TaskParams }, async (params, ctx) => {
+    const found = await find(params, ctx);
+    return detailed(store, found.local ?? found.remote) as never;
+  });
+  server.setRequestHandler('tasks/update', { params: TaskParams }, async (params, ctx) => {
+    const found = await find(params, ctx);
+    const responses = ctx.mcpReq.inputResponses ?? {};
+    if (found.local !== undefined) {
+      if (takeAnswers(found.local, responses)) resumeTask(core, found.local);
+    } else if (found.remote.status === 'input_required') {
+      await store.shared?.update(found.remote.id, responses);
+    }
     return {} as never;
   });
-  server.setRequestHandler('tasks/cancel', { params: TaskParams }, (params, ctx) => {
-    store.cancel(find(params, ctx));
+  server.setRequestHandler('tasks/cancel', { params: TaskParams }, async (params, ctx) => {
+    const found = await find(params, ctx);
+    if (found.local !== undefined) store.cancel(found.local);
+    else await store.shared?.cancel(found.remote);
     return {} as never;
   });
 }

@@ -8,6 +8,7 @@ import type { InputRequests } from '@modelcontextprotocol/server';
 import type { RoundPayload } from './input-rounds.js';
 import type { ClientEnvelope } from './modern-envelope.js';
 import { RpcError } from './rpc-error.js';
+import type { SharedTasks, TaskView } from './shared-tasks.js';
 import type { TraceContext } from '../pipeline/index.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -56,12 +57,43 @@ export interface Task {
 const TERMINAL: readonly TaskStatus[] = ['completed', 'cancelled', 'failed'];
 export const isTerminal = (t: Task): boolean => TERMINAL.includes(t.status);
 
+/** What any replica may show of a task (the view written to the shared state). */
+export function viewOf(t: Task): TaskView {
+  return {
+    id: t.id, owner: t.owner, createdAt: t.createdAt, updatedAt: t.updatedAt, status: t.status,
+    ...(t.result !== undefined ? { result: t.result } : {}),
+    ...(t.error !== undefined ? { error: t.error } : {}),
+    ...(t.inputRequests !== undefined ? { inputRequests: t.inputRequests } : {}),
+  };
+}
+
 export class TaskStore {
   readonly limits: TaskLimits;
   readonly #tasks = new Map<string, Task>();
+  /** Other replicas' view of these tasks (`serve --state`); undefined keeps tasks in this process only. */
+  readonly shared: SharedTasks | undefined;
+  readonly #onSaveError: (err: unknown, task: Task) => void;
+  /** Answers tasks/update sent from another replica (set by the task methods). */
+  onRemoteUpdate: (task: Task, responses: Record<string, unknown>) => void = () => {};
+  #unfollow: () => void = () => {};
 
-  constructor(limits: Partial<TaskLimits> = {}) {
+  constructor(limits: Partial<TaskLimits> = {}, shared?: SharedTasks, onSaveError: (err: unknown, task: Task) => void = () => {}) {
     this.limits = { ...DEFAULT_TASK_LIMITS, ...limits };
+    this.shared = shared;
+    this.#onSaveError = onSaveError;
+    if (shared !== undefined) {
+      this.#unfollow = shared.onMessage((m) => {
+        const task = this.#tasks.get(m.id);
+        if (task === undefined) return;
+        if (m.type === 'cancel') this.cancel(task);
+        else this.onRemoteUpdate(task, m.responses);
+      });
+    }
+  }
+
+  /** Tells the other replicas what the task is now. */
+  #changed(task: Task): void {
+    this.shared?.save(viewOf(task)).catch((err: unknown) => this.#onSaveError(err, task));
   }
 
   /**
@@ -70,6 +102,7 @@ export class TaskStore {
    */
   assertRoom(owner: string): void {
     this.sweep();
+    if (this.shared !== undefined && !this.shared.ready) throw new RpcError(-32000, 'the shared task state (Redis) is unavailable, so no task can be made now; try again when it is back');
     const held = [...this.#tasks.values()].filter((t) => t.owner === owner).length;
     if (held >= this.limits.maxPerPrincipal) {
       throw new RpcError(-32000, `too many tasks: this client holds ${held} (the limit is ${this.limits.maxPerPrincipal}); finished tasks count until they expire, ${this.limits.ttlMs} ms after they end`);
@@ -82,6 +115,7 @@ export class TaskStore {
     const now = Date.now();
     const task: Task = { id: randomUUID(), owner, call, createdAt: now, updatedAt: now, status: 'working', stop, resultBytes: 0, answers: {} };
     this.#tasks.set(task.id, task);
+    this.#changed(task);
     return task;
   }
 
@@ -127,6 +161,7 @@ export class TaskStore {
     task.answers = {};
     task.status = 'input_required';
     task.updatedAt = Date.now();
+    this.#changed(task);
   }
 
   /** Running again (after every open question got its answer). */
@@ -134,6 +169,7 @@ export class TaskStore {
     delete task.inputRequests;
     task.status = 'working';
     task.updatedAt = Date.now();
+    this.#changed(task);
   }
 
   #settle(task: Task, status: TaskStatus): void {
@@ -142,6 +178,7 @@ export class TaskStore {
     task.answers = {};
     task.status = status;
     task.updatedAt = Date.now();
+    this.#changed(task);
   }
 
   /** Drops what expired: anything but a running task, ttlMs after its last change. */
@@ -151,6 +188,7 @@ export class TaskStore {
 
   /** Stops every running task (the server is closing). */
   close(): void {
+    this.#unfollow();
     for (const t of this.#tasks.values()) if (!isTerminal(t)) t.stop.abort(new Error('server shutting down'));
     this.#tasks.clear();
   }

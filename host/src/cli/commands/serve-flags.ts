@@ -9,11 +9,12 @@ import { manifestsHelp } from '../tool-lookup.js';
 import { LOG_FLAGS, logFlagsHelp, parseFlags, UsageError } from '../usage.js';
 import type { HttpFlags } from './serve-transport.js';
 import { messageOf } from '../../errors/index.js';
+import { parseStateUrl, type StateUrl } from '../../shared-state/index.js';
 
 export const SERVE_HELP = `Usage: toolgate serve [--stdio | --http [HOST:]PORT] [--manifests PATH]... [--policies DIR|none]
                      [--policy-set NAME] [--builtin-tools] [--token TOKEN]
                      [--allowed-host NAME]... [--allow-origin ORIGIN]... [--task-ttl MS]
-                     [--max-tasks N] [--max-task-bytes BYTES] [-v|-q]
+                     [--max-tasks N] [--max-task-bytes BYTES] [--state URL] [-v|-q]
 
 Serves the tools to agents: MCP over stdio (the default) or over Streamable HTTP at /mcp, and
 on the same HTTP port a plain API (GET /v1/tools, POST /v1/tools/NAME/call, GET /v1/approvals,
@@ -61,6 +62,13 @@ ${policyFlagsHelp(26)}
                           replicas behind one load balancer share it so a round that starts on one
                           finishes on another (default $TOOLGATE_MRTR_KEY_FILE, else a random key
                           of this process)
+  --state redis://HOST:PORT[/DB]  shared state for replicas behind one load balancer: the
+                          approval queue, answered approvals, rate-limit buckets, MCP tasks and used
+                          input-round states live in that Redis, so any replica lists and answers any
+                          ask, a limit holds across all of them and a task is reachable from each
+                          (default $TOOLGATE_STATE, else all in this process's memory). A malformed
+                          or unreachable URL at start exits 2; while Redis is down calls that need
+                          it are refused (an ask is denied), and serving goes on when it is back
 ${logFlagsHelp(26)}
   -h, --help              show this help
 
@@ -85,6 +93,8 @@ export interface ServeFlags extends HttpFlags {
   askProgressMs: number | undefined;
   /** The input-round signing key's file (--mrtr-key-file, $TOOLGATE_MRTR_KEY_FILE). */
   mrtrKeyFile: string | undefined;
+  /** The replicas' shared state (--state, $TOOLGATE_STATE); undefined keeps everything in memory. */
+  state: StateUrl | undefined;
 }
 
 function positiveInt(flag: string, text: string | undefined, fallback: number): number {
@@ -120,8 +130,7 @@ function taskFlags(v: Record<string, unknown>): Pick<ServeFlags, 'taskTtlMs' | '
   };
 }
 
-export function parseServeFlags(argv: string[], env: NodeJS.ProcessEnv): ServeFlags {
-  const parsed = parseFlags(argv, {
+const SERVE_FLAGS = {
     stdio: { type: 'boolean', default: false },
     http: { type: 'string' },
     manifests: { type: 'string', multiple: true },
@@ -139,8 +148,23 @@ export function parseServeFlags(argv: string[], env: NodeJS.ProcessEnv): ServeFl
     ...TASK_FLAGS,
     'no-watch': { type: 'boolean', default: false },
     'mrtr-key-file': { type: 'string' },
+    state: { type: 'string' },
     ...LOG_FLAGS,
-  }, { min: 0, max: 0 });
+} as const;
+
+/** --state, else $TOOLGATE_STATE: the replicas' shared state, checked here and reached at start. */
+function stateFlag(text: string | undefined, env: NodeJS.ProcessEnv): StateUrl | undefined {
+  const given = text ?? (env.TOOLGATE_STATE === '' ? undefined : env.TOOLGATE_STATE);
+  if (given === undefined) return undefined;
+  try {
+    return parseStateUrl(given);
+  } catch (err) {
+    throw new UsageError(messageOf(err));
+  }
+}
+
+export function parseServeFlags(argv: string[], env: NodeJS.ProcessEnv): ServeFlags {
+  const parsed = parseFlags(argv, SERVE_FLAGS, { min: 0, max: 0 });
   const v = parsed.values;
   if (v.stdio === true && v.http !== undefined) throw new UsageError('give either --stdio or --http, not both');
   let http: BindAddress | undefined;
@@ -176,6 +200,7 @@ export function parseServeFlags(argv: string[], env: NodeJS.ProcessEnv): ServeFl
     watch: v['no-watch'] !== true,
     log: logChoice(v),
     mrtrKeyFile: v['mrtr-key-file'] ?? (env.TOOLGATE_MRTR_KEY_FILE === '' ? undefined : env.TOOLGATE_MRTR_KEY_FILE),
+    state: stateFlag(v.state, env),
   };
 }
 

@@ -4,9 +4,10 @@ import { join, resolve } from 'node:path';
 import { messageOf } from '../../errors/index.js';
 import type { ApprovalService } from '../../pipeline/index.js';
 import { Scope } from '../../plugin/index.js';
+import type { SharedState } from '../../shared-state/index.js';
 import type { Runtime } from '../runtime.js';
 import {
-  reserveStdout, ManifestTools, RoundKeys, SessionApprovals, SidecarCore, type PendingApprovals, type ChangeSource, type MetricsSource,
+  reserveStdout, ManifestTools, RoundKeys, SessionApprovals, SharedNonces, SidecarCore, type PendingApprovals, type ChangeSource, type MetricsSource,
 } from '../../server/index.js';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
 import { tuneJitForServing } from '../jit-tuning.js';
@@ -89,13 +90,21 @@ async function serve(flags: ServeFlags, io: CliIO, writeStdout: (text: string) =
   const since = (t: number) => Math.round(performance.now() - t);
   const t0 = performance.now();
   const approvals = new SessionApprovals();
-  const runtime = await startRuntime(flags, io, approvals);
+  const state = await connectState(flags, io);
+  let runtime: Runtime;
+  try {
+    runtime = await startRuntime(flags, io, approvals, state);
+  } catch (err) {
+    await state?.close();
+    throw err;
+  }
   const log = runtime.logger;
   // One line at start: which set guards this server, and where it came from.
   io.stderr(`toolgate serve: ${describePolicySource(runtime.policySource)}\n`);
   log.debug({ ms: since(t0), sinceProcessStart: Math.round(performance.now()) }, 'runtime ready');
   // Everything started from here is released once, newest first, whichever way serving ends.
   const resources = new Scope(log);
+  if (state !== undefined) resources.add('shared state', () => state.close());
   resources.add('runtime', () => runtime.dispose());
   let serving: Serving;
   try {
@@ -117,10 +126,11 @@ async function serve(flags: ServeFlags, io: CliIO, writeStdout: (text: string) =
 }
 
 /** The runtime with serve's settings; its manifests are loaded by ManifestTools (startServing). */
-async function startRuntime(flags: ServeFlags, io: CliIO, approvals: SessionApprovals): Promise<Runtime> {
+async function startRuntime(flags: ServeFlags, io: CliIO, approvals: SessionApprovals, state: SharedState | undefined): Promise<Runtime> {
   const { createRuntime } = await import('../runtime.js');
   return createRuntime({
     io,
+    ...(state !== undefined ? { state } : {}),
     manifests: flags.manifests,
     ...flags.policy,
     builtinTools: flags.builtinTools,
@@ -130,6 +140,28 @@ async function startRuntime(flags: ServeFlags, io: CliIO, approvals: SessionAppr
     // Loaded through ManifestTools, which can also reload and unregister them.
     loadManifests: false,
   });
+}
+
+/**
+ * The replicas' shared state when --state (or $TOOLGATE_STATE) names one: reached now, or exit 2
+ * naming it. Afterwards a drop is said once on stderr, and so is its return.
+ */
+async function connectState(flags: ServeFlags, io: CliIO): Promise<SharedState | undefined> {
+  if (flags.state === undefined) return undefined;
+  const { connectRedisState } = await import('../../shared-state/index.js');
+  const shown = flags.state.shown;
+  try {
+    const state = await connectRedisState(flags.state, {
+      onStatusChange: (ready) =>
+        io.stderr(ready
+          ? `toolgate serve: shared state ${shown} is back\n`
+          : `toolgate serve: shared state ${shown} is unavailable; asks are denied and calls that need it refused until it is back\n`),
+    });
+    io.stderr(`toolgate serve: shared state at ${shown}\n`);
+    return state;
+  } catch (err) {
+    throw new UsageError(messageOf(err));
+  }
 }
 
 /** What is running once serve has started: the core and the transport in front of it. */
@@ -143,6 +175,7 @@ async function startServing(
   flags: ServeFlags, io: CliIO, runtime: Runtime, approvals: SessionApprovals, writeStdout: (text: string) => void, resources: Scope,
 ): Promise<Serving> {
   const link = policyLink(runtime, approvals);
+  const state = runtime.policyServices.state;
   approvals.fallback = link.fallback;
   const listing = firstListing();
   const manifests = await startManifestTools(flags, runtime, listing.done, resources);
@@ -156,7 +189,8 @@ async function startServing(
       policyChanges: link.changes,
       onToolsListed: listing.listed,
       ...(flags.askProgressMs !== undefined ? { askProgressMs: flags.askProgressMs } : {}),
-      roundKeys: roundKeysFor(flags),
+      roundKeys: roundKeysFor(flags, state),
+      ...(state !== undefined ? { state } : {}),
       policySetId: () => (runtime.policySource.kind === 'none' ? 'none' : `set:${runtime.policySource.name}`),
       taskLimits: { ttlMs: flags.taskTtlMs, maxPerPrincipal: flags.maxTasks, maxResultBytes: flags.maxTaskBytes },
     });
@@ -174,13 +208,15 @@ async function startServing(
 }
 
 /** The input-round key: the operator's file (shared by replicas), else one of this process. */
-function roundKeysFor(flags: ServeFlags): RoundKeys {
-  if (flags.mrtrKeyFile === undefined) return RoundKeys.ephemeral();
+function roundKeysFor(flags: ServeFlags, state: SharedState | undefined): RoundKeys {
+  let keys: RoundKeys;
   try {
-    return RoundKeys.fromFile(resolve(flags.mrtrKeyFile));
+    keys = flags.mrtrKeyFile === undefined ? RoundKeys.ephemeral() : RoundKeys.fromFile(resolve(flags.mrtrKeyFile));
   } catch (err) {
     throw new UsageError(messageOf(err));
   }
+  // With shared state a used state is refused by every replica, not just the one that saw it.
+  return state !== undefined ? keys.useNonces(new SharedNonces(state)) : keys;
 }
 
 /**
