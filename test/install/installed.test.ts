@@ -16,6 +16,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HIDDEN_CHARACTER_CLASS } from '../../host/src/terminal/index.js';
+import { startRedis } from '../support/redis-server.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const MANIFESTS = join(ROOT, 'manifests');
@@ -368,7 +369,7 @@ describe('what the bundle loads lazily keeps its exports in the installed comman
   // Packages host/src loads on first use (import() or require). esbuild's bundle may hand a CommonJS
   // module's named exports over on `default` only; each one below is driven through the installed
   // command, and a new lazy load fails the first test until a check for it is added here.
-  const CHECKED = ['@modelcontextprotocol/sdk/validation/ajv', 'ajv/dist/2020.js', 'pino-pretty', 're2js', 'undici'];
+  const CHECKED = ['@modelcontextprotocol/sdk/validation/ajv', '@redis/client', 'ajv/dist/2020.js', 'pino-pretty', 're2js', 'undici'];
 
   it('the lazily loaded packages are exactly the ones checked here', async () => {
     const found = new Set<string>();
@@ -385,6 +386,20 @@ describe('what the bundle loads lazily keeps its exports in the installed comman
     walk(join(ROOT, 'host/src'));
     expect([...found].sort()).toEqual(CHECKED);
   });
+
+  it('@redis/client: the installed serve --state connects to a real Redis at start and serves', async () => {
+    const redis = await startRedis();
+    try {
+      const server = await served(['--manifests', MANIFESTS, '--state', redis.url], folder('redis-state'));
+      try {
+        expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      await redis.stop();
+    }
+  }, 60_000);
 
   it("pino-pretty: a tool's log lines are written as pretty lines (TOOLGATE_LOG_FORMAT=pretty)", async () => {
     const args = ['call', 'test_tool_with_logging', '--manifests', join(MANIFESTS, 'conformance'), '--args', '{}', '-v'];
