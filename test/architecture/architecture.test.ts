@@ -22,6 +22,7 @@ const LAYER = {
   signals: 0,
   'cache-files': 0,
   'lazy-undici': 0,
+  telemetry: 0,
   tool: 1,
   sandbox: 1,
   pipeline: 2,
