@@ -13,6 +13,7 @@ import { tuneJitForServing } from '../jit-tuning.js';
 import { toolgateVersion } from '../package-root.js';
 import { describePolicySource } from '../policy-source.js';
 import { UsageError } from '../usage.js';
+import { startTracing } from '../../telemetry/index.js';
 import { parseServeFlags, SERVE_HELP, type ServeFlags } from './serve-flags.js';
 import { noToolsWarning } from './serve-no-tools.js';
 import { startHttp, startStdio, type Transport } from './serve-transport.js';
@@ -89,6 +90,8 @@ async function serve(flags: ServeFlags, io: CliIO, writeStdout: (text: string) =
   const since = (t: number) => Math.round(performance.now() - t);
   const t0 = performance.now();
   const approvals = new SessionApprovals();
+  // Before the runtime: its observers ask whether tracing records content. Off, nothing loads.
+  const stopTracing = await startTracingIf(flags, io);
   const runtime = await startRuntime(flags, io, approvals);
   const log = runtime.logger;
   // One line at start: which set guards this server, and where it came from.
@@ -96,6 +99,7 @@ async function serve(flags: ServeFlags, io: CliIO, writeStdout: (text: string) =
   log.debug({ ms: since(t0), sinceProcessStart: Math.round(performance.now()) }, 'runtime ready');
   // Everything started from here is released once, newest first, whichever way serving ends.
   const resources = new Scope(log);
+  if (stopTracing !== undefined) resources.add('tracing', stopTracing);
   resources.add('runtime', () => runtime.dispose());
   let serving: Serving;
   try {
@@ -114,6 +118,15 @@ async function serve(flags: ServeFlags, io: CliIO, writeStdout: (text: string) =
   await Promise.race([resources.disposeInTurn(), new Promise((r) => setTimeout(r, TEARDOWN_MS).unref())]);
   log.flush();
   return EXIT.ok;
+}
+
+/** OpenTelemetry traces when asked for (docs/observability.md): the SDK is imported only here. */
+async function startTracingIf(flags: ServeFlags, io: CliIO): Promise<(() => Promise<void>) | undefined> {
+  const choice = flags.tracing;
+  if (!choice.on) return undefined;
+  const stop = await startTracing({ serviceVersion: toolgateVersion(), recordContent: choice.recordContent, scheduleDelayMs: choice.scheduleDelayMs, env: io.env });
+  io.stderr(`toolgate serve: exporting traces (${choice.why})${choice.recordContent ? ', with arguments and results' : ''}\n`);
+  return stop;
 }
 
 /** The runtime with serve's settings; its manifests are loaded by ManifestTools (startServing). */
