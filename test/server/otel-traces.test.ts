@@ -7,7 +7,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ROOT, startHttp, startStdio, tempDir, waitFor, type HttpProcess } from './helpers.js';
+import { ROOT, runToolgate, startHttp, startStdio, tempDir, waitFor, type HttpProcess } from './helpers.js';
 
 interface OtlpAttr { key: string; value: { stringValue?: string; intValue?: string | number; boolValue?: boolean } }
 interface OtlpSpan { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: OtlpAttr[]; status?: { code?: number } }
@@ -81,6 +81,7 @@ beforeAll(async () => {
   home = join(dir.path, 'home');
   await Promise.all([mkdir(manifests), mkdir(policies), mkdir(home)]);
   await writeFile(join(manifests, 'echo.yaml'), manifest('wasm_echo', ECHO_WASM, 'echo', '{ text: { type: string, required: true } }', '{ timeout_ms: 5000 }'));
+  await writeFile(join(manifests, 'asked.yaml'), manifest('asked_echo', ECHO_WASM, 'echo', '{ text: { type: string, required: true } }', '{ timeout_ms: 5000 }'));
   await writeFile(join(manifests, 'blocked.yaml'), manifest('blocked_echo', ECHO_WASM, 'echo', '{ text: { type: string, required: true } }', '{ timeout_ms: 5000 }'));
   await writeFile(
     join(manifests, 'fetcher.yaml'),
@@ -88,7 +89,7 @@ beforeAll(async () => {
   );
   await writeFile(
     join(policies, 'set.yaml'),
-    ['entries:', '  - { id: audit, use: audit-log }', '  - { id: no-blocked, use: deny-tools, with: { tools: [blocked_echo] } }', ''].join('\n'),
+    ['entries:', '  - { id: audit, use: audit-log }', '  - { id: approvals, use: approvals, with: { channels: [queue] } }', '  - { id: ask-asked, use: ask, with: { tools: [asked_echo] } }', '  - { id: no-blocked, use: deny-tools, with: { tools: [blocked_echo] } }', ''].join('\n'),
   );
   // Records every module the process loads, so a test can tell whether the SDK's chunk was among them.
   hooks = join(dir.path, 'hooks');
@@ -153,6 +154,31 @@ describe('OpenTelemetry traces (semantic conventions for MCP)', () => {
     expect(span.name).toBe('tools/call wasm_echo');
   }, 30_000);
 
+  test('a 2026-07-28 tools/call continues the trace of its _meta.traceparent and says its revision', async () => {
+    const traceId = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
+    const parent = '1122334455667788';
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'trace-test', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+      traceparent: `00-${traceId}-${parent}-01`,
+    };
+    const res = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'wasm_echo' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'req-7', method: 'tools/call', params: { name: 'wasm_echo', arguments: { text: 'modern' }, _meta: meta } }),
+    });
+    expect(res.status).toBe(200);
+    await res.text();
+    const span = await receiver.span('the 2026-07-28 span', (x) => x.kind === SERVER && x.traceId === traceId);
+    expect(span.parentSpanId).toBe(parent);
+    expect(span.name).toBe('tools/call wasm_echo');
+    expect(attr(span, 'mcp.protocol.version')).toBe('2026-07-28');
+    expect(attr(span, 'jsonrpc.request.id')).toBe('req-7');
+    expect(attr(span, 'mcp.session.id')).toBeUndefined();
+    expect(attr(span, 'network.transport')).toBe('tcp');
+  }, 30_000);
+
   test("a tool's HTTP request is a CLIENT span with the host and port, never the path, query or headers", async () => {
     const client = await server.connect();
     const request = JSON.stringify({ url: `http://127.0.0.1:${targetPort}/private/path?token=sekrit-q`, method: 'GET', headers: { authorization: 'Bearer hdr-sekrit' } });
@@ -190,6 +216,29 @@ describe('OpenTelemetry traces (semantic conventions for MCP)', () => {
     expect(receiver.childrenOf(span).some((s) => s.name === 'sandbox run')).toBe(false);
   }, 30_000);
 
+  test('an ask is an approval wait span under the policy decision, with the entry that asked and the answer', async () => {
+    const secret = (await waitFor('the approval secret', () => readFile(join(home, 'approval-secret'), 'utf8').catch(() => undefined))).trim();
+    const auth = { authorization: `Bearer ${secret}` };
+    const call = fetch(`${server.url}/v1/tools/asked_echo/call`, { method: 'POST', body: JSON.stringify({ arguments: { text: 'asked' } }) });
+    const pending = await waitFor('the pending ask', async () => {
+      const list = (await (await fetch(`${server.url}/v1/approvals`, { headers: auth })).json()) as { approvals: { id: string }[] };
+      return list.approvals[0];
+    });
+    const answer = await fetch(`${server.url}/v1/approvals/${pending.id}`, { method: 'POST', headers: auth, body: JSON.stringify({ outcome: 'allowed-once' }) });
+    expect(answer.status).toBe(200);
+    expect(((await (await call).json()) as { isError: boolean }).isError).toBe(false);
+    const span = await receiver.span('the asked call span', (x) => x.kind === SERVER && x.name === 'tools/call asked_echo');
+    const decision = await waitFor('the decision span', () => receiver.childrenOf(span).find((x) => x.name === 'policy decision'));
+    expect(attr(decision, 'toolgate.policy.decision')).toBe('ask');
+    expect(attr(decision, 'toolgate.policy.decided_by')).toBe('ask-asked');
+    expect(attr(decision, 'toolgate.approval.outcome')).toBe('allowed-once');
+    const wait = await waitFor('the approval wait span', () => receiver.childrenOf(decision).find((x) => x.name === 'approval wait'));
+    expect(attr(wait, 'toolgate.policy.decided_by')).toBe('ask-asked');
+    expect(attr(wait, 'toolgate.approval.outcome')).toBe('allowed-once');
+    expect(receiver.childrenOf(span).some((x) => x.name === 'sandbox run')).toBe(true);
+    expect(receiver.bodies.join('\n')).not.toContain(secret);
+  }, 30_000);
+
   test("the call's audit record carries the trace id toolgate recorded it under", async () => {
     const res = await fetch(`${server.url}/v1/tools/wasm_echo/call`, { method: 'POST', body: JSON.stringify({ arguments: { text: 'audited' } }) });
     const callId = res.headers.get('x-toolgate-call-id');
@@ -220,6 +269,15 @@ describe('tracing settings', () => {
       await s.stop();
       await new Promise((r) => own.server.close(r));
     }
+  }, 60_000);
+
+  test('--otel with OTEL_TRACES_EXPORTER=none, or an OTLP protocol toolgate lacks, stops serve with exit 2 naming it', async () => {
+    const none = await runToolgate(['serve', '--stdio', '--otel', '--policies', 'none'], { OTEL_TRACES_EXPORTER: 'none' });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('OTEL_TRACES_EXPORTER=none');
+    const grpc = await runToolgate(['serve', '--stdio', '--policies', 'none'], { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
+    expect(grpc.code).toBe(2);
+    expect(grpc.stderr).toContain('OTEL_EXPORTER_OTLP_PROTOCOL=grpc');
   }, 60_000);
 
   test('with tracing off no export request is ever made and the SDK is never loaded', async () => {
