@@ -23,6 +23,7 @@ const LAYER = {
   'cache-files': 0,
   'lazy-undici': 0,
   'shared-state': 0,
+  telemetry: 0,
   tool: 1,
   sandbox: 1,
   pipeline: 2,

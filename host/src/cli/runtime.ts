@@ -9,6 +9,8 @@ import { builtinTools, type ToolRegistry } from '../tool/index.js';
 import type { ApprovalService, Pipeline } from '../pipeline/index.js';
 import type { PolicyLoader, PolicyServices } from '../policy/index.js';
 import type { SharedState } from '../shared-state/index.js';
+import { traceContentObserver } from '../policy/index.js';
+import { tracer } from '../telemetry/index.js';
 import type { ManifestLoader } from './manifest-loader.js';
 import type { CliIO } from './command.js';
 import { createLogger, logLevel, type LogChoice, type LogLevel } from './logging.js';
@@ -138,6 +140,10 @@ function mountBuiltins(host: PluginHost, policyServices: PolicyServices, withBui
       }),
     );
     ctx.effect(() => off);
+    // Tracing with content recording opted in: the call's arguments and result on its span, redacted.
+    if (tracer()?.recordContent === true) {
+      ctx.on('tools/result', 'trace-content', traceContentObserver(policyServices.secrets, (tool) => host.tools.get(tool)?.definition.capabilities?.secrets ?? []));
+    }
   }, undefined, { name: 'builtins' });
 }
 

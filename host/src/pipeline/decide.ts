@@ -9,6 +9,7 @@ import {
   DENY_CODES, type ApprovalService, type DenyCode, type Decision, type DecisionTrail, type Guard, type PreExecuteInfo, type PreExecuteListener, type TrailStep,
 } from './types.js';
 import { messageOf, ToolgateError } from '../errors/index.js';
+import { tracer } from '../telemetry/index.js';
 
 const ALLOW: Decision = Object.freeze({ kind: 'allow' });
 
@@ -67,7 +68,10 @@ export async function gate(
     }
     // Waiting for a person is off the call's clock; the approval has its own timeout.
     clock.pause();
+    const waiting = tracer()?.begin('approval wait', { 'toolgate.policy.decided_by': by });
     const refused = await askApproval(exec, tool, decision, by, trail, opts);
+    waiting?.set({ 'toolgate.approval.outcome': trail.approval?.outcome ?? 'allowed-once' });
+    waiting?.end();
     clock.resume();
     if (refused) {
       trail.final = 'denied';

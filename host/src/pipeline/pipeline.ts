@@ -28,6 +28,8 @@ import { runPostExecute } from './post.js';
 import { copyContent, isContent } from './render.js';
 import type { ApprovalService, CallOptions, CallRecord, Decision, DecisionTrail, PipelineLogger } from './types.js';
 import { messageOf } from '../errors/index.js';
+import { tracer } from '../telemetry/index.js';
+import { decisionAttributes } from './trace-spans.js';
 
 export interface PipelineOptions {
   tools: ToolRegistry;
@@ -112,11 +114,16 @@ export class Pipeline {
       state = failed('LISTENER_ERROR', `internal pipeline error: ${messageOf(err)}`);
     }
     const result = deepFreeze(toResult(state, meta()));
+    const t = tracer();
+    const traceId = t?.traceId();
+    // The request's span (the active one) learns the pipeline's code of a failed call.
+    if (t !== undefined && result.error !== undefined) t.annotate({ 'toolgate.error.code': result.error.code });
     const record: CallRecord = Object.freeze({
       callId,
       tool: name,
       ...(options.agent !== undefined ? { agent: options.agent } : {}),
       ...(options.trace !== undefined ? { trace: Object.freeze({ ...options.trace }) } : {}),
+      ...(traceId !== undefined ? { traceId } : {}),
       ...(frozenArgs !== undefined ? { arguments: frozenArgs } : {}),
       sensitiveArguments: tool?.definition.sensitiveArguments === true,
       trail: deepFreeze(trail),
@@ -157,13 +164,20 @@ export class Pipeline {
     if (signal.aborted) return failed('ABORTED_BEFORE_DISPATCH', `call to "${tool.name}" was cancelled before dispatch`);
     const clock = new CallClock(tool.name, signal, callBudget(exec, tool, hooks.deadlines));
     try {
-      const refused = await gate(exec, tool, hooks['tools/pre-execute'], hooks.guards, trail, {
+      const decide = () => gate(exec, tool, hooks['tools/pre-execute'], hooks.guards, trail, {
         dryRun: false,
         listenerTimeoutMs: this.#listenerTimeoutMs,
         approval: this.approval,
         approvalTimeoutMs: this.#approvalTimeoutMs,
         clock,
         onApprovalWait: options.onApprovalWait,
+      });
+      // With tracing on, the decision is a span naming the entry that decided and the outcome.
+      const t = tracer();
+      const refused = t === undefined ? await decide() : await t.child('policy decision', {}, async (span) => {
+        const r = await decide();
+        span.set(decisionAttributes(trail));
+        return r;
       });
       let state: CallState;
       if (refused !== null) {

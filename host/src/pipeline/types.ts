@@ -96,6 +96,8 @@ export interface CallRecord {
   readonly agent?: string;
   /** Ties the audit record to the agent's trace. */
   readonly trace?: TraceContext;
+  /** The trace toolgate recorded the call in (tracing on): the client's trace id, or one toolgate started. */
+  readonly traceId?: string;
   /** Validated, default-filled arguments; undefined when the call never got that far. */
   readonly arguments?: Readonly<JsonObject>;
   readonly sensitiveArguments: boolean;

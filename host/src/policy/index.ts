@@ -16,6 +16,6 @@ export { Metrics, type GaugeCallback, type GaugeSample, type Labels } from './me
 export { AuditService, type AuditWriter } from './audit/log.js';
 export { verifyAuditFile, verifyAuditText, type VerifyResult } from './audit/verify.js';
 export { GENESIS, canonicalJson, recordHash } from './audit/chain.js';
-export { BUILTINS } from './builtins/index.js';
+export { BUILTINS, traceContentObserver } from './builtins/index.js';
 export { redactText, type RedactOptions } from './secrets.js';
 export { formatExplanation } from './explain.js';

@@ -2,6 +2,7 @@
 // queued FIFO beyond the bound with each queued call's deadline still running, trimmed when idle.
 import { ToolFailure, type CallClient } from '../tool/index.js';
 import type { CallControl } from './call-control.js';
+import { tracer } from '../telemetry/index.js';
 
 /** One instance, in a worker (instance.ts) or on the calling thread (in-thread.ts). */
 export interface PooledInstance {
@@ -50,6 +51,8 @@ export class InstancePool {
   readonly #all = new Set<PooledInstance>();
   readonly #busy = new Set<PooledInstance>();
   #idle: PooledInstance[] = [];
+  /** Instances that have run a call (kept only while tracing is on, for the sandbox span). */
+  readonly #used = new WeakSet<PooledInstance>();
   /**
    * When each idle instance was last released. One timer per pool trims them, armed for the oldest:
    * a timer set and cleared around every call cost a few µs of each call.
@@ -80,6 +83,12 @@ export class InstancePool {
     this.#active.add(ctl);
     try {
       const instance = await this.#acquire(ctl);
+      // With tracing on, the sandbox run's span says whether this call started its instance.
+      const t = tracer();
+      if (t !== undefined) {
+        t.annotate({ 'toolgate.sandbox.instance': this.#used.has(instance) ? 'reuse' : 'start' });
+        this.#used.add(instance);
+      }
       if (ctl.poll()) {
         // cancelled in the instant between being handed an instance and resuming
         this.#release(instance);

@@ -15,6 +15,7 @@ import { instanceWorkerFile } from './worker-file.js';
 import { retainSpare } from './worker-spare.js';
 import { MAX_LOG_LINES, type LogMessage } from './worker/protocol.js';
 import { messageOf } from '../errors/index.js';
+import { tracer, type Tracer } from '../telemetry/index.js';
 
 export interface SandboxTool {
   /** Runs the entry with `input`; resolves with its output bytes, throws ToolFailure. */
@@ -59,14 +60,21 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
         throw new ToolFailure('INVALID_ARGS', `input is ${input.length} bytes; max_input_bytes is ${limits.maxInputBytes}`);
       }
       const ctl = new CallControl(opts.signal, callTimeoutMs(opts.timeoutMs, limits.timeoutMs));
-      try {
+      const run = async (path?: (p: string) => void): Promise<Uint8Array> => {
         if (inThread) {
           const here = await inThread.run(input, ctl);
-          if (here !== undefined) return here;
+          if (here !== undefined) {
+            path?.('in-thread');
+            return here;
+          }
           releaseSpare ??= retainSpare(workerFile);
         }
+        path?.(inThread ? 'moved' : 'worker');
         counts.worker++;
         return await ctl.race(pool.run(input, ctl, opts.client));
+      };
+      try {
+        return await tracedRun(tracer(), spec.name, run);
       } catch (err) {
         if (err instanceof ToolFailure) throw err;
         // a fault of the host side (not the module): still a ToolFailure, never a raw error
@@ -83,6 +91,17 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
       await Promise.all([pool.close(), inThread?.close()]);
     },
   };
+}
+
+/** Off: the run. With tracing on, the run is a span saying which path it took and whether an instance started. */
+function tracedRun(t: Tracer | undefined, tool: string, run: (path?: (p: string) => void) => Promise<Uint8Array>): Promise<Uint8Array> {
+  if (t === undefined) return run();
+  return t.child('sandbox run', { 'gen_ai.tool.name': tool }, (span) =>
+    run((p) => span.set({ 'toolgate.sandbox.path': p })).catch((err: unknown) => {
+      if (err instanceof ToolFailure) span.fail(err.code, err.message);
+      throw err;
+    }),
+  );
 }
 
 /** A caller may shorten the deadline, never extend it past the tool's limit. */

@@ -8,6 +8,7 @@ import { ClientGone } from '../approval/index.js';
 import { ServerClosingError } from './call-tracker.js';
 import { onResponseGone } from './response-gone.js';
 import { traceOf } from './trace-context.js';
+import { apiCallFacts, inRequestSpan } from './request-span.js';
 import type { SidecarCore } from './core.js';
 import { endedMessage } from './approval-ended.js';
 import type { SessionHealth } from './session-table.js';
@@ -132,9 +133,9 @@ async function callTool({ core, req, res, body, param }: ApiRequest): Promise<vo
   const agent = req.headers['x-toolgate-agent'];
   let result: ToolResult;
   try {
-    result = await core.calls.run(hangup.signal, (signal) =>
+    result = await inRequestSpan(() => apiCallFacts(name, req.headers), () => core.calls.run(hangup.signal, (signal) =>
       core.pipeline.call(name, input.data.arguments ?? {}, { signal, callId, ...(typeof agent === 'string' ? { agent } : {}), ...traced(req.headers) }),
-    );
+    ));
   } catch (err) {
     if (err instanceof ServerClosingError) return sendError(res, 503, err.message);
     throw err;

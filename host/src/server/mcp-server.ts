@@ -19,6 +19,7 @@ import { mcpCallClient } from './call-client.js';
 import { approvalForm, outcomeOf } from './elicit.js';
 import { toCallToolResult } from './mcp-result.js';
 import { traceOf } from './trace-context.js';
+import { inRequestSpan, v1CallFacts } from './request-span.js';
 import { ClientLinks, type CallLink } from './response-gone.js';
 import { RpcError, toSdkError } from './rpc-error.js';
 import { AjvJsonSchemaValidator } from './sdk-ajv.js';
@@ -40,7 +41,7 @@ type ToolCallHandler = (request: z.infer<typeof AnyToolCall>, extra: Extra) => P
 function setToolCallHandler(server: Server, handler: ToolCallHandler): void {
   const base = Protocol.prototype.setRequestHandler as (this: Server, schema: typeof AnyToolCall, h: ToolCallHandler) => void;
   base.call(server, AnyToolCall, (request, extra) =>
-    handler(request, extra).catch((err: unknown) => {
+    inRequestSpan(() => v1CallFacts(request, extra), () => handler(request, extra)).catch((err: unknown) => {
       throw toSdkError(err);
     }),
   );

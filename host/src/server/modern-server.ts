@@ -8,6 +8,7 @@ import { ProtocolError, ResourceNotFoundError, Server, type ServerContext } from
 import type { SidecarCore } from './core.js';
 import type { RoundPayload } from './input-rounds.js';
 import { runCall } from './modern-call.js';
+import { inRequestSpan, v2CallFacts } from './request-span.js';
 import { requestLink } from './modern-client.js';
 import { RpcError } from './rpc-error.js';
 import { callAsTask, declaresTasks, tasksRequired } from './task-calls.js';
@@ -56,7 +57,7 @@ export function createModernServer(o: ModernOptions): Server {
   server.setRequestHandler('resources/read', (request) => {
     throw new ResourceNotFoundError(request.params.uri);
   });
-  server.setRequestHandler('tools/call', (request, ctx) => callTool(o, request.params, ctx).catch(asProtocolError) as never);
+  server.setRequestHandler('tools/call', (request, ctx) => inRequestSpan(() => v2CallFacts(request.params, ctx), () => callTool(o, request.params, ctx)).catch(asProtocolError) as never);
   registerTaskMethods(server, core, principal);
   return server;
 }

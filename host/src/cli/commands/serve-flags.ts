@@ -10,11 +10,13 @@ import { LOG_FLAGS, logFlagsHelp, parseFlags, UsageError } from '../usage.js';
 import type { HttpFlags } from './serve-transport.js';
 import { messageOf } from '../../errors/index.js';
 import { parseStateUrl, type StateUrl } from '../../shared-state/index.js';
+import { tracingChoice, type TracingChoice } from '../../telemetry/index.js';
 
 export const SERVE_HELP = `Usage: toolgate serve [--stdio | --http [HOST:]PORT] [--manifests PATH]... [--policies DIR|none]
                      [--policy-set NAME] [--builtin-tools] [--token TOKEN]
                      [--allowed-host NAME]... [--allow-origin ORIGIN]... [--task-ttl MS]
-                     [--max-tasks N] [--max-task-bytes BYTES] [--state URL] [-v|-q]
+                     [--max-tasks N] [--max-task-bytes BYTES] [--state URL] [--otel [--otel-record-content]]
+                     [-v|-q]
 
 Serves the tools to agents: MCP over stdio (the default) or over Streamable HTTP at /mcp, and
 on the same HTTP port a plain API (GET /v1/tools, POST /v1/tools/NAME/call, GET /v1/approvals,
@@ -69,6 +71,14 @@ ${policyFlagsHelp(26)}
                           (default $TOOLGATE_STATE, else all in this process's memory). A malformed
                           or unreachable URL at start exits 2; while Redis is down calls that need
                           it are refused (an ask is denied), and serving goes on when it is back
+  --otel                  export OpenTelemetry traces over OTLP/HTTP (JSON) to
+                          $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else $OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces
+                          (default http://localhost:4318); also on when either variable is set, off
+                          with OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none. Headers from
+                          $OTEL_EXPORTER_OTLP_HEADERS, the service name from $OTEL_SERVICE_NAME
+                          (default toolgate). See docs/observability.md
+  --otel-record-content   also put each call's arguments and result on its span, redacted as the
+                          audit log is (default: never; also $OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true)
 ${logFlagsHelp(26)}
   -h, --help              show this help
 
@@ -95,6 +105,8 @@ export interface ServeFlags extends HttpFlags {
   mrtrKeyFile: string | undefined;
   /** The replicas' shared state (--state, $TOOLGATE_STATE); undefined keeps everything in memory. */
   state: StateUrl | undefined;
+  /** OpenTelemetry traces: off, or on and how (--otel, the OTEL_* variables; docs/observability.md). */
+  tracing: TracingChoice;
 }
 
 function positiveInt(flag: string, text: string | undefined, fallback: number): number {
@@ -116,6 +128,15 @@ function testKnobs(env: NodeJS.ProcessEnv): { credentialWindowMs?: number; askPr
     ...(window === undefined ? {} : { credentialWindowMs: positiveInt('TOOLGATE_TEST_CREDENTIAL_WINDOW_MS', window, 60_000) }),
     askProgressMs: progress === undefined ? undefined : positiveInt('TOOLGATE_ASK_PROGRESS_MS', progress, 0),
   };
+}
+
+const OTEL_FLAGS = { otel: { type: 'boolean', default: false }, 'otel-record-content': { type: 'boolean', default: false } } as const;
+
+/** --otel and the OTEL_* variables; a contradiction or an exporter toolgate lacks is a usage error. */
+function tracingFlags(v: Record<string, unknown>, env: NodeJS.ProcessEnv): Pick<ServeFlags, 'tracing'> {
+  const choice = tracingChoice({ otel: v['otel'] === true, recordContent: v['otel-record-content'] === true }, env);
+  if (typeof choice === 'string') throw new UsageError(choice);
+  return { tracing: choice };
 }
 
 const TASK_FLAGS = { 'task-ttl': { type: 'string' }, 'max-tasks': { type: 'string' }, 'max-task-bytes': { type: 'string' } } as const;
@@ -145,7 +166,7 @@ const SERVE_FLAGS = {
     'max-sessions': { type: 'string' },
     'max-sessions-per-address': { type: 'string' },
     'session-idle-timeout': { type: 'string' },
-    ...TASK_FLAGS,
+    ...TASK_FLAGS, ...OTEL_FLAGS,
     'no-watch': { type: 'boolean', default: false },
     'mrtr-key-file': { type: 'string' },
     state: { type: 'string' },
@@ -195,7 +216,7 @@ export function parseServeFlags(argv: string[], env: NodeJS.ProcessEnv): ServeFl
     maxSessionsPerAddress: positiveInt('--max-sessions-per-address', v['max-sessions-per-address'], defaultSessionsPerAddress(maxSessions)),
     sessionIdleMs: positiveInt('--session-idle-timeout', v['session-idle-timeout'], DEFAULT_SESSION_IDLE_MS),
     ...testKnobs(env),
-    ...taskFlags(v),
+    ...taskFlags(v), ...tracingFlags(v, env),
     shutdownMs: positiveInt('--shutdown-timeout', v['shutdown-timeout'], 10_000),
     watch: v['no-watch'] !== true,
     log: logChoice(v),

@@ -14,6 +14,7 @@ import { tuneJitForServing } from '../jit-tuning.js';
 import { toolgateVersion } from '../package-root.js';
 import { describePolicySource } from '../policy-source.js';
 import { UsageError } from '../usage.js';
+import { startTracing } from '../../telemetry/index.js';
 import { parseServeFlags, SERVE_HELP, type ServeFlags } from './serve-flags.js';
 import { noToolsWarning } from './serve-no-tools.js';
 import { startHttp, startStdio, type Transport } from './serve-transport.js';
@@ -90,12 +91,15 @@ async function serve(flags: ServeFlags, io: CliIO, writeStdout: (text: string) =
   const since = (t: number) => Math.round(performance.now() - t);
   const t0 = performance.now();
   const approvals = new SessionApprovals();
+  // Before the runtime: its observers ask whether tracing records content. Off, nothing loads.
+  const stopTracing = await startTracingIf(flags, io);
   const state = await connectState(flags, io);
   let runtime: Runtime;
   try {
     runtime = await startRuntime(flags, io, approvals, state);
   } catch (err) {
     await state?.close();
+    await stopTracing?.();
     throw err;
   }
   const log = runtime.logger;
@@ -105,6 +109,7 @@ async function serve(flags: ServeFlags, io: CliIO, writeStdout: (text: string) =
   // Everything started from here is released once, newest first, whichever way serving ends.
   const resources = new Scope(log);
   if (state !== undefined) resources.add('shared state', () => state.close());
+  if (stopTracing !== undefined) resources.add('tracing', stopTracing);
   resources.add('runtime', () => runtime.dispose());
   let serving: Serving;
   try {
@@ -123,6 +128,15 @@ async function serve(flags: ServeFlags, io: CliIO, writeStdout: (text: string) =
   await Promise.race([resources.disposeInTurn(), new Promise((r) => setTimeout(r, TEARDOWN_MS).unref())]);
   log.flush();
   return EXIT.ok;
+}
+
+/** OpenTelemetry traces when asked for (docs/observability.md): the SDK is imported only here. */
+async function startTracingIf(flags: ServeFlags, io: CliIO): Promise<(() => Promise<void>) | undefined> {
+  const choice = flags.tracing;
+  if (!choice.on) return undefined;
+  const stop = await startTracing({ serviceVersion: toolgateVersion(), recordContent: choice.recordContent, scheduleDelayMs: choice.scheduleDelayMs, env: io.env });
+  io.stderr(`toolgate serve: exporting traces (${choice.why})${choice.recordContent ? ', with arguments and results' : ''}\n`);
+  return stop;
 }
 
 /** The runtime with serve's settings; its manifests are loaded by ManifestTools (startServing). */

@@ -3,7 +3,9 @@ import { createHash } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import type { Json, JsonObject } from '../../tool/index.js';
-import type { CallRecord } from '../../pipeline/index.js';
+import type { CallRecord, ResultObserver } from '../../pipeline/index.js';
+import type { SecretValues } from '../services.js';
+import { tracer } from '../../telemetry/index.js';
 import { canonicalJson } from '../audit/chain.js';
 import { definePolicy, service } from '../module.js';
 import { redactText } from '../secrets.js';
@@ -37,13 +39,14 @@ export const auditLog = definePolicy({
           ? { argumentsSha256: createHash('sha256').update(canonicalJson(record.arguments)).digest('hex') }
           : { arguments: record.arguments as JsonObject };
       }
+      const trace: JsonObject = { ...record.trace, ...(record.traceId !== undefined ? { traceId: record.traceId } : {}) };
       const raw: JsonObject = {
         v: 1,
         time: record.startedAt,
         callId: record.callId,
         tool: record.tool,
         ...(record.agent !== undefined ? { agent: record.agent } : {}),
-        ...(record.trace !== undefined ? { trace: { ...record.trace } } : {}),
+        ...(Object.keys(trace).length > 0 ? { trace } : {}),
         ...args,
         decision: trailJson(record),
         durationMs: Math.round(record.durationMs * 1000) / 1000,
@@ -77,3 +80,24 @@ export const metrics = definePolicy({
     });
   },
 });
+
+/**
+ * With tracing on and content recording opted in (`serve --otel-record-content`): the call's
+ * arguments and result on its span as `gen_ai.tool.call.arguments` / `gen_ai.tool.call.result`,
+ * redacted as the audit log redacts them (sensitive arguments as a digest; declared secret values
+ * and token shapes cut). Not a policy: the operator's setting, registered by the runtime.
+ */
+export function traceContentObserver(secrets: SecretValues, secretNamesOf: (tool: string) => readonly string[]): ResultObserver {
+  return (result, record) => {
+    const t = tracer();
+    if (t === undefined || !t.recordContent) return;
+    const values = secrets.valuesOf([...secretNamesOf(record.tool)]);
+    const scrub = (v: Json): string => JSON.stringify(mapStrings(v, (s) => redactText(s, { tokens: true, emails: false, values })).value);
+    const args = record.arguments === undefined ? undefined
+      : record.sensitiveArguments ? JSON.stringify({ argumentsSha256: createHash('sha256').update(canonicalJson(record.arguments)).digest('hex') })
+      : scrub(record.arguments as JsonObject);
+    const value = result.structuredContent ?? (result.content as unknown as Json);
+    const digest = (v: Json): string => JSON.stringify({ resultSha256: createHash('sha256').update(canonicalJson(v)).digest('hex') });
+    t.annotate({ 'gen_ai.tool.call.arguments': args, 'gen_ai.tool.call.result': record.sensitiveArguments ? digest(value as Json) : scrub(value as Json) });
+  };
+}

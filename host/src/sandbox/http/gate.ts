@@ -14,6 +14,7 @@ import { LIMITS, cleanRequest } from './request-shape.js';
 import { checkTarget, parseTargetUrl, systemLookup } from './target.js';
 import type { ClosableHttpGate, HostLookup, HttpOutcome, HttpPolicy, HttpRequestSpec } from './types.js';
 import { warmNetworkPath } from './warm.js';
+import { tracer, type Tracer } from '../../telemetry/index.js';
 
 interface Settings extends ExchangeSettings, PoolSettings {
   patterns: HostPattern[];
@@ -65,9 +66,11 @@ export function createHttpGate(policy: HttpPolicy): ClosableHttpGate {
   return {
     request(req: HttpRequestSpec, signal: AbortSignal): Promise<HttpOutcome> {
       const callSignal = signal instanceof AbortSignal ? signal : new AbortController().signal;
-      return runRequest(settings, pools, req, callSignal).catch(
+      const run = () => runRequest(settings, pools, req, callSignal).catch(
         (error: unknown): HttpOutcome => ({ ok: false, error: `request failed: ${shortReason(error)}` }),
       );
+      const t = tracer();
+      return t === undefined ? run() : tracedRequest(t, req, run);
     },
     close: () => pools.destroy(),
   };
@@ -116,3 +119,26 @@ async function runRequest(s: Settings, pools: PinnedPools, req: HttpRequestSpec,
   }
 }
 
+
+/**
+ * A CLIENT span for one request a tool makes: the method, the host and port of the first URL and
+ * the status. Never the URL's path or query, the headers or the body (they may carry secrets).
+ */
+function tracedRequest(t: Tracer, req: HttpRequestSpec, run: () => Promise<HttpOutcome>): Promise<HttpOutcome> {
+  const method = /^[A-Z]{1,16}$/.test(req.method) ? req.method : '_OTHER';
+  let host: string | undefined;
+  let port: number | undefined;
+  try {
+    const u = new URL(req.url);
+    host = u.hostname;
+    port = u.port !== '' ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
+  } catch {
+    host = undefined;
+  }
+  return t.child(method, { 'http.request.method': method, 'server.address': host, 'server.port': port }, async (span) => {
+    const out = await run();
+    if (out.ok) span.set({ 'http.response.status_code': out.status });
+    else span.fail('http_request_refused');
+    return out;
+  }, 'client');
+}
