@@ -124,6 +124,8 @@ export interface RoundStart {
   /** The verified state (undefined on a first request). */
   state: RoundPayload | undefined;
   responses: Record<string, unknown>;
+  /** The method the state is minted for (and verified against on the retry); default tools/call. */
+  method?: string;
 }
 
 /**
@@ -261,7 +263,7 @@ export class InputRound {
     };
     const inputRequests: InputRequests = {};
     for (const p of asked) inputRequests[p.key] = { method: p.method, params: p.params } as InputRequests[string];
-    const requestState = await this.#start.keys.mint(payload, this.#start.principal, 'tools/call');
+    const requestState = await this.#start.keys.mint(payload, this.#start.principal, this.#start.method ?? 'tools/call');
     return inputRequired({ inputRequests, requestState }) as unknown as Record<string, unknown>;
   }
 }

@@ -4,7 +4,7 @@
 // client answers and retries, and the call runs again with the answers (input-rounds.ts).
 // 2025-11-25 sessions keep the v1 server (mcp-server.ts); docs/mcp.md says which serves what.
 import { randomUUID } from 'node:crypto';
-import { ProtocolError, ResourceNotFoundError, Server, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolError, Server, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
 import { ServerClosingError } from './call-tracker.js';
 import type { SidecarCore } from './core.js';
 import { approvalForm } from './elicit.js';
@@ -16,6 +16,7 @@ import { envelopeOf } from './modern-envelope.js';
 import { RpcError } from './rpc-error.js';
 import { mcpToolView } from './schema-export.js';
 import { SERVER_NAME } from './mcp-server.js';
+import { MODERN_MODULE_CAPABILITIES, serveModernModuleExtras } from './modern-extras.js';
 
 /** Who is asking: the bearer token's digest over HTTP, or the one stdio client. */
 export interface ModernPrincipal {
@@ -36,8 +37,9 @@ export function createModernServer(o: ModernOptions): Server {
   const server = new Server(
     { name: SERVER_NAME, version: core.version },
     {
-      // Prompts and resources: none yet (modules serve only tools); the lists answer empty.
-      capabilities: { tools: { listChanged: true }, logging: {}, prompts: {}, resources: {} },
+      // Prompts, resources and completions: what hyper-mcp modules serve (modern-extras.ts); always
+      // declared, so the lists answer (possibly empty) rather than -32601.
+      capabilities: { tools: { listChanged: true }, logging: {}, ...MODERN_MODULE_CAPABILITIES },
       requestState: { verify: (state: string, ctx: ServerContext) => keys.verify(state, principal, ctx.mcpReq.method) },
     },
   );
@@ -47,15 +49,7 @@ export function createModernServer(o: ModernOptions): Server {
     core.onToolsListed();
     return { tools } as never;
   });
-  server.setRequestHandler('prompts/list', () => ({ prompts: [] }) as never);
-  server.setRequestHandler('prompts/get', (request) => {
-    throw new ProtocolError(-32602, `Unknown prompt: ${String(request.params.name)}`);
-  });
-  server.setRequestHandler('resources/list', () => ({ resources: [] }) as never);
-  server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }) as never);
-  server.setRequestHandler('resources/read', (request) => {
-    throw new ResourceNotFoundError(request.params.uri);
-  });
+  serveModernModuleExtras(o, server);
   server.setRequestHandler('tools/call', (request, ctx) => callTool(o, request.params, ctx).catch(asProtocolError) as never);
   return server;
 }
