@@ -392,6 +392,8 @@ function moduleTool(loaded: LoadedManifest, exportsOf: ModuleExports, iface: Hyp
     return { content: result.content, ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}) } as JsonObject;
   });
   def.inputSchema = structuredClone(t.inputSchema);
+  // the schema the module described decides, as JSON Schema reads it (additionalProperties included)
+  def.allowUnknownArguments = true;
   def.output = { render: 'mcp' };
   const annotations: ToolAnnotations = { ...(t.annotations ?? {}) };
   if (t.title !== undefined) annotations.title ??= t.title;
