@@ -54,7 +54,7 @@ function pipelineOf(p: LoadedPlugin): Pipeline {
   return new Pipeline({ tools });
 }
 
-const textOf = (r: { content: readonly { type: string }[] }): string => (r.content[0] as { text: string }).text;
+const textOf = (r: { content: readonly { type: string }[] }): string => (r.content[0] as unknown as { text: string }).text;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'toolgate-hyper-'));

@@ -265,7 +265,6 @@ export async function pluginFromManifest(loaded: LoadedManifest, opts: BridgeOpt
     ]);
   }
   const exportsOf = new ModuleExports(loaded, opts, names);
-  const has = (e: string) => exportsOf.exports.has(e);
   const problems: ManifestError[] = [];
   const problem = (issues: ManifestIssue[]) => problems.push(new ManifestError('MODULE_INVALID', file, issues));
 
@@ -281,53 +280,77 @@ export async function pluginFromManifest(loaded: LoadedManifest, opts: BridgeOpt
 
   try {
     const id = `load-${++loadSeq}`;
-    const toolsRaw = iface === 'v1' ? await describe('describe', undefined) : has('list_tools') ? await describe('list_tools', { context: context(id) }) : { tools: [] };
-    const listed = listTools.safeParse(toolsRaw);
-    if (!listed.success) throw new ManifestError('MODULE_INVALID', file, [{ path: 'module.path', rule: `${iface === 'v1' ? 'describe' : 'list_tools'} returned a malformed list: ${zodReason(listed.error)}` }]);
-
-    const tools: ToolDefinition[] = [];
-    const seen = new Set<string>();
-    listed.data.tools.forEach((raw, i) => {
-      const where = `tools[${i}]`;
-      const t = describedTool.safeParse(raw);
-      if (!t.success) return problem([{ path: `${where}`, rule: `is malformed: ${zodReason(t.error)}` }]);
-      const issues = describedToolIssues(t.data, m.name, where, seen);
-      if (issues.length > 0) return problem(issues);
-      seen.add(t.data.name);
-      tools.push(moduleTool(loaded, exportsOf, iface, t.data));
-    });
-
-    let surface: ServedSurface | undefined;
-    const operations: ToolDefinition[] = [];
-    if (iface === 'v2') {
-      const resources = has('list_resources') ? items(await describe('list_resources', { context: context(id) }), 'resources', resource, B.maxResources, 'list_resources', problem) : [];
-      const resourceTemplates = has('list_resource_templates')
-        ? items(await describe('list_resource_templates', { context: context(id) }), 'resourceTemplates', resourceTemplate, B.maxResourceTemplates, 'list_resource_templates', problem)
-        : [];
-      const prompts = has('list_prompts') ? items(await describe('list_prompts', { context: context(id) }), 'prompts', prompt, B.maxPrompts, 'list_prompts', problem) : [];
-      const ops = operationNames(m.name);
-      const served: { read?: string; get?: string; complete?: string } = {};
-      if (has('read_resource') && (resources.length > 0 || resourceTemplates.length > 0)) {
-        served.read = ops.read;
-        operations.push(readOperation(loaded, exportsOf, ops.read, resources, resourceTemplates));
-      }
-      if (has('get_prompt') && prompts.length > 0) {
-        served.get = ops.get;
-        operations.push(promptOperation(loaded, exportsOf, ops.get, prompts));
-      }
-      if (has('complete')) {
-        served.complete = ops.complete;
-        operations.push(completeOperation(loaded, exportsOf, ops.complete));
-      }
-      if (resources.length + resourceTemplates.length + prompts.length > 0 || served.complete !== undefined)
-        surface = Object.freeze({ plugin: m.name, resources, resourceTemplates, prompts, operations: Object.freeze(served) });
-    }
+    const env: DescribeEnv = { loaded, exportsOf, iface, describe, problem, id };
+    const tools = await describeTools(env);
+    const { surface, operations } = iface === 'v2' ? await describeSurface(env) : { surface: undefined, operations: [] };
     if (tools.length === 0 && surface === undefined && problems.length > 0) throw problems[0] as ManifestError;
     return { plugin: m.name, file, interface: iface, tools, operations, surface, problems, dispose: () => exportsOf.close() };
   } catch (err) {
     await exportsOf.close();
     throw err;
   }
+}
+
+/** What the load steps share: the module, its exports, the describe-time call and the problem sink. */
+interface DescribeEnv {
+  loaded: LoadedManifest;
+  exportsOf: ModuleExports;
+  iface: HyperMcpInterface;
+  describe: (entry: string, payload: Json | undefined) => Promise<unknown>;
+  problem: (issues: ManifestIssue[]) => void;
+  id: string;
+}
+
+/** describe (v1) or list_tools (v2), validated: one tool per good description, a problem per bad one. */
+async function describeTools(env: DescribeEnv): Promise<ToolDefinition[]> {
+  const { loaded, exportsOf, iface, describe, problem, id } = env;
+  const has = (e: string) => exportsOf.exports.has(e);
+  const toolsRaw = iface === 'v1' ? await describe('describe', undefined) : has('list_tools') ? await describe('list_tools', { context: context(id) }) : { tools: [] };
+  const listed = listTools.safeParse(toolsRaw);
+  if (!listed.success)
+    throw new ManifestError('MODULE_INVALID', loaded.file, [{ path: 'module.path', rule: `${iface === 'v1' ? 'describe' : 'list_tools'} returned a malformed list: ${zodReason(listed.error)}` }]);
+  const tools: ToolDefinition[] = [];
+  const seen = new Set<string>();
+  listed.data.tools.forEach((raw, i) => {
+    const where = `tools[${i}]`;
+    const t = describedTool.safeParse(raw);
+    if (!t.success) return problem([{ path: `${where}`, rule: `is malformed: ${zodReason(t.error)}` }]);
+    const issues = describedToolIssues(t.data, loaded.manifest.name, where, seen);
+    if (issues.length > 0) return problem(issues);
+    seen.add(t.data.name);
+    tools.push(moduleTool(loaded, exportsOf, iface, t.data));
+  });
+  return tools;
+}
+
+/** A v2 module's resources, templates and prompts, and the operations that serve them. */
+async function describeSurface(env: DescribeEnv): Promise<{ surface: ServedSurface | undefined; operations: ToolDefinition[] }> {
+  const { loaded, exportsOf, describe, problem, id } = env;
+  const m = loaded.manifest;
+  const has = (e: string) => exportsOf.exports.has(e);
+  const list = async (entry: string, key: string, schema: z.ZodType<object>, max: number): Promise<ServedItem[]> =>
+    has(entry) ? items(await describe(entry, { context: context(id) }), key, schema, max, entry, problem) : [];
+  const resources = await list('list_resources', 'resources', resource, B.maxResources);
+  const resourceTemplates = await list('list_resource_templates', 'resourceTemplates', resourceTemplate, B.maxResourceTemplates);
+  const prompts = await list('list_prompts', 'prompts', prompt, B.maxPrompts);
+  const ops = operationNames(m.name);
+  const served: { read?: string; get?: string; complete?: string } = {};
+  const operations: ToolDefinition[] = [];
+  if (has('read_resource') && (resources.length > 0 || resourceTemplates.length > 0)) {
+    served.read = ops.read;
+    operations.push(readOperation(loaded, exportsOf, ops.read, resources, resourceTemplates));
+  }
+  if (has('get_prompt') && prompts.length > 0) {
+    served.get = ops.get;
+    operations.push(promptOperation(loaded, exportsOf, ops.get, prompts));
+  }
+  if (has('complete')) {
+    served.complete = ops.complete;
+    operations.push(completeOperation(loaded, exportsOf, ops.complete));
+  }
+  const any = resources.length + resourceTemplates.length + prompts.length > 0 || served.complete !== undefined;
+  const surface = any ? Object.freeze({ plugin: m.name, resources, resourceTemplates, prompts, operations: Object.freeze(served) }) : undefined;
+  return { surface, operations };
 }
 
 /** Name, schema and text rules of one described tool; empty when it may be served. */

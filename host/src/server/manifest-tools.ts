@@ -8,6 +8,7 @@ import { describeCapabilities, manifestDefinition, pluginFromManifest, toolFromM
 import type { Context, PluginHandle } from '../plugin/index.js';
 import type { Json, JsonObject, ToolDefinition } from '../tool/index.js';
 import { scanManifestDirs } from './manifest-scan.js';
+import { messageOf } from '../errors/index.js';
 
 /** A folder whose changes trigger a sync; `names` limits that to events about these entries. */
 export interface WatchTarget {
@@ -263,7 +264,7 @@ export class ManifestTools {
     try {
       plugin = await pluginFromManifest(loaded, { logger });
     } catch (err) {
-      logger.warn({ file: loaded.file }, err instanceof Error ? err.message : String(err));
+      logger.warn({ file: loaded.file }, messageOf(err));
       return;
     }
     for (const p of plugin.problems) logger.warn({ file: p.file }, p.message);
