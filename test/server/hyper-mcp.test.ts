@@ -122,6 +122,20 @@ describe('tools of hyper-mcp modules are first-class tools', () => {
     expect(report.interface).toBe('v2');
     expect(report.tools.map((t) => t.name)).toEqual(['fx2__record', 'fx2__envelope', 'fx2__picture']);
     expect(report.operations).toContain('fx2__resources__read');
+    const list = await runToolgate(['list', '--manifests', manifests, '--json'], env, 60_000);
+    const rows = JSON.parse(list.stdout) as { name: string; serves?: string[] }[];
+    expect(rows.find((r) => r.name === 'fx1')?.serves).toEqual(['fx1__echo', 'fx1__add', 'fx1__fail', 'fx1__envelope']);
+    expect(rows.find((r) => r.name === 'fx2')?.serves).toEqual(expect.arrayContaining(['fx2__record', 'fx2__prompts__get']));
+  }, 120_000);
+
+  test('`policy explain` names module tools and operations by their served names', async () => {
+    const env = { TOOLGATE_HOME: join(dir.path, 'home') };
+    const explain = async (tool: string, args: string) =>
+      JSON.parse((await runToolgate(['policy', 'explain', tool, '--args', args, '--manifests', manifests, '--policies', policies, '--json'], env, 60_000)).stdout) as { outcome: string };
+    expect((await explain('fx1__fail', '{}')).outcome).toBe('deny');
+    expect((await explain('fx1__add', '{"a":1,"b":2}')).outcome).toBe('ask');
+    expect((await explain('fx2__prompts__get', '{"name":"greeting"}')).outcome).toBe('deny');
+    expect((await explain('fx2__resources__read', '{"uri":"mem://fixture/readme"}')).outcome).toBe('allow');
   }, 120_000);
 });
 

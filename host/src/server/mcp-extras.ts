@@ -33,7 +33,7 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 const RESOURCE_NOT_FOUND = -32002;
 
 /** Declared always (the lists may be empty): clients cache capabilities per session. */
-export const MODULE_CAPABILITIES = { resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {} } as const;
+export const MODULE_CAPABILITIES = { resources: { subscribe: true }, prompts: {}, completions: {} } as const;
 
 export function serveModuleExtras(core: SidecarCore, server: Server, logLevel: () => LoggingLevel | undefined): void {
   const guard = <T>(fn: () => Promise<T>): Promise<T> =>

@@ -17,7 +17,7 @@ import {
 import { RpcError } from './rpc-error.js';
 import { traceOf } from './trace-context.js';
 
-export const MODERN_MODULE_CAPABILITIES = { prompts: { listChanged: true }, resources: { listChanged: true }, completions: {} } as const;
+export const MODERN_MODULE_CAPABILITIES = { prompts: {}, resources: {}, completions: {} } as const;
 
 interface ExtrasOptions {
   core: SidecarCore;
