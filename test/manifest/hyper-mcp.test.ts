@@ -215,6 +215,11 @@ describe('bad descriptions', () => {
     expect(err.message).toMatch(/export describe of .* failed at load/);
   });
 
+  test('a module importing hyper-mcp\'s own host functions (not mapped yet) is refused at load naming the import', async () => {
+    const err = await refusal('hostfn', join(ROOT, 'test/fixtures/build/hyper_host_imports.wasm'), []);
+    expect(err.message).toMatch(/hostfn\.yaml: .*export list_tools .* failed at load: .*notify_progress/);
+  });
+
   test('malformed JSON from describe is refused with the reason', async () => {
     const err = await refusal('garbage', V1, ['capabilities:', '  config: { mode: garbage }']);
     expect(err.message).toMatch(/garbage\.yaml: .*not valid JSON/);
