@@ -52,6 +52,8 @@ export const operationNames = (plugin: string) => ({
   complete: `${plugin}__completion__complete`,
 });
 
+/** The exports that describe (run at load only). */
+const LIST_EXPORTS = ['describe', 'list_tools', 'list_resources', 'list_resource_templates', 'list_prompts'] as const;
 const V2_EXPORTS = ['list_tools', 'call_tool', 'list_resources', 'list_resource_templates', 'read_resource', 'list_prompts', 'get_prompt', 'complete'] as const;
 
 /** v1 when the module exports both `describe` and `call` (as hyper-mcp tells them apart), else v2. */
@@ -217,6 +219,16 @@ class ModuleExports {
     return decodeOutput(output, 'json');
   }
 
+  /** Closes the sandboxes of these exports (the list exports, done after load); a later call reopens one. */
+  async release(entries: readonly string[]): Promise<void> {
+    const gone = entries.flatMap((e) => {
+      const s = this.#sandboxes.get(e);
+      this.#sandboxes.delete(e);
+      return s === undefined ? [] : [s];
+    });
+    await Promise.all(gone.map((s) => s.then((t) => t.close(), () => undefined)));
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     const all = [...this.#sandboxes.values()];
@@ -284,6 +296,8 @@ export async function pluginFromManifest(loaded: LoadedManifest, opts: BridgeOpt
     const tools = await describeTools(env);
     const { surface, operations } = iface === 'v2' ? await describeSurface(env) : { surface: undefined, operations: [] };
     if (tools.length === 0 && surface === undefined && problems.length > 0) throw problems[0] as ManifestError;
+    // the lists are read once: their instances are not kept for the plugin's lifetime
+    await exportsOf.release(LIST_EXPORTS);
     return { plugin: m.name, file, interface: iface, tools, operations, surface, problems, dispose: () => exportsOf.close() };
   } catch (err) {
     await exportsOf.close();
