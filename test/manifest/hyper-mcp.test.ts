@@ -147,6 +147,18 @@ describe('tools from the module', () => {
     expect(pic.content.map((b) => b.type)).toEqual(['image', 'resource']);
   });
 
+  test('optional members a module sends as null are absent (tool, annotations, result); a null inside a schema keeps its meaning', async () => {
+    const p = await load('fxn', V1, ['capabilities:', '  config: { mode: nulls }']);
+    expect(p.problems).toEqual([]);
+    const nully = p.tools.find((t) => t.name === 'fxn__nully');
+    expect(nully?.title).toBeUndefined();
+    expect(nully?.annotations).toEqual({ readOnlyHint: true });
+    expect(nully?.inputSchema).toEqual({ type: 'object', properties: { v: { type: ['string', 'null'], default: null } } });
+    const r = await pipelineOf(p).call('fxn__nully', {});
+    expect(r.isError).toBe(false);
+    expect(r.content).toEqual([{ type: 'text', text: 'null members dropped' }]);
+  });
+
   test('arguments are validated against the described schema before the module runs (the module writes a file when it runs)', async () => {
     const data = join(dir, 'data');
     await mkdir(data, { recursive: true });

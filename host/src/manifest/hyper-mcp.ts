@@ -75,33 +75,41 @@ const shown = (max: number, multiline = false) =>
     if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
   });
 const B = HYPER_MCP_BOUNDS;
+/**
+ * Optional members a module sends as null (serde without skip_serializing_if, xtp's generated
+ * types) mean "absent": dropped at this level before the shape is checked. Only object members,
+ * one level, so a null inside a schema (`default: null`) or an argument keeps its meaning.
+ */
+const dropNulls = (v: unknown): unknown =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null)) : v;
+const lenient = <T extends z.ZodType>(schema: T) => z.preprocess(dropNulls, schema);
 const jsonObject = z.record(z.string(), z.json()) as unknown as z.ZodType<JsonObject>;
 const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64');
 const uri = shown(B.maxUriChars).min(1);
 const mimeType = shown(255).min(1);
-const itemAnnotations = z.object({ audience: z.array(z.enum(['user', 'assistant'])).max(2).optional(), priority: z.number().min(0).max(1).optional(), lastModified: z.string().max(64).optional() }).optional();
+const itemAnnotations = lenient(z.object({ audience: z.array(z.enum(['user', 'assistant'])).max(2).optional(), priority: z.number().min(0).max(1).optional(), lastModified: z.string().max(64).optional() })).optional();
 
-const toolAnnotations = z.object({
+const toolAnnotations = lenient(z.object({
   title: shown(B.maxTitleChars).optional(),
   readOnlyHint: z.boolean().optional(),
   destructiveHint: z.boolean().optional(),
   idempotentHint: z.boolean().optional(),
   openWorldHint: z.boolean().optional(),
-});
+}));
 
-const describedTool = z.object({
+const describedTool = lenient(z.object({
   name: z.string().min(1).max(64),
   title: shown(B.maxTitleChars).optional(),
   description: shown(B.maxDescriptionChars, true).optional(),
   inputSchema: jsonObject,
   outputSchema: jsonObject.optional(),
   annotations: toolAnnotations.optional(),
-});
+}));
 type DescribedTool = z.infer<typeof describedTool>;
 
 const listTools = z.object({ tools: z.array(z.unknown()).max(B.maxTools, `must list at most ${B.maxTools} tools`) });
 
-const resource = z.object({
+const resource = lenient(z.object({
   uri,
   name: shown(256).min(1),
   title: shown(B.maxTitleChars).optional(),
@@ -109,53 +117,53 @@ const resource = z.object({
   mimeType: mimeType.optional(),
   size: z.number().int().min(0).optional(),
   annotations: itemAnnotations,
-});
-const resourceTemplate = z.object({
+}));
+const resourceTemplate = lenient(z.object({
   uriTemplate: uri,
   name: shown(256).min(1),
   title: shown(B.maxTitleChars).optional(),
   description: shown(B.maxDescriptionChars, true).optional(),
   mimeType: mimeType.optional(),
   annotations: itemAnnotations,
-});
-const prompt = z.object({
+}));
+const prompt = lenient(z.object({
   name: shown(128).min(1),
   title: shown(B.maxTitleChars).optional(),
   description: shown(B.maxDescriptionChars, true).optional(),
   arguments: z
-    .array(z.object({ name: shown(128).min(1), title: shown(B.maxTitleChars).optional(), description: shown(B.maxDescriptionChars, true).optional(), required: z.boolean().optional() }))
+    .array(lenient(z.object({ name: shown(128).min(1), title: shown(B.maxTitleChars).optional(), description: shown(B.maxDescriptionChars, true).optional(), required: z.boolean().optional() })))
     .max(B.maxPromptArguments)
     .optional(),
-});
+}));
 const listOf = (key: string, max: number) => z.object({ [key]: z.array(z.unknown()).max(max, `must list at most ${max} items`) });
 
-const resourceContents = z.union([
+const resourceContents = lenient(z.union([
   z.object({ uri, mimeType: mimeType.optional(), text: z.string() }),
   z.object({ uri, mimeType: mimeType.optional(), blob: base64 }),
-]);
-const contentBlock = z.discriminatedUnion('type', [
+]));
+const contentBlock = lenient(z.discriminatedUnion('type', [
   z.object({ type: z.literal('text'), text: z.string() }),
   z.object({ type: z.literal('image'), data: base64, mimeType }),
   z.object({ type: z.literal('audio'), data: base64, mimeType }),
   z.object({ type: z.literal('resource'), resource: resourceContents }),
   z.object({ type: z.literal('resource_link'), uri, name: shown(256).min(1), title: shown(B.maxTitleChars).optional(), description: z.string().optional(), mimeType: mimeType.optional() }),
-]);
-const callToolResult = z.object({
+]));
+const callToolResult = lenient(z.object({
   content: z.array(contentBlock).max(1024).default([]),
   isError: z.boolean().optional(),
   structuredContent: jsonObject.optional(),
-});
+}));
 const readResourceResult = z.object({ contents: z.array(resourceContents).max(B.maxContents) });
-const getPromptResult = z.object({
+const getPromptResult = lenient(z.object({
   description: shown(B.maxDescriptionChars, true).optional(),
   messages: z.array(z.object({ role: z.enum(['user', 'assistant']), content: contentBlock })).max(B.maxMessages),
-});
+}));
 const completeResult = z.object({
-  completion: z.object({
+  completion: lenient(z.object({
     values: z.array(z.string().max(B.maxCompletionValueChars)).max(B.maxCompletionValues),
     total: z.number().int().min(0).optional(),
     hasMore: z.boolean().optional(),
-  }),
+  })),
 });
 
 function zodReason(err: z.ZodError): string {
