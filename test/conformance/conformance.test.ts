@@ -24,6 +24,10 @@ export const PASSING: Record<Revision, readonly string[]> = {
     'tools-call-audio', 'tools-call-embedded-resource', 'tools-call-mixed-content', 'tools-call-with-logging',
     'tools-call-error', 'tools-call-with-progress', 'tools-call-sampling', 'tools-call-elicitation',
     'elicitation-sep1034-defaults', 'server-sse-multiple-streams', 'elicitation-sep1330-enums', 'dns-rebinding-protection',
+    // served by a hyper-mcp v2 module (manifests/conformance/conformance_mcp.yaml)
+    'completion-complete', 'resources-list', 'resources-read-text', 'resources-read-binary', 'resources-templates-read',
+    'resources-subscribe', 'resources-unsubscribe', 'prompts-list', 'prompts-get-simple', 'prompts-get-with-args',
+    'prompts-get-embedded-resource', 'prompts-get-with-image',
     // not scored (added after the release, pending), but served
     'server-session-lifecycle', 'json-schema-2020-12', 'server-sse-polling',
   ],
@@ -36,6 +40,9 @@ export const PASSING: Record<Revision, readonly string[]> = {
     'input-required-result-multi-round', 'input-required-result-missing-input-response', 'input-required-result-result-type',
     'input-required-result-unsupported-methods', 'input-required-result-tampered-state', 'input-required-result-capability-check',
     'input-required-result-ignore-extra-params', 'input-required-result-validate-input',
+    // served by a hyper-mcp v2 module (manifests/conformance/conformance_mcp.yaml)
+    'completion-complete', 'resources-read-text', 'resources-read-binary', 'resources-templates-read', 'prompts-get-simple',
+    'prompts-get-with-args', 'prompts-get-embedded-resource', 'prompts-get-with-image', 'input-required-result-non-tool-request',
     // not scored (pending), but served
     'http-header-validation',
     // not scored (the Tasks extension), but served: docs/mcp.md, "Tasks"
@@ -46,19 +53,8 @@ export const PASSING: Record<Revision, readonly string[]> = {
 
 /** Required scenarios that do not pass yet, each with the reason (docs/mcp.md says the same). */
 export const NOT_YET: Record<Revision, Record<string, string>> = {
-  '2025-11-25': {
-    'completion-complete': 'modules serve tools only (no completions yet)',
-    'resources-list': 'modules serve no resources yet', 'resources-read-text': 'no resources', 'resources-read-binary': 'no resources',
-    'resources-templates-read': 'no resources', 'resources-subscribe': 'no resources', 'resources-unsubscribe': 'no resources',
-    'prompts-list': 'modules serve no prompts yet', 'prompts-get-simple': 'no prompts', 'prompts-get-with-args': 'no prompts',
-    'prompts-get-embedded-resource': 'no prompts', 'prompts-get-with-image': 'no prompts',
-  },
-  '2026-07-28': {
-    'completion-complete': 'no completions yet',
-    'resources-read-text': 'no resources', 'resources-read-binary': 'no resources', 'resources-templates-read': 'no resources',
-    'prompts-get-simple': 'no prompts', 'prompts-get-with-args': 'no prompts', 'prompts-get-embedded-resource': 'no prompts', 'prompts-get-with-image': 'no prompts',
-    'input-required-result-non-tool-request': 'needs a prompt from a module',
-  },
+  '2025-11-25': {},
+  '2026-07-28': {},
 };
 
 /** Calls every conformance tool once (2026-07-28, no capabilities: answers or refusals, both warm it). */

@@ -101,9 +101,14 @@ describe('the packed and installed toolgate, run from a folder outside the check
       const listed = await toolgate(['schema', '--manifests', dir], folder('shipped-schema'));
       expect(listed.code, listed.stderr).toBe(0);
       const names = ((JSON.parse(listed.stdout) as { tools: { name: string }[] }).tools).map((t) => t.name).sort();
-      const files = readdirSync(dir).filter((f) => f.endsWith('.yaml')).map((f) => f.replace(/\.yaml$/, '')).sort();
+      // a hyper-mcp manifest names a plugin, not a tool (conformance_mcp serves resources and prompts)
+      const plugin = (f: string) => readFileSync(join(dir, f), 'utf8').includes('abi: hyper-mcp');
+      const files = readdirSync(dir).filter((f) => f.endsWith('.yaml') && !plugin(f)).map((f) => f.replace(/\.yaml$/, '')).sort();
       expect(names).toEqual(files);
     }
+    const served = await toolgate(['inspect', 'conformance_mcp', '--manifests', join(shipped, 'conformance'), '--json'], folder('shipped-schema'));
+    expect(served.code, served.stderr).toBe(0);
+    expect((JSON.parse(served.stdout) as { prompts: { name: string }[] }).prompts.map((p) => p.name)).toContain('test_simple_prompt');
     const greeted = await toolgate(['call', 'greet', '--manifests', shipped, '--args', '{"name":"Ada"}'], folder('shipped-call'));
     expect(greeted, greeted.stderr).toMatchObject({ code: 0, stdout: 'Hello, Ada!\n' });
     const found = await toolgate(['call', 'grep_files', '--manifests', shipped, '--args', '{"pattern":"sandbox","max_results":1}', '--json'], folder('shipped-call'));

@@ -1,7 +1,7 @@
 // MCP over stdio, driven by the SDK's own client against the real `toolgate serve --stdio` process.
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { EmptyResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { cpuShare, FIXTURE_MANIFESTS, ROOT, startStdio, threadCount, toolgateEntry, waitFor, type StdioServer } from './helpers.js';
 
 describe('toolgate serve --stdio', () => {
@@ -64,7 +64,8 @@ describe('toolgate serve --stdio', () => {
   });
 
   test('an unknown method is a JSON-RPC MethodNotFound error', async () => {
-    const err = await s.client.listPrompts().then(
+    // (prompts/list is served now: modules may serve prompts; docs/mcp.md)
+    const err = await s.client.request({ method: 'toolgate/no-such-method', params: {} } as never, EmptyResultSchema).then(
       () => undefined,
       (e: unknown) => e,
     );

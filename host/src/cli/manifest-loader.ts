@@ -63,8 +63,22 @@ export const loadManifestTools: ManifestLoader = async (ctx: Context, dirs, opti
   const all = [...dirs];
   const problems: string[] = [];
   if (!options.explicit) all.push(...(await installedSource(options.storeDir, ctx.logger, (p) => problems.push(p)).dirs()));
-  const { tools, errors } = await loadToolsFromDirs(all, { logger: ctx.logger });
+  const { tools, plugins, errors } = await loadToolsFromDirs(all, { logger: ctx.logger });
   problems.push(...errors.map((err) => err.message));
+  for (const plugin of plugins) {
+    // module.abi: hyper-mcp: every tool it describes, its operations and what it serves besides
+    ctx.effect(() => () => plugin.dispose());
+    for (const def of plugin.tools) {
+      try {
+        ctx.tool(def);
+      } catch (err) {
+        problems.push(`${plugin.file}: tool "${def.name}" not registered: ${messageOf(err)}`);
+      }
+    }
+    for (const op of plugin.operations) ctx.effect(() => ctx.tools.registerOperation(op));
+    const surface = plugin.surface;
+    if (surface !== undefined) ctx.effect(() => ctx.tools.registerSurface(surface));
+  }
   for (const def of tools) {
     try {
       ctx.tool(def);

@@ -27,3 +27,7 @@ export {
 export { manifestDefinition, inputSchemaOf, type DefinitionParts } from './definition.js';
 export { enablePreparedModuleCache } from './prepared-cache.js';
 export { protectControlDir } from './protected-dirs.js';
+export {
+  pluginFromManifest, hyperMcpInterface, servedToolName, operationNames, templateMatches, HYPER_MCP_BOUNDS,
+  type LoadedPlugin, type HyperMcpInterface,
+} from './hyper-mcp.js';

@@ -2,6 +2,7 @@
 // manifest was skipped. One bad manifest never stops the others from loading.
 import type { ToolDefinition } from '../tool/index.js';
 import { toolFromManifest, type BridgeOptions } from './bridge.js';
+import { pluginFromManifest, type LoadedPlugin } from './hyper-mcp.js';
 import { ManifestError } from './errors.js';
 import { loadManifestDirs, type LoadDirsOptions } from './load.js';
 import { messageOf } from '../errors/index.js';
@@ -10,15 +11,22 @@ export type LoadToolsOptions = BridgeOptions & LoadDirsOptions;
 
 export interface LoadToolsResult {
   tools: ToolDefinition[];
+  /** module.abi: hyper-mcp manifests, described (their tools are not in `tools`). */
+  plugins: LoadedPlugin[];
   errors: ManifestError[];
 }
 
 export async function loadToolsFromDirs(dirs: string[], opts: LoadToolsOptions = {}): Promise<LoadToolsResult> {
   const { manifests, errors } = await loadManifestDirs(dirs, opts);
   const tools: ToolDefinition[] = [];
+  const plugins: LoadedPlugin[] = [];
   for (const loaded of manifests) {
     try {
-      tools.push(await toolFromManifest(loaded, opts));
+      if (loaded.manifest.module.abi === 'hyper-mcp') {
+        const plugin = await pluginFromManifest(loaded, opts);
+        errors.push(...plugin.problems);
+        plugins.push(plugin);
+      } else tools.push(await toolFromManifest(loaded, opts));
     } catch (err) {
       errors.push(
         err instanceof ManifestError
@@ -27,5 +35,5 @@ export async function loadToolsFromDirs(dirs: string[], opts: LoadToolsOptions =
       );
     }
   }
-  return { tools, errors };
+  return { tools, plugins, errors };
 }

@@ -95,8 +95,20 @@ const linkSchema = z
     Object.entries(links).map(([namespace, v]) => (typeof v === 'string' ? { namespace, path: v } : { namespace, ...v })),
   );
 
+/**
+ * How the host talks to the module: `toolgate` (one export, the wire ABI below) or `hyper-mcp` (the
+ * module describes its own tools, resources and prompts through hyper-mcp's plugin exports;
+ * manifest/hyper-mcp.ts, docs/authoring.md "The hyper-mcp interface").
+ */
+export const MODULE_ABIS = ['toolgate', 'hyper-mcp'] as const;
+export type ModuleAbi = (typeof MODULE_ABIS)[number];
+
+/** Keys a hyper-mcp manifest may not set: the module describes them itself (docs/decisions.md). */
+const MODULE_DESCRIBED_KEYS = ['parameters', 'inputSchema', 'input', 'output', 'annotations'] as const;
+
 const moduleSchema = z.strictObject({
   path: z.string().min(1),
+  abi: z.enum(MODULE_ABIS).default('toolgate'),
   sha256: sha256Hex.optional(),
   link: linkSchema.optional(),
   entry: z
@@ -271,7 +283,33 @@ function inputParameterProblem(m: { input: { parameter?: string | undefined }; p
   return type === 'string' && Array.isArray(required) && required.includes(name) ? undefined : rule;
 }
 
-export const manifestSchema = z
+/**
+ * A hyper-mcp manifest names the plugin and grants capabilities; what it serves comes from the
+ * module. A key that would describe a tool is refused rather than ignored, so nobody reads a
+ * schema in the manifest that no call is checked against. Checked on the raw input (defaults
+ * would make `input` and `output` always present).
+ */
+function hyperMcpRawIssues(raw: unknown, ctx: z.core.$RefinementCtx): void {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return;
+  const doc = raw as Record<string, unknown>;
+  const mod = doc['module'];
+  if (mod === null || typeof mod !== 'object' || (mod as Record<string, unknown>)['abi'] !== 'hyper-mcp') return;
+  for (const key of MODULE_DESCRIBED_KEYS) {
+    if (Object.hasOwn(doc, key))
+      ctx.addIssue({ code: 'custom', path: [key], message: 'is not allowed when module.abi is hyper-mcp: the module describes its own tools (names, schemas, results)' });
+  }
+  if (Object.hasOwn(mod, 'entry'))
+    ctx.addIssue({ code: 'custom', path: ['module', 'entry'], message: 'is not allowed when module.abi is hyper-mcp: the interface names the exports' });
+  const name = doc['name'];
+  // `<plugin>__<tool>` must split one way only (docs/decisions.md, "Served names of module tools")
+  if (typeof name === 'string' && (name.includes('__') || name.endsWith('_') || name.length > 48))
+    ctx.addIssue({ code: 'custom', path: ['name'], message: 'must not contain "__", end with "_" or be longer than 48 characters when module.abi is hyper-mcp (it prefixes every tool the module serves as <name>__<tool>)' });
+}
+
+export const manifestSchema = z.preprocess((raw, ctx) => {
+  hyperMcpRawIssues(raw, ctx);
+  return raw;
+}, z
   .strictObject({
     apiVersion: z.literal('toolgate/v1'),
     name: z.string().regex(TOOL_NAME_RE, `must match ${TOOL_NAME_RE.source}`),
@@ -301,7 +339,7 @@ export const manifestSchema = z
     const problem = inputParameterProblem(m);
     if (problem !== undefined) ctx.addIssue({ code: 'custom', path: ['input', 'parameter'], message: problem });
   })
-  .transform((m) => ({ ...m, module: { ...m.module, entry: m.module.entry ?? m.name } }));
+  .transform((m) => ({ ...m, module: { ...m.module, entry: m.module.entry ?? m.name } })));
 
 /** A manifest after validation, with every default applied (snake_case as in the YAML). */
 export type Manifest = z.output<typeof manifestSchema>;

@@ -54,3 +54,10 @@ export function shownTextIssues(m: Manifest): ManifestIssue[] {
   for (const key of Object.keys(caps.config)) checkKey(out, ['capabilities', 'config'], key);
   return out;
 }
+
+/** The same checks on a schema a module described (hyper-mcp tools), issues named under `path`. */
+export function schemaTextIssues(schema: unknown, path: Path): ManifestIssue[] {
+  const out: ManifestIssue[] = [];
+  walkSchema(out, schema, path, 0);
+  return out;
+}

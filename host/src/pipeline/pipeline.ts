@@ -86,7 +86,7 @@ export class Pipeline {
     const callId = options.callId ?? randomUUID();
     const hooks = this.hooks.snapshot();
     const trail = newTrail();
-    const tool = this.tools.get(name);
+    const tool = options.operation === true ? this.tools.operation(name) : this.tools.get(name);
     const meta = (): JsonObject => ({
       callId,
       tool: name,
@@ -201,7 +201,7 @@ export class Pipeline {
   /** The decision a call would get (pre-execute in dry-run mode, then guards); nothing executes. */
   async explain(name: string, args: unknown, options: Omit<CallOptions, 'signal'> = {}): Promise<Explanation> {
     const trail = newTrail();
-    const tool = this.tools.get(name);
+    const tool = options.operation === true ? this.tools.operation(name) : this.tools.get(name);
     if (tool === undefined) return { tool: name, outcome: 'unknown-tool', reason: `unknown tool "${name}"`, code: 'UNKNOWN_TOOL', trail };
     const checked = tool.checkArguments(args);
     if (!checked.ok) return { tool: name, outcome: 'invalid-args', reason: checked.message, code: 'INVALID_ARGS', trail };

@@ -196,4 +196,6 @@ export interface CallOptions {
    * signal to withdraw the ask (architecture.md §3).
    */
   onApprovalWait?: () => () => void;
+  /** The name is a registry operation (a module's resource read, prompt or completion), not a tool. */
+  operation?: boolean;
 }

@@ -14,6 +14,9 @@ import { endedMessage } from './approval-ended.js';
 import type { SessionHealth } from './session-table.js';
 import { exportTools, isSchemaFormat, SCHEMA_FORMATS } from './schema-export.js';
 import { messageOf } from '../errors/index.js';
+import {
+  completeOperationFor, completeParams, listPrompts, listResources, listResourceTemplates, NO_COMPLETIONS, promptOperationFor, readOperationFor,
+} from './module-surfaces.js';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
@@ -31,10 +34,18 @@ export function sendError(res: ServerResponse, status: number, message: string, 
 const argumentsObject = z.custom<JsonObject>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), { message: 'expected an object' });
 const callBody = z.strictObject({ arguments: argumentsObject.optional() });
 const approvalBody = z.strictObject({ outcome: z.enum(['allowed-once', 'rejected']) });
+const promptBody = z.strictObject({ arguments: z.record(z.string(), z.string()).optional() });
+const completeBody = z.strictObject({
+  ref: z.union([z.strictObject({ type: z.literal('ref/prompt'), name: z.string().min(1) }), z.strictObject({ type: z.literal('ref/resource'), uri: z.string().min(1) })]),
+  argument: z.strictObject({ name: z.string(), value: z.string() }),
+  context: z.strictObject({ arguments: z.record(z.string(), z.string()).optional() }).optional(),
+});
 
 /** What each body looks like, shown next to the issue: a caller who guessed the shape learns it. */
 const CALL_SHAPE = '{"arguments": {...}}';
 const APPROVAL_SHAPE = '{"outcome": "allowed-once" | "rejected"}';
+const PROMPT_SHAPE = '{"arguments": {"NAME": "value", ...}}';
+const COMPLETE_SHAPE = '{"ref": {"type": "ref/prompt", "name": ...} | {"type": "ref/resource", "uri": ...}, "argument": {"name": ..., "value": ...}}';
 
 /** "arguments: expected record, received string; expected {...}": the field, the rule and the shape. */
 function zodMessage(err: z.ZodError, shape: string): string {
@@ -69,6 +80,11 @@ const ROUTES: readonly { method: string; path: RegExp; handle: (r: ApiRequest) =
   { method: 'GET', path: /^\/metrics$/, handle: metrics },
   { method: 'GET', path: /^\/v1\/tools$/, handle: listTools },
   { method: 'POST', path: /^\/v1\/tools\/([^/]+)\/call$/, handle: callTool },
+  { method: 'GET', path: /^\/v1\/resources$/, handle: listModuleResources },
+  { method: 'GET', path: /^\/v1\/resources\/read$/, handle: readResource },
+  { method: 'GET', path: /^\/v1\/prompts$/, handle: listModulePrompts },
+  { method: 'POST', path: /^\/v1\/prompts\/([^/]+)\/get$/, handle: getPrompt },
+  { method: 'POST', path: /^\/v1\/completions$/, handle: complete },
   { method: 'GET', path: /^\/v1\/approvals$/, handle: listApprovals },
   { method: 'POST', path: /^\/v1\/approvals\/([^/]+)$/, handle: answerApproval },
 ];
@@ -172,4 +188,72 @@ async function answerApproval({ core, req, res, body, answeredBy, param }: ApiRe
 function traced(headers: IncomingMessage['headers']): { trace?: NonNullable<ReturnType<typeof traceOf>> } {
   const trace = traceOf(undefined, headers);
   return trace !== undefined ? { trace } : {};
+}
+
+// ---- what modules serve besides tools (module-surfaces.ts): each read, get and complete is a
+// pipeline call of the owning plugin's operation, answered with the MCP result it would carry.
+
+function listModuleResources({ core, res }: ApiRequest): void {
+  sendJson(res, 200, { resources: listResources(core), resourceTemplates: listResourceTemplates(core) });
+}
+
+function listModulePrompts({ core, res }: ApiRequest): void {
+  sendJson(res, 200, { prompts: listPrompts(core) });
+}
+
+async function readResource(r: ApiRequest): Promise<void> {
+  const uri = r.url.searchParams.get('uri');
+  if (uri === null || uri === '') return sendError(r.res, 400, 'uri: the query parameter is required (GET /v1/resources/read?uri=...)');
+  const op = readOperationFor(r.core, uri);
+  if (op === undefined) return sendError(r.res, 404, `resource not found: ${uri}`);
+  await runOperation(r, op, { uri });
+}
+
+async function getPrompt(r: ApiRequest): Promise<void> {
+  const name = decodeURIComponent(r.param);
+  const op = promptOperationFor(r.core, name);
+  if (op === undefined) return sendError(r.res, 404, `unknown prompt "${name}"`);
+  const parsed = parseJson(await r.body());
+  if (!parsed.ok) return sendError(r.res, 400, parsed.message);
+  const input = promptBody.safeParse(parsed.value);
+  if (!input.success) return sendError(r.res, 400, zodMessage(input.error, PROMPT_SHAPE));
+  await runOperation(r, op, { name, ...(input.data.arguments !== undefined ? { arguments: input.data.arguments } : {}) });
+}
+
+async function complete(r: ApiRequest): Promise<void> {
+  const parsed = parseJson(await r.body());
+  if (!parsed.ok) return sendError(r.res, 400, parsed.message);
+  const input = completeBody.safeParse(parsed.value);
+  if (!input.success) return sendError(r.res, 400, zodMessage(input.error, COMPLETE_SHAPE));
+  const { ref, args } = completeParams(input.data);
+  const op = completeOperationFor(r.core, ref);
+  if (op === undefined) return sendJson(r.res, 200, NO_COMPLETIONS);
+  await runOperation(r, op, args);
+}
+
+/** One operation call through the pipeline; a failure (a denial, the module's error) is 422 with the code. */
+async function runOperation({ core, req, res }: ApiRequest, op: string, args: JsonObject): Promise<void> {
+  const hangup = new AbortController();
+  onResponseGone(res, () => hangup.abort(new ClientGone('its HTTP connection closed before the answer')));
+  const callId = randomUUID();
+  const unbind = core.approvals.bind(callId, { sessionId: undefined });
+  const agent = req.headers['x-toolgate-agent'];
+  let result: ToolResult;
+  try {
+    result = await core.calls.run(hangup.signal, (signal) =>
+      core.pipeline.call(op, args, { signal, callId, operation: true, ...(typeof agent === 'string' ? { agent } : {}), ...traced(req.headers) }),
+    );
+  } catch (err) {
+    if (err instanceof ServerClosingError) return sendError(res, 503, err.message);
+    throw err;
+  } finally {
+    unbind();
+  }
+  const headers = { 'x-toolgate-call-id': callId };
+  const value = result.structuredContent;
+  if (result.isError || value === null || typeof value !== 'object' || Array.isArray(value)) {
+    const code = result.error?.code ?? 'TOOL_ERROR';
+    return sendJson(res, 422, { error: { status: 422, code, message: result.error?.message ?? 'the module returned no result' } }, headers);
+  }
+  sendJson(res, 200, value, headers);
 }

@@ -165,6 +165,8 @@ export interface RoundStart {
   /** The verified state (undefined on a first request); a task's own state has no `who`. */
   state: Omit<RoundPayload, 'who'> | undefined;
   responses: Record<string, unknown>;
+  /** The method the state is minted for (and verified against on the retry); default tools/call. */
+  method?: string;
 }
 
 /**
@@ -314,7 +316,7 @@ export class InputRound {
 
   /** The questions as an InputRequiredResult, with the state signed for this principal. */
   async inputRequired(open: OpenQuestions): Promise<Record<string, unknown>> {
-    const requestState = await this.#start.keys.mint(open.payload, this.#start.principal, 'tools/call');
+    const requestState = await this.#start.keys.mint(open.payload, this.#start.principal, this.#start.method ?? 'tools/call');
     return inputRequired({ inputRequests: open.inputRequests, requestState }) as unknown as Record<string, unknown>;
   }
 }

@@ -4,10 +4,11 @@ import { createHash } from 'node:crypto';
 import { statSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { Logger } from 'pino';
-import { describeCapabilities, manifestDefinition, toolFromManifest, type LoadedManifest } from '../manifest/index.js';
+import { describeCapabilities, manifestDefinition, pluginFromManifest, toolFromManifest, type LoadedManifest } from '../manifest/index.js';
 import type { Context, PluginHandle } from '../plugin/index.js';
 import type { Json, JsonObject, ToolDefinition } from '../tool/index.js';
 import { scanManifestDirs } from './manifest-scan.js';
+import { messageOf } from '../errors/index.js';
 
 /** A folder whose changes trigger a sync; `names` limits that to events about these entries. */
 export interface WatchTarget {
@@ -230,6 +231,10 @@ export class ManifestTools {
         logger.info({ file: loaded.file, tool: name }, 'tool already registered; the manifest is not reloaded here');
         continue;
       }
+      if (loaded.manifest.module.abi === 'hyper-mcp') {
+        await this.#addPlugin(loaded, fp);
+        continue;
+      }
       const entry = this.#add(loaded, fp);
       if (entry !== undefined) added.push(entry);
     }
@@ -245,6 +250,57 @@ export class ManifestTools {
       // An entry replaced or removed while waiting is not compiled at all (nothing would close it).
       void after.then(() => Promise.all(added.map((e) => (this.#closed || e.handle.disposed ? undefined : e.warm()))));
     }
+  }
+
+  /**
+   * module.abi: hyper-mcp: the module is described now (its tools are not known before), under the
+   * manifest's limits; each described tool, operation and surface registers in one child plugin.
+   * A tool the registry refuses (a name another manifest took) is reported; the others load.
+   */
+  async #addPlugin(loaded: LoadedManifest, fp: string): Promise<void> {
+    const { ctx, logger } = this.#opts;
+    const name = loaded.manifest.name;
+    let plugin;
+    try {
+      plugin = await pluginFromManifest(loaded, { logger });
+    } catch (err) {
+      logger.warn({ file: loaded.file }, messageOf(err));
+      return;
+    }
+    for (const p of plugin.problems) logger.warn({ file: p.file }, p.message);
+    let handle: PluginHandle;
+    try {
+      handle = ctx.plugin(
+        (c) => {
+          c.effect(() => () => plugin.dispose());
+          for (const def of plugin.tools) {
+            try {
+              c.tool(def);
+            } catch (err) {
+              logger.warn({ err, file: loaded.file }, `${loaded.file}: tool "${def.name}" of plugin "${name}" not registered`);
+            }
+          }
+          for (const op of plugin.operations) c.effect(() => c.tools.registerOperation(op));
+          const surface = plugin.surface;
+          if (surface !== undefined) c.effect(() => c.tools.registerSurface(surface));
+        },
+        undefined,
+        { name: `manifest:${name}` },
+      );
+    } catch (err) {
+      logger.warn({ err, file: loaded.file }, `plugin "${name}" could not be registered`);
+      await plugin.dispose();
+      return;
+    }
+    const served: ServedManifest = {
+      name,
+      version: loaded.manifest.version,
+      file: loaded.file,
+      sha256: loaded.sha256,
+      pinned: loaded.manifest.module.sha256 !== undefined,
+      capabilities: describeCapabilities(loaded.manifest),
+    };
+    this.#entries.set(loaded.file, { name, served, fingerprint: fp, handle, warm: async () => {} });
   }
 
   #add(loaded: LoadedManifest, fp: string): Entry | undefined {

@@ -24,6 +24,7 @@ import { ClientLinks, type CallLink } from './response-gone.js';
 import { RpcError, toSdkError } from './rpc-error.js';
 import { AjvJsonSchemaValidator } from './sdk-ajv.js';
 import { mcpToolView } from './schema-export.js';
+import { MODULE_CAPABILITIES, serveModuleExtras } from './mcp-extras.js';
 import type { SidecarCore } from './core.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -53,8 +54,9 @@ const UNKNOWN_TOOL = (name: string) => new RpcError(-32602, `Unknown tool: ${nam
 export function createMcpServer(core: SidecarCore, links: ClientLinks = new ClientLinks()): Server {
   const server = new Server(
     { name: SERVER_NAME, version: core.version },
-    // logging: module logs reach the client as notifications/message, at the level it set.
-    { capabilities: { tools: { listChanged: true }, logging: {} }, jsonSchemaValidator: new AjvJsonSchemaValidator() },
+    // logging: module logs reach the client as notifications/message, at the level it set;
+    // resources, prompts, completions: what hyper-mcp modules serve (possibly nothing: empty lists).
+    { capabilities: { tools: { listChanged: true }, logging: {}, ...MODULE_CAPABILITIES }, jsonSchemaValidator: new AjvJsonSchemaValidator() },
   );
 
   skipRequestIdZero(server);
@@ -73,6 +75,8 @@ export function createMcpServer(core: SidecarCore, links: ClientLinks = new Clie
   });
 
   setToolCallHandler(server, (raw, extra) => callTool(core, server, raw, extra, () => logLevel, links));
+  // resources, prompts and completions that modules serve (mcp-extras.ts)
+  serveModuleExtras(core, server, () => logLevel);
   return server;
 }
 

@@ -4,7 +4,7 @@
 // client answers and retries, and the call runs again with the answers (input-rounds.ts). A tool
 // that supports tasks runs as one for a request that declares the Tasks extension (task-calls.ts).
 // 2025-11-25 sessions keep the v1 server (mcp-server.ts); docs/mcp.md says which serves what.
-import { ProtocolError, ResourceNotFoundError, Server, type ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolError, Server, type ServerContext } from '@modelcontextprotocol/server';
 import type { SidecarCore } from './core.js';
 import type { RoundPayload } from './input-rounds.js';
 import { runCall } from './modern-call.js';
@@ -16,6 +16,7 @@ import { registerTaskMethods } from './task-methods.js';
 import { TASKS_EXTENSION } from './task-store.js';
 import { mcpToolView } from './schema-export.js';
 import { SERVER_NAME } from './mcp-server.js';
+import { MODERN_MODULE_CAPABILITIES, serveModernModuleExtras } from './modern-extras.js';
 
 /** Who is asking: the bearer token's digest over HTTP, or the one stdio client. */
 export interface ModernPrincipal {
@@ -36,9 +37,10 @@ export function createModernServer(o: ModernOptions): Server {
   const server = new Server(
     { name: SERVER_NAME, version: core.version },
     {
-      // Prompts and resources: none yet (modules serve only tools); the lists answer empty.
-      // Tasks: an extension, offered to each request that declares it (docs/mcp.md, "Tasks").
-      capabilities: { tools: { listChanged: true }, logging: {}, prompts: {}, resources: {}, extensions: { [TASKS_EXTENSION]: {} } },
+      // Prompts, resources and completions: what hyper-mcp modules serve (modern-extras.ts); always
+      // declared, so the lists answer (possibly empty) rather than -32601. Tasks: an extension,
+      // offered to each request that declares it (docs/mcp.md, "Tasks").
+      capabilities: { tools: { listChanged: true }, logging: {}, ...MODERN_MODULE_CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } },
       requestState: { verify: (state: string, ctx: ServerContext) => keys.verify(state, principal, ctx.mcpReq.method) },
     },
   );
@@ -48,15 +50,7 @@ export function createModernServer(o: ModernOptions): Server {
     core.onToolsListed();
     return { tools } as never;
   });
-  server.setRequestHandler('prompts/list', () => ({ prompts: [] }) as never);
-  server.setRequestHandler('prompts/get', (request) => {
-    throw new ProtocolError(-32602, `Unknown prompt: ${String(request.params.name)}`);
-  });
-  server.setRequestHandler('resources/list', () => ({ resources: [] }) as never);
-  server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }) as never);
-  server.setRequestHandler('resources/read', (request) => {
-    throw new ResourceNotFoundError(request.params.uri);
-  });
+  serveModernModuleExtras(o, server);
   server.setRequestHandler('tools/call', (request, ctx) => inRequestSpan(() => v2CallFacts(request.params, ctx), () => callTool(o, request.params, ctx)).catch(asProtocolError) as never);
   registerTaskMethods(server, core, principal);
   return server;

@@ -195,3 +195,21 @@ export interface CallClient {
   /** Sends the request and resolves with the client's answer; the signal cancels it. */
   request(req: ClientRequest, signal: AbortSignal, timeoutMs: number): Promise<ClientAnswer>;
 }
+
+// ---- What a module serves besides tools (hyper-mcp v2 modules: manifest/hyper-mcp.ts): its
+// resources, resource templates, prompts and completions, as described at load. Every read, get and
+// complete runs through the pipeline as a call of one of the plugin's operations (ToolRegistry
+// operations: never listed as tools, never callable by tools/call).
+
+/** One MCP resource, resource template or prompt as the module described it (validated JSON). */
+export type ServedItem = JsonObject;
+
+export interface ServedSurface {
+  /** The manifest's name (the plugin). */
+  readonly plugin: string;
+  readonly resources: readonly ServedItem[];
+  readonly resourceTemplates: readonly ServedItem[];
+  readonly prompts: readonly ServedItem[];
+  /** The operations (registry names) that serve resources/read, prompts/get and completion/complete. */
+  readonly operations: { readonly read?: string; readonly get?: string; readonly complete?: string };
+}

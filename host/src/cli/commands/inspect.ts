@@ -8,6 +8,7 @@ import {
   formatDuration,
   inputSchemaOf,
   loadManifestDirs,
+  pluginFromManifest,
   type LoadedManifest,
   type ManifestError,
 } from '../../manifest/index.js';
@@ -102,6 +103,36 @@ function textReport(loaded: LoadedManifest): string {
   return `${out.join('\n')}\n`;
 }
 
+/** A hyper-mcp plugin's tools (served names and schemas), resources, templates and prompts, as described. */
+async function servedReport(loaded: LoadedManifest): Promise<JsonObject> {
+  const plugin = await pluginFromManifest(loaded);
+  try {
+    return {
+      abi: 'hyper-mcp',
+      interface: plugin.interface,
+      tools: plugin.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: structuredClone(t.inputSchema ?? {}) }) as JsonObject),
+      resources: plugin.surface?.resources.map((r) => ({ ...r })) ?? [],
+      resourceTemplates: plugin.surface?.resourceTemplates.map((r) => ({ ...r })) ?? [],
+      prompts: plugin.surface?.prompts.map((p) => ({ ...p })) ?? [],
+      operations: plugin.operations.map((o) => o.name),
+      problems: plugin.problems.map((p) => p.message),
+    };
+  } finally {
+    await plugin.dispose();
+  }
+}
+
+function servedText(r: JsonObject): string {
+  const out: string[] = [`served (hyper-mcp ${String(r['interface'])}):`];
+  for (const t of r['tools'] as JsonObject[]) out.push(`  tool ${String(t['name'])}: ${String(t['description'])}`, indent(JSON.stringify(t['inputSchema'], null, 2), '    '));
+  for (const x of r['resources'] as JsonObject[]) out.push(`  resource ${String(x['uri'])} (${String(x['name'])})`);
+  for (const x of r['resourceTemplates'] as JsonObject[]) out.push(`  resource template ${String(x['uriTemplate'])} (${String(x['name'])})`);
+  for (const x of r['prompts'] as JsonObject[]) out.push(`  prompt ${String(x['name'])}`);
+  for (const o of r['operations'] as string[]) out.push(`  operation ${o} (policies name it)`);
+  for (const p of r['problems'] as string[]) out.push(`  REFUSED: ${p}`);
+  return `${out.join('\n')}\n`;
+}
+
 function reportErrors(io: CliIO, errors: ManifestError[]): void {
   for (const e of errors) io.stderr(`toolgate inspect: ${e.message}\n`);
 }
@@ -117,7 +148,9 @@ async function findManifest(name: string, given: string[], io: CliIO, log: Retur
     paths.push(...(await installedSource(storeDir, logger).dirs()));
   }
   const { manifests, errors } = await loadManifestDirs(paths, { ignoreMissingDirs: !sources.explicit });
-  const found = manifests.find((l) => l.manifest.name === name);
+  // a hyper-mcp module's tool is served as <plugin>__<tool>: its manifest is the plugin's
+  const plugin = name.includes('__') ? name.slice(0, name.indexOf('__')) : undefined;
+  const found = manifests.find((l) => l.manifest.name === name) ?? manifests.find((l) => l.manifest.name === plugin && l.manifest.module.abi === 'hyper-mcp');
   if (found !== undefined) return { found, errors };
   const own = errors.find((e) => new RegExp(`[\\\\/]${name.replace(/[^A-Za-z0-9_-]/g, '.')}\\.ya?ml$`).test(e.file));
   if (own !== undefined) throw new UsageError(`tool "${name}" did not load: ${own.message}`);
@@ -150,6 +183,18 @@ export const inspectCommand: Command = {
     }
     const { found, errors } = await findManifest(name, values.manifests ?? [], io, logChoice(values));
     reportErrors(io, errors);
+    if (found.manifest.module.abi === 'hyper-mcp') {
+      // what the plugin serves is known only from the module: it is described in the sandbox (never called)
+      let served: JsonObject;
+      try {
+        served = await servedReport(found);
+      } catch (err) {
+        throw new UsageError(`plugin "${found.manifest.name}" did not load: ${messageOf(err)}`);
+      }
+      const report = { ...inspectReport(found), ...served };
+      io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : spellHidden(`${textReport(found)}\n${servedText(served)}`));
+      return errors.length > 0 || (served['problems'] as unknown[]).length > 0 ? EXIT.usage : EXIT.ok;
+    }
     io.stdout(json ? `${JSON.stringify(inspectReport(found), null, 2)}\n` : spellHidden(textReport(found)));
     return errors.length > 0 ? EXIT.usage : EXIT.ok;
   },

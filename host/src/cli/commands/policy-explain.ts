@@ -69,9 +69,11 @@ export const policyExplainCommand: Command = {
       throw new UsageError(messageOf(err));
     }
     try {
-      if (runtime.tools.get(flags.tool) === undefined) throw missingTool(flags.tool, runtime);
+      // a hyper-mcp plugin's operations (p__resources__read ...) are explained by the same name
+      const operation = runtime.tools.get(flags.tool) === undefined && runtime.tools.operation(flags.tool) !== undefined;
+      if (runtime.tools.get(flags.tool) === undefined && !operation) throw missingTool(flags.tool, runtime);
       reportManifestProblems(io, 'policy explain', runtime.manifestProblems);
-      const e = await runtime.pipeline.explain(flags.tool, flags.args, flags.agent !== undefined ? { agent: flags.agent } : {});
+      const e = await runtime.pipeline.explain(flags.tool, flags.args, { ...(flags.agent !== undefined ? { agent: flags.agent } : {}), ...(operation ? { operation } : {}) });
       io.stdout(flags.json ? `${JSON.stringify(e)}\n` : formatExplanation(e));
       return e.outcome === 'allow' ? EXIT.ok : EXIT.failed;
     } finally {

@@ -19,7 +19,19 @@ interface Row {
   source: string;
   signer: string;
   capabilities: string[];
+  /** module.abi: hyper-mcp: the tools the module describes, by served name, then its operations. */
+  serves?: string[];
   problem?: string;
+}
+
+/** What a hyper-mcp manifest's module serves (described in the sandbox, never called); undefined for other manifests. */
+async function servedBy(file: string): Promise<string[] | undefined> {
+  const { loadManifestFile, pluginFromManifest } = await import('../../manifest/index.js');
+  const loaded = await loadManifestFile(file);
+  if (loaded.manifest.module.abi !== 'hyper-mcp') return undefined;
+  const plugin = await pluginFromManifest(loaded);
+  await plugin.dispose();
+  return [...plugin.tools.map((t) => t.name), ...plugin.operations.map((o) => o.name)];
 }
 
 async function manifestRows(path: string): Promise<Row[]> {
@@ -32,7 +44,8 @@ async function manifestRows(path: string): Promise<Row[]> {
     const file = join(dir, n);
     try {
       const m = readManifest(await readFile(file, 'utf8'), file);
-      rows.push({ name: m.name, version: m.version, source: file, signer: '-', capabilities: m.described });
+      const serves = await servedBy(file);
+      rows.push({ name: m.name, version: m.version, source: file, signer: '-', capabilities: m.described, ...(serves !== undefined ? { serves } : {}) });
     } catch (err) {
       rows.push({ name: n, version: '?', source: file, signer: '-', capabilities: [], problem: messageOf(err) });
     }
@@ -47,6 +60,7 @@ function print(io: CliIO, rows: Row[]): void {
     out(`${r.name}@${r.version}\n  source: ${r.source}\n  signer: ${r.signer}\n`);
     if (r.problem) out(`  PROBLEM: ${r.problem}\n`);
     for (const c of r.capabilities) out(`  ${c}\n`);
+    if (r.serves !== undefined) out(`  serves: ${r.serves.join(', ')}\n`);
   }
 }
 

@@ -31,7 +31,7 @@ export const auditLog = definePolicy({
     const { writer, release } = audit.open(path);
     ctx.effect(() => release);
     ctx.on('tools/result', ctx.entryId, (result, record) => {
-      const tool = ctx.tools.get(record.tool);
+      const tool = ctx.tools.get(record.tool) ?? ctx.tools.operation(record.tool);
       const secretValues = secrets.valuesOf(tool?.definition.capabilities?.secrets ?? []);
       let args: JsonObject = {};
       if (record.arguments !== undefined) {
