@@ -141,6 +141,7 @@ export class ManifestTools {
   #timer: NodeJS.Timeout | undefined;
   #syncing: Promise<void> = Promise.resolve();
   #closed = false;
+  #warmStopped = false;
 
   constructor(opts: ManifestToolsOptions) {
     this.#opts = opts;
@@ -169,6 +170,15 @@ export class ManifestTools {
   watch(): void {
     const targets = [...watchTargets(this.#opts.dirs), ...(this.#opts.watchAlso ?? [])];
     for (const t of targets) this.#attach(t);
+  }
+
+  /**
+   * Starts no more background warm-ups (serve calls it when shutdown begins): a warm-up held back
+   * while a call ran would otherwise start when shutdown cancels that call, and compete with the
+   * teardown for the thread.
+   */
+  stopWarming(): void {
+    this.#warmStopped = true;
   }
 
   async close(): Promise<void> {
@@ -288,7 +298,8 @@ export class ManifestTools {
       await this.#calls.idle();
       await nextTurn();
       await this.#calls.idle();
-      if (this.#closed || e.handle.disposed) continue;
+      if (this.#closed || this.#warmStopped) return;
+      if (e.handle.disposed) continue;
       await e.warm();
     }
   }
