@@ -6,12 +6,14 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { TOOL_NAMES } from './mcp.mjs';
 
-const list = TOOL_NAMES.map((name) => ({
+// argv[2]: serve only the first N of them (the first-call row serves as many tools as toolgate's examples)
+const served = TOOL_NAMES.slice(0, Number(process.argv[2] ?? TOOL_NAMES.length));
+const list = served.map((name) => ({
   name,
   description: 'Returns its arguments unchanged.',
   inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
 }));
-const names = new Set(TOOL_NAMES);
+const names = new Set(served);
 const server = new Server({ name: 'baseline', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
 server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: list }));
 server.setRequestHandler(CallToolRequestSchema, (req) => {

@@ -46,10 +46,10 @@ export function benchFolder() {
  * kind: 'toolgate' | 'baseline'. toolgate runs the bundled command with no policy set (the
  * transport, the pipeline and the sandbox alone) and its own TOOLGATE_HOME (`home`).
  */
-export function transport(kind, dir, { manifests = [join(dir, 'manifests')], home = join(dir, 'home') } = {}) {
+export function transport(kind, dir, { manifests = [join(dir, 'manifests')], home = join(dir, 'home'), tools } = {}) {
   const args = kind === 'toolgate'
     ? [join(ROOT, 'dist/cli/main.js'), 'serve', '--stdio', '--no-watch', ...manifests.flatMap((m) => ['--manifests', m]), '--policies', 'none', '--builtin-tools']
-    : [BASELINE];
+    : [BASELINE, ...(tools === undefined ? [] : [String(tools)])];
   return new StdioClientTransport({
     command: process.execPath,
     args,
@@ -72,10 +72,10 @@ export function cpuMicros(pid) {
   return (Number(f[11]) + Number(f[12])) * 10_000;
 }
 
-/** Spawn -> initialize -> first tools/list answer (ms); then, if `call` names a tool, its first call (ms from spawn). */
+/** Spawn -> initialize -> first tools/list answer (ms); then, if `call` names a tool, its first call (ms from spawn); `cpu`: the server's CPU time (ms, all threads) by then. */
 export async function startup(kind, dir, opts = {}) {
   const t0 = performance.now();
-  const { client } = await connect(kind, dir, opts);
+  const { client, pid } = await connect(kind, dir, opts);
   const { tools } = await client.listTools();
   const listed = performance.now() - t0;
   if (tools.length < (opts.tools ?? TOOL_NAMES.length)) throw new Error(`${kind}: expected ${opts.tools ?? TOOL_NAMES.length} tools, got ${tools.length}`);
@@ -85,8 +85,9 @@ export async function startup(kind, dir, opts = {}) {
     if (r.isError) throw new Error(`${kind} ${opts.call}: ${JSON.stringify(r.content)}`);
     called = performance.now() - t0;
   }
+  const cpu = cpuMicros(pid) / 1000;
   await client.close();
-  return { listed, called };
+  return { listed, called, cpu };
 }
 
 /** One server session: `warm` unmeasured calls, then `n` timed ones (µs each) and the server's CPU per call. */

@@ -1,10 +1,12 @@
 // What a start loads (issue 15.3): the bundled command keeps ajv and re2js out of the modules a
 // `serve` evaluates before its first answer, and what stands in for them still works when used.
 import { readdirSync, readFileSync } from 'node:fs';
+import { PROTOCOL_VERSION_META_KEY as SDK_META_KEY } from '@modelcontextprotocol/server';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { compileLinear } from '../../host/src/regex/index.js';
 import { AjvJsonSchemaValidator } from '../../host/src/server/sdk-ajv.js';
+import { PROTOCOL_VERSION_META_KEY } from '../../host/src/server/stdio-era.js';
 import { ROOT } from './helpers.js';
 
 const CLI = join(ROOT, 'dist/cli');
@@ -15,7 +17,40 @@ function bundledModules(): string[] {
     .flatMap((f) => [...readFileSync(join(CLI, f), 'utf8').matchAll(/^\/\/ (\S+\.(?:js|ts|cjs|mjs|json))$/gm)].map((m) => m[1] as string));
 }
 
+/**
+ * The command's files a `serve` evaluates before its first answer: main.js, the chunk holding the
+ * serve command (imported when the command runs), and what they import statically, transitively.
+ */
+function serveGraph(): string[] {
+  const serveChunk = readdirSync(CLI).find((f) => f.endsWith('.js') && /^\/\/ host\/src\/cli\/commands\/serve\.ts$/m.test(readFileSync(join(CLI, f), 'utf8')));
+  expect(serveChunk).toBeDefined();
+  const seen = new Set<string>();
+  const todo = ['main.js', serveChunk as string];
+  while (todo.length > 0) {
+    const file = todo.pop() as string;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const text = readFileSync(join(CLI, file), 'utf8');
+    for (const m of text.matchAll(/^(?:import|export)\s[^;]*?from\s*"\.\/(chunk-[A-Z0-9]+\.js)"|^import\s*"\.\/(chunk-[A-Z0-9]+\.js)"/gm)) todo.push((m[1] ?? m[2]) as string);
+  }
+  return [...seen];
+}
+
 describe('start-up', () => {
+  test('the SDK v2 (2026-07-28) is not in what a serve start evaluates: a 2025-11-25 client never loads it (issue 27)', () => {
+    const graph = serveGraph();
+    // the stdio server is in it (else this would prove nothing)
+    expect(graph.some((f) => readFileSync(join(CLI, f), 'utf8').includes('// host/src/server/stdio.ts'))).toBe(true);
+    const v2 = graph.filter((f) => /^\/\/ node_modules\/@modelcontextprotocol\/(server|core)\//m.test(readFileSync(join(CLI, f), 'utf8')));
+    expect(v2).toEqual([]);
+    // ...but it is bundled, behind a dynamic import
+    expect(bundledModules().some((m) => m.startsWith('node_modules/@modelcontextprotocol/server/'))).toBe(true);
+  });
+
+  test("stdio-era's spelling of the 2026-07-28 revision key is the SDK v2's", () => {
+    expect(PROTOCOL_VERSION_META_KEY).toBe(SDK_META_KEY);
+  });
+
   test("the bundled command holds no copy of ajv: the SDK's eager import of its provider is replaced by the lazy one", () => {
     const modules = bundledModules();
     expect(modules).toContain('host/src/server/sdk-ajv.ts');

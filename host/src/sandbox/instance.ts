@@ -106,7 +106,7 @@ export class SandboxInstance implements PooledInstance {
   /** Runs one call. Throws ToolFailure; on TIMEOUT/ABORTED the caller terminates this instance. */
   async run(input: Uint8Array, ctl: CallControl, client?: CallClient): Promise<Uint8Array> {
     if (this.#dead) throw new ToolFailure('TOOL_ERROR', 'the instance is gone');
-    if (!this.channel.write(Op.CALL, input)) {
+    if (!this.channel.write(Op.CALL, input, this.channel.callAux())) {
       throw new ToolFailure('INVALID_ARGS', `input of ${input.length} bytes does not fit the channel (${this.channel.capacity})`);
     }
     this.channel.sendToWorker();

@@ -6,7 +6,7 @@ import type { ApprovalOutcome, Pipeline } from '../pipeline/index.js';
 import type { PluginHost } from '../plugin/index.js';
 import type { ToolRegistry } from '../tool/index.js';
 import { ASK_PROGRESS_MS } from './approval-wait.js';
-import { RoundKeys } from './input-rounds.js';
+import { RoundKeys } from './round-keys.js';
 import { CallTracker } from './call-tracker.js';
 import { CallMetrics, type MetricsSource } from './metrics.js';
 import { SessionApprovals } from './session-approvals.js';

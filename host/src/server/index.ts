@@ -6,7 +6,7 @@ export { CallTracker, ServerClosingError } from './call-tracker.js';
 export { DEFAULT_TASK_LIMITS, type TaskLimits } from './task-store.js';
 export { createMcpServer, SERVER_NAME } from './mcp-server.js';
 export { toCallToolResult } from './mcp-result.js';
-export { RoundKeys, SharedNonces, MemoryNonces, APPROVAL_KEY, type UsedNonces } from './input-rounds.js';
+export { RoundKeys, SharedNonces, MemoryNonces, APPROVAL_KEY, type UsedNonces } from './round-keys.js';
 export { serveStdio, sinkWritable, type StdioSession } from './stdio.js';
 export {
   serveHttp, InsecureBindError, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, defaultSessionsPerAddress,

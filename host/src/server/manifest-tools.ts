@@ -78,7 +78,7 @@ function fingerprint(loaded: LoadedManifest): string {
  * without paying every module's compile. A module the sandbox refuses fails its calls with the
  * load error (and is unregistered by the background warm-up).
  */
-function lazyTool(loaded: LoadedManifest, logger: Logger): { def: ToolDefinition; warm: () => Promise<ToolDefinition> } {
+function lazyTool(loaded: LoadedManifest, logger: Logger, calls: RunningCalls): { def: ToolDefinition; warm: () => Promise<ToolDefinition> } {
   let real: Promise<ToolDefinition> | undefined;
   let ready: ToolDefinition | undefined; // the compiled tool, once there is one (for metrics)
   const warm = () =>
@@ -89,8 +89,13 @@ function lazyTool(loaded: LoadedManifest, logger: Logger): { def: ToolDefinition
   const def = manifestDefinition(loaded.manifest, {
     allowedPaths: loaded.allowedPaths,
     async execute(args: Readonly<JsonObject>, exec): Promise<Json> {
-      const tool = await warm();
-      return tool.execute(args, exec);
+      calls.enter();
+      try {
+        const tool = await warm();
+        return await tool.execute(args, exec);
+      } finally {
+        calls.leave();
+      }
     },
     async dispose() {
       if (real === undefined) return;
@@ -102,7 +107,33 @@ function lazyTool(loaded: LoadedManifest, logger: Logger): { def: ToolDefinition
   return { def, warm };
 }
 
+/**
+ * Calls of manifest tools in flight: the background warm-up waits for none to run before it starts
+ * the next tool, so a client's first call does not share the thread with nine other tools'
+ * compiles, validators and HTTP warm-up (docs/decisions.md, issue 27).
+ */
+class RunningCalls {
+  #running = 0;
+  #waiters: (() => void)[] = [];
+
+  enter(): void {
+    this.#running++;
+  }
+
+  leave(): void {
+    if (--this.#running === 0) for (const w of this.#waiters.splice(0)) w();
+  }
+
+  /** Resolves once no call runs (at once if none does). */
+  idle(): Promise<void> {
+    return this.#running === 0 ? Promise.resolve() : new Promise((r) => this.#waiters.push(r));
+  }
+}
+
+const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
+
 export class ManifestTools {
+  readonly #calls = new RunningCalls();
   readonly #opts: ManifestToolsOptions;
   readonly #entries = new Map<string, Entry>(); // by manifest file
   readonly #watchers = new Map<string, FSWatcher>(); // by folder
@@ -111,6 +142,7 @@ export class ManifestTools {
   #timer: NodeJS.Timeout | undefined;
   #syncing: Promise<void> = Promise.resolve();
   #closed = false;
+  #warmStopped = false;
 
   constructor(opts: ManifestToolsOptions) {
     this.#opts = opts;
@@ -139,6 +171,15 @@ export class ManifestTools {
   watch(): void {
     const targets = [...watchTargets(this.#opts.dirs), ...(this.#opts.watchAlso ?? [])];
     for (const t of targets) this.#attach(t);
+  }
+
+  /**
+   * Starts no more background warm-ups (serve calls it when shutdown begins): a warm-up held back
+   * while a call ran would otherwise start when shutdown cancels that call, and compete with the
+   * teardown for the thread.
+   */
+  stopWarming(): void {
+    this.#warmStopped = true;
   }
 
   async close(): Promise<void> {
@@ -247,8 +288,24 @@ export class ManifestTools {
     if (compile === 'now') await Promise.all(added.map((e) => e.warm()));
     else if (compile === 'background' && added.length > 0) {
       const after = this.#opts.backgroundAfter ?? Promise.resolve();
-      // An entry replaced or removed while waiting is not compiled at all (nothing would close it).
-      void after.then(() => Promise.all(added.map((e) => (this.#closed || e.handle.disposed ? undefined : e.warm()))));
+      void after.then(() => this.#warmInTurn(added));
+    }
+  }
+
+  /**
+   * The background warm-up: one tool at a time, each started in a later turn of the event loop and
+   * only while no manifest tool's call runs, so what a call needs (its own tool's warm-up, which
+   * the call starts itself) goes first. An entry replaced or removed while waiting is not compiled
+   * at all (nothing would close it).
+   */
+  async #warmInTurn(entries: Entry[]): Promise<void> {
+    for (const e of entries) {
+      await this.#calls.idle();
+      await nextTurn();
+      await this.#calls.idle();
+      if (this.#closed || this.#warmStopped) return;
+      if (e.handle.disposed) continue;
+      await e.warm();
     }
   }
 
@@ -307,7 +364,7 @@ export class ManifestTools {
     const { ctx, logger } = this.#opts;
     const name = loaded.manifest.name;
     let handle: PluginHandle;
-    const made = lazyTool(loaded, logger);
+    const made = lazyTool(loaded, logger, this.#calls);
     try {
       handle = ctx.plugin((c) => void c.tool(made.def), undefined, { name: `manifest:${name}` });
     } catch (err) {

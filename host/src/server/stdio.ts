@@ -8,7 +8,7 @@ import { ClientGone } from '../approval/index.js';
 import { createMcpServer } from './mcp-server.js';
 import { ClientLinks } from './response-gone.js';
 import { withCleanErrors } from './rpc-error.js';
-import { HeldMessages, opensModern, serveModernStdio } from './stdio-era.js';
+import { HeldMessages, opensModern } from './stdio-era.js';
 import { LineTransport } from './stdio-transport.js';
 
 export interface StdioSession {
@@ -79,7 +79,7 @@ export async function serveStdio(core: SidecarCore, stdin: Readable, stdout: Wri
   let opened: Promise<{ close(): Promise<void> }> | undefined;
   transport.onmessage = (message) => {
     held.push(message);
-    opened ??= opensModern(message) ? Promise.resolve(serveModernStdio(core, transport, held)) : openLegacy(core, transport, held, links);
+    opened ??= opensModern(message) ? import('./stdio-modern.js').then((m) => m.serveModernStdio(core, transport, held)) : openLegacy(core, transport, held, links);
   };
   await transport.start();
   return {

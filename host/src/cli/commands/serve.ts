@@ -182,6 +182,7 @@ async function connectState(flags: ServeFlags, io: CliIO): Promise<SharedState |
 interface Serving {
   core: SidecarCore;
   transport: Transport;
+  manifests: ManifestTools;
 }
 
 /** The manifest tools, the core and the transport, each added to `resources` as it starts. */
@@ -212,7 +213,7 @@ async function startServing(
     const transport = flags.http !== undefined
       ? await startHttp(flags, flags.http, io, { runtime, core, manifests }, resources)
       : await startStdio(io, core, writeStdout, resources);
-    return { core, transport };
+    return { core, transport, manifests };
   } catch (err) {
     if (err instanceof Error && 'code' in err && (err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL')) {
       throw new UsageError(`--http: cannot listen: ${err.message}`);
@@ -272,12 +273,13 @@ async function startManifestTools(flags: ServeFlags, runtime: Runtime, backgroun
 }
 
 /** Waits for SIGTERM, SIGINT or the end of stdin, then stops taking requests and drains the calls. */
-async function shutDownWhenAsked(flags: ServeFlags, io: CliIO, { core, transport }: Serving, log: Runtime['logger']): Promise<void> {
+async function shutDownWhenAsked(flags: ServeFlags, io: CliIO, { core, transport, manifests }: Serving, log: Runtime['logger']): Promise<void> {
   const stop = stopRequested(io, transport.stdinClosed);
   const why = await stop.reason;
   stop.dispose();
   log.info({ reason: why }, 'shutting down');
   transport.stopAccepting();
+  manifests.stopWarming();
   const aborted = await core.calls.drain(flags.shutdownMs);
   if (aborted > 0) io.stderr(`toolgate serve: ${aborted} call(s) still running after ${flags.shutdownMs} ms were cancelled\n`);
 }

@@ -2,7 +2,7 @@
 // talks to the host only through the shared channel. Everything that can block (HTTP) is done by the
 // host while this thread sleeps in Atomics.wait, so terminating the worker always cancels the call.
 import { parentPort } from 'node:worker_threads';
-import { Channel, errorBytes, Fault, Op } from '../channel.js';
+import { CALL_POLL_NEXT, Channel, errorBytes, Fault, Op } from '../channel.js';
 import { PluginRunner, type RunnerHooks } from './plugin-runner.js';
 import type { LogMessage, WorkerInit } from './protocol.js';
 import { messageOf } from '../../errors/index.js';
@@ -16,7 +16,6 @@ Object.defineProperty(globalThis, 'Response', { value: class Response {}, config
 /** How long (ms) the worker polls for the next call before sleeping in Atomics.wait (see channel.ts). */
 const WORKER_SPIN_MS = 0.1;
 const MAX_MISSES = 4;
-const PROBE_EVERY = 16;
 const decoder = new TextDecoder();
 
 function hooks(channel: Channel): RunnerHooks {
@@ -69,18 +68,18 @@ async function main(init: WorkerInit): Promise<void> {
   }
   send(Op.READY, new Uint8Array(0));
   // Adaptive: after MAX_MISSES polls in a row that the next call did not arrive in time (calls are
-  // not back to back, or host and worker share a core), stop polling and poll again on every
-  // PROBE_EVERY-th call only, so a worker whose polls do not pay stops spending CPU on them.
+  // not back to back, or host and worker share a core), stop polling, and poll again when the host
+  // asks (CALL_POLL_NEXT: its own probe is the next call, channel.ts callAux), so a worker whose
+  // polls do not pay stops spending CPU on them, and both sides probe on the same call.
   let misses = 0;
-  let calls = 0;
+  let poll = true;
   for (;;) {
-    calls++;
-    const poll = misses < MAX_MISSES || calls % PROBE_EVERY === 0;
     const caught = channel.waitForHost(poll ? WORKER_SPIN_MS : 0);
     if (caught) misses = 0;
     else if (poll) misses++;
     const msg = channel.read(true);
     if (msg.op !== Op.CALL) continue;
+    poll = misses < MAX_MISSES || (msg.aux & CALL_POLL_NEXT) !== 0;
     const result = await runner.call(msg.data);
     if (result.ok) send(Op.RESULT_OK, result.bytes);
     else send(Op.RESULT_ERR, errorBytes(result.message), result.fault);
