@@ -9,9 +9,8 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
-import { ROOT, startHttp, tempDir, toolgateEntry, waitFor, type HttpProcess } from './helpers.js';
+import { ROOT, startHttp, tempDir, toolgateEntry, waitFor, type HttpProcess, writerManifest } from './helpers.js';
 
-const FS_TOOL = join(ROOT, 'test/fixtures/build/fs_tool.wasm');
 const KEEP_ALIVE_MS = 100;
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
@@ -39,14 +38,7 @@ beforeAll(async () => {
   );
   await writeFile(
     join(manifests, 'writer.yaml'),
-    [
-      'apiVersion: toolgate/v1', 'name: writer', 'version: 1.0.0', 'description: Writes a file into /out (proves it ran).',
-      `module: { path: ${FS_TOOL}, entry: fs_tool }`,
-      'parameters: { cmd: { type: string, required: true } }',
-      'input: { encoding: raw, parameter: cmd }',
-      'output: { encoding: text }',
-      `capabilities: { allowed_paths: { /out: { host: ${out}, mode: rw } } }`, '',
-    ].join('\n'),
+    writerManifest(out),
   );
 });
 

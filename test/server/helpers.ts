@@ -210,3 +210,18 @@ export function rawRequest(url: string, opts: RawOptions): Promise<RawReply> {
     req.end(opts.body);
   });
 }
+
+/** The fixture module that writes a file when it runs ("nothing ran" is then a file that is absent). */
+export const FS_TOOL = join(ROOT, 'test/fixtures/build/fs_tool.wasm');
+
+/** A manifest for `writer`: `{cmd: "write /out/NAME yes"}` writes NAME into `out`, mounted rw at /out. */
+export function writerManifest(out: string): string {
+  return [
+    'apiVersion: toolgate/v1', 'name: writer', 'version: 1.0.0', 'description: Writes a file into /out (proves it ran).',
+    `module: { path: ${FS_TOOL}, entry: fs_tool }`,
+    'parameters: { cmd: { type: string, required: true } }',
+    'input: { encoding: raw, parameter: cmd }',
+    'output: { encoding: text }',
+    `capabilities: { allowed_paths: { /out: { host: ${out}, mode: rw } } }`, '',
+  ].join('\n');
+}

@@ -7,11 +7,10 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ROOT, startHttp, tempDir, toolgateEntry, waitFor, type HttpProcess } from './helpers.js';
+import { ROOT, startHttp, tempDir, toolgateEntry, waitFor, type HttpProcess, writerManifest } from './helpers.js';
 
 const INSPECTOR = join(ROOT, 'test/inspector/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js');
 const CONFORMANCE = join(ROOT, 'manifests/conformance');
-const FS_TOOL = join(ROOT, 'test/fixtures/build/fs_tool.wasm');
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
 let home: string;
@@ -68,12 +67,7 @@ describe('the MCP Inspector CLI', () => {
         '  - { id: approvals, use: approvals, with: { channels: [queue] } }',
         '  - { id: ask-writer, use: ask, with: { tools: [writer], reason: "writing needs a yes" } }', '',
       ].join('\n'));
-      await writeFile(join(manifests, 'writer.yaml'), [
-        'apiVersion: toolgate/v1', 'name: writer', 'version: 1.0.0', 'description: Writes a file into /out (proves it ran).',
-        `module: { path: ${FS_TOOL}, entry: fs_tool }`, 'parameters: { cmd: { type: string, required: true } }',
-        'input: { encoding: raw, parameter: cmd }', 'output: { encoding: text }',
-        `capabilities: { allowed_paths: { /out: { host: ${out}, mode: rw } } }`, '',
-      ].join('\n'));
+      await writeFile(join(manifests, 'writer.yaml'), writerManifest(out));
       server = await startHttp(['--http', '127.0.0.1:0', '--manifests', CONFORMANCE, '--manifests', manifests, '--policies', policies], { TOOLGATE_HOME: home });
     });
     afterAll(async () => {

@@ -9,10 +9,9 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ROOT, startHttp, tempDir, toolgateEntry, waitFor, type HttpProcess } from './helpers.js';
+import { ROOT, startHttp, tempDir, toolgateEntry, waitFor, type HttpProcess, writerManifest } from './helpers.js';
 import { envelope, modernRpc, REVISION } from './modern-rpc.js';
 
-const FS_TOOL = join(ROOT, 'test/fixtures/build/fs_tool.wasm');
 const ELICIT_TOOL = join(ROOT, 'manifests/conformance/test_elicitation.yaml');
 const ELICIT = { elicitation: {} };
 const APPROVAL = 'toolgate/approval';
@@ -61,14 +60,7 @@ beforeAll(async () => {
   ].join('\n'));
   await writeFile(
     join(manifests, 'writer.yaml'),
-    [
-      'apiVersion: toolgate/v1', 'name: writer', 'version: 1.0.0', 'description: Writes a file into /out (proves it ran).',
-      `module: { path: ${FS_TOOL}, entry: fs_tool }`,
-      'parameters: { cmd: { type: string, required: true } }',
-      'input: { encoding: raw, parameter: cmd }',
-      'output: { encoding: text }',
-      `capabilities: { allowed_paths: { /out: { host: ${out}, mode: rw } } }`, '',
-    ].join('\n'),
+    writerManifest(out),
   );
 });
 

@@ -9,10 +9,9 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startRedis, type RedisServer } from '../support/redis-server.js';
-import { ROOT, runToolgate, startHttp, tempDir, waitFor, type HttpProcess } from './helpers.js';
+import { FS_TOOL, ROOT, runToolgate, startHttp, tempDir, waitFor, type HttpProcess, writerManifest } from './helpers.js';
 import { modernRpc } from './modern-rpc.js';
 
-const FS_TOOL = join(ROOT, 'test/fixtures/build/fs_tool.wasm');
 const TASKS_WASM = join(ROOT, 'pdk-examples/conformance/build/tasks.wasm');
 const TOKEN = 'replica-token';
 const APPROVAL = 'toolgate/approval';
@@ -70,12 +69,7 @@ beforeAll(async () => {
     '  - { id: ask-writer, use: ask, with: { tools: [writer], reason: "writing needs a yes" } }',
     '  - { id: three, use: rate-limit, with: { capacity: 3, refillPerSecond: 0.001, tools: [limited] } }', '',
   ].join('\n'));
-  await writeFile(join(manifests, 'writer.yaml'), [
-    'apiVersion: toolgate/v1', 'name: writer', 'version: 1.0.0', 'description: Writes a file into /out (proves it ran).',
-    `module: { path: ${FS_TOOL}, entry: fs_tool }`, 'parameters: { cmd: { type: string, required: true } }',
-    'input: { encoding: raw, parameter: cmd }', 'output: { encoding: text }',
-    `capabilities: { allowed_paths: { /out: { host: ${out}, mode: rw } } }`, '',
-  ].join('\n'));
+  await writeFile(join(manifests, 'writer.yaml'), writerManifest(out));
   await writeFile(join(manifests, 'limited.yaml'), [
     'apiVersion: toolgate/v1', 'name: limited', 'version: 1.0.0', 'description: Lists /out (a call to count).',
     `module: { path: ${FS_TOOL}, entry: fs_tool }`, 'parameters: { cmd: { type: string, required: true } }',

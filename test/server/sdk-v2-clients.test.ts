@@ -9,9 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { ROOT, startHttp, tempDir, toolgateEntry, type HttpProcess } from './helpers.js';
+import { ROOT, startHttp, tempDir, toolgateEntry, type HttpProcess, writerManifest } from './helpers.js';
 
-const FS_TOOL = join(ROOT, 'test/fixtures/build/fs_tool.wasm');
 
 type Mode = 'default' | 'auto' | 'pinned';
 const MODES: Mode[] = ['default', 'auto', 'pinned'];
@@ -31,14 +30,7 @@ beforeAll(async () => {
   await writeFile(join(policies, 'set.yaml'), 'entries:\n  - { id: ask-writer, use: ask, with: { tools: [writer], reason: "writing needs a yes" } }\n');
   await writeFile(
     join(manifests, 'writer.yaml'),
-    [
-      'apiVersion: toolgate/v1', 'name: writer', 'version: 1.0.0', 'description: Writes a file into /out (proves it ran).',
-      `module: { path: ${FS_TOOL}, entry: fs_tool }`,
-      'parameters: { cmd: { type: string, required: true } }',
-      'input: { encoding: raw, parameter: cmd }',
-      'output: { encoding: text }',
-      `capabilities: { allowed_paths: { /out: { host: ${out}, mode: rw } } }`, '',
-    ].join('\n'),
+    writerManifest(out),
   );
   http = await startHttp(['--http', '127.0.0.1:0', '--manifests', manifests, '--policies', policies], { TOOLGATE_HOME: join(dir.path, 'home') });
 });

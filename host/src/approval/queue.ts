@@ -8,8 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalOutcome, ApprovalReply, ApprovalRequest, ApprovalService } from '../pipeline/index.js';
 import { approvalSummary, isApprovalOutcome, type ApprovalSummary } from './outcome.js';
-import { AnsweredElsewhere } from './router.js';
-import { ClientGone } from './withdrawn.js';
+import { abortSettlement } from './withdrawn.js';
 
 /** A request waiting in the queue: its summary, the id it is answered by, and when it came. */
 export interface PendingApproval extends ApprovalSummary {
@@ -131,9 +130,8 @@ export class ApprovalQueue implements PendingQueue {
       // Answered on another channel (the terminal): remembered as that answer, so a late answer
       // here is told who answered; the client going away is remembered as such; any other abort is a cancel.
       const onAbort = (): void => {
-        const why: unknown = signal.reason;
-        if (why instanceof AnsweredElsewhere) settle(why.outcome, why.answeredBy ?? 'another approval channel');
-        else settle('cancelled', undefined, why instanceof ClientGone ? why.message : undefined);
+        const end = abortSettlement(signal.reason);
+        settle(end.outcome, end.answeredBy, end.withdrawn);
       };
       this.#pending.set(id, { item, settle });
       signal.addEventListener('abort', onAbort, { once: true });

@@ -13,8 +13,7 @@ import type { ApprovalOutcome, ApprovalReply, ApprovalRequest } from '../pipelin
 import { StateUnavailable, type SharedState } from '../shared-state/index.js';
 import { APPROVAL_OUTCOMES, approvalSummary, isApprovalOutcome } from './outcome.js';
 import type { EndedApproval, PendingApproval, PendingQueue } from './queue.js';
-import { AnsweredElsewhere } from './router.js';
-import { ClientGone } from './withdrawn.js';
+import { abortSettlement } from './withdrawn.js';
 
 const PENDING = 'toolgate:approvals:pending';
 const endedKey = (id: string): string => `toolgate:approvals:ended:${id}`;
@@ -157,9 +156,8 @@ export class SharedApprovalQueue implements PendingQueue {
         resolve(by === undefined ? o : { outcome: o, answeredBy: by });
       };
       const onAbort = (): void => {
-        const why: unknown = signal.reason;
-        if (why instanceof AnsweredElsewhere) settle(why.outcome, why.answeredBy ?? 'another approval channel');
-        else settle('cancelled', undefined, why instanceof ClientGone ? why.message : undefined);
+        const end = abortSettlement(signal.reason);
+        settle(end.outcome, end.answeredBy, end.withdrawn);
       };
       this.#held.set(id, { item, settle });
       signal.addEventListener('abort', onAbort, { once: true });

@@ -140,24 +140,9 @@ async function callTool({ core, req, res, body, param }: ApiRequest): Promise<vo
   if (!parsed.ok) return sendError(res, 400, parsed.message);
   const input = callBody.safeParse(parsed.value);
   if (!input.success) return sendError(res, 400, zodMessage(input.error, CALL_SHAPE));
-  // A client that hangs up cancels its call (and tears its instance down); a pending ask is
-  // withdrawn (architecture.md §3).
-  const hangup = new AbortController();
-  onResponseGone(res, () => hangup.abort(new ClientGone('its HTTP connection closed before the answer')));
-  const callId = randomUUID();
-  const unbind = core.approvals.bind(callId, { sessionId: undefined });
-  const agent = req.headers['x-toolgate-agent'];
-  let result: ToolResult;
-  try {
-    result = await inRequestSpan(() => apiCallFacts(name, req.headers), () => core.calls.run(hangup.signal, (signal) =>
-      core.pipeline.call(name, input.data.arguments ?? {}, { signal, callId, ...(typeof agent === 'string' ? { agent } : {}), ...traced(req.headers) }),
-    ));
-  } catch (err) {
-    if (err instanceof ServerClosingError) return sendError(res, 503, err.message);
-    throw err;
-  } finally {
-    unbind();
-  }
+  const call = await apiPipelineCall({ core, req, res }, name, input.data.arguments ?? {}, { span: true });
+  if (call === undefined) return;
+  const { result, callId } = call;
   if (result.error?.code === 'UNKNOWN_TOOL') sendError(res, 404, `unknown tool "${name}"`);
   else sendJson(res, 200, result, { 'x-toolgate-call-id': callId });
 }
@@ -233,22 +218,9 @@ async function complete(r: ApiRequest): Promise<void> {
 
 /** One operation call through the pipeline; a failure (a denial, the module's error) is 422 with the code. */
 async function runOperation({ core, req, res }: ApiRequest, op: string, args: JsonObject): Promise<void> {
-  const hangup = new AbortController();
-  onResponseGone(res, () => hangup.abort(new ClientGone('its HTTP connection closed before the answer')));
-  const callId = randomUUID();
-  const unbind = core.approvals.bind(callId, { sessionId: undefined });
-  const agent = req.headers['x-toolgate-agent'];
-  let result: ToolResult;
-  try {
-    result = await core.calls.run(hangup.signal, (signal) =>
-      core.pipeline.call(op, args, { signal, callId, operation: true, ...(typeof agent === 'string' ? { agent } : {}), ...traced(req.headers) }),
-    );
-  } catch (err) {
-    if (err instanceof ServerClosingError) return sendError(res, 503, err.message);
-    throw err;
-  } finally {
-    unbind();
-  }
+  const call = await apiPipelineCall({ core, req, res }, op, args, { operation: true });
+  if (call === undefined) return;
+  const { result, callId } = call;
   const headers = { 'x-toolgate-call-id': callId };
   const value = result.structuredContent;
   if (result.isError || value === null || typeof value !== 'object' || Array.isArray(value)) {
@@ -256,4 +228,34 @@ async function runOperation({ core, req, res }: ApiRequest, op: string, args: Js
     return sendJson(res, 422, { error: { status: 422, code, message: result.error?.message ?? 'the module returned no result' } }, headers);
   }
   sendJson(res, 200, value, headers);
+}
+
+/**
+ * One pipeline call for an API request: a client that hangs up cancels it (and tears its instance
+ * down) and a pending ask is withdrawn (architecture.md §3). undefined: answered 503 (shutting down).
+ */
+async function apiPipelineCall(
+  { core, req, res }: Pick<ApiRequest, 'core' | 'req' | 'res'>, name: string, args: JsonObject | Record<string, unknown>, o: { span?: boolean; operation?: boolean },
+): Promise<{ result: ToolResult; callId: string } | undefined> {
+  const hangup = new AbortController();
+  onResponseGone(res, () => hangup.abort(new ClientGone('its HTTP connection closed before the answer')));
+  const callId = randomUUID();
+  const unbind = core.approvals.bind(callId, { sessionId: undefined });
+  const agent = req.headers['x-toolgate-agent'];
+  const run = () => core.calls.run(hangup.signal, (signal) =>
+    core.pipeline.call(name, args, {
+      signal, callId, ...(o.operation === true ? { operation: true } : {}), ...(typeof agent === 'string' ? { agent } : {}), ...traced(req.headers),
+    }),
+  );
+  try {
+    return { result: await (o.span === true ? inRequestSpan(() => apiCallFacts(name, req.headers), run) : run()), callId };
+  } catch (err) {
+    if (err instanceof ServerClosingError) {
+      sendError(res, 503, err.message);
+      return undefined;
+    }
+    throw err;
+  } finally {
+    unbind();
+  }
 }
