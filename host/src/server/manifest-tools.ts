@@ -349,14 +349,7 @@ export class ManifestTools {
       await plugin.dispose();
       return;
     }
-    const served: ServedManifest = {
-      name,
-      version: loaded.manifest.version,
-      file: loaded.file,
-      sha256: loaded.sha256,
-      pinned: loaded.manifest.module.sha256 !== undefined,
-      capabilities: describeCapabilities(loaded.manifest),
-    };
+    const served = servedOf(loaded);
     this.#entries.set(loaded.file, { name, served, fingerprint: fp, handle, warm: async () => {} });
   }
 
@@ -371,14 +364,7 @@ export class ManifestTools {
       logger.warn({ err, file: loaded.file }, `tool "${name}" could not be registered`);
       return undefined;
     }
-    const served: ServedManifest = {
-      name,
-      version: loaded.manifest.version,
-      file: loaded.file,
-      sha256: loaded.sha256,
-      pinned: loaded.manifest.module.sha256 !== undefined,
-      capabilities: describeCapabilities(loaded.manifest),
-    };
+    const served = servedOf(loaded);
     const entry: Entry = {
       name,
       served,
@@ -420,4 +406,16 @@ function watchTargets(paths: readonly string[]): WatchTarget[] {
     else files.set(dirname(path), [...(files.get(dirname(path)) ?? []), basename(path)]);
   }
   return [...dirs, ...[...files].map(([dir, names]) => ({ dir, names }))];
+}
+
+/** What `list` and the /v1 API say about a served manifest. */
+function servedOf(loaded: LoadedManifest): ServedManifest {
+  return {
+    name: loaded.manifest.name,
+    version: loaded.manifest.version,
+    file: loaded.file,
+    sha256: loaded.sha256,
+    pinned: loaded.manifest.module.sha256 !== undefined,
+    capabilities: describeCapabilities(loaded.manifest),
+  };
 }

@@ -39,10 +39,9 @@ export interface TaskCall {
   trace?: TraceContext;
 }
 
-/** The flat CreateTaskResult. */
-export function createdResult(store: TaskStore, task: Task): Record<string, unknown> {
+/** A task's own fields, as CreateTaskResult and tasks/get show them. */
+export function taskFields(store: TaskStore, task: Pick<Task, 'id' | 'status' | 'createdAt' | 'updatedAt'>): Record<string, unknown> {
   return {
-    resultType: 'task',
     taskId: task.id,
     status: task.status,
     createdAt: new Date(task.createdAt).toISOString(),
@@ -50,6 +49,11 @@ export function createdResult(store: TaskStore, task: Task): Record<string, unkn
     ttlMs: store.limits.ttlMs,
     pollIntervalMs: store.limits.pollIntervalMs,
   };
+}
+
+/** The flat CreateTaskResult. */
+export function createdResult(store: TaskStore, task: Task): Record<string, unknown> {
+  return { resultType: 'task', ...taskFields(store, task) };
 }
 
 /** A refusal at the cap (-32000) stops what was started for the task. */

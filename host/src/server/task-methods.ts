@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { SidecarCore } from './core.js';
 import { answerFor, type RoundPrincipal } from './input-rounds.js';
 import { envelopeOf } from './modern-envelope.js';
-import { declaresTasks, resumeTask, tasksRequired } from './task-calls.js';
+import { declaresTasks, resumeTask, taskFields, tasksRequired } from './task-calls.js';
 import type { TaskView } from './shared-tasks.js';
 import type { Task, TaskStore } from './task-store.js';
 
@@ -18,12 +18,7 @@ const TaskParams = z.looseObject({ taskId: z.string().min(1).max(128) });
 /** What tasks/get shows: never the run's state; the inlined result is the call's own. */
 function detailed(store: TaskStore, task: TaskView): Record<string, unknown> {
   return {
-    taskId: task.id,
-    status: task.status,
-    createdAt: new Date(task.createdAt).toISOString(),
-    lastUpdatedAt: new Date(task.updatedAt).toISOString(),
-    ttlMs: store.limits.ttlMs,
-    pollIntervalMs: store.limits.pollIntervalMs,
+    ...taskFields(store, task),
     ...(task.status === 'input_required' && task.inputRequests !== undefined ? { inputRequests: task.inputRequests } : {}),
     ...(task.status === 'completed' && task.result !== undefined ? { result: task.result } : {}),
     ...(task.status === 'failed' && task.error !== undefined ? { error: task.error } : {}),
