@@ -374,7 +374,9 @@ describe('what the bundle loads lazily keeps its exports in the installed comman
   // Packages host/src loads on first use (import() or require). esbuild's bundle may hand a CommonJS
   // module's named exports over on `default` only; each one below is driven through the installed
   // command, and a new lazy load fails the first test until a check for it is added here.
-  const CHECKED = ['@modelcontextprotocol/sdk/validation/ajv', '@redis/client', 'ajv/dist/2020.js', 'pino-pretty', 're2js', 'undici'];
+  // @modelcontextprotocol/server (SDK v2, loaded for the first 2026-07-28 client) is driven by the
+  // "MCP 2026-07-28" test of the approval channels above.
+  const CHECKED = ['@modelcontextprotocol/sdk/validation/ajv', '@modelcontextprotocol/server', '@redis/client', 'ajv/dist/2020.js', 'pino-pretty', 're2js', 'undici'];
 
   it('the lazily loaded packages are exactly the ones checked here', async () => {
     const found = new Set<string>();
