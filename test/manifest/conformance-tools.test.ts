@@ -77,8 +77,8 @@ describe('the conformance reference tools', () => {
     for (const name of Object.keys(NEW_TOOLS)) expect(files).toContain(`${name}.yaml`);
     for (const file of files) {
       const loaded = await loadManifestFile(join(DIR, file));
-      const t = await toolFromManifest(loaded);
-      opened.push(t);
+      // A hyper-mcp plugin serves many tools (test/manifest/hyper-mcp.test.ts loads those); its imports are checked here too.
+      if (loaded.manifest.module.abi !== 'hyper-mcp') opened.push(await toolFromManifest(loaded));
       const declared = [...(loaded.manifest.capabilities.mcp ?? [])].sort();
       const module = new WebAssembly.Module(await readFile(loaded.modulePath));
       const imported = [...new Set(WebAssembly.Module.imports(module).filter((i) => i.module === CLIENT_NAMESPACE).map((i) => CLIENT_IMPORTS[i.name as keyof typeof CLIENT_IMPORTS]))].sort();
