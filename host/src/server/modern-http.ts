@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { SUPPORTED_PROTOCOL_VERSIONS as V1_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import { createMcpHandler, isLegacyRequest, PROTOCOL_VERSION_META_KEY, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { createMcpHandler, PROTOCOL_VERSION_META_KEY, type McpHttpHandler } from '@modelcontextprotocol/server';
 import type { SidecarCore } from './core.js';
 import { createModernServer, type ModernPrincipal } from './modern-server.js';
 
@@ -48,7 +48,7 @@ export class ModernEndpoint {
    * Whether a POST without a session claims a revision newer than the v1 SDK's: the header names
    * one it does not know, or the body carries the 2026-07-28 envelope. Such a request is the SDK
    * v2's to judge (it answers a bad claim with the revision error); one with no claim is 2025-era,
-   * as the SDK classifies it too (modern-http.test.ts pins that both agree).
+   * as the SDK classifies it too.
    */
   static claimsModern(req: IncomingMessage, parsedBody: unknown): boolean {
     const header = req.headers['mcp-protocol-version'];
@@ -59,10 +59,6 @@ export class ModernEndpoint {
     return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
   }
 
-  /** The SDK's own answer, for the test that pins claimsModern to it. */
-  static sdkSaysLegacy(req: IncomingMessage, parsedBody: unknown): Promise<boolean> {
-    return isLegacyRequest(webRequest(req, new AbortController().signal), { parsedBody });
-  }
 
   async handle(req: IncomingMessage, res: ServerResponse, parsedBody: unknown): Promise<void> {
     const gone = new AbortController();
