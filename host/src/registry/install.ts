@@ -12,6 +12,7 @@ import { fetchPackage, parseSourceRef, type FetchedPackage } from './sources.js'
 import { commitInstall, installedPackageManifest, withStore, type PauseHook, type StoreLayout } from './store.js';
 import { judgeSignature, requireTrust, signerLine, type TrustVerdict } from './trust-check.js';
 import { ownEntry } from './own.js';
+import { pluginReview } from './plugin-review.js';
 
 export interface InstallOptions extends ConsentOptions {
   ref: string;
@@ -22,6 +23,11 @@ export interface InstallOptions extends ConsentOptions {
   allowDowngrade?: boolean;
   /** A toolgate manifest for a plain wasm module or artifact (--manifest). */
   manifestFile?: string;
+  /**
+   * Accept a drafted manifest for a hyper-mcp plugin that came without one (--draft-manifest).
+   * Without it a draft is made only when a person is asked on a terminal (no --yes).
+   */
+  draftManifest?: boolean;
   progress?: Progress;
   /** Where notes and warnings go (stderr). */
   say(text: string): void;
@@ -50,9 +56,11 @@ export async function installTool(opts: InstallOptions): Promise<InstallResult> 
     insecure: opts.insecure === true,
     ...(opts.progress ? { progress: opts.progress } : {}),
     ...(opts.manifestFile !== undefined ? { manifestFile: opts.manifestFile } : {}),
+    ...(mayDraft(opts) ? { draft: {} } : {}),
   });
   const pkg = fetched.pkg;
   const what = `${pkg.name}@${pkg.version}`;
+  if (fetched.drafted === true) opts.say(draftShown(pkg));
 
   // Settle whatever a killed process left (briefly holding the store), then decide without holding
   // it: a person may take minutes to answer, and other commands must not wait on them.
@@ -69,9 +77,11 @@ export async function installTool(opts: InstallOptions): Promise<InstallResult> 
 
   await enforceCeiling(pkg, opts, layout);
   const consent = await showWhatChanges(fetched, previous, layout, opts.say);
+  opts.say(await pluginReview(pkg, fetched.source));
   opts.say(`${pkg.name}@${pkg.version}: ${signerLine(verdict)}\n`);
   opts.say(flagLines(pkg));
-  if (consent.needed) await requireConsent(what, `Install ${what} with these capabilities? [y/N] `, consent.review, opts);
+  const question = fetched.drafted === true ? `Install ${what} with the drafted manifest above (it grants nothing)? [y/N] ` : `Install ${what} with these capabilities? [y/N] `;
+  if (consent.needed) await requireConsent(what, question, consent.review, opts);
 
   await commitUnlessStoreChanged(opts, fetched, previous, verdict);
   return {
@@ -81,6 +91,21 @@ export async function installTool(opts: InstallOptions): Promise<InstallResult> 
     ...(previous ? { previousVersion: previous.version } : {}),
     ...(verdict.kind === 'trusted' ? { signer: verdict.name } : {}),
   };
+}
+
+/**
+ * A manifest is drafted only when someone accepts drafts: --draft-manifest, or a person answering on
+ * a terminal (without --yes), who sees the draft before the prompt (docs/decisions.md, "Drafted
+ * manifests grant nothing").
+ */
+function mayDraft(opts: InstallOptions): boolean {
+  if (opts.manifestFile !== undefined) return false;
+  return opts.draftManifest === true || (opts.yes !== true && opts.ask !== undefined);
+}
+
+function draftShown(pkg: ToolPackage): string {
+  const text = pkg.manifestText.trimEnd().split('\n').map((l) => `  | ${l}\n`).join('');
+  return `${pkg.name}@${pkg.version}: no toolgate manifest came with it; this manifest was drafted from the module's exports (it grants nothing):\n${text}`;
 }
 
 /** The package against the installed version: same contents, a new version, or a refused one. */

@@ -92,7 +92,8 @@ async function fetchPinned(name: string, entry: LockEntry, layout: StoreLayout, 
     insecure: opts.insecure === true,
     ...(opts.progress ? { progress: opts.progress } : {}),
     ...(entry.resolved !== undefined ? { expectResolved: entry.resolved } : {}),
-    ...(entry.manifestFile !== undefined ? { manifestFile: entry.manifestFile } : {}),
+    // a drafted manifest is drafted again from the same source; the digests below hold it to the pin
+    ...(entry.manifestFile !== undefined ? { manifestFile: entry.manifestFile } : { draft: { source: entry.source } }),
   });
   const pkg = fetched.pkg;
   if (pkg.name !== name || pkg.version !== entry.version) throw differs(name, `${ref} holds ${pkg.name}@${pkg.version}, the lockfile pins ${name}@${entry.version}`);

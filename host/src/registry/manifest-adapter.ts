@@ -67,7 +67,7 @@ export interface PackagedManifest {
   name: string;
   version: string;
   description: string;
-  module: { path: string; sha256?: string; entry?: string; links: PackagedLink[] };
+  module: { path: string; abi: 'toolgate' | 'hyper-mcp'; sha256?: string; entry?: string; links: PackagedLink[] };
   capabilities: CapabilitySet;
   /** The capabilities in plain words, as the manifest folder words them (consent, list). */
   described: string[];
@@ -116,6 +116,7 @@ export function readManifest(text: string, file: string): PackagedManifest {
     description: m.description,
     module: {
       path: m.module.path,
+      abi: m.module.abi,
       ...(m.module.sha256 !== undefined ? { sha256: m.module.sha256 } : {}),
       entry: m.module.entry,
       links: (m.module.link ?? []).map((l) => ({

@@ -1,12 +1,17 @@
 // OCI registries (distribution API v2) in the CNCF wasm artifact layout: config
 // application/vnd.wasm.config.v0+json, the module as an application/wasm layer, the toolgate manifest
 // as an application/vnd.toolgate.manifest.v1+yaml layer (and the README as a markdown layer). The
-// signature rides as manifest annotations (distribution 2.8 has no referrers API).
-import { z } from 'zod';
+// signature rides as manifest annotations (distribution 2.8 has no referrers API). Artifacts with a
+// module and no toolgate manifest (a plain wasm artifact, a hyper-mcp plugin as an ORAS artifact or
+// a plugin image) install with a manifest the user supplies or one drafted (oci-shapes.ts, plain.ts).
 import { digestOf } from './digest.js';
-import { parseJsonDocument, RegistryError } from './errors.js';
+import { RegistryError } from './errors.js';
 import { fetchBytes, header, send, type Progress } from './http.js';
-import { manifestNeeded, plainPackage } from './plain.js';
+import { pluginFromLayers } from './image-layer.js';
+import { resolveManifest, type ImageManifest } from './oci-index.js';
+import type { OciRef } from './oci-ref.js';
+import { shapeOf, shapeWords, type ArtifactShape } from './oci-shapes.js';
+import { manifestNeeded, moduleOnlyPackage, type ModulePackage } from './plain.js';
 import { assemblePackage, expectDigests, MANIFEST_FILE, MODULE_FILE, PACKAGE_LIMITS, README_FILE, type PackageFileName, type ToolPackage } from './package.js';
 import { isLinkFile } from './package-modules.js';
 
@@ -33,121 +38,61 @@ const LAYER_FILES: Record<string, PackageFileName> = {
   [OCI_MEDIA.readme]: README_FILE,
 };
 
-export interface OciRef {
-  registry: string;
-  repository: string;
-  /** A tag or a `sha256:` digest. */
-  reference: string;
-  text: string;
-}
-
-const REPO = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/;
-const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
-
-/** `oci://host[:port]/repo/path[:tag|@sha256:hex]` (tag defaults to `latest`). */
-export function parseOciRef(text: string): OciRef {
-  const bad = (rule: string): RegistryError => new RegistryError('BAD_REFERENCE', `${text}: ${rule}`);
-  if (!text.startsWith('oci://')) throw bad('must start with oci://');
-  const rest = text.slice('oci://'.length);
-  const slash = rest.indexOf('/');
-  if (slash <= 0) throw bad('must be oci://host[:port]/repository[:tag]');
-  const registry = rest.slice(0, slash);
-  let path = rest.slice(slash + 1);
-  let reference = 'latest';
-  const at = path.indexOf('@');
-  if (at >= 0) {
-    reference = path.slice(at + 1);
-    path = path.slice(0, at);
-    if (!/^sha256:[0-9a-f]{64}$/.test(reference)) throw bad('a digest reference must be @sha256:<64 hex>');
-  } else {
-    const colon = path.lastIndexOf(':');
-    if (colon >= 0) {
-      reference = path.slice(colon + 1);
-      path = path.slice(0, colon);
-      if (!TAG.test(reference)) throw bad(`tag "${reference}" is not a valid tag`);
-    }
-  }
-  if (!REPO.test(path)) throw bad(`repository "${path}" is not a valid repository name (lowercase, / separated)`);
-  return { registry, repository: path, reference, text };
-}
-
 function baseUrl(ref: OciRef, insecure: boolean): string {
   const host = ref.registry.split(':')[0] ?? '';
   const plain = insecure || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
   return `${plain ? 'http' : 'https'}://${ref.registry}/v2/${ref.repository}`;
 }
 
-const descriptor = z.object({
-  mediaType: z.string(),
-  digest: z.string().regex(/^sha256:[0-9a-f]{64}$/),
-  size: z.number().int().nonnegative(),
-  annotations: z.record(z.string(), z.string()).optional(),
-});
-const imageManifest = z.object({
-  schemaVersion: z.literal(2),
-  mediaType: z.string().optional(),
-  config: descriptor,
-  layers: z.array(descriptor).max(PACKAGE_LIMITS.maxEntries),
-  annotations: z.record(z.string(), z.string()).optional(),
-});
+export { parseOciRef, type OciRef } from './oci-ref.js';
 
 export interface PulledPackage {
   pkg: ToolPackage;
   manifestDigest: string;
+  /** The manifest was drafted for a plugin that came without one. */
+  drafted: boolean;
 }
 
-type ImageManifest = z.infer<typeof imageManifest>;
 type BlobFetch = (digest: string, size: number, what: string) => Promise<Buffer>;
 
 /**
- * A wasm artifact without a toolgate manifest layer: refused unless the user supplied a manifest
- * (decided from the image manifest alone, before any layer is downloaded); undefined for a package.
+ * An artifact with a module and no toolgate manifest: refused unless the user supplied a manifest
+ * or a draft may be made (decided from the image manifest alone, before any blob is downloaded).
  */
-async function plainArtifact(ref: OciRef, manifest: ImageManifest, opts: PullOptions, blob: BlobFetch): Promise<ToolPackage | undefined> {
-  if (manifest.layers.some((l) => l.mediaType === OCI_MEDIA.toolManifest)) {
-    if (opts.manifestFile !== undefined) {
-      throw new RegistryError('BAD_REFERENCE', `${ref.text}: is a toolgate package with its own ${OCI_MEDIA.toolManifest} layer; --manifest is only for plain wasm artifacts`);
-    }
-    return undefined;
-  }
-  const types = manifest.layers.map((l) => l.mediaType).join(', ') || 'none';
-  if (opts.manifestFile === undefined) throw manifestNeeded(ref.text, `has no ${OCI_MEDIA.toolManifest} layer (layers: ${types})`);
-  const modules = manifest.layers.filter((l) => l.mediaType === OCI_MEDIA.module);
-  const layer = modules[0];
-  if (modules.length !== 1 || layer === undefined) {
-    throw new RegistryError('BAD_PACKAGE', `${ref.text}: a plain wasm artifact must have exactly one ${OCI_MEDIA.module} layer (layers: ${types})`);
-  }
+async function moduleArtifact(ref: OciRef, manifest: ImageManifest, shape: Exclude<ArtifactShape, { kind: 'package' }>, opts: PullOptions, blob: BlobFetch): Promise<ModulePackage> {
+  if (opts.manifestFile === undefined && opts.draftFrom === undefined) throw manifestNeeded(ref.text, shapeWords(shape, manifest));
   await blob(manifest.config.digest, manifest.config.size, 'config');
-  const bytes = await blob(layer.digest, layer.size, MODULE_FILE);
-  return plainPackage(bytes, opts.manifestFile, ref.text);
+  let bytes: Uint8Array;
+  if (shape.kind === 'module') bytes = await blob(shape.layer.digest, shape.layer.size, MODULE_FILE);
+  else {
+    const layers = [];
+    for (const l of shape.layers) layers.push({ digest: l.digest, gzip: l.gzip, bytes: await blob(l.digest, l.size, `layer ${l.digest}`) });
+    bytes = pluginFromLayers(layers, ref.text);
+  }
+  return moduleOnlyPackage(
+    bytes,
+    {
+      ...(opts.manifestFile !== undefined ? { manifestFile: opts.manifestFile } : { draftFrom: opts.draftFrom }),
+      hyperMcp: shape.kind === 'image' || shape.hyperMcp,
+    },
+    ref.text,
+  );
 }
 
 export interface PullOptions {
   insecure: boolean;
   progress?: Progress;
-  /** A toolgate manifest for a plain wasm artifact (install --manifest). */
+  /** A toolgate manifest for an artifact without one (install --manifest). */
   manifestFile?: string;
+  /** Without --manifest: draft a hyper-mcp manifest named after this reference. */
+  draftFrom?: string;
 }
 
 export async function pullOci(ref: OciRef, opts: PullOptions): Promise<PulledPackage> {
   const base = baseUrl(ref, opts.insecure);
-  const isDigest = ref.reference.startsWith('sha256:');
-  const got = await fetchBytes(`${base}/manifests/${ref.reference}`, {
-    what: `${ref.text}: manifest`,
-    insecure: opts.insecure,
-    maxBytes: 4 * 1024 * 1024,
-    headers: { accept: OCI_MEDIA.manifest },
-    ...(isDigest ? { expectDigest: ref.reference } : {}),
-  });
-  const advertised = header(got.headers, 'docker-content-digest');
-  if (advertised !== undefined && advertised !== got.digest) {
-    throw new RegistryError('DIGEST_MISMATCH', `${ref.text}: manifest has digest ${got.digest} but the registry says ${advertised}`);
-  }
-  const manifest = parseJsonDocument(got.bytes.toString('utf8'), imageManifest, `${ref.text}: manifest`, 'BAD_PACKAGE', 'image manifest');
-  if (manifest.config.mediaType !== OCI_MEDIA.config) {
-    throw new RegistryError('BAD_PACKAGE', `${ref.text}: config media type ${manifest.config.mediaType} is not ${OCI_MEDIA.config} (not a wasm artifact)`);
-  }
-  const blob = (digest: string, size: number, what: string): Promise<Buffer> =>
+  const { manifest, digest } = await resolveManifest(ref, base, opts.insecure);
+  const shape = shapeOf(manifest, ref.text);
+  const blob: BlobFetch = (digest, size, what) =>
     fetchBytes(`${base}/blobs/${digest}`, {
       what: `${ref.text}: ${what}`,
       insecure: opts.insecure,
@@ -157,8 +102,10 @@ export async function pullOci(ref: OciRef, opts: PullOptions): Promise<PulledPac
       ...(opts.progress ? { progress: opts.progress } : {}),
     }).then((f) => f.bytes);
 
-  const plain = await plainArtifact(ref, manifest, opts, blob);
-  if (plain) return { pkg: plain, manifestDigest: got.digest };
+  if (shape.kind !== 'package') return { ...(await moduleArtifact(ref, manifest, shape, opts, blob)), manifestDigest: digest };
+  if (opts.manifestFile !== undefined) {
+    throw new RegistryError('BAD_REFERENCE', `${ref.text}: is a toolgate package with its own ${OCI_MEDIA.toolManifest} layer; --manifest is only for plain wasm artifacts`);
+  }
   await blob(manifest.config.digest, manifest.config.size, 'config');
   const files: Partial<Record<PackageFileName, Uint8Array>> = {};
   const declared: Record<string, string> = {};
@@ -173,11 +120,11 @@ export async function pullOci(ref: OciRef, opts: PullOptions): Promise<PulledPac
   const signature = manifest.annotations?.[OCI_ANNOTATIONS.signature];
   const pkg = assemblePackage(files, signer && signature ? { signer, signature } : undefined, ref.text);
   expectDigests(pkg, declared, `${ref.text} (layers)`);
-  return { pkg, manifestDigest: got.digest };
+  return { pkg, manifestDigest: digest, drafted: false };
 }
 
 /** The package file a layer holds; undefined for layers of other tools. */
-function layerFile(ref: OciRef, layer: z.infer<typeof descriptor>): PackageFileName | undefined {
+function layerFile(ref: OciRef, layer: ImageManifest['layers'][number]): PackageFileName | undefined {
   if (layer.mediaType !== OCI_MEDIA.link) return LAYER_FILES[layer.mediaType];
   const title = layer.annotations?.[OCI_ANNOTATIONS.title] ?? '';
   if (!isLinkFile(title)) throw new RegistryError('BAD_PACKAGE', `${ref.text}: a ${OCI_MEDIA.link} layer must be titled link-<n>.wasm (is ${JSON.stringify(title)})`);

@@ -8,7 +8,7 @@ import { parseOciRef, pullOci, type OciRef } from './oci.js';
 import { digestOf } from './digest.js';
 import { fetchBytes } from './http.js';
 import { packageFromDir, packageFromTgz, packageToTgz, PACKAGE_LIMITS, readPackageArchive, type ToolPackage } from './package.js';
-import { manifestNeeded, plainPackage } from './plain.js';
+import { manifestNeeded, moduleOnlyPackage } from './plain.js';
 
 export type SourceRef =
   | { kind: 'dir'; path: string }
@@ -46,6 +46,8 @@ export interface FetchedPackage {
   pinned: string;
   /** The user's manifest for a plain wasm module (lockfile `manifestFile`). */
   manifestFile?: string;
+  /** The manifest was drafted for a hyper-mcp plugin that came without one (draft.ts). */
+  drafted?: boolean;
 }
 
 export interface FetchOptions {
@@ -55,6 +57,11 @@ export interface FetchOptions {
   expectResolved?: string;
   /** A toolgate manifest for a plain wasm module (install --manifest); refused for packages. */
   manifestFile?: string;
+  /**
+   * Without manifestFile, a module that came without a manifest gets a drafted one (a hyper-mcp
+   * plugin), named after `source` or, when that is absent, the reference fetched; otherwise refused.
+   */
+  draft?: { source?: string };
 }
 
 function noManifestFlag(src: SourceRef, where: string, opts: FetchOptions): void {
@@ -65,7 +72,7 @@ function noManifestFlag(src: SourceRef, where: string, opts: FetchOptions): void
 
 /** A plain module: refused without --manifest before anything is read or downloaded. */
 async function fetchPlain(src: Extract<SourceRef, { kind: 'wasm' }>, opts: FetchOptions): Promise<FetchedPackage> {
-  if (opts.manifestFile === undefined) throw manifestNeeded(src.location, 'is a plain WebAssembly module with no toolgate manifest');
+  if (opts.manifestFile === undefined && opts.draft === undefined) throw manifestNeeded(src.location, 'is a plain WebAssembly module with no toolgate manifest');
   const bytes = src.url
     ? (
         await fetchBytes(src.location, {
@@ -79,8 +86,15 @@ async function fetchPlain(src: Extract<SourceRef, { kind: 'wasm' }>, opts: Fetch
     : await readPackageArchive(src.location);
   const resolved = digestOf(bytes);
   expectResolved(src.location, resolved, opts);
-  const pkg = await plainPackage(bytes, opts.manifestFile, src.location);
-  return { pkg, source: src.location, resolved, pinned: src.location, manifestFile: opts.manifestFile };
+  const made = await moduleOnlyPackage(bytes, { ...manifestSource(opts, src.location), hyperMcp: false }, src.location);
+  const named = opts.manifestFile !== undefined ? { manifestFile: opts.manifestFile } : {};
+  return { pkg: made.pkg, source: src.location, resolved, pinned: src.location, drafted: made.drafted, ...named };
+}
+
+/** The user's manifest, else a draft named after the lockfile's source or this reference. */
+function manifestSource(opts: FetchOptions, reference: string): { manifestFile: string } | { draftFrom?: string } {
+  if (opts.manifestFile !== undefined) return { manifestFile: opts.manifestFile };
+  return opts.draft !== undefined ? { draftFrom: opts.draft.source ?? reference } : {};
 }
 
 function expectResolved(what: string, actual: string, opts: FetchOptions): void {
@@ -112,11 +126,11 @@ export async function fetchPackage(src: SourceRef, opts: FetchOptions): Promise<
       return { pkg: pulled.pkg, source: src.ref.text, resolved: pulled.archiveDigest, pinned };
     }
     case 'oci': {
-      const pulled = await pullOci(src.ref, opts);
+      const pulled = await pullOci(src.ref, { insecure: opts.insecure, ...(opts.progress ? { progress: opts.progress } : {}), ...manifestSource(opts, src.ref.text) });
       expectResolved(src.ref.text, pulled.manifestDigest, opts);
       const pinned = `oci://${src.ref.registry}/${src.ref.repository}@${pulled.manifestDigest}`;
       const plain = opts.manifestFile !== undefined ? { manifestFile: opts.manifestFile } : {};
-      return { pkg: pulled.pkg, source: src.ref.text, resolved: pulled.manifestDigest, pinned, ...plain };
+      return { pkg: pulled.pkg, source: src.ref.text, resolved: pulled.manifestDigest, pinned, drafted: pulled.drafted, ...plain };
     }
   }
 }

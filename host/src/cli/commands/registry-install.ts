@@ -7,6 +7,7 @@ import { parseFlags, UsageError } from '../usage.js';
 const help = `Usage: toolgate install REF [--yes] [--allow-unsigned] [--allow-downgrade] [--insecure]
                         [--ceiling FILE] [--quiet] [--json]
        toolgate install PLAIN_WASM_REF --manifest FILE [same options]
+       toolgate install HYPER_MCP_PLUGIN_REF [--manifest FILE | --draft-manifest] [same options]
        toolgate install --locked [LOCKFILE] [same options]
 
 REF is one of
@@ -16,11 +17,19 @@ REF is one of
   oci://host:port/repo/name:tag          an OCI registry
   ./module.wasm, https://host/x.wasm,    a plain WebAssembly module or CNCF wasm OCI artifact (no
   oci://... --manifest FILE              toolgate manifest in it): FILE is its manifest; pinned by digest
+  oci://host/repo:tag                    a hyper-mcp plugin (ORAS artifact with an application/wasm
+                                         layer, or a FROM scratch image holding /plugin.wasm): FILE
+                                         (module.abi: hyper-mcp) is its manifest, or install drafts
+                                         one from the module's exports that grants nothing; the draft
+                                         is shown and asked about on a terminal, and without one
+                                         (or with --yes) it needs --draft-manifest
 The package's digests are verified, its signature checked against \`toolgate trust\` keys
 (unsigned or untrusted packages are refused unless --allow-unsigned), a lower version than the
 lockfile's is refused unless --allow-downgrade, and a policy ceiling (--ceiling FILE or
 $TOOLGATE_HOME/ceiling.yaml) refuses a package that asks for more. The capabilities are shown and
 must be confirmed on a terminal, or with --yes after review (an upgrade asks again only when they grow).
+A hyper-mcp plugin's review also lists every tool (as <plugin>__<tool>), resource, template and
+prompt its module describes (described in the sandbox, never called).
 
 --locked installs exactly what LOCKFILE (default $TOOLGATE_HOME/toolgate.lock; e.g. another
 machine's) pins: each tool from its pinned digest reference, whatever tags or ranges say now.
@@ -46,6 +55,7 @@ export const installCommand: Command = {
           quiet: { type: 'boolean', short: 'q' },
           locked: { type: 'boolean' },
           manifest: { type: 'string' },
+          'draft-manifest': { type: 'boolean' },
           ...JSON_FLAG,
         },
         { min: 0, max: Number.MAX_SAFE_INTEGER },
@@ -71,15 +81,19 @@ export const installCommand: Command = {
         throw new UsageError(`expected ${allowed} argument(s), got ${positionals.length}`);
       }
       if (values.locked === true) {
-        if (values.manifest !== undefined) throw new UsageError('--manifest cannot be combined with --locked (the lockfile names each manifest)');
+        if (values.manifest !== undefined || values['draft-manifest'] === true) {
+          throw new UsageError(`${values.manifest !== undefined ? '--manifest' : '--draft-manifest'} cannot be combined with --locked (the lockfile names each manifest)`);
+        }
         const file = positionals[0] !== undefined ? resolve(io.cwd, positionals[0]) : storeLayout(common.home).lock;
         const tools = await installLocked({ ...common, lockfile: file });
         if (values.json === true) printJson(io, { tools });
         else for (const t of tools) io.stdout(`${t.outcome} ${t.name}@${t.version}\n`);
         return EXIT.ok;
       }
+      if (values.manifest !== undefined && values['draft-manifest'] === true) throw new UsageError('--manifest and --draft-manifest cannot be combined (one manifest: yours or the draft)');
       const manifestFile = values.manifest !== undefined ? { manifestFile: resolve(io.cwd, values.manifest) } : {};
-      const res = await installTool({ ...common, ...manifestFile, ref: positionals[0] as string });
+      const draft = values['draft-manifest'] === true ? { draftManifest: true } : {};
+      const res = await installTool({ ...common, ...manifestFile, ...draft, ref: positionals[0] as string });
       if (values.json === true) {
         printJson(io, { tools: [res] });
         return EXIT.ok;
