@@ -73,8 +73,12 @@ async function pushBlob(repo: string, bytes: Uint8Array): Promise<void> {
   expect(put.status).toBe(201);
 }
 
+/** digest -> size of every manifest pushed (an index names its entries by both). */
+const manifestSizes = new Map<string, number>();
+
 async function pushManifest(repo: string, tag: string, manifest: object, mediaType: string): Promise<string> {
   const body = Buffer.from(JSON.stringify(manifest));
+  manifestSizes.set(digest(body), body.length);
   const put = await fetch(`http://${registry.host}/v2/${repo}/manifests/${tag}`, { method: 'PUT', body, headers: { 'content-type': mediaType } });
   expect(put.status, await put.text()).toBe(201);
   return digest(body);
@@ -135,6 +139,30 @@ function craftedTar(name: string, data: Uint8Array, change: { type?: string; siz
   const tar = writeTar([{ name, data }]);
   if (change.type !== undefined) tar.write(change.type, 156, 'ascii');
   if (change.size !== undefined) tar.write(change.size.toString(8).padStart(11, '0') + '\0', 124, 'ascii');
+  tar.fill(0x20, 148, 156);
+  let sum = 0;
+  for (let i = 0; i < 512; i++) sum += tar[i] ?? 0;
+  tar.write(sum.toString(8).padStart(6, '0') + '\0 ', 148, 'ascii');
+  return tar;
+}
+
+/** An image index naming `image` for each platform given. */
+async function pushIndex(repo: string, tag: string, image: string, platforms: Array<[string, string]>): Promise<string> {
+  const mediaType = 'application/vnd.oci.image.index.v1+json';
+  const manifests = platforms.map(([os, architecture]) => ({ mediaType: OCI_MANIFEST, digest: image, size: manifestSizes.get(image), platform: { os, architecture } }));
+  return pushManifest(repo, tag, { schemaVersion: 2, mediaType, manifests }, mediaType);
+}
+
+/** A tar whose first entry is a PAX extended header naming the next entry `paxPath`. */
+function paxTar(ustarName: string, paxPath: string, data: Uint8Array): Buffer {
+  const record = (n: number): string => `${n} path=${paxPath}\n`;
+  let len = record(0).length;
+  while (record(len).length !== len) len = record(len).length;
+  const tar = writeTar([
+    { name: 'PaxHeaders/0', data: Buffer.from(record(len)) },
+    { name: ustarName, data },
+  ]);
+  tar.write('x', 156, 'ascii');
   tar.fill(0x20, 148, 156);
   let sum = 0;
   for (let i = 0; i < 512; i++) sum += tar[i] ?? 0;
@@ -271,6 +299,46 @@ describe('hyper-mcp plugins from OCI registries', () => {
     expect(b?.digests).toEqual(a?.digests);
   });
 
+  it('an image index takes its linux/amd64 entry, pinned by the index digest; an index without one is refused naming its platforms', { timeout: 60_000 }, async () => {
+    const repo = repoName('indexed');
+    const image = await pushImage(repo, 'image', writeTar([{ name: 'plugin.wasm', data: V2 }]));
+    const index = await pushIndex(repo, '3.0.0', image, [['linux', 'arm64'], ['linux', 'amd64']]);
+    const res = await install([`oci://${registry.host}/${repo}:3.0.0`, '--draft-manifest', '--yes', '--allow-unsigned', '--quiet']);
+    expect(res.code, res.err).toBe(0);
+    expect(res.out).toBe('installed indexed@3.0.0\n');
+    const entry = (await readLock(storeLayout(home).lock)).tools['indexed'];
+    expect(entry?.resolved).toBe(index);
+    expect(entry?.pinned).toBe(`oci://${registry.host}/${repo}@${index}`);
+    await pushIndex(repo, 'arm', image, [['linux', 'arm64']]);
+    const none = await install([`oci://${registry.host}/${repo}:arm`, '--draft-manifest', '--yes', '--allow-unsigned', '--quiet'], { h: join(cwd, 'other') });
+    expect(none.code).toBe(1);
+    expect(none.err).toContain('the image index has no linux/amd64 or wasip1/wasm entry (it lists linux/arm64)');
+  });
+
+  it('a hyper-mcp package from a folder is reviewed the same way: every tool by its served name', { timeout: 60_000 }, async () => {
+    const dir = join(cwd, 'folder');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'plugin.wasm'), V1);
+    writeFileSync(join(dir, 'manifest.yaml'), readFileSync(userManifest('folder'), 'utf8').replace('path: plugin.wasm', 'path: ./plugin.wasm'));
+    const res = await install([dir, '--yes', '--allow-unsigned', '--quiet']);
+    expect(res.code, res.err).toBe(0);
+    expect(res.err).toContain('folder@1.0.0 serves (v1 interface');
+    expect(res.err).toContain('  tool folder__add: Adds two numbers.');
+  });
+
+  it('a hyper-mcp plugin as a .wasm file drafts its manifest named after the file; a module that is no plugin cannot be drafted', { timeout: 60_000 }, async () => {
+    const file = join(cwd, 'Clock-Plugin.wasm');
+    writeFileSync(file, V2);
+    const res = await install([file, '--draft-manifest', '--yes', '--allow-unsigned', '--quiet']);
+    expect(res.code, res.err).toBe(0);
+    expect(res.out).toBe('installed clock_plugin@0.0.0\n');
+    const greet = join(cwd, 'greet.wasm');
+    writeFileSync(greet, readFileSync(join(ROOT, 'pdk-examples/wat/build/greet.wasm')));
+    const refusedGreet = await install([greet, '--draft-manifest', '--yes', '--allow-unsigned', '--quiet']);
+    expect(refusedGreet.code).toBe(1);
+    expect(refusedGreet.err).toContain('no manifest can be drafted: the module is not a hyper-mcp plugin');
+  });
+
   it('a supplied manifest for a hyper-mcp plugin must say module.abi: hyper-mcp', async () => {
     const repo = repoName('wrongabi');
     await pushOras(repo, '1.0.0', V2);
@@ -304,6 +372,15 @@ describe('hostile plugin images are refused, naming the reason', () => {
   it('a symbolic link (or hard link) where plugin.wasm should be', async () => {
     expect(await refused(craftedTar('plugin.wasm', new Uint8Array(0), { type: '2' }))).toContain('only regular files are allowed (type "2": a symbolic link)');
     expect(await refused(craftedTar('plugin.wasm', new Uint8Array(0), { type: '1' }))).toContain('a hard link');
+  });
+
+  it('a PAX path record decides the entry name: ../plugin.wasm behind an innocent ustar name is refused, plugin.wasm behind another name is taken', { timeout: 60_000 }, async () => {
+    expect(await refused(paxTar('plugin.wasm', '../plugin.wasm', V2))).toContain('entry "../plugin.wasm" climbs out of the image');
+    const repo = repoName('paxed');
+    await pushImage(repo, '1.0.0', paxTar('renamed.bin', 'plugin.wasm', V2));
+    const res = await install([`oci://${registry.host}/${repo}:1.0.0`, '--draft-manifest', '--yes', '--allow-unsigned', '--quiet']);
+    expect(res.code, res.err).toBe(0);
+    expect((await readLock(storeLayout(home).lock)).tools['paxed']?.digests['module.wasm']).toBe(digest(V2));
   });
 
   it('two wasm files are two candidates', async () => {
