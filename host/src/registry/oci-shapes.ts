@@ -51,7 +51,7 @@ export function shapeOf(m: ManifestParts, where: string): ArtifactShape {
     if (config !== WASM_CONFIG) throw bad(`config media type ${config} is not ${WASM_CONFIG} (not a wasm artifact)`);
     return { kind: 'package' };
   }
-  if (IMAGE_CONFIGS.includes(config)) return imageShape(m, bad);
+  if (IMAGE_CONFIGS.includes(config)) return imageShape(m, where);
   const hyperMcp = m.artifactType === HYPER_MCP_ARTIFACT || config === HYPER_MCP_ARTIFACT;
   if (!hyperMcp && config !== WASM_CONFIG && config !== EMPTY_CONFIG) {
     throw bad(`config media type ${config} is not ${WASM_CONFIG} (not a wasm artifact), a hyper-mcp plugin (${HYPER_MCP_ARTIFACT}) or a container image`);
@@ -62,10 +62,11 @@ export function shapeOf(m: ManifestParts, where: string): ArtifactShape {
   return { kind: 'module', layer, hyperMcp };
 }
 
-function imageShape(m: ManifestParts, bad: (rule: string) => RegistryError): ArtifactShape {
+function imageShape(m: ManifestParts, where: string): ArtifactShape {
+  const bad = (rule: string): RegistryError => new RegistryError('BAD_PACKAGE', `${where}: ${rule}`);
   if (m.layers.length === 0 || m.layers.length > MAX_IMAGE_LAYERS) throw bad(`a plugin image must have 1 to ${MAX_IMAGE_LAYERS} layers (has ${m.layers.length})`);
   const total = m.layers.reduce((n, l) => n + l.size, 0);
-  if (total > PACKAGE_LIMITS.maxTotalBytes) throw new RegistryError('TOO_LARGE', `${bad('').message}its layers are ${total} bytes, more than ${PACKAGE_LIMITS.maxTotalBytes}`);
+  if (total > PACKAGE_LIMITS.maxTotalBytes) throw new RegistryError('TOO_LARGE', `${where}: its layers are ${total} bytes, more than ${PACKAGE_LIMITS.maxTotalBytes}`);
   return {
     kind: 'image',
     layers: m.layers.map((l) => {

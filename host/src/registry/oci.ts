@@ -10,16 +10,16 @@ import { fetchBytes, header, send, type Progress } from './http.js';
 import { pluginFromLayers } from './image-layer.js';
 import { resolveManifest, type ImageManifest } from './oci-index.js';
 import type { OciRef } from './oci-ref.js';
-import { shapeOf, shapeWords, type ArtifactShape } from './oci-shapes.js';
+import { shapeOf, shapeWords, TOOL_MANIFEST_LAYER, WASM_CONFIG, WASM_LAYER, type ArtifactShape } from './oci-shapes.js';
 import { manifestNeeded, moduleOnlyPackage, type ModulePackage } from './plain.js';
 import { assemblePackage, expectDigests, MANIFEST_FILE, MODULE_FILE, PACKAGE_LIMITS, README_FILE, type PackageFileName, type ToolPackage } from './package.js';
 import { isLinkFile } from './package-modules.js';
 
 export const OCI_MEDIA = {
   manifest: 'application/vnd.oci.image.manifest.v1+json',
-  config: 'application/vnd.wasm.config.v0+json',
-  module: 'application/wasm',
-  toolManifest: 'application/vnd.toolgate.manifest.v1+yaml',
+  config: WASM_CONFIG,
+  module: WASM_LAYER,
+  toolManifest: TOOL_MANIFEST_LAYER,
   readme: 'text/markdown',
   /** A linked module (module.link); its title annotation is its package file name, link-<n>.wasm. */
   link: 'application/vnd.toolgate.link.v1+wasm',

@@ -70,7 +70,7 @@ function noManifestFlag(src: SourceRef, where: string, opts: FetchOptions): void
   }
 }
 
-/** A plain module: refused without --manifest before anything is read or downloaded. */
+/** A plain module: refused without --manifest or an accepted draft before anything is read or downloaded. */
 async function fetchPlain(src: Extract<SourceRef, { kind: 'wasm' }>, opts: FetchOptions): Promise<FetchedPackage> {
   if (opts.manifestFile === undefined && opts.draft === undefined) throw manifestNeeded(src.location, 'is a plain WebAssembly module with no toolgate manifest');
   const bytes = src.url
