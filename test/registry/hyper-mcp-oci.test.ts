@@ -14,6 +14,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { installCommand } from '../../host/src/cli/commands/registry-install.js';
 import { readLock, readManifest, storeLayout, writeTar } from '../../host/src/registry/index.js';
+import { startStdio } from '../server/helpers.js';
 import { runShipped } from '../support/shipped-cli.js';
 import { removeDir, run, startRegistry, tempDir, type OciRegistry } from './helpers.js';
 
@@ -224,6 +225,25 @@ describe('hyper-mcp plugins from OCI registries', () => {
     const served = await call('hyper_v2__envelope', { probe: 7 });
     expect(served.code, served.err).toBe(0);
     expect(served.out).toContain('"probe":7');
+  });
+
+  it('serve --stdio serves an installed ORAS plugin: its tools as <plugin>__<tool>, its resources and prompts', { timeout: 60_000 }, async () => {
+    const repo = repoName('served');
+    await pushOras(repo, '1.0.0', V2);
+    const res = await install([`oci://${registry.host}/${repo}:1.0.0`, '--draft-manifest', '--yes', '--allow-unsigned', '--quiet']);
+    expect(res.code, res.err).toBe(0);
+    const stdio = await startStdio(['--policies', 'none'], { env: { TOOLGATE_HOME: home }, cwd });
+    try {
+      const names = (await stdio.client.listTools()).tools.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(['served__record', 'served__envelope', 'served__picture']));
+      expect((await stdio.client.listResources()).resources.map((r) => r.uri)).toContain('mem://fixture/readme');
+      expect((await stdio.client.listPrompts()).prompts.map((p) => p.name)).toContain('greeting');
+      const r = await stdio.client.callTool({ name: 'served__envelope', arguments: { probe: 1 } });
+      expect(r.isError ?? false).toBe(false);
+      expect(JSON.stringify(r.content)).toContain('probe');
+    } finally {
+      await stdio.close();
+    }
   });
 
   it('a drafted manifest grants nothing: no hosts, paths, config, secrets or client features, so a tool that writes a file fails', { timeout: 60_000 }, async () => {
