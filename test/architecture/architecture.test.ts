@@ -35,6 +35,8 @@ const LAYER = {
   server: 5,
   ui: 6,
   cli: 7,
+  // the package's entries (package.json "exports"): what an embedder and a policy author import
+  public: 8,
 } satisfies Record<string, number>;
 
 /**
