@@ -6,7 +6,7 @@ SHELL := /bin/bash
 NODE ?= node
 PORT ?= 8787
 
-.PHONY: all build examples fixtures test compat run bench soak clean typecheck toolchains toolchains-test conformance-deps screenshots
+.PHONY: all build examples fixtures test compat run bench soak clean typecheck lint format format-check toolchains toolchains-test conformance-deps screenshots
 
 all: build examples
 
@@ -43,6 +43,21 @@ build: node_modules
 typecheck: node_modules
 	npx tsc -p tsconfig.json --noEmit
 
+# Biome (biome.jsonc) is the linter and the formatter (CONTRIBUTING.md, "Lint and format").
+# `make lint` fails on a lint error and, with FORMAT_CHECK=1, on a file the formatter would change;
+# `make format` rewrites the files as the formatter writes them (the same as `npm run format`).
+# FORMAT_CHECK is 0 until the one commit that formats the whole code has landed; that commit sets it to 1.
+FORMAT_CHECK ?= 0
+lint: node_modules
+	npx biome lint .
+	@if [ "$(FORMAT_CHECK)" = 1 ]; then $(MAKE) --no-print-directory format-check; else echo "format check skipped (FORMAT_CHECK=0: the code is not formatted yet)"; fi
+
+format-check: node_modules
+	npx biome format .
+
+format: node_modules
+	npx biome format --write .
+
 # Example tools in every PDK language (pdk-examples/<lang>/build/*.wasm).
 examples: node_modules toolchains
 	$(MAKE) -C pdk-examples
@@ -55,7 +70,7 @@ fixtures: toolchains
 # beside a CI checkout in ../shared/compat; a user's clone has no such folder and skips it.
 SHARED ?= ../shared
 
-test: toolchains-test build examples fixtures typecheck conformance-deps
+test: toolchains-test build examples fixtures typecheck lint conformance-deps
 	SHARED="$(SHARED)" npx vitest run $(VITEST_ARGS)
 	@$(MAKE) --no-print-directory compat
 

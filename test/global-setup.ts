@@ -23,6 +23,8 @@ export function staleSource(): string | undefined {
   for (const src of sources(SRC)) {
     const out = join(DIST, relative(SRC, src)).replace(/\.ts$/, '.js');
     if (!existsSync(out) || statSync(out).mtimeMs < statSync(src).mtimeMs) return relative(ROOT, src);
+    // the package's entries ship their declarations (package.json "exports" types)
+    if (out.startsWith(join(DIST, 'public')) && !existsSync(out.replace(/\.js$/, '.d.ts'))) return relative(ROOT, src);
   }
   return undefined;
 }

@@ -35,6 +35,8 @@ const LAYER = {
   server: 5,
   ui: 6,
   cli: 7,
+  // the package's entries (package.json "exports"): what an embedder and a policy author import
+  public: 8,
 } satisfies Record<string, number>;
 
 /**
@@ -51,11 +53,16 @@ const SIDEWAYS: readonly (readonly [string, string])[] = [
 /** Only these folders may import the sandbox: manifest/ builds WASM tools (manifest -> sandbox). */
 const SANDBOX_IMPORTERS = new Set(['manifest']);
 
-/** STYLE: functions < ~60 lines; one that grows past this is split along its seams. */
-const MAX_FUNCTION_LINES = 60;
+/**
+ * A function has at most this many statement lines (lines on which one of its statements begins):
+ * the steps a reader follows, counted the same before and after the formatter wraps a long call over
+ * several lines, so neither a long line nor a wrapped one changes it. One that grows past this is
+ * split along its seams.
+ */
+const MAX_STATEMENT_LINES = 45;
 
 /**
- * Functions allowed past MAX_FUNCTION_LINES, as `file name`, each with why splitting would make it
+ * Functions allowed past MAX_STATEMENT_LINES, as `file name`, each with why splitting would make it
  * worse. Keep it short: an entry that is no longer over the limit fails the test too.
  */
 const LONG_FUNCTIONS_ALLOWED: ReadonlyMap<string, string> = new Map([
@@ -112,13 +119,13 @@ describe('architecture (architecture.md §2)', () => {
     expect(reaching.map(show)).toEqual([]);
   });
 
-  it(`no function of host/src is longer than ${MAX_FUNCTION_LINES} lines (split it along its seams)`, () => {
+  it(`no function of host/src has more than ${MAX_STATEMENT_LINES} statement lines (split it along its seams)`, () => {
     const all = hostFunctionLengths();
-    const long = all.filter((f) => f.lines > MAX_FUNCTION_LINES);
+    const long = all.filter((f) => f.statementLines > MAX_STATEMENT_LINES);
     const offenders = long.filter((f) => !LONG_FUNCTIONS_ALLOWED.has(`${f.file} ${f.name}`));
-    expect(offenders.map((f) => `${f.file}:${f.line} ${f.name} is ${f.lines} lines`)).toEqual([]);
+    expect(offenders.map((f) => `${f.file}:${f.line} ${f.name} has ${f.statementLines} statement lines`)).toEqual([]);
     const stale = [...LONG_FUNCTIONS_ALLOWED.keys()].filter((key) => !long.some((f) => `${f.file} ${f.name}` === key));
-    expect(stale.map((key) => `${key}: no longer over ${MAX_FUNCTION_LINES} lines, drop it from LONG_FUNCTIONS_ALLOWED`)).toEqual([]);
+    expect(stale.map((key) => `${key}: no longer over ${MAX_STATEMENT_LINES} statement lines, drop it from LONG_FUNCTIONS_ALLOWED`)).toEqual([]);
   });
 
   it('the length checker measures functions, methods and arrows by the names a reader uses', () => {
@@ -129,10 +136,18 @@ describe('architecture (architecture.md §2)', () => {
       `export const serve = {\n  run: async () => {\n${body(63)}\n  },\n};`,
       `const short = () => {\n${body(60)}\n};`,
     ].join('\n');
-    expect(functionLengths('x.ts', source).map((f) => `${f.name} ${f.lines}`)).toEqual([
-      'long 61', 'Registry.patch 62', 'serve.run 63', 'short 60',
+    expect(functionLengths('x.ts', source).map((f) => `${f.name} ${f.lines} ${f.statementLines}`)).toEqual([
+      'long 61 59', 'Registry.patch 62 60', 'serve.run 63 61', 'short 60 58',
     ]);
     expect(hostFunctionLengths().some((f) => f.file === 'cli/main.ts')).toBe(true);
+  });
+
+  it('a statement wrapped over several lines counts once, and a nested function counts in its parent', () => {
+    const oneLine = 'function f(): void {\n  call(a, b, c);\n  const g = () => {\n    inner();\n  };\n}';
+    const wrapped = 'function f(): void {\n  call(\n    a,\n    b,\n    c,\n  );\n  const g = () => {\n    inner();\n  };\n}';
+    const [one, many] = [functionLengths('x.ts', oneLine)[0]!, functionLengths('x.ts', wrapped)[0]!];
+    expect([one.statementLines, many.statementLines]).toEqual([3, 3]);
+    expect(many.lines).toBeGreaterThan(one.lines);
   });
 
   it('the checker sees the imports it checks (it reads a known door and a known cycle-free edge)', () => {

@@ -83,4 +83,33 @@ describe('CONTRIBUTING.md recipes name files that exist', () => {
     expect(paths.length).toBeGreaterThan(20);
     expect(paths.filter((p) => !existsSync(join(ROOT, p)))).toEqual([]);
   });
+
+  const recipes = text.slice(text.indexOf('## Recipes'));
+  const sections = recipes.split(/^### /m).slice(1);
+
+  it('the common changes each have a recipe that ends with the test to add', () => {
+    const titles = sections.map((s) => s.split('\n')[0]!);
+    for (const want of [/host function/, /built-in policy/, /content kind/, /CLI command/, /manifest key/]) {
+      expect(titles.filter((t) => want.test(t)), String(want)).toHaveLength(1);
+    }
+    expect(sections.filter((s) => !/^Test: /m.test(s)).map((s) => s.split('\n')[0])).toEqual([]);
+  });
+
+  it('a name a recipe step gives after a file (`file`: ... `Name`) is in that file', () => {
+    const missing: string[] = [];
+    const isFile = (t: string): boolean => /^(host|test|pdk-examples)\/[^\s<>*]+\.\w+$/.test(t);
+    const holds = (file: string | undefined, name: string): boolean => file !== undefined && readFileSync(join(ROOT, file), 'utf8').includes(name);
+    for (const step of recipes.split(/\n(?=\d+\. |Test: |### )/)) {
+      const tokens = [...step.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+      tokens.forEach((token, i) => {
+        if (isFile(token) || !/^[A-Za-z_][A-Za-z0-9_]{2,}$/.test(token)) return;
+        // the name belongs to the file before it (`file`: its `Name`) or after it (`Name` in `file`)
+        const before = tokens.slice(0, i).reverse().find(isFile);
+        const after = tokens.slice(i + 1).find(isFile);
+        if (before === undefined && after === undefined) return;
+        if (!holds(before, token) && !holds(after, token)) missing.push(`${before ?? after}: ${token}`);
+      });
+    }
+    expect(missing).toEqual([]);
+  });
 });

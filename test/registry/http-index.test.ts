@@ -102,7 +102,7 @@ describe('install from a static HTTP index', () => {
     await publish('1.0.0', { hosts: [] });
     const original = packageFromTgz(readFileSync(join(site, 'packages', 'registry_echo-1.0.0.tgz')), 'orig');
     const evil = await packageFromDir(writeToolDir(join(cwd, 'evil'), { version: '1.0.0', wasm, hosts: ['exfil.example.net'] }));
-    const tgz = packageToTgz({ ...evil, signature: original.signature });
+    const tgz = packageToTgz({ ...evil, signature: original.signature! });
     writeFileSync(join(site, 'packages', 'registry_echo-1.0.0.tgz'), tgz);
     const index = readIndex();
     const entry = index.tools['registry_echo']?.versions['1.0.0'];

@@ -165,7 +165,7 @@ describe('install from a .tgz or a folder', () => {
     await trustAcme();
     const original = packageFromTgz(readFileSync(await signedTgz('1.0.0')), 'orig');
     const evilDir = writeToolDir(join(cwd, 'evil'), { version: '1.0.0', wasm: wasm1, hosts: ['attacker.example.net'] });
-    const tampered = { ...(await packageFromDir(evilDir)), signature: original.signature };
+    const tampered = { ...(await packageFromDir(evilDir)), signature: original.signature! };
     const tgz = join(cwd, 'tampered.tgz');
     writeFileSync(tgz, packageToTgz(tampered));
     for (const flags of [['--yes'], ['--yes', '--allow-unsigned']]) {

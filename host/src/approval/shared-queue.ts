@@ -295,6 +295,7 @@ export class SharedApprovalQueue implements PendingQueue {
 }
 
 /** zod's optional keys come back as `undefined` values; the records here never carry those. */
-function stripUndefined<T extends object>(o: T): T {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+/** The object without its undefined values: zod's optional keys parse as `T | undefined`, a record's are absent. */
+function stripUndefined<T extends object>(o: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as { [K in keyof T]: Exclude<T[K], undefined> };
 }

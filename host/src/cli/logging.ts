@@ -52,8 +52,8 @@ function logFormat(io: CliIO): 'pretty' | 'json' {
  */
 export async function createLogger(io: CliIO, level: LogLevel): Promise<Logger> {
   const write = (line: string): void => io.stderr(line);
-  if (logFormat(io) === 'json') return pino({ level, base: undefined }, { write });
+  if (logFormat(io) === 'json') return pino({ level, base: null }, { write });
   const { prettyFactory } = (await import('pino-pretty')).default;
   const pretty = prettyFactory({ colorize: false, singleLine: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' });
-  return pino({ level, base: undefined }, { write: (line: string) => write(pretty(line)) });
+  return pino({ level, base: null }, { write: (line: string) => write(pretty(line)) });
 }

@@ -73,7 +73,11 @@ function flagProblem(err: unknown, options: Options): string {
  * Strict flags plus a positional count: an unknown flag (with the closest known one suggested), a
  * missing flag value or the wrong number of positionals is a UsageError (exit 2).
  */
-export function parseFlags<T extends Options>(argv: string[], options: T, positionals: { min: number; max: number; what?: string }) {
+export function parseFlags<T extends Options>(
+  argv: string[],
+  options: T,
+  positionals: { min: number; max: number; what?: string },
+): ReturnType<typeof parseArgs<{ args: string[]; options: T; allowPositionals: true; strict: true }>> {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });

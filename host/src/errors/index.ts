@@ -2,7 +2,7 @@
 // A leaf folder: every other folder may import it, it imports nothing of host/src.
 import type { ToolgateErrorCode } from './codes.js';
 
-export { ERROR_CODES_BY_PART, isToolgateErrorCode, type CodeOf, type ErrorPart, type ToolgateErrorCode } from './codes.js';
+export { ERROR_CODES_BY_PART, isToolgateErrorCode, type CodeOf, type ToolgateErrorCode } from './codes.js';
 
 /**
  * The base of toolgate's error classes: a stable `code` a caller can match on (undici and pino

@@ -1,33 +1,14 @@
 // The manifest door: YAML manifests -> validated Manifest -> LoadedManifest (module bytes, real
 // paths) -> ToolDefinition running in the sandbox; plus capability descriptions for consent.
-export { ManifestError, MANIFEST_ERROR_CODES, formatKeyPath, type ManifestErrorCode, type ManifestIssue } from './errors.js';
-export { manifestSchema, paramSpecSchema, type Manifest } from './schema.js';
+export { ManifestError, formatKeyPath } from './errors.js';
 export { MANIFEST_DEFAULTS, MANIFEST_BOUNDS } from './defaults.js';
 export { parseManifest, MAX_MANIFEST_BYTES } from './parse.js';
-export {
-  loadManifestFile,
-  loadManifestDirs,
-  type LoadedManifest,
-  type LoadDirsOptions,
-  type LoadFileOptions,
-  type LoadDirsResult,
-} from './load.js';
-export { toolFromManifest, decodeOutput, sandboxSpecFor, type BridgeOptions } from './bridge.js';
-export { loadToolsFromDirs, type LoadToolsOptions, type LoadToolsResult } from './load-tools.js';
-export { describeCapabilities, describeLinks, describeHost, formatBytes, formatDuration } from './describe.js';
-export {
-  readManifestModule,
-  readModuleFile,
-  readRegularFile,
-  wasmHeaderProblem,
-  FileRuleError,
-  DEFAULT_MAX_MODULE_BYTES,
-  type FileRules,
-} from './module-file.js';
-export { manifestDefinition, inputSchemaOf, type DefinitionParts } from './definition.js';
+export { loadManifestFile, loadManifestDirs, type LoadedManifest, type LoadFileOptions, type LoadDirsResult } from './load.js';
+export { toolFromManifest, decodeOutput, sandboxSpecFor } from './bridge.js';
+export { loadToolsFromDirs } from './load-tools.js';
+export { describeCapabilities, describeLinks, describeHost, formatDuration } from './describe.js';
+export { readManifestModule, readRegularFile, wasmHeaderProblem, FileRuleError, DEFAULT_MAX_MODULE_BYTES } from './module-file.js';
+export { manifestDefinition, inputSchemaOf } from './definition.js';
 export { enablePreparedModuleCache } from './prepared-cache.js';
 export { protectControlDir } from './protected-dirs.js';
-export {
-  pluginFromManifest, hyperMcpInterface, servedToolName, operationNames, templateMatches, HYPER_MCP_BOUNDS,
-  type LoadedPlugin, type HyperMcpInterface,
-} from './hyper-mcp.js';
+export { pluginFromManifest, templateMatches, type LoadedPlugin } from './hyper-mcp.js';

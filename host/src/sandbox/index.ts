@@ -16,8 +16,7 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
   const tool = await import('./tool.js');
   return tool.loadSandboxTool(spec);
 }
-export { SandboxLoadError, type SandboxLoadErrorCode } from './load-error.js';
+export { SandboxLoadError } from './load-error.js';
 export { usePreparedModuleCache } from './prepared-cache-dir.js';
-export type { PoolStats as SandboxStats } from './pool.js';
 // The allowed_hosts grammar is the sandbox's; manifests validate and describe entries with it.
-export { matchHost, parseHostPattern, type HostPattern } from '../host-grammar/index.js';
+export { matchHost } from '../host-grammar/index.js';

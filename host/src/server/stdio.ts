@@ -100,7 +100,7 @@ async function openLegacy(core: SidecarCore, transport: LineTransport, held: Hel
   const detach = core.attach(server);
   // connect wraps the transport's onmessage (so it must not wrap ours) before its first await;
   // lines read until it is connected are held, and the held ones go first.
-  transport.onmessage = undefined;
+  delete transport.onmessage;
   const connecting = server.connect(transport);
   const deliver = transport.onmessage;
   transport.onmessage = held.push;

@@ -3,5 +3,5 @@
 // is reachable from each, and a used input-round state is refused by every one (docs/operations.md).
 // Without --state nothing here is loaded: every store stays in the process's memory.
 export { parseStateUrl, type StateUrl } from './url.js';
-export { StateUnavailable, type SharedState, type StateMessage } from './state.js';
-export { connectRedisState, type RedisStateOptions } from './redis.js';
+export { StateUnavailable, type SharedState } from './state.js';
+export { connectRedisState } from './redis.js';

@@ -4,8 +4,8 @@
 // `startTracing`, so a server with tracing off never loads it.
 import type { Tracer, TracingStart } from './types.js';
 
-export type { ParentTrace, SpanAttributes, SpanHandle, SpanKindName, SpanValue, Tracer, TracingStart } from './types.js';
-export { tracingChoice, type TracingChoice, type TracingFlags } from './config.js';
+export type { SpanAttributes, Tracer } from './types.js';
+export { tracingChoice, type TracingChoice } from './config.js';
 
 let active: Tracer | undefined;
 

@@ -1,10 +1,16 @@
 // The tool model: definitions, validation, the model-visible projection and the registry.
-export * from './types.js';
+export {
+  ERROR_CODES, CLIENT_LOG_LEVELS, CLIENT_FEATURES,
+  type Disposer, type Json, type JsonObject, type JsonSchema, type ContentBlock, type ErrorCode, type ToolResult, type OutputRender,
+  type ToolAnnotations, type ToolCapabilities, type ToolExecution, type ExecIdentity, type ParamSpec, type ToolDefinition,
+  type ClientLogLevel, type ClientFeature, type ClientRequestKind, type ClientRequest, type ClientRefusalCode, type ClientAnswer,
+  type CallClient, type ServedItem, type ServedSurface,
+} from './types.js';
 export { ToolFailure } from './errors.js';
 export { ToolDefinitionError } from './definition-error.js';
-export { defineTool, isTool, TOOL_NAME_RE, type Tool, type ArgsCheck } from './define.js';
-export { modelView, type ModelToolView, type ProjectionSlots } from './projection.js';
+export { defineTool, TOOL_NAME_RE, type Tool } from './define.js';
+export { modelView, type ModelToolView } from './projection.js';
 export { ToolRegistry, type ToolChange } from './registry.js';
 export { jsonSchemaProblem } from './validation.js';
-export { isJson, isJsonObject, deepFreeze, cloneJson, formatPath } from './json.js';
-export { builtinTools, echoTool } from './builtins.js';
+export { isJson, isJsonObject, deepFreeze, cloneJson } from './json.js';
+export { builtinTools } from './builtins.js';

@@ -44,12 +44,13 @@ export interface ToolResult {
 export type OutputRender = 'json' | 'text' | 'mcp' | { template: string };
 
 /** MCP tool annotations (hints only; policies may act on them). */
+/** As a manifest's zod schema parses them: a key may be absent or undefined (exactOptionalPropertyTypes). */
 export interface ToolAnnotations {
-  title?: string;
-  readOnlyHint?: boolean;
-  destructiveHint?: boolean;
-  idempotentHint?: boolean;
-  openWorldHint?: boolean;
+  title?: string | undefined;
+  readOnlyHint?: boolean | undefined;
+  destructiveHint?: boolean | undefined;
+  idempotentHint?: boolean | undefined;
+  openWorldHint?: boolean | undefined;
 }
 
 /** What a tool may touch, as the host sees it. Policies ask by capability (network, fs-write, secrets). */
@@ -89,12 +90,12 @@ export interface ExecIdentity {
 /** One parameter in the defineTool DSL; compiles to JSON Schema. */
 export interface ParamSpec {
   type: 'string' | 'number' | 'integer' | 'boolean' | 'array' | 'object';
-  required?: boolean;
-  description?: string;
-  enum?: Json[];
-  default?: Json;
-  items?: ParamSpec;
-  properties?: Record<string, ParamSpec>;
+  required?: boolean | undefined;
+  description?: string | undefined;
+  enum?: Json[] | undefined;
+  default?: Json | undefined;
+  items?: ParamSpec | undefined;
+  properties?: Record<string, ParamSpec> | undefined;
 }
 export type ParamsSpec = Record<string, ParamSpec>;
 

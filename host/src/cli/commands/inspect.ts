@@ -12,7 +12,7 @@ import {
   type LoadedManifest,
   type ManifestError,
 } from '../../manifest/index.js';
-import type { JsonObject } from '../../tool/index.js';
+import type { Json, JsonObject } from '../../tool/index.js';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
 import { inspectPluginFile, pluginText } from '../inspect-plugin.js';
 import { createLogger, logChoice, logLevel } from '../logging.js';
@@ -58,7 +58,7 @@ export function inspectReport(loaded: LoadedManifest): JsonObject {
     module: { path: loaded.modulePath, entry: m.module.entry, sha256: loaded.sha256, pinned: m.module.sha256 !== undefined },
     inputSchema: inputSchemaOf(m, loaded.file),
     output: { render: m.output.render, encoding: m.output.encoding, ...(m.output.schema !== undefined ? { schema: m.output.schema } : {}) },
-    annotations: { ...(m.annotations ?? {}) },
+    annotations: definedKeys(m.annotations ?? {}),
     capabilities: {
       allowedHosts: [...caps.allowed_hosts],
       allowedPaths: structuredClone(loaded.allowedPaths),
@@ -72,7 +72,7 @@ export function inspectReport(loaded: LoadedManifest): JsonObject {
     },
     capabilityDescription: describeCapabilities(m),
   };
-  if (m.pool !== undefined) report['pool'] = { ...m.pool };
+  if (m.pool !== undefined) report['pool'] = definedKeys(m.pool);
   return report;
 }
 
@@ -199,3 +199,8 @@ export const inspectCommand: Command = {
     return errors.length > 0 ? EXIT.usage : EXIT.ok;
   },
 };
+
+/** A parsed manifest section as JSON: zod types an optional key as `T | undefined`; JSON has no undefined. */
+function definedKeys(section: Readonly<Record<string, Json | undefined>>): JsonObject {
+  return Object.fromEntries(Object.entries(section).filter((e): e is [string, Json] => e[1] !== undefined));
+}

@@ -62,7 +62,7 @@ class ChainWriter implements AuditWriter {
     this.#dest = pino.destination({ dest: path, sync: true, append: true });
     // No time or pid from pino, and the level as a word: the line is exactly the record the chain
     // hashes (level included), so verify needs nothing but the line.
-    this.#log = pino({ base: undefined, timestamp: false, formatters: { level: (label) => ({ level: label }) } }, this.#dest);
+    this.#log = pino({ base: null, timestamp: false, formatters: { level: (label) => ({ level: label }) } }, this.#dest);
   }
 
   append(record: Readonly<Record<string, Json>>): string {

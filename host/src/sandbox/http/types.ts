@@ -5,7 +5,7 @@ export interface HttpRequestSpec {
   method: string;
   url: string;
   headers: Record<string, string>;
-  body?: Uint8Array;
+  body?: Uint8Array | undefined;
 }
 
 /** Every failure is a value: request() never throws. `error` is a short message naming the rule. */
