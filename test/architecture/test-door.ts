@@ -10,7 +10,7 @@ export const DOOR_NAMES_FOR_TESTS: ReadonlyMap<string, readonly string[]> = new 
   ['approval/index.ts', ['AnsweredElsewhere', 'PendingApproval']],
   ['cli/index.ts', ['runCli', 'commands', 'CommandEntry', 'EXIT', 'Command', 'UsageError']],
   ['errors/index.ts', ['isToolgateErrorCode']],
-  ['manifest/index.ts', ['decodeOutput', 'sandboxSpecFor', 'describeHost', 'LoadedPlugin']],
+  ['manifest/index.ts', ['decodeOutput', 'sandboxSpecFor', 'describeHost']],
   ['own-sockets/index.ts', ['ownListenerCount']],
   ['pipeline/index.ts', ['PipelineLogger']],
   ['plugin/index.ts', ['PluginError']],

@@ -11,4 +11,4 @@ export { readManifestModule, readRegularFile, wasmHeaderProblem, FileRuleError, 
 export { manifestDefinition, inputSchemaOf } from './definition.js';
 export { enablePreparedModuleCache } from './prepared-cache.js';
 export { protectControlDir } from './protected-dirs.js';
-export { pluginFromManifest, templateMatches, type LoadedPlugin } from './hyper-mcp.js';
+export { hyperMcpInterface, pluginFromManifest, templateMatches, type HyperMcpInterface, type LoadedPlugin } from './hyper-mcp.js';

@@ -72,7 +72,7 @@ async function moduleArtifact(ref: OciRef, manifest: ImageManifest, shape: Exclu
   return moduleOnlyPackage(
     bytes,
     {
-      ...(opts.manifestFile !== undefined ? { manifestFile: opts.manifestFile } : { draftFrom: opts.draftFrom }),
+      ...(opts.manifestFile !== undefined ? { manifestFile: opts.manifestFile } : opts.draftFrom !== undefined ? { draftFrom: opts.draftFrom } : {}),
       hyperMcp: shape.kind === 'image' || shape.hyperMcp,
     },
     ref.text,
