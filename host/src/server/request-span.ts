@@ -8,7 +8,7 @@ import type { TraceContext } from '../pipeline/index.js';
 import { traceOf } from './trace-context.js';
 
 export interface RequestFacts {
-  /** The MCP method (`mcp.method.name`); for an HTTP API route that is no MCP method, see `route`. */
+  /** The MCP method (`mcp.method.name`), or for an HTTP API route that is none, `{method} {route}` (see notMcp). */
   method: string;
   /** The span name's low-cardinality target: the tool of a tools/call, the prompt of a prompts/get. */
   target?: string | undefined;
