@@ -6,6 +6,7 @@
 #   scripts/toolchains.sh test    the same plus docker-registry (the OCI tests start a real registry),
 #                                 chromium (the /ui page is tested in a real headless browser) and
 #                                 redis-server (the replica tests share state through a real Redis)
+#                                 and nginx (the reverse-proxy sample of docs/operations.md is run)
 #   scripts/toolchains.sh browser chromium and a font (make screenshots)
 #   scripts/toolchains.sh make    only make itself (for a machine that has nothing but Node)
 # Installs with apt-get as root, or through `sudo -n` when that works without a password;
@@ -43,6 +44,7 @@ case "$what" in
       need docker-registry has docker-registry
       need chromium has chromium
       need redis-server has redis-server
+      need nginx test -x /usr/sbin/nginx
     fi
     ;;
   *)

@@ -1,7 +1,8 @@
 // What tracing costs a tools/call: `serve --http` with tracing off, with tracing on (exporting to
 // a local OTLP/HTTP sink), and a build of the commit before the telemetry hooks existed, side by
 // side. Off must cost nothing measurable: the hooks are one `tracer()` read each and the SDK is
-// never imported. The baseline is bundled from `git archive` of the merge base with mcp2026 into
+// never imported. The baseline is bundled from `git archive` of the commit before host/src/telemetry
+// existed (or BENCH_TRACING_BASE) into
 // bench/.baseline/ (ignored by git; it resolves packages from this checkout's node_modules).
 import { execFileSync, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -16,10 +17,16 @@ export const title = 'Tracing: a tools/call with tracing off, on, and without th
 const ROOT = new URL('../../', import.meta.url).pathname;
 const BASE_DIR = join(ROOT, 'bench/.baseline');
 
+/** The parent of the commit that added host/src/telemetry: the last one without the hooks. */
+function beforeTelemetry() {
+  const added = execFileSync('git', ['log', '--diff-filter=A', '--format=%H', '--', 'host/src/telemetry/index.ts'], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').pop();
+  return execFileSync('git', ['rev-parse', `${added}^`], { cwd: ROOT, encoding: 'utf8' }).trim();
+}
+
 /** Bundles the commit before the hooks into bench/.baseline; undefined when it cannot. */
 function baselineMain() {
   try {
-    const ref = process.env.BENCH_TRACING_BASE ?? execFileSync('git', ['merge-base', 'HEAD', 'mcp2026'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const ref = process.env.BENCH_TRACING_BASE ?? beforeTelemetry();
     if (ref === execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim()) return undefined;
     rmSync(BASE_DIR, { recursive: true, force: true });
     mkdirSync(BASE_DIR, { recursive: true });
@@ -150,7 +157,7 @@ export async function run(ctx) {
       '|---|---|---|---|---|',
       ...servers.map(row),
       '',
-      base ? '' : '- no baseline column: the merge base with mcp2026 could not be bundled (set BENCH_TRACING_BASE to a commit)',
+      base ? '' : '- no baseline column: the commit before host/src/telemetry could not be bundled (set BENCH_TRACING_BASE to a commit)',
       `- spans the sink received from the traced server: ${spans}`,
       '',
       await inProcess(ctx, sinkUrl, base),

@@ -239,6 +239,106 @@ describe('OpenTelemetry traces (semantic conventions for MCP)', () => {
     expect(receiver.bodies.join('\n')).not.toContain(secret);
   }, 30_000);
 
+  test('every 2025-11-25 method is a SERVER span: initialize, the lists, resources/read (uri as an attribute), prompts/get (prompt as target), completion/complete', async () => {
+    const client = await server.connect();
+    const sid = client.transport?.sessionId;
+    await client.listTools();
+    await client.listResources();
+    await client.listResourceTemplates();
+    await client.listPrompts();
+    await client.complete({ ref: { type: 'ref/prompt', name: 'nothing' }, argument: { name: 'a', value: 'b' } });
+    await expect(client.readResource({ uri: 'mem://not-served' })).rejects.toThrow();
+    await expect(client.getPrompt({ name: 'no_such_prompt' })).rejects.toThrow();
+    const init = await receiver.span('the initialize span', (s) => s.kind === SERVER && s.name === 'initialize');
+    expect(attr(init, 'mcp.method.name')).toBe('initialize');
+    expect(attr(init, 'mcp.protocol.version')).toBe('2025-11-25');
+    expect(attr(init, 'network.transport')).toBe('tcp');
+    const mine = (name: string) => receiver.span(`the ${name} span`, (s) => s.kind === SERVER && s.name === name && attr(s, 'mcp.session.id') === sid);
+    for (const method of ['tools/list', 'resources/list', 'resources/templates/list', 'prompts/list', 'completion/complete']) {
+      const span = await mine(method);
+      expect(attr(span, 'mcp.method.name')).toBe(method);
+      expect(attr(span, 'jsonrpc.request.id')).toMatch(/^\d+$/);
+      expect(attr(span, 'mcp.protocol.version')).toBe('2025-11-25');
+      expect(attr(span, 'network.transport')).toBe('tcp');
+      expect(attr(span, 'error.type')).toBeUndefined();
+    }
+    const read = await mine('resources/read');
+    expect(attr(read, 'mcp.resource.uri')).toBe('mem://not-served');
+    expect(attr(read, 'error.type')).toBe('-32002');
+    expect(read.status?.code).toBe(2);
+    const prompt = await mine('prompts/get no_such_prompt');
+    expect(attr(prompt, 'gen_ai.prompt.name')).toBe('no_such_prompt');
+    expect(attr(prompt, 'error.type')).toBe('-32602');
+  }, 30_000);
+
+  test('every 2026-07-28 method is a SERVER span: server/discover, tools/list, tasks/get (an unknown task is error.type -32602)', async () => {
+    const rpc = async (id: string, method: string, params: Record<string, unknown>, traceId: string): Promise<void> => {
+      const meta = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'trace-test', version: '1' },
+        'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+        traceparent: `00-${traceId}-00f067aa0ba902b7-01`,
+      };
+      const res = await fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method,
+          ...(typeof params['taskId'] === 'string' ? { 'mcp-name': params['taskId'] } : {}),
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }),
+      });
+      expect(res.status).toBe(200);
+      await res.text();
+    };
+    const ids = { discover: 'b1000000000000000000000000000001', list: 'b1000000000000000000000000000002', task: 'b1000000000000000000000000000003' };
+    await rpc('d-1', 'server/discover', {}, ids.discover);
+    await rpc('l-1', 'tools/list', {}, ids.list);
+    await rpc('t-1', 'tasks/get', { taskId: 'no-such-task' }, ids.task);
+    const expected = [[ids.discover, 'server/discover', 'd-1'], [ids.list, 'tools/list', 'l-1'], [ids.task, 'tasks/get', 't-1']] as const;
+    for (const [traceId, method, id] of expected) {
+      const span = await receiver.span(`the ${method} span`, (s) => s.kind === SERVER && s.traceId === traceId);
+      expect(span.name).toBe(method);
+      expect(span.parentSpanId).toBe('00f067aa0ba902b7');
+      expect(attr(span, 'mcp.method.name')).toBe(method);
+      expect(attr(span, 'jsonrpc.request.id')).toBe(id);
+      expect(attr(span, 'mcp.protocol.version')).toBe('2026-07-28');
+      expect(attr(span, 'network.transport')).toBe('tcp');
+      expect(attr(span, 'error.type')).toBe(method === 'tasks/get' ? '-32602' : undefined);
+    }
+  }, 30_000);
+
+  test("the HTTP API's other working routes are SERVER spans: an MCP method's name and route, or `POST /v1/approvals/{id}`, with the status and error.type", async () => {
+    const secret = (await waitFor('the approval secret', () => readFile(join(home, 'approval-secret'), 'utf8').catch(() => undefined))).trim();
+    const list = await fetch(`${server.url}/v1/tools`, { headers: { traceparent: '00-c1000000000000000000000000000001-00f067aa0ba902b7-01' } });
+    expect(list.status).toBe(200);
+    await list.text();
+    const read = await fetch(`${server.url}/v1/resources/read?uri=${encodeURIComponent('mem://nothing')}`, { headers: { traceparent: '00-c1000000000000000000000000000002-00f067aa0ba902b7-01' } });
+    expect(read.status).toBe(404);
+    await read.text();
+    const answer = await fetch(`${server.url}/v1/approvals/no-such-ask`, {
+      method: 'POST', headers: { authorization: `Bearer ${secret}`, traceparent: '00-c1000000000000000000000000000003-00f067aa0ba902b7-01' }, body: JSON.stringify({ outcome: 'rejected' }),
+    });
+    expect(answer.status).toBe(404);
+    await answer.text();
+    const listed = await receiver.span('the /v1/tools span', (s) => s.traceId === 'c1000000000000000000000000000001');
+    expect([listed.name, listed.kind, listed.parentSpanId]).toEqual(['tools/list', SERVER, '00f067aa0ba902b7']);
+    expect(attr(listed, 'mcp.method.name')).toBe('tools/list');
+    expect(attr(listed, 'http.route')).toBe('/v1/tools');
+    expect(attr(listed, 'http.response.status_code')).toBe(200);
+    expect(attr(listed, 'error.type')).toBeUndefined();
+    const readSpan = await receiver.span('the /v1/resources/read span', (s) => s.traceId === 'c1000000000000000000000000000002');
+    expect(readSpan.name).toBe('resources/read');
+    expect(attr(readSpan, 'mcp.resource.uri')).toBe('mem://nothing');
+    expect(attr(readSpan, 'error.type')).toBe('404');
+    const answered = await receiver.span('the approval answer span', (s) => s.traceId === 'c1000000000000000000000000000003');
+    expect(answered.name).toBe('POST /v1/approvals/{id}');
+    expect(attr(answered, 'mcp.method.name')).toBeUndefined();
+    expect(attr(answered, 'http.request.method')).toBe('POST');
+    expect(attr(answered, 'http.response.status_code')).toBe(404);
+    expect(attr(answered, 'error.type')).toBe('404');
+    expect(receiver.bodies.join('\n')).not.toContain(secret);
+  }, 30_000);
+
   test("the call's audit record carries the trace id toolgate recorded it under", async () => {
     const res = await fetch(`${server.url}/v1/tools/wasm_echo/call`, { method: 'POST', body: JSON.stringify({ arguments: { text: 'audited' } }) });
     const callId = res.headers.get('x-toolgate-call-id');

@@ -2,7 +2,9 @@
 // two real `serve --http` processes: an ask queued on one is answered on the other and its call
 // runs once; a rate limit holds across both; a task made on one is read and cancelled on the
 // other; a used input-round state is refused on both; and Redis going away fails closed until it
-// is back. The writer tool writes a file when it runs, so "it ran" is a file that exists.
+// is back. Two more replicas prove that --max-tasks counts across replicas, and that an ask held by
+// a replica killed with SIGKILL leaves every list when its lease lapses. The writer tool writes a
+// file when it runs, so "it ran" is a file that exists.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -24,6 +26,9 @@ let redis: RedisServer;
 let a: HttpProcess;
 let b: HttpProcess;
 let out: string;
+let manifests = '';
+let policies = '';
+let keyFile = '';
 
 const ran = (name: string): boolean => existsSync(join(out, name));
 const write = (name: string) => ({ name: 'writer', arguments: { cmd: `write /out/${name} yes` } });
@@ -44,10 +49,10 @@ const rpc = (h: HttpProcess, method: string, params: Record<string, unknown>, ca
 const audits = async (): Promise<string[]> =>
   (await Promise.all(['a', 'b'].map((r) => readFile(join(dir.path, `home-${r}`, 'audit.jsonl'), 'utf8').catch(() => '')))).flatMap((t) => t.split('\n').filter((l) => l !== ''));
 
-async function replica(name: string, keyFile: string, manifests: string, policies: string): Promise<HttpProcess> {
+async function replica(name: string, more: string[] = []): Promise<HttpProcess> {
   const home = join(dir.path, `home-${name}`);
   await mkdir(home, { recursive: true });
-  return startHttp(['--http', '127.0.0.1:0', '--manifests', manifests, '--policies', policies, '--token', TOKEN, '--mrtr-key-file', keyFile, '--state', redis.url], {
+  return startHttp(['--http', '127.0.0.1:0', '--manifests', manifests, '--policies', policies, '--token', TOKEN, '--mrtr-key-file', keyFile, '--state', redis.url, ...more], {
     TOOLGATE_HOME: home,
     TOOLGATE_ASK_PROGRESS_MS: '100',
   });
@@ -57,10 +62,10 @@ beforeAll(async () => {
   dir = await tempDir();
   redis = await startRedis();
   out = join(dir.path, 'out');
-  const manifests = join(dir.path, 'manifests');
-  const policies = join(dir.path, 'policies');
+  manifests = join(dir.path, 'manifests');
+  policies = join(dir.path, 'policies');
   await Promise.all([mkdir(out), mkdir(manifests), mkdir(policies)]);
-  const keyFile = join(dir.path, 'mrtr.key');
+  keyFile = join(dir.path, 'mrtr.key');
   await writeFile(keyFile, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
   await writeFile(join(policies, 'set.yaml'), [
     'entries:',
@@ -82,7 +87,7 @@ beforeAll(async () => {
     'parameters:', '  seconds: { type: number, required: true }', '  label: { type: string, required: true }', 'output: { render: mcp }',
     'capabilities: { memory: { max_pages: 32 }, timeout_ms: 60000, mcp: [elicitation] }', 'execution: { task: optional }', '',
   ].join('\n'));
-  [a, b] = await Promise.all([replica('a', keyFile, manifests, policies), replica('b', keyFile, manifests, policies)]);
+  [a, b] = await Promise.all([replica('a'), replica('b')]);
 }, 60_000);
 
 afterAll(async () => {
@@ -179,6 +184,73 @@ describe('replicas sharing state in Redis (serve --state)', () => {
     expect(ran('after')).toBe(true);
     expect(a.proc.exitCode).toBe(null);
     expect(b.proc.exitCode).toBe(null);
+  }, 60_000);
+});
+
+describe('replicas that count tasks together, and one that dies holding an ask', () => {
+  const MAX = 2;
+  let c: HttpProcess;
+  let d: HttpProcess;
+  const slow = (label: string) => ({ name: 'slow_compute', arguments: { seconds: 30, label } });
+
+  beforeAll(async () => {
+    await waitFor('Redis to answer the replicas again', async () => ((await pending(a).catch(() => undefined)) !== undefined ? true : undefined), 10_000);
+    [c, d] = await Promise.all([replica('c', ['--max-tasks', String(MAX)]), replica('d', ['--max-tasks', String(MAX)])]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.allSettled([c?.stop(), d?.stop()]);
+  });
+
+  test(`--max-tasks ${MAX} counts one principal's tasks on every replica: of four made at once on two replicas exactly ${MAX} are tasks, the rest get the cap's error`, async () => {
+    const made = await Promise.all([c, d, c, d].map((h, i) => rpc(h, 'tools/call', slow(`count-${i}`), TASKS)));
+    const tasks = made.filter((m) => m.message.result?.['resultType'] === 'task');
+    const refused = made.filter((m) => m.message.error !== undefined);
+    expect(tasks).toHaveLength(MAX);
+    expect(refused).toHaveLength(4 - MAX);
+    for (const r of refused) {
+      expect(r.message.error?.code).toBe(-32000);
+      expect(r.message.error?.message).toContain(`this client holds ${MAX} (the limit is ${MAX})`);
+    }
+    // each replica alone holds fewer than the cap, and still refuses: the count is the shared one
+    const again = await rpc(tasks.length > 0 && made.indexOf(tasks[0]!) % 2 === 0 ? d : c, 'tools/call', slow('count-late'), TASKS);
+    expect(again.message.error?.message).toContain(`the limit is ${MAX}`);
+    for (const t of tasks) await rpc(made.indexOf(t) % 2 === 0 ? c : d, 'tasks/cancel', { taskId: t.message.result?.['taskId'] }, TASKS);
+  }, 30_000);
+
+  test('with Redis down a new task is refused on either replica with the shared-state error, and nothing is counted', async () => {
+    await redis.kill();
+    try {
+      for (const h of [c, d]) {
+        const r = await rpc(h, 'tools/call', slow('while-down'), TASKS);
+        expect(r.message.error?.code).toBe(-32000);
+        expect(r.message.error?.message).toMatch(/shared task state \(Redis\) is unavailable/);
+      }
+    } finally {
+      await redis.start();
+    }
+    await waitFor('C to make tasks again', async () => {
+      const r = await rpc(c, 'tools/call', { name: 'slow_compute', arguments: { seconds: 0, label: 'after' } }, TASKS);
+      return r.message.result?.['resultType'] === 'task' ? true : undefined;
+    }, 20_000);
+  }, 60_000);
+
+  test('an ask held by a replica killed with SIGKILL stays listed while its lease is renewed, leaves every list once it lapses, and a late answer is 409', async () => {
+    const client = await c.connect({ headers: { authorization: `Bearer ${TOKEN}` } });
+    // never awaited: a client whose server was killed may keep waiting for it
+    void client.callTool(write('orphan'), undefined, { resetTimeoutOnProgress: true, timeout: 60_000 }).catch(() => undefined);
+    const held = await waitFor('the ask on D', async () => (await pending(d)).find((p) => p.arguments.cmd?.includes('/out/orphan')), 10_000);
+    // longer than one lease: C's heartbeat keeps it listed
+    await new Promise((r) => setTimeout(r, 6500));
+    expect((await pending(d)).some((p) => p.id === held.id)).toBe(true);
+    c.proc.kill('SIGKILL');
+    const t0 = performance.now();
+    await waitFor('D to drop the orphaned ask', async () => ((await pending(d)).some((p) => p.id === held.id) ? undefined : true), 15_000);
+    expect(performance.now() - t0).toBeLessThan(9000);
+    const late = await answer(d, held.id);
+    expect(late.status).toBe(409);
+    expect(((await late.json()) as { error: { message: string } }).error.message).toContain('lease lapsed');
+    expect(ran('orphan')).toBe(false);
   }, 60_000);
 });
 

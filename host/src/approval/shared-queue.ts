@@ -6,30 +6,52 @@
 // ended record), so of two answers on two replicas one wins and the other gets the same 409 as a
 // single process gives. Redis down: a new ask is 'unavailable' (denied), the asks this replica
 // holds are ended 'unavailable', and an answer is refused with StateUnavailable.
+// A replica that dies (SIGKILL, a lost node) cannot end its asks: each ask carries its replica's
+// lease, a key the replica renews every second while it holds asks. Listing, or answering, an ask
+// whose lease lapsed ends it as withdrawn (in the same script that claims an answer), so it leaves
+// every replica's list and a late answer gets the 409 of any ended ask.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { ApprovalOutcome, ApprovalReply, ApprovalRequest } from '../pipeline/index.js';
 import { StateUnavailable, type SharedState } from '../shared-state/index.js';
-import { APPROVAL_OUTCOMES, approvalSummary, isApprovalOutcome } from './outcome.js';
-import type { EndedApproval, PendingApproval, PendingQueue } from './queue.js';
+import { APPROVAL_OUTCOMES } from './outcome.js';
+import { Answerers, checkedOutcome, emitPending, endedRecord, pendingItem, rememberEnded, type EndedApproval, type PendingApproval } from './pending.js';
+import type { PendingQueue } from './queue.js';
 import { abortSettlement } from './withdrawn.js';
 
 const PENDING = 'toolgate:approvals:pending';
 const endedKey = (id: string): string => `toolgate:approvals:ended:${id}`;
 const CHANNEL = 'toolgate:approvals';
+/** A replica's lease on the asks it holds: renewed every POLL_MS, lapsed LEASE_MS after its last renewal. */
+const LEASE_PREFIX = 'toolgate:approvals:lease:';
+const LEASE_MS = 5000;
+const LAPSED = 'withdrawn because the replica that held it stopped (its lease lapsed)';
 /** How long an ended record answers "already answered" (seconds). */
 const ENDED_TTL_S = 3600;
 const POLL_MS = 1000;
-const EXPIRY_SLACK_MS = 250;
 
 // Takes the pending entry ARGV[1] and writes its ended record, atomically; or returns what ended it.
+// With a lease prefix (ARGV[6]), an entry whose replica's lease lapsed is ended as withdrawn
+// (record ARGV[7], message ARGV[8]) instead of claimed: nobody waits for its answer any more. With
+// ARGV[9] = '1' (a sweep of lapsed leases) a leased entry is left alone.
 const END = `
 local item = redis.call('HGET', KEYS[1], ARGV[1])
 if not item then
   local e = redis.call('GET', KEYS[2])
   if e then return {0, e} end
   return {0}
+end
+if ARGV[6] ~= '' then
+  local ok, entry = pcall(cjson.decode, item)
+  local replica = ok and type(entry) == 'table' and entry['replica'] or nil
+  if type(replica) == 'string' and redis.call('EXISTS', ARGV[6] .. replica) == 0 then
+    redis.call('HDEL', KEYS[1], ARGV[1])
+    redis.call('SET', KEYS[2], ARGV[7], 'EX', ARGV[3])
+    redis.call('PUBLISH', ARGV[4], ARGV[8])
+    return {0, ARGV[7]}
+  end
+  if ARGV[9] == '1' then return {0} end
 end
 redis.call('HDEL', KEYS[1], ARGV[1])
 redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
@@ -54,7 +76,9 @@ const Pending = z.looseObject({
   arguments: z.unknown(),
   createdAt: z.string(),
   expiresAt: z.string().optional(),
+  replica: z.string().optional(),
 });
+type Listed = PendingApproval & { replica?: string };
 const Message = z.object({ type: z.enum(['changed', 'ended']), id: z.string().optional(), record: Ended.optional() });
 
 const parseJson = (text: unknown): unknown => {
@@ -72,41 +96,35 @@ export class SharedApprovalQueue implements PendingQueue {
   readonly #state: SharedState;
   readonly #logger: Logger | undefined;
   readonly #max: number;
-  readonly #onlyWhileOpen: boolean;
+  readonly #answerers: Answerers;
   /** The asks this replica holds (their calls wait here). */
   readonly #held = new Map<string, { item: PendingApproval; settle: Settle }>();
   /** Every replica's pending asks, as last read. */
-  #mirror: PendingApproval[] = [];
+  #mirror: Listed[] = [];
   readonly #ended = new Map<string, EndedApproval>();
   /** Ended records written while Redis was down: written when it is back. */
   readonly #unwritten = new Map<string, EndedApproval>();
   readonly #listeners = new Set<(pending: readonly PendingApproval[]) => void>();
-  #openers = 0;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(state: SharedState, options: { maxPending?: number; onlyWhileOpen?: boolean; logger?: Logger } = {}) {
     this.#state = state;
     this.#logger = options.logger;
     this.#max = options.maxPending ?? 1000;
-    this.#onlyWhileOpen = options.onlyWhileOpen === true;
+    this.#answerers = new Answerers(options.onlyWhileOpen === true);
     state.subscribe(CHANNEL, (m) => this.#message(m));
     state.onStatus((ready) => (ready ? this.#back() : this.#down()));
   }
 
   openForAnswers(): () => void {
-    this.#openers++;
+    const close = this.#answerers.open();
     this.#tick();
     void this.#refresh();
-    let closed = false;
-    return () => {
-      if (closed) return;
-      closed = true;
-      this.#openers--;
-    };
+    return close;
   }
 
   get answerable(): boolean {
-    return (!this.#onlyWhileOpen || this.#openers > 0) && this.#state.ready;
+    return this.#answerers.answerable && this.#state.ready;
   }
 
   list(): PendingApproval[] {
@@ -126,10 +144,9 @@ export class SharedApprovalQueue implements PendingQueue {
 
   /** Answers any replica's pending ask; false when it is not pending (ended() then says how it ended). */
   async resolve(id: string, outcome: ApprovalOutcome, answeredBy?: string): Promise<boolean> {
-    if (!isApprovalOutcome(outcome)) throw new TypeError(`unknown approval outcome ${JSON.stringify(outcome)}`);
-    const record: EndedApproval = { outcome, ...(answeredBy !== undefined ? { answeredBy } : {}), at: new Date().toISOString(), expired: false };
+    const record: EndedApproval = { outcome: checkedOutcome(outcome), ...(answeredBy !== undefined ? { answeredBy } : {}), at: new Date().toISOString(), expired: false };
     const held = this.#held.get(id);
-    const claimed = await this.#end(id, record);
+    const claimed = await this.#end(id, record, 'answer');
     if (claimed && held !== undefined) held.settle(outcome, answeredBy, undefined, true);
     void this.#refresh();
     return claimed;
@@ -139,19 +156,13 @@ export class SharedApprovalQueue implements PendingQueue {
     if (signal.aborted) return Promise.resolve('cancelled');
     if (!this.answerable || this.#held.size >= this.#max) return Promise.resolve('unavailable');
     const id = randomUUID();
-    const item: PendingApproval = {
-      id,
-      ...approvalSummary(req),
-      createdAt: new Date().toISOString(),
-      ...(req.expiresAt !== undefined ? { expiresAt: req.expiresAt } : {}),
-    };
+    const item = pendingItem(id, req);
     return new Promise<ApprovalOutcome | ApprovalReply>((resolve) => {
       const settle: Settle = (o, by, withdrawn, remote) => {
         if (!this.#held.delete(id)) return;
         signal.removeEventListener('abort', onAbort);
-        const record = this.#record(item, o, by, withdrawn);
-        this.#ended.set(id, record);
-        this.#trimEnded();
+        const record = endedRecord(item, o, by, withdrawn);
+        rememberEnded(this.#ended, id, record);
         if (remote !== true) void this.#end(id, record).catch((err: unknown) => this.#keepForLater(id, record, err));
         resolve(by === undefined ? o : { outcome: o, answeredBy: by });
       };
@@ -170,28 +181,35 @@ export class SharedApprovalQueue implements PendingQueue {
   }
 
   async #publishPending(item: PendingApproval): Promise<void> {
+    await this.#renewLease();
     await this.#state.command(['HSET', PENDING, item.id, JSON.stringify({ ...item, replica: this.#state.replica })]);
     await this.#state.publish(CHANNEL, { type: 'changed' });
   }
 
-  /** Takes the pending entry and writes `record`: true when this call ended it. */
-  async #end(id: string, record: EndedApproval): Promise<boolean> {
+  /** The lease on the asks held here, renewed while there are any. */
+  async #renewLease(): Promise<void> {
+    await this.#state.command(['SET', LEASE_PREFIX + this.#state.replica, '1', 'PX', String(LEASE_MS)]);
+  }
+
+  /**
+   * Takes the pending entry and writes `record`: true when this call ended it. `leased`: an answer
+   * claims it only while its replica's lease holds, a sweep ends it only once the lease lapsed; a
+   * lapsed one is ended as withdrawn either way.
+   */
+  async #end(id: string, record: EndedApproval, leased: false | 'answer' | 'sweep' = false): Promise<boolean> {
     const message = JSON.stringify({ type: 'ended', id, record });
-    const got = await this.#state.script(END, [PENDING, endedKey(id)], [id, JSON.stringify(record), String(ENDED_TTL_S), CHANNEL, message]);
+    const gone: EndedApproval = { outcome: 'unavailable', withdrawn: LAPSED, at: new Date().toISOString(), expired: false };
+    const goneMessage = JSON.stringify({ type: 'ended', id, record: gone });
+    const lease = leased !== false ? [LEASE_PREFIX, JSON.stringify(gone), goneMessage, leased === 'sweep' ? '1' : '0'] : ['', '', '', '0'];
+    const got = await this.#state.script(END, [PENDING, endedKey(id)], [id, JSON.stringify(record), String(ENDED_TTL_S), CHANNEL, message, ...lease]);
     const [claimed, before] = Array.isArray(got) ? got : [];
     if (claimed === 1) {
       this.#ended.set(id, record);
       return true;
     }
     const prior = Ended.safeParse(parseJson(before));
-    if (prior.success) this.#ended.set(id, stripUndefined(prior.data));
+    if (prior.success) rememberEnded(this.#ended, id, stripUndefined(prior.data));
     return false;
-  }
-
-  #record(item: PendingApproval, outcome: ApprovalOutcome, by: string | undefined, withdrawn: string | undefined): EndedApproval {
-    const now = Date.now();
-    const expired = by === undefined && withdrawn === undefined && item.expiresAt !== undefined && now + EXPIRY_SLACK_MS >= Date.parse(item.expiresAt);
-    return { outcome, ...(by !== undefined ? { answeredBy: by } : {}), ...(withdrawn !== undefined ? { withdrawn } : {}), at: new Date(now).toISOString(), expired };
   }
 
   #keepForLater(id: string, record: EndedApproval, err: unknown): void {
@@ -204,8 +222,7 @@ export class SharedApprovalQueue implements PendingQueue {
     if (!m.success) return;
     if (m.data.type === 'ended' && m.data.id !== undefined && m.data.record !== undefined) {
       const record = stripUndefined(m.data.record);
-      this.#ended.set(m.data.id, record);
-      this.#trimEnded();
+      rememberEnded(this.#ended, m.data.id, record);
       // Answered on another replica: the call waiting here goes on with that answer.
       if (record.answeredBy !== undefined || record.outcome === 'allowed-once' || record.outcome === 'rejected') {
         this.#held.get(m.data.id)?.settle(record.outcome, record.answeredBy, undefined, true);
@@ -218,7 +235,7 @@ export class SharedApprovalQueue implements PendingQueue {
   #tick(): void {
     if (this.#timer !== undefined) return;
     this.#timer = setInterval(() => {
-      if (this.#held.size === 0 && this.#openers === 0) {
+      if (this.#held.size === 0 && !this.#answerers.watching) {
         clearInterval(this.#timer);
         this.#timer = undefined;
         return;
@@ -231,11 +248,12 @@ export class SharedApprovalQueue implements PendingQueue {
   async #poll(): Promise<void> {
     if (!this.#state.ready) return;
     try {
+      if (this.#held.size > 0) await this.#renewLease();
       for (const id of [...this.#held.keys()]) {
         const e = Ended.safeParse(parseJson(await this.#state.command(['GET', endedKey(id)])));
         if (e.success) this.#held.get(id)?.settle(e.data.outcome, e.data.answeredBy, undefined, true);
       }
-      if (this.#openers > 0) await this.#refresh();
+      if (this.#answerers.watching) await this.#refresh();
     } catch {
       // down: the status listener ends what is held
     }
@@ -249,14 +267,33 @@ export class SharedApprovalQueue implements PendingQueue {
       return;
     }
     if (!Array.isArray(all)) return;
-    const items = all.flatMap((text) => {
+    const parsed = all.flatMap((text) => {
       const p = Pending.safeParse(parseJson(text));
-      return p.success ? [stripUndefined(p.data) as PendingApproval] : [];
+      return p.success ? [stripUndefined(p.data) as Listed] : [];
     });
+    const items = await this.#withoutLapsed(parsed);
     items.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
     const before = JSON.stringify(this.#mirror);
     this.#mirror = items;
     if (JSON.stringify(items) !== before) this.#emit();
+  }
+
+  /** The asks whose replica still holds its lease; the others are ended as withdrawn (END checks again, atomically). */
+  async #withoutLapsed(items: Listed[]): Promise<Listed[]> {
+    const replicas = [...new Set(items.flatMap((i) => (i.replica !== undefined ? [i.replica] : [])))];
+    if (replicas.length === 0) return items;
+    let leases: unknown;
+    try {
+      leases = await this.#state.command(['MGET', ...replicas.map((r) => LEASE_PREFIX + r)]);
+    } catch {
+      return items;
+    }
+    const lapsed = new Set(replicas.filter((_, i) => Array.isArray(leases) && leases[i] === null));
+    const kept = items.filter((i) => i.replica === undefined || !lapsed.has(i.replica));
+    for (const i of items) {
+      if (i.replica !== undefined && lapsed.has(i.replica)) await this.#end(i.id, endedRecord(i, 'unavailable', undefined, LAPSED), 'sweep').catch(() => undefined);
+    }
+    return kept;
   }
 
   /** Redis went away: the asks held here cannot be answered, so they are denied now. */
@@ -274,23 +311,8 @@ export class SharedApprovalQueue implements PendingQueue {
     void this.#refresh();
   }
 
-  #trimEnded(): void {
-    while (this.#ended.size > 1000) {
-      const oldest = this.#ended.keys().next().value;
-      if (oldest === undefined) break;
-      this.#ended.delete(oldest);
-    }
-  }
-
   #emit(): void {
-    const snapshot = this.list();
-    for (const fn of this.#listeners) {
-      try {
-        fn(snapshot);
-      } catch {
-        // a listener's failure is its own
-      }
-    }
+    emitPending(this.#listeners, this.list());
   }
 }
 

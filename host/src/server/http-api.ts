@@ -8,7 +8,8 @@ import { ClientGone } from '../approval/index.js';
 import { ServerClosingError } from './call-tracker.js';
 import { onResponseGone } from './response-gone.js';
 import { traceOf } from './trace-context.js';
-import { apiCallFacts, inRequestSpan } from './request-span.js';
+import { apiCallFacts, inRequestSpan, type RequestFacts } from './request-span.js';
+import { tracer } from '../telemetry/index.js';
 import type { SidecarCore } from './core.js';
 import { endedMessage } from './approval-ended.js';
 import type { SessionHealth } from './session-table.js';
@@ -74,20 +75,65 @@ interface ApiRequest {
   param: string;
 }
 
+/**
+ * What a route's SERVER span says: the MCP method it stands for (its name, `mcp.method.name`) and
+ * its target, or for a route that is no MCP method (approvals) `{method} {route}` after the HTTP
+ * conventions. Health and metrics have none; a tool call makes its own (apiPipelineCall).
+ */
+interface RouteSpan {
+  route: string;
+  mcp?: string;
+  facts?: (r: ApiRequest) => Pick<RequestFacts, 'target' | 'uri'>;
+}
+
 /** Method and path of each route; the path's group, when it has one, becomes `param`. */
-const ROUTES: readonly { method: string; path: RegExp; handle: (r: ApiRequest) => void | Promise<void> }[] = [
+const ROUTES: readonly { method: string; path: RegExp; handle: (r: ApiRequest) => void | Promise<void>; span?: RouteSpan }[] = [
   { method: 'GET', path: /^\/healthz$/, handle: health },
   { method: 'GET', path: /^\/metrics$/, handle: metrics },
-  { method: 'GET', path: /^\/v1\/tools$/, handle: listTools },
+  { method: 'GET', path: /^\/v1\/tools$/, handle: listTools, span: { route: '/v1/tools', mcp: 'tools/list' } },
   { method: 'POST', path: /^\/v1\/tools\/([^/]+)\/call$/, handle: callTool },
-  { method: 'GET', path: /^\/v1\/resources$/, handle: listModuleResources },
-  { method: 'GET', path: /^\/v1\/resources\/read$/, handle: readResource },
-  { method: 'GET', path: /^\/v1\/prompts$/, handle: listModulePrompts },
-  { method: 'POST', path: /^\/v1\/prompts\/([^/]+)\/get$/, handle: getPrompt },
-  { method: 'POST', path: /^\/v1\/completions$/, handle: complete },
-  { method: 'GET', path: /^\/v1\/approvals$/, handle: listApprovals },
-  { method: 'POST', path: /^\/v1\/approvals\/([^/]+)$/, handle: answerApproval },
+  { method: 'GET', path: /^\/v1\/resources$/, handle: listModuleResources, span: { route: '/v1/resources', mcp: 'resources/list' } },
+  {
+    method: 'GET', path: /^\/v1\/resources\/read$/, handle: readResource,
+    span: { route: '/v1/resources/read', mcp: 'resources/read', facts: (r) => ({ uri: r.url.searchParams.get('uri') ?? undefined }) },
+  },
+  { method: 'GET', path: /^\/v1\/prompts$/, handle: listModulePrompts, span: { route: '/v1/prompts', mcp: 'prompts/list' } },
+  { method: 'POST', path: /^\/v1\/prompts\/([^/]+)\/get$/, handle: getPrompt, span: { route: '/v1/prompts/{name}/get', mcp: 'prompts/get', facts: (r) => ({ target: decoded(r.param) }) } },
+  { method: 'POST', path: /^\/v1\/completions$/, handle: complete, span: { route: '/v1/completions', mcp: 'completion/complete' } },
+  { method: 'GET', path: /^\/v1\/approvals$/, handle: listApprovals, span: { route: '/v1/approvals' } },
+  { method: 'POST', path: /^\/v1\/approvals\/([^/]+)$/, handle: answerApproval, span: { route: '/v1/approvals/{id}' } },
 ];
+
+function decoded(param: string): string | undefined {
+  try {
+    return decodeURIComponent(param);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The route's span facts; the answer's status goes on the span, and one of 400 or more is its `error.type`. */
+function routeFacts(span: RouteSpan, r: ApiRequest): RequestFacts {
+  const method = r.req.method ?? 'GET';
+  return {
+    method: span.mcp ?? `${method} ${span.route}`,
+    notMcp: span.mcp === undefined,
+    ...span.facts?.(r),
+    transport: 'tcp',
+    trace: traceOf(undefined, r.req.headers),
+    extra: { 'http.request.method': method, 'http.route': span.route },
+  };
+}
+
+/** Runs the route's handler, in its span when it has one and tracing is on. */
+async function served(handle: (r: ApiRequest) => void | Promise<void>, span: RouteSpan | undefined, r: ApiRequest): Promise<void> {
+  if (span === undefined) return void (await handle(r));
+  await inRequestSpan(() => routeFacts(span, r), async () => {
+    await handle(r);
+    tracer()?.annotate({ 'http.response.status_code': r.res.statusCode });
+    return r.res.statusCode;
+  }, (status) => (status >= 400 ? String(status) : undefined));
+}
 
 /** Returns false when no API route matched (the caller answers 404). */
 export async function handleApi(
@@ -103,7 +149,7 @@ export async function handleApi(
   for (const route of ROUTES) {
     const match = route.method === method ? route.path.exec(url.pathname) : null;
     if (match === null) continue;
-    await route.handle({ core, req, res, url, body, sessions, answeredBy, param: match[1] ?? '' });
+    await served(route.handle, route.span, { core, req, res, url, body, sessions, answeredBy, param: match[1] ?? '' });
     return true;
   }
   return false;

@@ -19,7 +19,7 @@ import { mcpCallClient } from './call-client.js';
 import { approvalForm, outcomeOf } from './elicit.js';
 import { toCallToolResult } from './mcp-result.js';
 import { traceOf } from './trace-context.js';
-import { inRequestSpan, v1CallFacts } from './request-span.js';
+import { traceHandlers, v1RequestFacts, type V1Extra } from './traced-handlers.js';
 import { ClientLinks, type CallLink } from './response-gone.js';
 import { RpcError, toSdkError } from './rpc-error.js';
 import { AjvJsonSchemaValidator } from './sdk-ajv.js';
@@ -42,7 +42,7 @@ type ToolCallHandler = (request: z.infer<typeof AnyToolCall>, extra: Extra) => P
 function setToolCallHandler(server: Server, handler: ToolCallHandler): void {
   const base = Protocol.prototype.setRequestHandler as (this: Server, schema: typeof AnyToolCall, h: ToolCallHandler) => void;
   base.call(server, AnyToolCall, (request, extra) =>
-    inRequestSpan(() => v1CallFacts(request, extra), () => handler(request, extra)).catch((err: unknown) => {
+    handler(request, extra).catch((err: unknown) => {
       throw toSdkError(err);
     }),
   );
@@ -77,6 +77,8 @@ export function createMcpServer(core: SidecarCore, links: ClientLinks = new Clie
   setToolCallHandler(server, (raw, extra) => callTool(core, server, raw, extra, () => logLevel, links));
   // resources, prompts and completions that modules serve (mcp-extras.ts)
   serveModuleExtras(core, server, () => logLevel);
+  // Last: the span wraps every method above and the SDK's own (initialize, ping).
+  traceHandlers<V1Extra>(server, v1RequestFacts);
   return server;
 }
 

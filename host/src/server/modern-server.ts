@@ -8,7 +8,7 @@ import { ProtocolError, Server, type ServerContext } from '@modelcontextprotocol
 import type { SidecarCore } from './core.js';
 import type { RoundPayload } from './input-rounds.js';
 import { runCall } from './modern-call.js';
-import { inRequestSpan, v2CallFacts } from './request-span.js';
+import { traceHandlers, v2RequestFacts } from './traced-handlers.js';
 import { requestLink } from './modern-client.js';
 import { RpcError } from './rpc-error.js';
 import { callAsTask, declaresTasks, tasksRequired } from './task-calls.js';
@@ -51,8 +51,10 @@ export function createModernServer(o: ModernOptions): Server {
     return { tools } as never;
   });
   serveModernModuleExtras(o, server);
-  server.setRequestHandler('tools/call', (request, ctx) => inRequestSpan(() => v2CallFacts(request.params, ctx), () => callTool(o, request.params, ctx)).catch(asProtocolError) as never);
+  server.setRequestHandler('tools/call', (request, ctx) => callTool(o, request.params, ctx).catch(asProtocolError) as never);
   registerTaskMethods(server, core, principal);
+  // Last: the span wraps every method above and the SDK's own (server/discover, ping).
+  traceHandlers(server, v2RequestFacts);
   return server;
 }
 

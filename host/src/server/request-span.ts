@@ -1,16 +1,21 @@
 // The SERVER span of one request, after OpenTelemetry's semantic conventions for MCP (status:
 // development): named `{mcp.method.name} {target}`, parented on the client's `_meta.traceparent`
 // or W3C `traceparent` header (trace-context.ts). Off (no tracer) it only calls `fn`. The call
-// sites stay one line each (mcp-server.ts, modern-server.ts, http-api.ts); docs/observability.md.
+// sites stay one line each (traced-handlers.ts wraps every MCP method of both SDKs, http-api.ts
+// each working route); docs/observability.md.
 import { tracer, type SpanAttributes } from '../telemetry/index.js';
 import type { TraceContext } from '../pipeline/index.js';
-import type { ServerContext } from '@modelcontextprotocol/server';
 import { traceOf } from './trace-context.js';
 
 export interface RequestFacts {
+  /** The MCP method (`mcp.method.name`), or for an HTTP API route that is none, `{method} {route}` (see notMcp). */
   method: string;
-  /** The tool of a tools/call. */
-  tool?: string | undefined;
+  /** The span name's low-cardinality target: the tool of a tools/call, the prompt of a prompts/get. */
+  target?: string | undefined;
+  /** The resource of a resources/read or (un)subscribe: an attribute, never in the name (cardinality). */
+  uri?: string | undefined;
+  /** Not an MCP method (an HTTP API route such as an approval answer): no `mcp.method.name`. */
+  notMcp?: boolean;
   requestId?: string | number | undefined;
   sessionId?: string | undefined;
   protocolVersion?: string | undefined;
@@ -35,15 +40,23 @@ function rpcCodeOf(err: unknown): string {
 }
 
 /** `tool_error` when the answer is a tool result with isError (semantic conventions for MCP). */
-function isToolError(result: unknown): boolean {
-  return isRecord(result) && result['isError'] === true;
+function toolErrorOf(result: unknown): string | undefined {
+  return isRecord(result) && result['isError'] === true ? 'tool_error' : undefined;
+}
+
+/** The target's own attribute: `gen_ai.tool.name` (with the operation) or `gen_ai.prompt.name`. */
+function targetAttributes(f: RequestFacts): SpanAttributes {
+  if (f.target === undefined) return {};
+  if (f.method === 'tools/call') return { 'gen_ai.tool.name': f.target, 'gen_ai.operation.name': 'execute_tool' };
+  if (f.method === 'prompts/get') return { 'gen_ai.prompt.name': f.target };
+  return {};
 }
 
 function attributesOf(f: RequestFacts): SpanAttributes {
-  const call = f.method === 'tools/call' && f.tool !== undefined;
   return {
-    'mcp.method.name': f.method,
-    ...(call ? { 'gen_ai.tool.name': f.tool, 'gen_ai.operation.name': 'execute_tool' } : {}),
+    'mcp.method.name': f.notMcp === true ? undefined : f.method,
+    ...targetAttributes(f),
+    'mcp.resource.uri': f.uri,
     'jsonrpc.request.id': f.requestId !== undefined ? String(f.requestId) : undefined,
     'mcp.session.id': f.sessionId,
     'mcp.protocol.version': f.protocolVersion,
@@ -53,11 +66,15 @@ function attributesOf(f: RequestFacts): SpanAttributes {
   };
 }
 
-export function inRequestSpan<T>(facts: () => RequestFacts, fn: () => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` in the request's SERVER span. `failure` says from its result whether it failed without
+ * throwing (default: a tool result with isError is `tool_error`).
+ */
+export function inRequestSpan<T>(facts: () => RequestFacts, fn: () => Promise<T>, failure: (result: T) => string | undefined = toolErrorOf): Promise<T> {
   const t = tracer();
   if (t === undefined) return fn();
   const f = facts();
-  const name = f.tool !== undefined ? `${f.method} ${f.tool}` : f.method;
+  const name = f.target !== undefined ? `${f.method} ${f.target}` : f.method;
   return t.server(name, attributesOf(f), f.trace, async (span) => {
     let result: T;
     try {
@@ -66,48 +83,26 @@ export function inRequestSpan<T>(facts: () => RequestFacts, fn: () => Promise<T>
       span.fail(rpcCodeOf(err), err instanceof Error ? err.message : undefined);
       throw err;
     }
-    if (isToolError(result)) span.fail('tool_error');
+    const failed = failure(result);
+    if (failed !== undefined) span.fail(failed);
     return result;
   });
 }
 
-/** The facts of a 2025-11-25 (SDK v1) tools/call. */
-export function v1CallFacts(
-  request: { params?: unknown },
-  extra: { requestId: string | number; sessionId?: string | undefined; _meta?: unknown; requestInfo?: { headers?: Record<string, string | string[] | undefined> } | undefined },
-): RequestFacts {
-  const params = isRecord(request.params) ? request.params : {};
-  const headers = extra.requestInfo?.headers;
-  const version = headers?.['mcp-protocol-version'];
-  return {
-    method: 'tools/call',
-    tool: typeof params['name'] === 'string' ? params['name'] : undefined,
-    requestId: extra.requestId,
-    sessionId: extra.sessionId,
-    protocolVersion: typeof version === 'string' ? version : '2025-11-25',
-    transport: extra.requestInfo !== undefined ? 'tcp' : 'pipe',
-    trace: traceOf(isRecord(extra._meta) ? extra._meta : undefined, headers),
-  };
-}
-
-/** The facts of a 2026-07-28 (SDK v2) tools/call. */
-export function v2CallFacts(params: unknown, ctx: ServerContext): RequestFacts {
+/** What names a request's target and resource in its params (tools/call, prompts/get, resources/read). */
+export function targetOf(method: string, params: unknown): Pick<RequestFacts, 'target' | 'uri'> {
   const p = isRecord(params) ? params : {};
-  return {
-    method: 'tools/call',
-    tool: typeof p['name'] === 'string' ? p['name'] : undefined,
-    requestId: ctx.mcpReq.id,
-    protocolVersion: '2026-07-28',
-    transport: ctx.http?.req !== undefined ? 'tcp' : 'pipe',
-    trace: traceOf(isRecord(ctx.mcpReq._meta) ? ctx.mcpReq._meta : undefined, ctx.http?.req?.headers),
-  };
+  const name = typeof p['name'] === 'string' ? p['name'] : undefined;
+  const uri = typeof p['uri'] === 'string' ? p['uri'] : undefined;
+  if (method === 'tools/call' || method === 'prompts/get') return { target: name };
+  return method.startsWith('resources/') ? { uri } : {};
 }
 
 /** The facts of a plain HTTP API call (POST /v1/tools/NAME/call): no JSON-RPC, the route instead. */
 export function apiCallFacts(tool: string, headers: Record<string, string | string[] | undefined>): RequestFacts {
   return {
     method: 'tools/call',
-    tool,
+    target: tool,
     transport: 'tcp',
     trace: traceOf(undefined, headers),
     extra: { 'http.request.method': 'POST', 'http.route': '/v1/tools/{name}/call' },

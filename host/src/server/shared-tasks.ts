@@ -3,7 +3,10 @@
 // tasks/get on another replica reads it there; tasks/cancel and tasks/update on another replica
 // are sent to the running one as messages, and cancel also marks the view at once. Redis down:
 // a new task is refused and another replica's task is -32000; tasks this replica runs still
-// answer from its memory.
+// answer from its memory. `--max-tasks` counts a principal's tasks on every replica: a sorted set
+// per principal holds each task's id, scored by when it stops counting (a finished task its ttl
+// after its last change), and one script drops the expired, counts and adds, so two replicas
+// cannot both take the last place.
 import type { InputRequests } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { messageOf } from '../errors/index.js';
@@ -11,6 +14,7 @@ import type { SharedState } from '../shared-state/index.js';
 import { RpcError } from './rpc-error.js';
 
 const taskKey = (id: string): string => `toolgate:task:${id}`;
+const countKey = (owner: string): string => `toolgate:tasks:of:${owner}`;
 const CHANNEL = 'toolgate:tasks';
 /** A running task's view outlives its last change by this much (its own deadline ends it first). */
 const RUNNING_KEEP_MS = 24 * 3600 * 1000;
@@ -43,6 +47,30 @@ const Message = z.discriminatedUnion('type', [
 ]);
 export type TaskMessage = z.infer<typeof Message>;
 
+// KEYS[1] the principal's set; ARGV: now, the cap (0: count only, add nothing), the id, its score,
+// the set's own expiry (ms). Returns {1} when added, else {0, how many it holds}.
+const RESERVE = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+local held = redis.call('ZCARD', KEYS[1])
+if ARGV[2] == '0' then return {0, held} end
+if held >= tonumber(ARGV[2]) then return {0, held} end
+redis.call('ZADD', KEYS[1], ARGV[4], ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return {1}
+`;
+
+// Writes a task's view (KEYS[1], ARGV[1] for ARGV[2] ms) and moves its score in its principal's
+// set (KEYS[2]) to ARGV[4] if it is there (XX: a task refused at the cap never joins).
+const SAVE = `
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('ZADD', KEYS[2], 'XX', ARGV[4], ARGV[3])
+return 1
+`;
+
+/** The shared state is down: no task can be made (fail closed). */
+export const noTaskState = (err?: unknown): RpcError =>
+  new RpcError(-32000, `the shared task state (Redis) is unavailable, so no task can be made now; try again when it is back${err !== undefined ? ` (${messageOf(err)})` : ''}`);
+
 const unavailable = (err: unknown): RpcError =>
   new RpcError(-32000, `the shared task state is unavailable, so another replica's task cannot be reached now (${messageOf(err)})`);
 
@@ -70,7 +98,30 @@ export class SharedTasks {
   /** Writes the view (fire and forget: the running replica's memory stays the truth for it). */
   save(view: TaskView): Promise<void> {
     const keep = view.status === 'working' ? RUNNING_KEEP_MS : this.#ttlMs;
-    return this.#state.command(['SET', taskKey(view.id), JSON.stringify(view), 'PX', String(keep)]).then(() => undefined);
+    const counted = this.#countedUntil(view);
+    return this.#state.script(SAVE, [taskKey(view.id), countKey(view.owner)], [JSON.stringify(view), String(keep), view.id, String(counted)]).then(() => undefined);
+  }
+
+  /** When the task stops counting against its principal: its ttl after it ends; a running one later. */
+  #countedUntil(view: Pick<TaskView, 'status' | 'updatedAt'>): number {
+    return view.status === 'working' || view.status === 'input_required' ? view.updatedAt + RUNNING_KEEP_MS : view.updatedAt + this.#ttlMs;
+  }
+
+  /**
+   * How many tasks `owner` holds on every replica; with `add`, that task joins them unless the
+   * count is at `max` (then it is not added). Throws noTaskState when Redis is down.
+   */
+  async count(owner: string, max: number, add?: { id: string; now: number }): Promise<{ added: boolean; held: number }> {
+    const now = add?.now ?? Date.now();
+    let got: unknown;
+    try {
+      const args = add !== undefined ? [String(now), String(max), add.id, String(this.#countedUntil({ status: 'working', updatedAt: now })), String(RUNNING_KEEP_MS + this.#ttlMs)] : [String(now), '0', '', '0', '0'];
+      got = await this.#state.script(RESERVE, [countKey(owner)], args);
+    } catch (err) {
+      throw noTaskState(err);
+    }
+    const [added, held] = Array.isArray(got) ? got : [];
+    return { added: added === 1, held: typeof held === 'number' ? held : max };
   }
 
   /** Another replica's task, when it exists and is `owner`'s; -32000 when Redis is down. */

@@ -57,16 +57,16 @@ export function createdResult(store: TaskStore, task: Task): Record<string, unkn
 }
 
 /** A refusal at the cap (-32000) stops what was started for the task. */
-function limited<T>(fn: () => T, stop: AbortController): T {
+async function limited<T>(fn: () => Promise<T>, stop: AbortController): Promise<T> {
   try {
-    return fn();
+    return await fn();
   } catch (err) {
     stop.abort(err);
     throw err;
   }
 }
 
-function newTask(store: TaskStore, c: TaskCall, stop: AbortController): Task {
+function newTask(store: TaskStore, c: TaskCall, stop: AbortController): Promise<Task> {
   return limited(() => store.create(c.principal.id, stop, { name: c.name, args: c.args, envelope: c.envelope, ...(c.trace !== undefined ? { trace: c.trace } : {}) }), stop);
 }
 
@@ -78,14 +78,14 @@ function newTask(store: TaskStore, c: TaskCall, stop: AbortController): Task {
 export async function callAsTask(c: TaskCall, ctx: ServerContext): Promise<Record<string, unknown>> {
   const store = c.core.tasks;
   const stop = new AbortController();
-  limited(() => store.assertRoom(c.principal.id), stop);
+  await limited(() => store.assertRoom(c.principal.id), stop);
   const run = (): Promise<RunEnd> =>
     runCall({
       core: c.core, principal: c.principal, name: c.name, args: c.args, link: { envelope: c.envelope, ...(c.trace !== undefined ? { trace: c.trace } : {}) },
       state: ctx.mcpReq.requestState<RoundPayload>(), responses: ctx.mcpReq.inputResponses ?? {}, signal: stop.signal,
     });
   if (c.execution.syncMs === 0) {
-    const task = newTask(store, c, stop);
+    const task = await newTask(store, c, stop);
     drive(c.core, task, run());
     return createdResult(store, task);
   }
@@ -99,7 +99,7 @@ export async function callAsTask(c: TaskCall, ctx: ServerContext): Promise<Recor
   });
   if (early?.kind === 'questions') return early.round.inputRequired(early.open);
   if (early !== undefined && c.execution.task === 'optional') return early.result;
-  const task = newTask(store, c, stop);
+  const task = await newTask(store, c, stop);
   drive(c.core, task, early !== undefined ? Promise.resolve(early) : running);
   return createdResult(store, task);
 }

@@ -8,7 +8,7 @@ import type { InputRequests } from '@modelcontextprotocol/server';
 import type { RoundPayload } from './input-rounds.js';
 import type { ClientEnvelope } from './modern-envelope.js';
 import { RpcError } from './rpc-error.js';
-import type { SharedTasks, TaskView } from './shared-tasks.js';
+import { noTaskState, type SharedTasks, type TaskView } from './shared-tasks.js';
 import type { TraceContext } from '../pipeline/index.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -98,22 +98,38 @@ export class TaskStore {
 
   /**
    * Throws -32000 when `owner` is at its cap (checked before a call starts, and at create): a JSON-RPC
-   * error, since no task exists to report it in.
+   * error, since no task exists to report it in. With shared state the count is every replica's.
    */
-  assertRoom(owner: string): void {
+  async assertRoom(owner: string): Promise<void> {
+    this.#assertLocalRoom(owner);
+    if (this.shared !== undefined) this.#assertHeld((await this.shared.count(owner, this.limits.maxPerPrincipal)).held);
+  }
+
+  #assertLocalRoom(owner: string): void {
     this.sweep();
-    if (this.shared !== undefined && !this.shared.ready) throw new RpcError(-32000, 'the shared task state (Redis) is unavailable, so no task can be made now; try again when it is back');
-    const held = [...this.#tasks.values()].filter((t) => t.owner === owner).length;
+    if (this.shared !== undefined && !this.shared.ready) throw noTaskState();
+    this.#assertHeld([...this.#tasks.values()].filter((t) => t.owner === owner).length);
+  }
+
+  #assertHeld(held: number): void {
     if (held >= this.limits.maxPerPrincipal) {
       throw new RpcError(-32000, `too many tasks: this client holds ${held} (the limit is ${this.limits.maxPerPrincipal}); finished tasks count until they expire, ${this.limits.ttlMs} ms after they end`);
     }
   }
 
-  /** A new working task for `owner`, stopped through `stop`; throws -32000 at the cap. */
-  create(owner: string, stop: AbortController, call: TaskCallSpec): Task {
-    this.assertRoom(owner);
+  /**
+   * A new working task for `owner`, stopped through `stop`; throws -32000 at the cap. With shared
+   * state its place is taken in the same atomic step that counts (SharedTasks.count).
+   */
+  async create(owner: string, stop: AbortController, call: TaskCallSpec): Promise<Task> {
+    this.#assertLocalRoom(owner);
     const now = Date.now();
-    const task: Task = { id: randomUUID(), owner, call, createdAt: now, updatedAt: now, status: 'working', stop, resultBytes: 0, answers: {} };
+    const id = randomUUID();
+    if (this.shared !== undefined) {
+      const { added, held } = await this.shared.count(owner, this.limits.maxPerPrincipal, { id, now });
+      if (!added) this.#assertHeld(Math.max(held, this.limits.maxPerPrincipal));
+    }
+    const task: Task = { id, owner, call, createdAt: now, updatedAt: now, status: 'working', stop, resultBytes: 0, answers: {} };
     this.#tasks.set(task.id, task);
     this.#changed(task);
     return task;
