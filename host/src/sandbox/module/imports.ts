@@ -3,7 +3,7 @@
 // module's own WASI namespace); anything else must come from a module of module.link.
 import { BinaryReader, concatBytes, encodeName, encodeU32 } from './leb128.js';
 import { checkImportedTable, readTableType } from './tables.js';
-import { CLIENT_IMPORTS, CLIENT_NAMESPACE, EXTISM_IMPORT_NAMES, EXTISM_NAMESPACE, WASI_NAMESPACE, type ClientImportName } from './host-imports.js';
+import { CLIENT_IMPORTS, CLIENT_NAMESPACE, COMPONENT_HOST_IMPORTS, COMPONENT_HOST_NAMESPACE, EXTISM_IMPORT_NAMES, EXTISM_NAMESPACE, WASI_NAMESPACE, type ClientImportName } from './host-imports.js';
 
 /** Namespaces only an embedding application fills with its own host functions (Extism's convention). */
 const EMBEDDER_NAMESPACES = new Set(['extism:host/user', 'user']);
@@ -15,6 +15,8 @@ export interface ImportRules {
   wasiNamespace: string;
   /** Namespaces that module.link fills with another module's exports. */
   linkNamespaces: readonly string[];
+  /** The core module of a component of toolgate's world: it may import the world's host interface only. */
+  component?: boolean;
 }
 
 export interface ImportSummary {
@@ -58,7 +60,13 @@ export function rewriteImports(body: Uint8Array, rules: ImportRules, fail: Fail)
       out.push(encodeName(mod));
     } else {
       if (kind !== 0) fail('FORBIDDEN_IMPORT', `import ${what} is a ${KIND_NAMES[kind] ?? `kind ${kind}`}; only host functions may be imported from the host`);
-      if (mod === EXTISM_NAMESPACE) {
+      if (rules.component === true) {
+        if (mod !== COMPONENT_HOST_NAMESPACE || !COMPONENT_HOST_IMPORTS.includes(name)) {
+          fail('FORBIDDEN_IMPORT', `import ${what} is not in toolgate's world (only ${COMPONENT_HOST_IMPORTS.map((n) => `"${COMPONENT_HOST_NAMESPACE}.${n}"`).join(', ')})`);
+        }
+        if (name === 'http-request') summary.usesHttp = true;
+        out.push(encodeName(mod));
+      } else if (mod === EXTISM_NAMESPACE) {
         if (!EXTISM_IMPORT_NAMES.includes(name)) fail('FORBIDDEN_IMPORT', `import ${what} is not an Extism host function toolgate provides`);
         if (name === 'http_request') summary.usesHttp = true;
         out.push(encodeName(mod));
