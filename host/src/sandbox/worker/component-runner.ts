@@ -90,11 +90,15 @@ export class ComponentRunner {
     return messageOf(err);
   }
 
-  /** Names the memory cap when the module's memory has reached it (the engine then traps). */
+  /**
+   * A trap's memory: the engine traps when it cannot grow past the cap, usually short of the last
+   * page, so "at its cap" means within an eighth of it.
+   */
   #atCap(): string {
-    const cap = this.init.maxPages ?? Infinity;
+    const cap = this.init.maxPages ?? 65536;
     const pages = this.#exports === undefined ? 0 : this.#exports.memory.buffer.byteLength / 65536;
-    return pages >= cap ? ` (memory is at its cap, capabilities.memory.max_pages = ${cap})` : '';
+    const where = pages * 8 >= cap * 7 ? 'at its cap' : 'under its cap';
+    return ` (memory ${where}: ${pages} of capabilities.memory.max_pages = ${cap} pages)`;
   }
 
   #view(): DataView {
