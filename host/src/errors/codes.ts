@@ -29,7 +29,7 @@ export const ERROR_CODES_BY_PART = {
    * Raised and caught inside the sandbox; none reaches a caller as itself (each becomes an errno, an
    * exit status, a failed HTTP outcome or a re-run in a worker).
    */
-  sandbox: ['WASI_EXIT', 'WASI_ERRNO', 'RESPONSE_TOO_LARGE', 'UNKNOWN_INSTRUCTION', 'MOVE_TO_WORKER'],
+  sandbox: ['WASI_EXIT', 'WASI_ERRNO', 'RESPONSE_TOO_LARGE', 'UNKNOWN_INSTRUCTION', 'MOVE_TO_WORKER', 'ABI_BREACH'],
   /** A manifest (or a file it names) refused. */
   manifest: [
     'YAML_SYNTAX',

@@ -8,7 +8,7 @@ import { COMPONENT_CALL_EXPORT, COMPONENT_HOST_NAMESPACE, COMPONENT_POST_CALL_EX
 import { Fault } from '../channel.js';
 import type { CallResult, RunnerHooks, RunnerInit } from './plugin-runner.js';
 import type { LogLevelName } from './protocol.js';
-import { messageOf } from '../../errors/index.js';
+import { messageOf, ToolgateError } from '../../errors/index.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -23,7 +23,11 @@ type Exports = {
 };
 
 /** Thrown by the glue when the module broke the canonical ABI (a bad pointer or string): the call traps. */
-class AbiBreach extends Error {}
+export class AbiBreach extends ToolgateError<'ABI_BREACH'> {
+  constructor(message: string) {
+    super('ABI_BREACH', message);
+  }
+}
 
 export class ComponentRunner {
   #exports!: Exports;
