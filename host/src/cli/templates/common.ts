@@ -29,7 +29,7 @@ output:
 # when the tool needs them (docs/authoring.md).
 capabilities:
   memory: { max_pages: ${t.maxPages} }
-  timeout_ms: 2000
+  timeout_ms: ${t.abi === 'component' ? 10000 : 2000}${t.abi === 'component' ? '   # a fresh instance starts the JavaScript engine first' : ''}
 annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false }
 `;
 }
