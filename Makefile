@@ -48,7 +48,7 @@ examples: node_modules toolchains
 	$(MAKE) -C pdk-examples
 
 # Hostile and helper modules used by the tests (test/fixtures/build/*.wasm).
-fixtures: toolchains
+fixtures: node_modules toolchains
 	$(MAKE) -C test/fixtures
 
 # The shared Extism compatibility corpus (stock plugins from the Extism JS SDK's test suite) sits
