@@ -63,7 +63,7 @@ examples: node_modules toolchains
 	$(MAKE) -C pdk-examples
 
 # Hostile and helper modules used by the tests (test/fixtures/build/*.wasm).
-fixtures: toolchains
+fixtures: node_modules toolchains
 	$(MAKE) -C test/fixtures
 
 # The shared Extism compatibility corpus (stock plugins from the Extism JS SDK's test suite) sits
@@ -90,7 +90,7 @@ run: build examples
 	@echo "== serving the example tools; connect an MCP client to http://127.0.0.1:$(PORT)/mcp =="
 	@echo '   e.g. {"mcpServers":{"toolgate":{"type":"http","url":"http://127.0.0.1:$(PORT)/mcp"}}}'
 	@echo "   plain API: curl http://127.0.0.1:$(PORT)/v1/tools   (Ctrl-C stops)"
-	$(NODE) dist/cli/main.js serve --http 127.0.0.1:$(PORT) --manifests manifests
+	$(NODE) dist/cli/main.js serve --http 127.0.0.1:$(PORT) --manifests manifests --manifests pdk-examples/js/summarise.yaml
 
 # The /ui page's three views in headless chromium, written to docs/ui-*.png (the README shows them).
 screenshots: build examples

@@ -13,6 +13,7 @@ import { RegistryError } from '../../host/src/registry/index.js';
 import { SandboxLoadError } from '../../host/src/sandbox/index.js';
 import { ResponseTooLarge } from '../../host/src/sandbox/http/read-capped.js';
 import { MoveToWorker } from '../../host/src/sandbox/in-thread.js';
+import { AbiBreach } from '../../host/src/sandbox/worker/component-runner.js';
 import { UnknownInstruction } from '../../host/src/sandbox/module/code.js';
 import { WasiError, WasiExit } from '../../host/src/sandbox/wasi/errors.js';
 import { InsecureBindError, RpcError, ServerClosingError } from '../../host/src/server/index.js';
@@ -30,6 +31,7 @@ const SAMPLES: Record<string, () => Error> = {
   ResponseTooLarge: () => new ResponseTooLarge(10),
   UnknownInstruction: () => new UnknownInstruction('unknown instruction 0xff'),
   MoveToWorker: () => new MoveToWorker('the call used up its time slice'),
+  AbiBreach: () => new AbiBreach('a string runs past memory'),
   WasiExit: () => new WasiExit(3),
   WasiError: () => new WasiError(8),
   ManifestError: () => new ManifestError('INVALID_MANIFEST', 'tool.yaml', [{ path: 'name', rule: 'is required' }]),

@@ -92,3 +92,27 @@ describe('toolgate new refuses what it cannot scaffold', () => {
     expect(await readFile(join(target, 'keep.txt'), 'utf8')).toBe('mine');
   });
 });
+
+// A TypeScript scaffold installs componentize-js (hundreds of MB, from npm's cache when present) and
+// builds a component in tens of seconds: one language of the two, since js differs only in the source.
+describe('toolgate new --lang ts', () => {
+  const tool = 'hello_ts';
+  const folder = () => join(dir, tool);
+
+  it('scaffolds a component tool that builds with its own package.json and answers through toolgate call', async () => {
+    const made = await toolgate('new', tool, '--lang', 'ts', '--dir', folder());
+    expect(made.code, made.stderr).toBe(0);
+    expect(await readFile(join(folder(), 'lib/world.wit'))).toEqual(await readFile(join(ROOT, 'pdk-examples/js/lib/world.wit')));
+    const pkg = JSON.parse(await readFile(join(folder(), 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+    const ours = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+    expect(pkg.devDependencies['@bytecodealliance/componentize-js']).toBe(ours.devDependencies['@bytecodealliance/componentize-js']);
+    const build = await run('make', ['--no-print-directory', '-C', folder()], { timeoutMs: 480_000 });
+    expect(build.code, build.stderr).toBe(0);
+    const ok = await callTool(tool, { name: 'Zoë 🎉' }, folder());
+    expect(ok.code, JSON.stringify(ok.result)).toBe(0);
+    expect(ok.result.structuredContent).toEqual({ greeting: 'Hello, Zoë 🎉!' });
+    const bad = await callTool(tool, { name: '' }, folder());
+    expect(bad.code).toBe(1);
+    expect(bad.result.error?.message).toContain("argument 'name' must not be empty");
+  }, 600_000);
+});

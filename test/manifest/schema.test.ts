@@ -33,6 +33,7 @@ const CASES: Array<[string, Record<string, unknown>, string, string]> = [
   ['module.path must not be empty', manifestWith({ module: { path: '' } }), 'module.path', 'must not be empty'],
   ['module.sha256 must be 64 hex characters', manifestWith({ module: { path: 'a.wasm', sha256: 'abc' } }), 'module.sha256', 'must be 64 hexadecimal characters'],
   ['module.entry must not be empty', manifestWith({ module: { path: 'a.wasm', entry: '' } }), 'module.entry', 'must not be empty'],
+  ['module.abi is one of toolgate, hyper-mcp, component', manifestWith({ module: { path: 'a.wasm', abi: 'js' } }), 'module.abi', 'component'],
   ['module refuses unknown keys', manifestWith({ module: { path: 'a.wasm', hash: 'x' } }), 'module.hash', 'unknown key'],
   ['the top level refuses unknown keys', manifestWith({ capabilites: {} }), 'capabilites', 'unknown key'],
   ['a parameter type must be a known type', param({ type: 'str' }), 'parameters.q.type', 'must be one of "string", "number", "integer", "boolean", "array", "object"'],
@@ -132,6 +133,13 @@ describe('a manifest that breaks a rule is refused with the file, the key path a
     expect(issue?.rule).toContain(rule);
     expect(err.message).toContain(`${FILE}: `);
     expect(err.message).toContain(`${path}: ${issue?.rule ?? ''}`);
+  });
+});
+
+describe('module.abi: component', () => {
+  test('a JavaScript tool\'s manifest (module.abi: component) is accepted, and the old forms still parse', () => {
+    expect(parseManifest(yamlOf(manifestWith({ module: { path: 'a.wasm', abi: 'component' } })), FILE).module.abi).toBe('component');
+    expect(parseManifest(yamlOf(manifestWith({ module: { path: 'a.wasm' } })), FILE).module.abi).toBe('toolgate');
   });
 });
 

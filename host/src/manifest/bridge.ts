@@ -91,6 +91,7 @@ export function sandboxSpecFor(loaded: LoadedManifest, opts: BridgeOptions = {})
   if (m.pool?.idle_ms !== undefined) spec.pool.idleMs = m.pool.idle_ms;
   if (opts.logger !== undefined) spec.logger = opts.logger;
   if (opts.execution !== undefined) spec.execution = opts.execution;
+  if (m.module.abi === 'component') spec.abi = 'component';
   return { spec, missingSecrets: missing };
 }
 

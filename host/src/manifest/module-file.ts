@@ -116,10 +116,13 @@ export async function readRegularFile(path: string, rules: FileRules): Promise<B
   }
 }
 
-/** Why `bytes` (the start of a file) is not a WebAssembly module; undefined when it may be one. */
+/** `\0asm` and the component layer's version: a module.abi: component tool (the sandbox checks which abi may load it). */
+const COMPONENT_HEADER: readonly number[] = [0x00, 0x61, 0x73, 0x6d, 0x0d, 0x00, 0x01, 0x00];
+
+/** Why `bytes` (the start of a file) is not a WebAssembly module or component; undefined when it may be one. */
 export function wasmHeaderProblem(bytes: Uint8Array): string | undefined {
-  const ok = bytes.length >= WASM_HEADER.length && WASM_HEADER.every((b, i) => bytes[i] === b);
-  return ok ? undefined : 'is not a WebAssembly module (a module starts with \\0asm and version 1)';
+  const starts = (header: readonly number[]): boolean => bytes.length >= header.length && header.every((b, i) => bytes[i] === b);
+  return starts(WASM_HEADER) || starts(COMPONENT_HEADER) ? undefined : 'is not a WebAssembly module (a module starts with \\0asm and version 1)';
 }
 
 /**

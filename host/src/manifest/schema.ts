@@ -98,9 +98,10 @@ const linkSchema = z
 /**
  * How the host talks to the module: `toolgate` (one export, the wire ABI below) or `hyper-mcp` (the
  * module describes its own tools, resources and prompts through hyper-mcp's plugin exports;
- * manifest/hyper-mcp.ts, docs/authoring.md "The hyper-mcp interface").
+ * manifest/hyper-mcp.ts, docs/authoring.md "The hyper-mcp interface") or `component` (a component of
+ * toolgate's world, built from JavaScript or TypeScript: docs/authoring-ts.md).
  */
-export const MODULE_ABIS = ['toolgate', 'hyper-mcp'] as const;
+export const MODULE_ABIS = ['toolgate', 'hyper-mcp', 'component'] as const;
 export type ModuleAbi = (typeof MODULE_ABIS)[number];
 
 /** Keys a hyper-mcp manifest may not set: the module describes them itself (docs/decisions.md). */

@@ -67,7 +67,7 @@ export interface PackagedManifest {
   name: string;
   version: string;
   description: string;
-  module: { path: string; abi: 'toolgate' | 'hyper-mcp'; sha256?: string; entry?: string; links: PackagedLink[] };
+  module: { path: string; abi: 'toolgate' | 'hyper-mcp' | 'component'; sha256?: string; entry?: string; links: PackagedLink[] };
   capabilities: CapabilitySet;
   /** The capabilities in plain words, as the manifest folder words them (consent, list). */
   described: string[];

@@ -17,6 +17,8 @@ export const DEFAULT_SLICE_MS = 20;
 
 export function mayRunInThread(spec: SandboxToolSpec): boolean {
   if (spec.execution?.path === 'worker') return false;
+  // A component's instance is its engine (megabytes of memory, a trap poisons it): worker only.
+  if (spec.abi === 'component') return false;
   // A tool that talks to its MCP client (capabilities.mcp) has effects outside its instance, and
   // its elicitation and sampling wait on the main thread's event loop: worker only.
   if ((spec.clientFeatures ?? []).length > 0) return false;

@@ -25,7 +25,14 @@ export interface SandboxToolSpec {
   clientFeatures?: ClientFeature[];
   /** Where calls run (execution.ts); default: on the calling thread when the tool may. */
   execution?: SandboxExecution;
+  /**
+   * `component`: wasm is a component of toolgate's world (module/component.ts), run by the worker's
+   * component runner; default `extism`, an Extism plugin.
+   */
+  abi?: SandboxAbi;
 }
+
+export type SandboxAbi = 'extism' | 'component';
 
 /**
  * `path: 'worker'` keeps every call in a worker (an operator's or a test's choice); `instrument`
@@ -91,13 +98,29 @@ const specSchema = z.object({
     .strict()
     .optional(),
   clientFeatures: z.array(z.enum(CLIENT_FEATURES)).optional(),
+  abi: z.enum(['extism', 'component']).optional(),
 });
 
 export function checkSpec(spec: SandboxToolSpec): void {
   const parsed = specSchema.safeParse(spec);
-  if (parsed.success) return;
+  if (parsed.success) return checkComponentSpec(spec);
   const issue = parsed.error.issues[0];
   const where = issue && issue.path.length > 0 ? issue.path.join('.') : 'spec';
   const name = typeof spec?.name === 'string' ? spec.name : '?';
   throw new SandboxLoadError('BAD_SPEC', `tool "${name}": ${where}: ${issue?.message ?? 'invalid'}`);
+}
+
+/**
+ * toolgate's world (pdk-examples/js/lib/world.wit) has no files, no MCP client requests and one
+ * module: a component tool that asks for them is refused rather than silently given nothing.
+ */
+function checkComponentSpec(spec: SandboxToolSpec): void {
+  if (spec.abi !== 'component') return;
+  const asks = [
+    (spec.links ?? []).length > 0 ? 'links (module.link)' : '',
+    Object.keys(spec.allowedPaths).length > 0 ? 'allowedPaths (capabilities.allowed_paths)' : '',
+    (spec.clientFeatures ?? []).length > 0 ? 'clientFeatures (capabilities.mcp)' : '',
+  ].filter((a) => a !== '');
+  if (asks.length === 0) return;
+  throw new SandboxLoadError('BAD_SPEC', `tool "${spec.name}": ${asks.join(', ')}: not in toolgate's world for components (module.abi: component); see docs/authoring-ts.md`);
 }

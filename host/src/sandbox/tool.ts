@@ -128,6 +128,7 @@ function instanceSetup(spec: SandboxToolSpec, workerFile: URL, units: CompiledUn
       maxLogLines: MAX_LOG_LINES,
       allocBudget: allocBudget(limits),
       clientLogs: spec.clientFeatures?.includes('logging') === true,
+      ...(spec.abi === 'component' ? { abi: 'component' as const, maxPages: limits.maxPages } : {}),
     },
     channelCapacity: Math.max(limits.maxInputBytes, limits.maxOutputBytes, limits.maxHttpResponseBytes) + CHANNEL_SLACK,
     secrets,

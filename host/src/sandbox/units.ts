@@ -1,9 +1,10 @@
 // Compiles the main module and every module of module.link, each checked, patched and capped on its
 // own, then checks that the imports between them resolve. A linked module has no entry, its own
 // WASI namespace (so its WASI sees its own memory) and may import from the other linked namespaces.
-import { compileModule, type CompiledModule } from './module/cache.js';
+import { compileModule, sha256Hex, type CompiledModule } from './module/cache.js';
+import { toolModuleOf } from './module/component.js';
 import { checkLinks } from './module/link-check.js';
-import { CLIENT_IMPORTS, CLIENT_NAMESPACE, TOOLGATE_WASI_NAMESPACE, type ClientImportName } from './module/host-imports.js';
+import { CLIENT_IMPORTS, CLIENT_NAMESPACE, COMPONENT_CALL_EXPORT, COMPONENT_POST_CALL_EXPORT, COMPONENT_REALLOC_EXPORT, TOOLGATE_WASI_NAMESPACE, type ClientImportName } from './module/host-imports.js';
 import { SandboxLoadError } from './load-error.js';
 import type { SandboxToolSpec } from './spec.js';
 import { WASI_IMPORT_NAMES } from './wasi/index.js';
@@ -41,6 +42,7 @@ function unitOf(name: string, wasiNamespace: string, compiled: CompiledModule): 
 }
 
 export async function compileUnits(spec: SandboxToolSpec, preempt: boolean): Promise<CompiledUnits> {
+  if (spec.abi === 'component') return compileComponent(spec, preempt);
   const links = spec.links ?? [];
   const linkNamespaces = links.map((l) => l.namespace);
   const common = { tool: spec.name, maxPages: spec.limits.maxPages, wasiImportNames: WASI_IMPORT_NAMES, linkNamespaces, preempt };
@@ -70,4 +72,28 @@ export async function compileUnits(spec: SandboxToolSpec, preempt: boolean): Pro
   for (const n of main.info.clientImports) clientImports.add(n);
   checkLinks(spec.name, units.map((u, i) => ({ name: u.name, label: labels[i] ?? u.name, module: u.module })));
   return { units, info: { returnsStatus: main.info.returnsStatus, usesHttp, preemptible, clientImports: [...clientImports] } };
+}
+
+/** The exports worker/component-runner.ts calls; a core module without one is refused at load. */
+const COMPONENT_EXPORTS = [COMPONENT_CALL_EXPORT, COMPONENT_POST_CALL_EXPORT, COMPONENT_REALLOC_EXPORT, 'memory'];
+
+/**
+ * module.abi: component: the component's pin is checked on the component's bytes, its shape against
+ * toolgate's world (module/component.ts), and its one core module is then checked, capped and
+ * compiled like any module (cached by its own digest).
+ */
+async function compileComponent(spec: SandboxToolSpec, preempt: boolean): Promise<CompiledUnits> {
+  const digest = sha256Hex(spec.wasm);
+  if (spec.sha256 !== undefined && spec.sha256.toLowerCase() !== digest) {
+    throw new SandboxLoadError('BAD_MODULE', `tool "${spec.name}": component sha256 is ${digest}, the manifest pins ${spec.sha256}`);
+  }
+  const core = toolModuleOf(spec.wasm, spec.name);
+  const label = "the component's core module";
+  const common = { tool: spec.name, maxPages: spec.limits.maxPages, wasiImportNames: WASI_IMPORT_NAMES, label, preempt, component: true };
+  const main = await compileModule(core, common);
+  const has = new Set(WebAssembly.Module.exports(main.module).map((e) => e.name));
+  const missing = COMPONENT_EXPORTS.filter((name) => !has.has(name));
+  if (missing.length > 0) throw new SandboxLoadError('MISSING_ENTRY', `tool "${spec.name}", ${label}: does not export ${missing.join(', ')}`);
+  const units = [unitOf('main', TOOLGATE_WASI_NAMESPACE, main)];
+  return { units, info: { returnsStatus: false, usesHttp: main.info.usesHttp, preemptible: main.info.preemptible, clientImports: [] } };
 }

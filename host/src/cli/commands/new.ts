@@ -1,4 +1,4 @@
-// `toolgate new <tool> --lang as|c|rust|wat [--dir D]`: scaffolds a buildable tool folder with its
+// `toolgate new <tool> --lang as|c|rust|wat|ts|js [--dir D]`: scaffolds a buildable tool folder with its
 // source, Makefile, manifest, test script and a copy of our PDK helpers for that language.
 import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
@@ -12,13 +12,15 @@ import { messageOf } from '../../errors/index.js';
 
 const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 
-const HELP = `Usage: toolgate new <tool> --lang as|c|rust|wat [--dir DIR] [--json]
+const HELP = `Usage: toolgate new <tool> --lang as|c|rust|wat|ts|js [--dir DIR] [--json]
 
 Creates a folder with a working example tool named <tool>: its source, a Makefile, its manifest
-(<tool>.yaml), a test script (test.sh) and our helpers for the language's Extism ABI.
+(<tool>.yaml), a test script (test.sh) and our helpers for the language's Extism ABI (for ts and
+js: toolgate's world, its runtime and a build script that makes a component of that world).
 
 Options:
-  --lang LANG   as (AssemblyScript), c, rust or wat (WebAssembly text)
+  --lang LANG   as (AssemblyScript), c, rust, wat (WebAssembly text), ts (TypeScript) or
+                js (JavaScript)
   --dir DIR     the folder to create (default ./<tool>); it must not exist or be empty
   --json        print {"tool", "lang", "dir", "files": [...]} on one line instead of text
   -h, --help    show this help
@@ -124,7 +126,7 @@ async function run(argv: string[], io: CliIO): Promise<ExitCode> {
 
 export const newCommand: Command = {
   path: ['new'],
-  summary: 'scaffold a new WebAssembly tool (AssemblyScript, C, Rust or WAT)',
+  summary: 'scaffold a new WebAssembly tool (AssemblyScript, C, Rust, WAT, TypeScript or JavaScript)',
   help: HELP,
   run,
 };

@@ -16,7 +16,7 @@ description: >-
   and when it should not.
 module:
   path: build/${ctx.tool}.wasm   # relative to this file; add sha256 when you publish
-  entry: ${ctx.tool}
+  ${t.abi === 'component' ? 'abi: component            # a component of toolgate\'s world (docs/authoring-ts.md)' : `entry: ${ctx.tool}`}
 parameters:
   name: { type: string, required: true, description: "The name of the person to greet." }
 output:
@@ -29,7 +29,7 @@ output:
 # when the tool needs them (docs/authoring.md).
 capabilities:
   memory: { max_pages: ${t.maxPages} }
-  timeout_ms: 2000
+  timeout_ms: ${t.abi === 'component' ? 10000 : 2000}${t.abi === 'component' ? '   # a fresh instance starts the JavaScript engine first' : ''}
 annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false }
 `;
 }
@@ -80,8 +80,17 @@ A toolgate tool in ${t.label}, scaffolded by \`toolgate new\`.
 - \`./test.sh\` builds it and calls it through toolgate (\`toolgate call ${ctx.tool} --manifests .\`).
 - \`${ctx.tool}.yaml\` is its manifest: description, parameters, output schema and capabilities.
 
-The wire ABI: the export \`${ctx.tool}\` gets the validated arguments as UTF-8 JSON, sets its output
-to UTF-8 JSON and returns 0; on bad input it sets an error message and returns 1. See
-docs/authoring.md in toolgate for config, secrets, HTTP, files and limits.
+${t.abi === 'component' ? abiComponent : abiExtism(ctx.tool)}
 `;
 }
+
+function abiExtism(tool: string): string {
+  return `The wire ABI: the export \`${tool}\` gets the validated arguments as UTF-8 JSON, sets its output
+to UTF-8 JSON and returns 0; on bad input it sets an error message and returns 1. See
+docs/authoring.md in toolgate for config, secrets, HTTP, files and limits.`;
+}
+
+const abiComponent = `The tool's \`run\` gets the validated arguments as JSON text and returns its output as JSON text;
+a throw is the call's error. It is built into a component of toolgate's world (\`lib/world.wit\`):
+\`fetch\` goes through toolgate's HTTP gate, \`console.log\` to toolgate's logs. See
+docs/authoring-ts.md in toolgate for the world, the globals and the limits.`;

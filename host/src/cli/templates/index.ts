@@ -1,9 +1,10 @@
 // Scaffolds for `toolgate new`: the files of a buildable tool folder in each PDK language.
 // Sources and build files are written from the templates here; the PDK helpers (toolgate.h,
-// toolgate_pdk.rs, the AssemblyScript lib) are copied from pdk-examples/, so a scaffold always
+// toolgate_pdk.rs, the AssemblyScript lib, the JavaScript world and runtime) are copied from pdk-examples/, so a scaffold always
 // carries the same helpers the bundled examples are built and tested with.
 import { assemblyscriptTemplate } from './assemblyscript.js';
 import { cTemplate } from './c.js';
+import { javascriptTemplate, typescriptTemplate } from './javascript.js';
 import { manifestYaml, readme, testScript } from './common.js';
 import { rustTemplate } from './rust.js';
 import type { LanguageTemplate, ScaffoldContext, ScaffoldFile } from './types.js';
@@ -12,7 +13,7 @@ import { watTemplate } from './wat.js';
 export type { ScaffoldContext, ScaffoldFile, LanguageTemplate } from './types.js';
 export { shellQuote } from './common.js';
 
-export const LANGUAGES = ['as', 'c', 'rust', 'wat'] as const;
+export const LANGUAGES = ['as', 'c', 'rust', 'wat', 'ts', 'js'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
 const TEMPLATES = {
@@ -20,6 +21,8 @@ const TEMPLATES = {
   c: cTemplate,
   rust: rustTemplate,
   wat: watTemplate,
+  ts: typescriptTemplate,
+  js: javascriptTemplate,
 } as const satisfies Record<Language, LanguageTemplate>;
 
 /** Every file of a new tool folder (relative paths), helpers included. */

@@ -24,4 +24,6 @@ export interface LanguageTemplate {
   maxPages: number;
   /** How to build, for the README. */
   buildNote: string;
+  /** module.abi of the manifest: a component of toolgate's world instead of an Extism export. */
+  abi?: 'component';
 }

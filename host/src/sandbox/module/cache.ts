@@ -27,7 +27,7 @@ export function compileModule(wasm: Uint8Array, opts: PrepareOptions, sha256?: s
       new SandboxLoadError('BAD_MODULE', `tool "${opts.tool}": ${which} sha256 is ${digest}, the manifest pins ${sha256}`),
     );
   }
-  const key = JSON.stringify([digest, opts.maxPages, opts.entry ?? null, opts.wasiNamespace ?? null, opts.linkNamespaces ?? [], opts.label ?? null, opts.preempt === true]);
+  const key = JSON.stringify([digest, opts.maxPages, opts.entry ?? null, opts.wasiNamespace ?? null, opts.linkNamespaces ?? [], opts.label ?? null, opts.preempt === true, opts.component === true]);
   let hit = cache.get(key);
   if (!hit) {
     hit = build(wasm, opts, digest);

@@ -70,7 +70,7 @@ const sha256 = (data: Uint8Array | string): string => createHash('sha256').updat
 export function preparedEntry(digest: string, opts: PrepareOptions): PreparedEntry | undefined {
   const cache = preparedModuleCache();
   if (cache === undefined) return undefined;
-  const parts = [FORMAT, patcherIdentity(), digest, opts.maxPages, opts.entry ?? null, opts.wasiNamespace ?? null, opts.linkNamespaces ?? [], opts.wasiImportNames, opts.preempt === true];
+  const parts = [FORMAT, patcherIdentity(), digest, opts.maxPages, opts.entry ?? null, opts.wasiNamespace ?? null, opts.linkNamespaces ?? [], opts.wasiImportNames, opts.preempt === true, ...(opts.component === true ? ['component'] : [])];
   return { key: sha256(JSON.stringify(parts)), source: digest, path: opts.preempt === true ? 'in-thread' : 'worker', cache };
 }
 

@@ -12,6 +12,17 @@ export const CLIENT_NAMESPACE = 'toolgate:mcp';
 export const CLIENT_IMPORTS = { log: 'logging', progress: 'progress', elicit: 'elicitation', sample: 'sampling', roots: 'roots' } as const;
 export type ClientImportName = keyof typeof CLIENT_IMPORTS;
 
+/**
+ * The host interface of toolgate's world (pdk-examples/js/lib/world.wit): what the core module of a
+ * module.abi: component tool may import, and nothing else (worker/component-runner.ts serves it).
+ */
+export const COMPONENT_HOST_NAMESPACE = 'toolgate:tool/host@0.1.0';
+export const COMPONENT_HOST_IMPORTS: readonly string[] = ['http-request', 'log', 'config-get'];
+/** The world's export in the core module, and what frees its result (the canonical ABI's post-return). */
+export const COMPONENT_CALL_EXPORT = 'call';
+export const COMPONENT_POST_CALL_EXPORT = 'cabi_post_call';
+export const COMPONENT_REALLOC_EXPORT = 'cabi_realloc';
+
 export const EXTISM_IMPORT_NAMES: readonly string[] = [
   'alloc', 'free', 'load_u8', 'load_u64', 'store_u8', 'store_u64', 'input_offset', 'input_length',
   'input_load_u8', 'input_load_u64', 'output_set', 'error_set', 'error_get', 'config_get', 'var_get',

@@ -3,7 +3,7 @@
 // module's own WASI namespace); anything else must come from a module of module.link.
 import { BinaryReader, concatBytes, encodeName, encodeU32 } from './leb128.js';
 import { checkImportedTable, readTableType } from './tables.js';
-import { CLIENT_IMPORTS, CLIENT_NAMESPACE, EXTISM_IMPORT_NAMES, EXTISM_NAMESPACE, WASI_NAMESPACE, type ClientImportName } from './host-imports.js';
+import { CLIENT_IMPORTS, CLIENT_NAMESPACE, COMPONENT_HOST_IMPORTS, COMPONENT_HOST_NAMESPACE, EXTISM_IMPORT_NAMES, EXTISM_NAMESPACE, WASI_NAMESPACE, type ClientImportName } from './host-imports.js';
 
 /** Namespaces only an embedding application fills with its own host functions (Extism's convention). */
 const EMBEDDER_NAMESPACES = new Set(['extism:host/user', 'user']);
@@ -15,6 +15,8 @@ export interface ImportRules {
   wasiNamespace: string;
   /** Namespaces that module.link fills with another module's exports. */
   linkNamespaces: readonly string[];
+  /** The core module of a component of toolgate's world: it may import the world's host interface only. */
+  component?: boolean;
 }
 
 export interface ImportSummary {
@@ -58,23 +60,9 @@ export function rewriteImports(body: Uint8Array, rules: ImportRules, fail: Fail)
       out.push(encodeName(mod));
     } else {
       if (kind !== 0) fail('FORBIDDEN_IMPORT', `import ${what} is a ${KIND_NAMES[kind] ?? `kind ${kind}`}; only host functions may be imported from the host`);
-      if (mod === EXTISM_NAMESPACE) {
-        if (!EXTISM_IMPORT_NAMES.includes(name)) fail('FORBIDDEN_IMPORT', `import ${what} is not an Extism host function toolgate provides`);
-        if (name === 'http_request') summary.usesHttp = true;
-        out.push(encodeName(mod));
-      } else if (mod === CLIENT_NAMESPACE) {
-        if (!Object.hasOwn(CLIENT_IMPORTS, name)) fail('FORBIDDEN_IMPORT', `import ${what} is not a function toolgate provides (${Object.keys(CLIENT_IMPORTS).join(', ')})`);
-        if (!summary.clientImports.includes(name as ClientImportName)) summary.clientImports.push(name as ClientImportName);
-        out.push(encodeName(mod));
-      } else if (mod === WASI_NAMESPACE) {
-        if (!rules.wasiImportNames.includes(name)) fail('FORBIDDEN_IMPORT', `import ${what} is not a WASI function toolgate provides`);
-        summary.usesWasi = true;
-        out.push(encodeName(rules.wasiNamespace));
-      } else if (EMBEDDER_NAMESPACES.has(mod)) {
-        fail('FORBIDDEN_IMPORT', `import ${what} is from namespace "${mod}": a host function only an embedding application can provide; toolgate provides none (module.link can supply "${mod}" from another module)`);
-      } else {
-        unresolved.push(`${what} is from namespace "${mod}"`);
-      }
+      const namespace = hostNamespace(mod, name, rules, summary, fail);
+      if (namespace === undefined) unresolved.push(`${what} is from namespace "${mod}"`);
+      else out.push(encodeName(namespace));
     }
     if (kind === 0) summary.importedFuncs++;
     if (kind === 1) summary.importedTables++;
@@ -88,6 +76,37 @@ export function rewriteImports(body: Uint8Array, rules: ImportRules, fail: Fail)
   }
   summary.body = concatBytes(out);
   return summary;
+}
+
+/** The namespace a host-function import is served under, or undefined when nothing provides it. */
+function hostNamespace(mod: string, name: string, rules: ImportRules, summary: ImportSummary, fail: Fail): string | undefined {
+  const what = `"${mod}.${name}"`;
+  if (rules.component === true) {
+    if (mod !== COMPONENT_HOST_NAMESPACE || !COMPONENT_HOST_IMPORTS.includes(name)) {
+      fail('FORBIDDEN_IMPORT', `import ${what} is not in toolgate's world (only ${COMPONENT_HOST_IMPORTS.map((n) => `"${COMPONENT_HOST_NAMESPACE}.${n}"`).join(', ')})`);
+    }
+    if (name === 'http-request') summary.usesHttp = true;
+    return mod;
+  }
+  if (mod === EXTISM_NAMESPACE) {
+    if (!EXTISM_IMPORT_NAMES.includes(name)) fail('FORBIDDEN_IMPORT', `import ${what} is not an Extism host function toolgate provides`);
+    if (name === 'http_request') summary.usesHttp = true;
+    return mod;
+  }
+  if (mod === CLIENT_NAMESPACE) {
+    if (!Object.hasOwn(CLIENT_IMPORTS, name)) fail('FORBIDDEN_IMPORT', `import ${what} is not a function toolgate provides (${Object.keys(CLIENT_IMPORTS).join(', ')})`);
+    if (!summary.clientImports.includes(name as ClientImportName)) summary.clientImports.push(name as ClientImportName);
+    return mod;
+  }
+  if (mod === WASI_NAMESPACE) {
+    if (!rules.wasiImportNames.includes(name)) fail('FORBIDDEN_IMPORT', `import ${what} is not a WASI function toolgate provides`);
+    summary.usesWasi = true;
+    return rules.wasiNamespace;
+  }
+  if (EMBEDDER_NAMESPACES.has(mod)) {
+    fail('FORBIDDEN_IMPORT', `import ${what} is from namespace "${mod}": a host function only an embedding application can provide; toolgate provides none (module.link can supply "${mod}" from another module)`);
+  }
+  return undefined;
 }
 
 function skipLimits(r: BinaryReader): number {

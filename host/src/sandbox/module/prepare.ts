@@ -32,6 +32,8 @@ export interface PrepareOptions {
   label?: string;
   /** Instrument for preemption on the calling thread (module/preempt.ts). */
   preempt?: boolean;
+  /** The core module of a module.abi: component tool: it imports toolgate's world only (component.ts). */
+  component?: boolean;
 }
 
 export interface PreparedModule {
@@ -120,7 +122,7 @@ function patch(sections: Section[], opts: PrepareOptions, fail: Fail): PreparedM
 /** Host functions from the namespaces toolgate serves, anything from a linked module. */
 function patchImports(section: Section | undefined, opts: PrepareOptions, fail: Fail): Omit<ImportSummary, 'body'> {
   if (!section) return { importedFuncs: 0, importedGlobals: 0, importedTables: 0, importedMemory: false, usesWasi: false, usesHttp: false, clientImports: [] };
-  const rules = { wasiImportNames: opts.wasiImportNames, wasiNamespace: opts.wasiNamespace ?? TOOLGATE_WASI_NAMESPACE, linkNamespaces: opts.linkNamespaces ?? [] };
+  const rules = { wasiImportNames: opts.wasiImportNames, wasiNamespace: opts.wasiNamespace ?? TOOLGATE_WASI_NAMESPACE, linkNamespaces: opts.linkNamespaces ?? [], component: opts.component === true };
   const { body, ...summary } = rewriteImports(section.body, rules, fail);
   section.body = body;
   return summary;

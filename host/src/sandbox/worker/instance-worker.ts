@@ -3,6 +3,7 @@
 // host while this thread sleeps in Atomics.wait, so terminating the worker always cancels the call.
 import { parentPort } from 'node:worker_threads';
 import { CALL_POLL_NEXT, Channel, errorBytes, Fault, Op } from '../channel.js';
+import { ComponentRunner } from './component-runner.js';
 import { PluginRunner, type RunnerHooks } from './plugin-runner.js';
 import type { LogMessage, WorkerInit } from './protocol.js';
 import { messageOf } from '../../errors/index.js';
@@ -60,9 +61,10 @@ async function main(init: WorkerInit): Promise<void> {
     channel.write(op, payload, aux);
     channel.sendToHost();
   };
-  let runner: PluginRunner;
+  let runner: PluginRunner | ComponentRunner;
   try {
-    runner = await PluginRunner.start(init, hooks(channel));
+    const h = hooks(channel);
+    runner = init.abi === 'component' ? await ComponentRunner.start(init, h) : await PluginRunner.start(init, h);
   } catch (err) {
     return send(Op.INIT_FAILED, errorBytes(messageOf(err)), Fault.TOOL_TRAP);
   }

@@ -29,6 +29,10 @@ export interface WorkerInit {
   allocBudget: number;
   /** The tool declared capabilities.mcp logging: its log lines during a call go to the client too. */
   clientLogs: boolean;
+  /** Which runner serves the module: an Extism plugin (default) or a component of toolgate's world. */
+  abi?: 'extism' | 'component';
+  /** capabilities.memory.max_pages, named when a component's memory is at it. */
+  maxPages?: number;
 }
 
 export type LogLevelName = 'trace' | 'debug' | 'info' | 'warn' | 'error';
