@@ -7,6 +7,8 @@ export { parseManifest, MAX_MANIFEST_BYTES } from './parse.js';
 export {
   loadManifestFile,
   loadManifestDirs,
+  loadManifestText,
+  type ManifestInMemory,
   type LoadedManifest,
   type LoadDirsOptions,
   type LoadFileOptions,
@@ -31,3 +33,7 @@ export {
   pluginFromManifest, hyperMcpInterface, servedToolName, operationNames, templateMatches, HYPER_MCP_BOUNDS,
   type LoadedPlugin, type HyperMcpInterface,
 } from './hyper-mcp.js';
+export {
+  DESCRIBED_KINDS, DESCRIBED_KIND_NAMES, describedPinFile, changedParts, sameJson,
+  type DescribedText, type DescribedEntry, type DescribedKind,
+} from './described-text.js';

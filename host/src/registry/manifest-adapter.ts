@@ -67,7 +67,7 @@ export interface PackagedManifest {
   name: string;
   version: string;
   description: string;
-  module: { path: string; sha256?: string; entry?: string; links: PackagedLink[] };
+  module: { path: string; sha256?: string; entry?: string; abi: 'toolgate' | 'hyper-mcp'; links: PackagedLink[] };
   capabilities: CapabilitySet;
   /** The capabilities in plain words, as the manifest folder words them (consent, list). */
   described: string[];
@@ -118,6 +118,7 @@ export function readManifest(text: string, file: string): PackagedManifest {
       path: m.module.path,
       ...(m.module.sha256 !== undefined ? { sha256: m.module.sha256 } : {}),
       entry: m.module.entry,
+      abi: m.module.abi,
       links: (m.module.link ?? []).map((l) => ({
         namespace: l.namespace,
         path: l.path,

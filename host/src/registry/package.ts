@@ -12,6 +12,7 @@ import { MANIFEST_BOUNDS, MAX_MANIFEST_BYTES } from '../manifest/index.js';
 import { checkPackagedLinks, isLinkFile, readFolderLinks, readFolderModule, type LinkFileName } from './package-modules.js';
 import { signedStatement, type PackageSignature } from './signing.js';
 import { gunzip, gzip, readTar, writeTar } from './tar.js';
+import type { PackageDescription } from './described.js';
 
 export const MANIFEST_FILE = 'manifest.yaml';
 export const MODULE_FILE = 'module.wasm';
@@ -33,6 +34,8 @@ export interface ToolPackage {
   /** file name -> `sha256:<hex>` for every file present. */
   digests: Partial<Record<PackageFileName, string>>;
   signature?: PackageSignature;
+  /** module.abi: hyper-mcp: what its module described when the install ran it (described.ts). */
+  described?: PackageDescription;
 }
 
 const signatureSchema = z.strictObject({ signer: z.string().min(1), signature: z.string().min(1) });
