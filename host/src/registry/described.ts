@@ -17,24 +17,11 @@ import { digestOf } from './digest.js';
 import { RegistryError } from './errors.js';
 import type { LockEntry } from './lockfile.js';
 import { canonicalJson } from './model-text.js';
-import { MANIFEST_FILE, type ToolPackage } from './package.js';
-import { screenDescribedText, visibleText, type TextFlag } from './screen.js';
+import { MANIFEST_FILE, type DescribedPin, type ToolPackage } from './package.js';
+import { screenDescribedText, visibleText } from './screen.js';
 import { blobPath, type StoreLayout } from './store-layout.js';
 import { wordDiff } from './word-diff.js';
 
-export type DescribedPin = NonNullable<LockEntry['described']>;
-
-/** What a hyper-mcp package's module described at install, ready to review, pin and store. */
-export interface PackageDescription {
-  text: DescribedText;
-  /** The pin file's text: canonical JSON of `text` (its digest is the lockfile's described.digest). */
-  json: string;
-  pin: DescribedPin;
-  /** Marks of tool poisoning in the described text (screen.ts). */
-  flags: TextFlag[];
-  /** What the load refused of the description (the rest is served and pinned). */
-  refused: string[];
-}
 
 const digestText = (text: string): string => digestOf(Buffer.from(text, 'utf8'));
 
