@@ -32,8 +32,14 @@ function pinEntry(kind: DescribedKind, e: DescribedEntry): DescribedPin['tools']
   return { key: e.key, digest: digestText(DESCRIBED_KINDS[kind].parts.map((p) => parts[p]).join('\n')), parts };
 }
 
-/** Digests of the described text, whole (the pin file's bytes) and entry by entry, part by part. */
-export function pinDescribed(text: DescribedText): { json: string; pin: DescribedPin } {
+/**
+ * Digests of the described text, whole (the pin file's bytes) and entry by entry, part by part.
+ * Entries are pinned in key order: a module that lists the same things in another order describes
+ * the same text.
+ */
+export function pinDescribed(described: DescribedText): { json: string; pin: DescribedPin } {
+  const byKey = (list: DescribedEntry[]) => [...list].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const text: DescribedText = { plugin: described.plugin, tools: byKey(described.tools), resources: byKey(described.resources), resourceTemplates: byKey(described.resourceTemplates), prompts: byKey(described.prompts) };
   const json = canonicalJson(text);
   const of = (kind: DescribedKind) => text[kind].map((e) => pinEntry(kind, e));
   return { json, pin: { digest: digestText(json), tools: of('tools'), resources: of('resources'), resourceTemplates: of('resourceTemplates'), prompts: of('prompts') } };
@@ -76,7 +82,7 @@ export function describedChanges(pin: DescribedPin, now: DescribedPin): string[]
     }
     for (const key of before.keys()) out.push(`${label} "${visibleText(key)}" (removed)`);
   }
-  return out.length > 0 ? out : ['(the order of what is described)'];
+  return out;
 }
 
 const oneLine = (text: string, max = 100): string => {
