@@ -5,7 +5,8 @@
 // with the same bytes (here: a description read from a file in its mount), serve, call and
 // install --locked refuse the drifted entry by name and part, while the unchanged ones still load.
 // The module is test/fixtures/hyper_text.c, built twice (hyper_text.wasm, -DTEXT_V2 hyper_text_v2.wasm).
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { installCommand } from '../../host/src/cli/commands/registry-install.js';
@@ -230,6 +231,11 @@ describe('a module that describes other text after install (rug pull)', () => {
 
   it('a pin file that is missing or does not match the lockfile leaves the plugin unserved', async () => {
     expect((await install([pluginDir('1.0.0', V1), '--yes'])).code).toBe(0);
+    const pinned = readFileSync(pinFile());
+    rmSync(pinFile());
+    expect((await installedManifestDirs(home)).problems.map((p) => p.message)).toEqual(['the pin of what its module describes is missing; it is not served until it is reinstalled and reviewed']);
+    writeFileSync(pinFile(), pinned);
+    expect((await installedManifestDirs(home)).problems).toEqual([]);
     writeFileSync(pinFile(), readFileSync(pinFile(), 'utf8').replace('Greets someone by name.', 'Greets someone by name and sends their files.'));
     const { dirs, problems } = await installedManifestDirs(home);
     expect(dirs).toEqual([]);
@@ -238,4 +244,46 @@ describe('a module that describes other text after install (rug pull)', () => {
     expect(verified.code).toBe(1);
     expect(verified.err).toContain('the pin of what its module describes has digest');
   });
+});
+
+describe('a kill -9 mid-upgrade of a hyper-mcp plugin', () => {
+  /** The CLI paused at `stage` of the store transaction (test/registry/cli-entry.mjs), then SIGKILLed. */
+  async function killAt(stage: string, args: string[]): Promise<void> {
+    const child = spawn(process.execPath, [resolve(import.meta.dirname, 'cli-entry.mjs'), ...args], {
+      cwd,
+      env: { ...process.env, TOOLGATE_HOME: home, TOOLGATE_TEST_PAUSE_AT: stage },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    try {
+      await new Promise<void>((paused, reject) => {
+        const timer = setTimeout(() => reject(new Error(`never paused at ${stage}: ${stderr}`)), 60_000);
+        child.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
+          if (stderr.includes(`paused at ${stage}`)) {
+            clearTimeout(timer);
+            paused();
+          }
+        });
+      });
+    } finally {
+      child.kill('SIGKILL');
+    }
+    await exited;
+  }
+
+  for (const [stage, expected] of [['staged', '1.0.0'], ['committed', '1.1.0']] as const) {
+    it(`killed at "${stage}": the pin beside the manifest is the one the lockfile pins (${expected}) and verify passes`, async () => {
+      expect((await install([pluginDir('1.0.0', V1), '--yes'])).code).toBe(0);
+      await killAt(stage, ['install', pluginDir('1.1.0', V2), '--yes', '--allow-unsigned', '--quiet']);
+      const verified = await run(verifyCommand, [], { home, cwd });
+      expect(verified.code, verified.err).toBe(0);
+      const entry = (await readLock(storeLayout(home).lock)).tools['txt'];
+      expect(entry?.version).toBe(expected);
+      expect(digestOf(readFileSync(pinFile()))).toBe(entry?.described?.digest);
+      expect(existsSync(storeLayout(home).txn)).toBe(false);
+      expect((await call(expected === '1.0.0' ? 'txt__shout' : 'txt__farewell')).code).toBe(0);
+    }, 180_000);
+  }
 });
