@@ -73,8 +73,8 @@ export async function installTool(opts: InstallOptions): Promise<InstallResult> 
   await enforceCeiling(pkg, opts, layout);
   // a hyper-mcp module's text is known only by running it (under its manifest's limits, after the
   // ceiling allowed those); its flags are then held to the ceiling too
-  if (pkg.manifest.module.abi === 'hyper-mcp' && pkg.described === undefined) {
-    await describePackage(layout, pkg, installedManifestText(layout, pkg));
+  if (pkg.manifest.module.abi === 'hyper-mcp') {
+    if (pkg.described === undefined) await describePackage(layout, pkg, installedManifestText(layout, pkg));
     await enforceCeiling(pkg, opts, layout);
   }
   const consent = await showWhatChanges(fetched, previous, layout, opts.say);
