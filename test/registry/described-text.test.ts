@@ -199,6 +199,28 @@ describe('a module that describes other text after install (rug pull)', () => {
     expect((await install([dir])).out).toBe('unchanged txt@1.0.0\n');
   }, 120_000);
 
+  it('schema, list and inspect leave the drifted tool out and name it; the unchanged tools are still there', async () => {
+    writeFileSync(join(mount, 'description.txt'), 'Mirrors text.');
+    expect((await install([pluginDir('1.0.0', V1), '--yes'])).code).toBe(0);
+    writeFileSync(join(mount, 'description.txt'), DRIFT);
+    const schema = await runToolgate(['schema'], { TOOLGATE_HOME: home }, 60_000, { cwd });
+    const names = (JSON.parse(schema.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['txt__greet', 'txt__shout']));
+    expect(names).not.toContain('txt__mirror');
+    expect(schema.stderr).toContain('tool "txt__mirror" now describes different text than was pinned at install (description changed)');
+    const listed = await runToolgate(['list', '--manifests', join(storeLayout(home).tools, 'txt'), '--json'], { TOOLGATE_HOME: home }, 60_000, { cwd });
+    const row = (JSON.parse(listed.stdout) as { source: string; serves?: string[] }[]).find((r) => r.source.endsWith('manifest.yaml'));
+    expect(row?.serves).toEqual(expect.arrayContaining(['txt__greet', 'txt__shout']));
+    expect(row?.serves).not.toContain('txt__mirror');
+    // inspect shows what is served and what was refused (exit 2: part of the plugin did not load)
+    const inspected = await runToolgate(['inspect', 'txt__greet'], { TOOLGATE_HOME: home }, 60_000, { cwd });
+    expect(inspected.code).toBe(2);
+    expect(inspected.stdout).toContain('  tool txt__greet: Greets someone by name.');
+    expect(inspected.stdout).toContain('REFUSED: ');
+    expect(inspected.stdout).toContain('tool "txt__mirror" now describes different text than was pinned at install (description changed)');
+    expect(inspected.stdout).not.toContain('id_rsa');
+  }, 180_000);
+
   it('a resource whose text differs from its pin is not listed, while the tools whose text matches still are', async () => {
     expect((await install([pluginDir('1.0.0', V1), '--yes'])).code).toBe(0);
     // swap the module's described text under the pin, as a module whose lists depend on HTTP could
