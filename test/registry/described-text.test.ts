@@ -109,6 +109,8 @@ describe('install of a hyper-mcp module', () => {
     const res = await install([pluginDir('1.0.0', V1, ['  memory: { max_pages: 1 }']), '--yes']);
     expect(res.code).not.toBe(0);
     expect(res.err).toContain('error BAD_PACKAGE: txt@1.0.0: its module could not be described under its manifest\'s limits, so what it serves cannot be reviewed or pinned');
+    expect(res.err).toContain('export list_tools of');
+    expect(res.err).toContain('MEMORY_OVER_CAP');
     expect((await readLock(storeLayout(home).lock)).tools['txt']).toBeUndefined();
   });
 });
