@@ -42,6 +42,7 @@ export const ERROR_CODES_BY_PART = {
     'DUPLICATE_TOOL',
     'DIR_MISSING',
     'SANDBOX_LOAD',
+    'TEXT_CHANGED',
   ],
   /**
    * An approval request withdrawn from a channel: another channel answered first, or the client

@@ -12,8 +12,8 @@
 import { z } from 'zod';
 import { loadSandboxTool, SandboxLoadError, type SandboxTool } from '../sandbox/index.js';
 import {
-  jsonSchemaProblem, TOOL_NAME_RE, ToolFailure,
-  type Json, type JsonObject, type ServedItem, type ServedSurface, type ToolAnnotations, type ToolDefinition,
+  defineTool, jsonSchemaProblem, modelView, TOOL_NAME_RE, ToolFailure,
+  type Json, type JsonObject, type ModelToolView, type ServedItem, type ServedSurface, type ToolAnnotations, type ToolDefinition,
 } from '../tool/index.js';
 import { hiddenTextProblem, shownTextProblem } from '../terminal/index.js';
 import { sandboxSpecFor, type BridgeOptions } from './bridge.js';
@@ -22,6 +22,7 @@ import { ManifestError, formatKeyPath, type ManifestIssue } from './errors.js';
 import type { LoadedManifest } from './load.js';
 import { schemaTextIssues } from './shown-text.js';
 import { decodeOutput } from './wire.js';
+import { changedParts, DESCRIBED_KINDS, describedPinFile, describedTextOf, type DescribedKind, type DescribedText } from './described-text.js';
 import { messageOf } from '../errors/index.js';
 
 export type HyperMcpInterface = 'v1' | 'v2';
@@ -257,6 +258,11 @@ export interface LoadedPlugin {
   surface: ServedSurface | undefined;
   /** What was refused of the description (a tool with a bad name or schema); the rest loads. */
   problems: ManifestError[];
+  /**
+   * Everything the module described that passed validation, as a model reads it: what the store
+   * pins at install. With a pin (LoadedManifest.describedPin), only what matches it is served.
+   */
+  described: DescribedText;
   /** Closes every sandbox of the module. */
   dispose(): Promise<void>;
 }
@@ -301,12 +307,17 @@ export async function pluginFromManifest(loaded: LoadedManifest, opts: BridgeOpt
   try {
     const id = `load-${++loadSeq}`;
     const env: DescribeEnv = { loaded, exportsOf, iface, describe, problem, id };
-    const tools = await describeTools(env);
-    const { surface, operations } = iface === 'v2' ? await describeSurface(env) : { surface: undefined, operations: [] };
+    const described = await describeTools(env);
+    const lists = iface === 'v2' ? await listSurface(env) : { resources: [], resourceTemplates: [], prompts: [] };
+    const text = describedTextOf(m.name, described.map((d) => d.view), lists);
+    // what a pin holds is served; anything described otherwise since is refused, by name and part
+    const kept = loaded.describedPin === undefined ? { tools: described, lists } : keepPinned(loaded, loaded.describedPin, text, described, lists, problems);
+    const tools = kept.tools.map((d) => d.def);
+    const { surface, operations } = iface === 'v2' ? surfaceOf(env, kept.lists) : { surface: undefined, operations: [] };
     if (tools.length === 0 && surface === undefined && problems.length > 0) throw problems[0] as ManifestError;
     // the lists are read once: their instances are not kept for the plugin's lifetime
     await exportsOf.release(LIST_EXPORTS);
-    return { plugin: m.name, file, interface: iface, tools, operations, surface, problems, dispose: () => exportsOf.close() };
+    return { plugin: m.name, file, interface: iface, tools, operations, surface, problems, described: text, dispose: () => exportsOf.close() };
   } catch (err) {
     await exportsOf.close();
     throw err;
@@ -323,15 +334,53 @@ interface DescribeEnv {
   id: string;
 }
 
+type SurfaceLists = Record<Exclude<DescribedKind, 'tools'>, ServedItem[]>;
+interface ToolAndView {
+  def: ToolDefinition;
+  /** What a model is shown of it (the tool model's own projection). */
+  view: ModelToolView;
+}
+
+/**
+ * Only what the pin holds, unchanged: each tool, resource, template or prompt whose text differs
+ * from its pin, or that the pin does not hold, is a TEXT_CHANGED problem naming it and its parts.
+ */
+function keepPinned(
+  loaded: LoadedManifest, pin: DescribedText, text: DescribedText, tools: ToolAndView[], lists: SurfaceLists, problems: ManifestError[],
+): { tools: ToolAndView[]; lists: SurfaceLists } {
+  const keep = <T>(kind: DescribedKind, items: T[]): T[] => {
+    const pinned = new Map(pin[kind].map((e) => [e.key, e]));
+    return items.filter((_, i) => {
+      const now = text[kind][i];
+      if (now === undefined) return false;
+      const parts = changedParts(kind, pinned.get(now.key), now);
+      if (parts.length === 0) return true;
+      problems.push(new ManifestError('TEXT_CHANGED', loaded.file, [{ path: `${kind}[${i}]`, rule: driftRule(loaded, kind, now.key, parts) }]));
+      return false;
+    });
+  };
+  const kept = { resources: keep('resources', lists.resources), resourceTemplates: keep('resourceTemplates', lists.resourceTemplates), prompts: keep('prompts', lists.prompts) };
+  return { tools: keep('tools', tools), lists: kept };
+}
+
+function driftRule(loaded: LoadedManifest, kind: DescribedKind, key: string, parts: string[]): string {
+  const what = `${DESCRIBED_KINDS[kind].label} "${key.slice(0, 200)}"`;
+  const how = parts[0] === '(not pinned)' ? 'was not described when the plugin was installed' : `now describes different text than was pinned at install (${parts.join(', ')} changed)`;
+  return (
+    `${what} ${how}, so it is not served; the pin is ${describedPinFile(loaded.file)}. ` +
+    `To accept the new text, install ${loaded.manifest.name} again (\`toolgate install\` with its source), which shows the change for review`
+  );
+}
+
 /** describe (v1) or list_tools (v2), validated: one tool per good description, a problem per bad one. */
-async function describeTools(env: DescribeEnv): Promise<ToolDefinition[]> {
+async function describeTools(env: DescribeEnv): Promise<ToolAndView[]> {
   const { loaded, exportsOf, iface, describe, problem, id } = env;
   const has = (e: string) => exportsOf.exports.has(e);
   const toolsRaw = iface === 'v1' ? await describe('describe', undefined) : has('list_tools') ? await describe('list_tools', { context: context(id) }) : { tools: [] };
   const listed = listTools.safeParse(toolsRaw);
   if (!listed.success)
     throw new ManifestError('MODULE_INVALID', loaded.file, [{ path: 'module.path', rule: `${iface === 'v1' ? 'describe' : 'list_tools'} returned a malformed list: ${zodReason(listed.error)}` }]);
-  const tools: ToolDefinition[] = [];
+  const tools: ToolAndView[] = [];
   const seen = new Set<string>();
   listed.data.tools.forEach((raw, i) => {
     const where = `tools[${i}]`;
@@ -340,21 +389,34 @@ async function describeTools(env: DescribeEnv): Promise<ToolDefinition[]> {
     const issues = describedToolIssues(t.data, loaded.manifest.name, where, seen);
     if (issues.length > 0) return problem(issues);
     seen.add(t.data.name);
-    tools.push(moduleTool(loaded, exportsOf, iface, t.data));
+    const def = moduleTool(loaded, exportsOf, iface, t.data);
+    try {
+      tools.push({ def, view: modelView(defineTool(def)) });
+    } catch (err) {
+      problem([{ path: where, rule: messageOf(err) }]);
+    }
   });
   return tools;
 }
 
-/** A v2 module's resources, templates and prompts, and the operations that serve them. */
-async function describeSurface(env: DescribeEnv): Promise<{ surface: ServedSurface | undefined; operations: ToolDefinition[] }> {
-  const { loaded, exportsOf, describe, problem, id } = env;
-  const m = loaded.manifest;
+/** A v2 module's resources, templates and prompts, validated. */
+async function listSurface(env: DescribeEnv): Promise<SurfaceLists> {
+  const { exportsOf, describe, problem, id } = env;
   const has = (e: string) => exportsOf.exports.has(e);
   const list = async (entry: string, key: string, schema: z.ZodType<object>, max: number): Promise<ServedItem[]> =>
     has(entry) ? items(await describe(entry, { context: context(id) }), key, schema, max, entry, problem) : [];
   const resources = await list('list_resources', 'resources', resource, B.maxResources);
   const resourceTemplates = await list('list_resource_templates', 'resourceTemplates', resourceTemplate, B.maxResourceTemplates);
   const prompts = await list('list_prompts', 'prompts', prompt, B.maxPrompts);
+  return { resources, resourceTemplates, prompts };
+}
+
+/** What a v2 module serves besides tools, and the operations that serve it. */
+function surfaceOf(env: DescribeEnv, lists: SurfaceLists): { surface: ServedSurface | undefined; operations: ToolDefinition[] } {
+  const { loaded, exportsOf } = env;
+  const { resources, resourceTemplates, prompts } = lists;
+  const m = loaded.manifest;
+  const has = (e: string) => exportsOf.exports.has(e);
   const ops = operationNames(m.name);
   const served: { read?: string; get?: string; complete?: string } = {};
   const operations: ToolDefinition[] = [];

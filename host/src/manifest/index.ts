@@ -3,12 +3,30 @@
 export { ManifestError, formatKeyPath } from './errors.js';
 export { MANIFEST_DEFAULTS, MANIFEST_BOUNDS } from './defaults.js';
 export { parseManifest, MAX_MANIFEST_BYTES } from './parse.js';
-export { loadManifestFile, loadManifestDirs, type LoadedManifest, type LoadFileOptions, type LoadDirsResult } from './load.js';
+export {
+  loadManifestFile,
+  loadManifestDirs,
+  loadManifestText,
+  type LoadedManifest,
+  type LoadFileOptions,
+  type LoadDirsResult,
+} from './load.js';
 export { toolFromManifest, decodeOutput, sandboxSpecFor } from './bridge.js';
 export { loadToolsFromDirs } from './load-tools.js';
 export { describeCapabilities, describeLinks, describeHost, formatDuration } from './describe.js';
-export { readManifestModule, readRegularFile, wasmHeaderProblem, FileRuleError, DEFAULT_MAX_MODULE_BYTES } from './module-file.js';
+export {
+  readManifestModule,
+  readRegularFile,
+  wasmHeaderProblem,
+  FileRuleError,
+  DEFAULT_MAX_MODULE_BYTES,
+  } from './module-file.js';
 export { manifestDefinition, inputSchemaOf } from './definition.js';
 export { enablePreparedModuleCache } from './prepared-cache.js';
 export { protectControlDir } from './protected-dirs.js';
-export { hyperMcpInterface, pluginFromManifest, templateMatches, type HyperMcpInterface, type LoadedPlugin } from './hyper-mcp.js';
+export {
+  pluginFromManifest, hyperMcpInterface, templateMatches, type LoadedPlugin, type HyperMcpInterface,
+} from './hyper-mcp.js';
+export {
+  DESCRIBED_KINDS, DESCRIBED_KIND_NAMES, describedPinFile, type DescribedText, type DescribedEntry, type DescribedKind,
+} from './described-text.js';

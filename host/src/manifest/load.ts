@@ -9,6 +9,7 @@ import { MAX_MANIFEST_BYTES } from './parse.js';
 import { parseManifestCached } from './parse-cache.js';
 import { protectedDirRule } from './protected-dirs.js';
 import type { Manifest } from './schema.js';
+import { readDescribedPin, type DescribedText } from './described-text.js';
 import { codeOf, messageOf } from '../errors/index.js';
 
 export interface LoadedManifest {
@@ -24,6 +25,11 @@ export interface LoadedManifest {
   links: LoadedLink[];
   /** allowed_paths with each host directory resolved to its real absolute path. */
   allowedPaths: Record<string, { host: string; mode: 'ro' | 'rw' }>;
+  /**
+   * module.abi: hyper-mcp only: the described text pinned beside the manifest (the store writes it
+   * at install, described-text.ts); only text that still matches it is served.
+   */
+  describedPin?: DescribedText;
 }
 
 export interface LoadedLink {
@@ -37,6 +43,14 @@ export interface LoadedLink {
 export interface LoadFileOptions {
   /** Largest module accepted, in bytes (default DEFAULT_MAX_MODULE_BYTES, 64 MiB). */
   maxModuleBytes?: number;
+}
+
+/** A manifest not (yet) on disk: its text and the bytes of the modules it names, by absolute path. */
+export interface ManifestInMemory {
+  /** Where the manifest will be (relative paths resolve against its folder). */
+  file: string;
+  text: string;
+  modules: ReadonlyMap<string, Uint8Array>;
 }
 
 export interface LoadDirsOptions extends LoadFileOptions {
@@ -65,15 +79,31 @@ export async function loadManifestFile(file: string, opts: LoadFileOptions = {})
     const code = err instanceof FileRuleError && err.code === 'MODULE_INVALID' ? 'INVALID_MANIFEST' : 'READ_FAILED';
     throw new ManifestError(code, abs, [{ path: '', rule }]);
   }
+  const loaded = await manifestFromText(abs, text, opts);
+  // a pin beside the manifest holds what its module may describe (described-text.ts)
+  if (loaded.manifest.module.abi !== 'hyper-mcp') return loaded;
+  const pin = await readDescribedPin(abs);
+  return pin === undefined ? loaded : { ...loaded, describedPin: pin };
+}
+
+/**
+ * A manifest given as text with its modules' bytes, checked and resolved as if read from `file`:
+ * how the registry describes a package's module before it is installed (docs/registry.md).
+ */
+export async function loadManifestText(input: ManifestInMemory, opts: LoadFileOptions = {}): Promise<LoadedManifest> {
+  return manifestFromText(resolve(input.file), input.text, { ...opts, modules: input.modules });
+}
+
+async function manifestFromText(abs: string, text: string, opts: LoadFileOptions & { modules?: ReadonlyMap<string, Uint8Array> }): Promise<LoadedManifest> {
   const manifest = await parseManifestCached(text, abs);
   const dir = dirname(abs);
 
   const maxBytes = opts.maxModuleBytes ?? DEFAULT_MAX_MODULE_BYTES;
-  const main = await readModule(abs, resolve(dir, manifest.module.path), 'module', manifest.module.sha256, maxBytes);
+  const main = await readModule(abs, resolve(dir, manifest.module.path), 'module', manifest.module.sha256, maxBytes, opts.modules);
   const links: LoadedLink[] = [];
   for (const link of manifest.module.link ?? []) {
     const keyPath = formatKeyPath(['module', 'link', link.namespace]);
-    const file = await readModule(abs, resolve(dir, link.path), keyPath, link.sha256, maxBytes);
+    const file = await readModule(abs, resolve(dir, link.path), keyPath, link.sha256, maxBytes, opts.modules);
     links.push({ namespace: link.namespace, path: file.path, wasm: file.wasm, sha256: file.sha256 });
   }
 
@@ -94,9 +124,12 @@ async function readModule(
   key: string,
   expected: string | undefined,
   maxBytes: number,
+  given?: ReadonlyMap<string, Uint8Array>,
 ): Promise<{ path: string; wasm: Uint8Array; sha256: string }> {
   // a regular file, size-capped, with the wasm magic: the same check for the main and linked modules
-  const bytes = await readManifestModule(file, key === 'module' ? 'module.path' : key, path, { maxBytes });
+  // (bytes given in memory were read under the registry's rules and are checked against sha256 here)
+  const held = given?.get(path);
+  const bytes = held !== undefined ? Buffer.from(held.buffer, held.byteOffset, held.byteLength) : await readManifestModule(file, key === 'module' ? 'module.path' : key, path, { maxBytes });
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   if (expected !== undefined && expected !== sha256) {
     throw new ManifestError('SHA256_MISMATCH', file, [

@@ -2,7 +2,7 @@
 // person's consent.
 import { ceilingViolations, loadCeiling } from './ceiling.js';
 import { RegistryError } from './errors.js';
-import { describeFlag } from './screen.js';
+import { describeFlag, type TextFlag } from './screen.js';
 import type { ToolPackage } from './package.js';
 import type { StoreLayout } from './store-layout.js';
 
@@ -24,17 +24,23 @@ export async function enforceCeiling(pkg: ToolPackage, opts: ConsentOptions, lay
   const largest = Math.max(0, ...Object.entries(pkg.files).filter(([n]) => n.endsWith('.wasm')).map(([, b]) => b?.length ?? 0));
   const violations = ceilingViolations(pkg.manifest.capabilities, ceiling, largest);
   if (ceiling.allow_flagged_text === false) {
-    for (const flag of pkg.manifest.flags) violations.push(`flagged text the model reads is not allowed (allow_flagged_text: false): ${describeFlag(flag)}`);
+    for (const flag of packageFlags(pkg)) violations.push(`flagged text the model reads is not allowed (allow_flagged_text: false): ${describeFlag(flag)}`);
   }
   if (violations.length > 0) {
     throw new RegistryError('CEILING_EXCEEDED', `${pkg.name}@${pkg.version} asks for more than the policy ceiling (${file}) allows:\n  - ${violations.join('\n  - ')}`);
   }
 }
 
+/** The manifest's flags and, for a hyper-mcp package, those of what its module described. */
+function packageFlags(pkg: ToolPackage): TextFlag[] {
+  return [...pkg.manifest.flags, ...(pkg.described?.flags ?? [])];
+}
+
 /** The flags of a package, as lines for the consent text (empty when nothing was flagged). */
 export function flagLines(pkg: ToolPackage): string {
-  if (pkg.manifest.flags.length === 0) return '';
-  return `!!! text the model will read was flagged (it may be trying to steer the model):\n${pkg.manifest.flags.map((f) => `  ! ${describeFlag(f)}\n`).join('')}`;
+  const flags = packageFlags(pkg);
+  if (flags.length === 0) return '';
+  return `!!! text the model will read was flagged (it may be trying to steer the model):\n${flags.map((f) => `  ! ${describeFlag(f)}\n`).join('')}`;
 }
 
 /** --yes, or a yes on the terminal; otherwise refused (CONSENT_REQUIRED without a terminal). */

@@ -9,7 +9,8 @@ import type { Progress } from './http.js';
 import { readLock, type LockEntry } from './lockfile.js';
 import { compareVersionText } from './semver.js';
 import { fetchPackage, parseSourceRef, type FetchedPackage } from './sources.js';
-import { commitInstall, installedPackageManifest, withStore, type PauseHook, type StoreLayout } from './store.js';
+import { commitInstall, installedManifestText, installedPackageManifest, withStore, type PauseHook, type StoreLayout } from './store.js';
+import { describedReview, describePackage, sayDescribedChanges } from './described.js';
 import { judgeSignature, requireTrust, signerLine, type TrustVerdict } from './trust-check.js';
 import { ownEntry } from './own.js';
 import { pluginReview } from './plugin-review.js';
@@ -70,12 +71,20 @@ export async function installTool(opts: InstallOptions): Promise<InstallResult> 
   if (warning) opts.say(`\n!!! ${warning}\n\n`);
 
   const previous = ownEntry((await readLock(layout.lock)).tools, pkg.name);
-  const outcome = previous ? versionOutcome(pkg, previous, layout.lock, opts.allowDowngrade === true) : 'installed';
+  let outcome = previous ? versionOutcome(pkg, previous, layout.lock, opts.allowDowngrade === true) : 'installed';
+  // the same bytes of a hyper-mcp module may describe other text now: installing again re-pins it, after review
+  if (outcome === 'unchanged' && previous?.described !== undefined) outcome = await describeAgain(layout, pkg, previous.described.digest);
   if (outcome === 'unchanged' && previous) {
     return { name: pkg.name, version: pkg.version, outcome, previousVersion: previous.version, ...(previous.signer ? { signer: previous.signer.name } : {}) };
   }
 
   await enforceCeiling(pkg, opts, layout);
+  // a hyper-mcp module's text is known only by running it (under its manifest's limits, after the
+  // ceiling allowed those); its flags are then held to the ceiling too
+  if (pkg.manifest.module.abi === 'hyper-mcp') {
+    if (pkg.described === undefined) await describePackage(layout, pkg, installedManifestText(layout, pkg));
+    await enforceCeiling(pkg, opts, layout);
+  }
   const consent = await showWhatChanges(fetched, previous, layout, opts.say);
   opts.say(await pluginReview(pkg, fetched.source));
   opts.say(`${pkg.name}@${pkg.version}: ${signerLine(verdict)}\n`);
@@ -108,6 +117,12 @@ function draftShown(pkg: ToolPackage): string {
   return `${pkg.name}@${pkg.version}: no toolgate manifest came with it; this manifest was drafted from the module's exports (it grants nothing):\n${text}`;
 }
 
+/** Describes an unchanged package's module again: 'installed' (re-pin) when its text left its pin. */
+async function describeAgain(layout: StoreLayout, pkg: ToolPackage, pinned: string): Promise<InstallOutcome> {
+  await describePackage(layout, pkg, installedManifestText(layout, pkg));
+  return pkg.described?.pin.digest === pinned ? 'unchanged' : 'installed';
+}
+
 /** The package against the installed version: same contents, a new version, or a refused one. */
 function versionOutcome(pkg: ToolPackage, previous: LockEntry, lockFile: string, allowDowngrade: boolean): InstallOutcome {
   const what = `${pkg.name}@${pkg.version}`;
@@ -133,6 +148,7 @@ async function showWhatChanges(
   const before = previous ? await installedPackageManifest(layout, previous) : undefined;
   if (!before) {
     say(`${pkg.name}@${pkg.version} (${fetched.source}) asks for:\n${pkg.manifest.described.map((l) => `  ${l}\n`).join('')}`);
+    say(describedReview(pkg));
     return { needed: true, review: 'the capabilities' };
   }
   const diff = diffCapabilities(before.capabilities, pkg.manifest.capabilities);
@@ -144,9 +160,11 @@ async function showWhatChanges(
   say(text.lines.length === 0 ? '  (none)\n' : text.lines.map((l) => `  ${l}\n`).join(''));
   // linked modules are code the tool runs, like module.wasm: the review names them and their digests
   if (pkg.manifest.describedLinks.length > 0) say(`${pkg.name}: linked modules:\n${pkg.manifest.describedLinks.map((l) => `  ${l}\n`).join('')}`);
+  const served = previous ? await sayDescribedChanges(layout, previous, pkg, say) : [];
+  const changes = [...text.changed, ...served];
   return {
-    needed: diff.grew || text.changed.length > 0,
-    review: text.changed.length > 0 ? `the changes to what the model reads (${text.changed.join(', ')})` : 'the capabilities',
+    needed: diff.grew || changes.length > 0,
+    review: changes.length > 0 ? `the changes to what the model reads (${changes.join(', ')})` : 'the capabilities',
   };
 }
 

@@ -12,7 +12,8 @@ import { parseOciRef } from './oci.js';
 import type { ToolPackage } from './package.js';
 import { compareVersionText } from './semver.js';
 import { fetchPackage, parseSourceRef } from './sources.js';
-import { checkInstalled, commitInstall, installedManifestDigest, withStore, type PauseHook } from './store.js';
+import { checkInstalled, commitInstall, installedManifestDigest, installedManifestText, withStore, type PauseHook } from './store.js';
+import { describedChanges, describedReview, describePackage } from './described.js';
 import type { StoreLayout } from './store-layout.js';
 import { judgeSignature, requireTrust, signerLine, type TrustVerdict } from './trust-check.js';
 import { findTrustedByKeyId } from './trust.js';
@@ -119,6 +120,18 @@ async function fetchPinned(name: string, entry: LockEntry, layout: StoreLayout, 
   return { pkg, verdict };
 }
 
+/**
+ * A hyper-mcp module is run (under its manifest's limits, after the ceiling allowed those) and what
+ * it describes is held to the lockfile's pin like every other byte; its flags to the ceiling.
+ */
+async function describePinned(name: string, entry: LockEntry, pkg: ToolPackage, layout: StoreLayout, opts: LockedInstallOptions): Promise<void> {
+  if (pkg.manifest.module.abi !== 'hyper-mcp') return;
+  await describePackage(layout, pkg, installedManifestText(layout, pkg));
+  const changed = entry.described !== undefined && pkg.described !== undefined ? describedChanges(entry.described, pkg.described.pin) : [];
+  if (changed.length > 0) throw differs(name, `what its module describes differs from the lockfile pin (${changed.join('; ')})`);
+  await enforceCeiling(pkg, opts, layout);
+}
+
 const TRUST_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const KEY_ID = /^ed25519:[0-9a-f]{16}$/;
 
@@ -183,6 +196,7 @@ export async function installLocked(opts: LockedInstallOptions): Promise<LockedT
   for (const plan of fetching) {
     const { pkg, verdict } = await fetchPinned(plan.name, plan.entry, layout, opts);
     await enforceCeiling(pkg, opts, layout);
+    await describePinned(plan.name, plan.entry, pkg, layout, opts);
     plan.pkg = pkg;
     plan.verdict = verdict;
   }
@@ -193,7 +207,7 @@ export async function installLocked(opts: LockedInstallOptions): Promise<LockedT
   for (const p of todo) {
     const pkg = p.pkg as ToolPackage;
     const signer = p.verdict ? `${p.name}@${p.version}: ${signerLine(p.verdict)}\n` : '';
-    opts.say(`${p.name}@${p.version} (${pinnedRefOf(p.name, p.entry)}) asks for:\n${pkg.manifest.described.map((l) => `  ${l}\n`).join('')}${signer}${flagLines(pkg)}`);
+    opts.say(`${p.name}@${p.version} (${pinnedRefOf(p.name, p.entry)}) asks for:\n${pkg.manifest.described.map((l) => `  ${l}\n`).join('')}${describedReview(pkg)}${signer}${flagLines(pkg)}`);
   }
   if (todo.length > 0) await requireConsent(opts.lockfile, `Install ${todo.length} tool(s) exactly as ${opts.lockfile} pins them? [y/N] `, 'the capabilities', opts);
 

@@ -6,6 +6,7 @@ import { parseJsonDocument } from './errors.js';
 import { ownEntry } from './own.js';
 
 const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
+const describedEntry = z.strictObject({ key: z.string(), digest, parts: z.record(z.string(), digest) });
 
 const lockEntrySchema = z.strictObject({
   version: z.string(),
@@ -27,6 +28,20 @@ const lockEntrySchema = z.strictObject({
     .strictObject({
       digest,
       parts: z.strictObject({ name: digest, title: digest, description: digest, inputSchema: digest, outputSchema: digest, annotations: digest }),
+    })
+    .optional(),
+  /**
+   * module.abi: hyper-mcp: digests of what the module described at install (described.ts): `digest`
+   * is that of the pin file written beside the installed manifest; each tool, resource, template
+   * and prompt (by served name, URI, URI template, name) whole and part by part.
+   */
+  described: z
+    .strictObject({
+      digest,
+      tools: z.array(describedEntry),
+      resources: z.array(describedEntry),
+      resourceTemplates: z.array(describedEntry),
+      prompts: z.array(describedEntry),
     })
     .optional(),
   /** A plain wasm module's manifest, supplied by the user (install --manifest). */

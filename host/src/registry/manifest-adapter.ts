@@ -67,7 +67,7 @@ export interface PackagedManifest {
   name: string;
   version: string;
   description: string;
-  module: { path: string; abi: 'toolgate' | 'hyper-mcp' | 'component'; sha256?: string; entry?: string; links: PackagedLink[] };
+  module: { path: string; sha256?: string; entry?: string; abi: 'toolgate' | 'hyper-mcp' | 'component'; links: PackagedLink[] };
   capabilities: CapabilitySet;
   /** The capabilities in plain words, as the manifest folder words them (consent, list). */
   described: string[];
@@ -116,9 +116,9 @@ export function readManifest(text: string, file: string): PackagedManifest {
     description: m.description,
     module: {
       path: m.module.path,
-      abi: m.module.abi,
       ...(m.module.sha256 !== undefined ? { sha256: m.module.sha256 } : {}),
       entry: m.module.entry,
+      abi: m.module.abi,
       links: (m.module.link ?? []).map((l) => ({
         namespace: l.namespace,
         path: l.path,

@@ -12,6 +12,23 @@ import { MANIFEST_BOUNDS, MAX_MANIFEST_BYTES } from '../manifest/index.js';
 import { checkPackagedLinks, isLinkFile, readFolderLinks, readFolderModule, type LinkFileName } from './package-modules.js';
 import { signedStatement, type PackageSignature } from './signing.js';
 import { gunzip, gzip, readTar, writeTar } from './tar.js';
+import type { DescribedText } from '../manifest/index.js';
+import type { LockEntry } from './lockfile.js';
+import type { TextFlag } from './screen.js';
+
+export type DescribedPin = NonNullable<LockEntry['described']>;
+
+/** What a hyper-mcp package's module described at install, ready to review, pin and store (described.ts). */
+export interface PackageDescription {
+  text: DescribedText;
+  /** The pin file's text: canonical JSON of `text` (its digest is the lockfile's described.digest). */
+  json: string;
+  pin: DescribedPin;
+  /** Marks of tool poisoning in the described text (screen.ts). */
+  flags: TextFlag[];
+  /** What the load refused of the description (the rest is served and pinned). */
+  refused: string[];
+}
 
 export const MANIFEST_FILE = 'manifest.yaml';
 export const MODULE_FILE = 'module.wasm';
@@ -33,6 +50,8 @@ export interface ToolPackage {
   /** file name -> `sha256:<hex>` for every file present. */
   digests: Partial<Record<PackageFileName, string>>;
   signature?: PackageSignature;
+  /** module.abi: hyper-mcp: what its module described when the install ran it (described.ts). */
+  described?: PackageDescription;
 }
 
 const signatureSchema = z.strictObject({ signer: z.string().min(1), signature: z.string().min(1) });

@@ -4,6 +4,7 @@
 // describing the tool. A flag is shown at consent; a ceiling can refuse flagged tools outright.
 import type { ModelToolView } from '../tool/index.js';
 import { HIDDEN_CHARACTER_CLASS, spellHidden } from '../terminal/index.js';
+import { DESCRIBED_KINDS, DESCRIBED_KIND_NAMES, type DescribedText } from '../manifest/index.js';
 
 export type FlagRule = 'invisible-character' | 'bidi-control' | 'html-comment' | 'html-tag' | 'model-instruction';
 
@@ -89,6 +90,17 @@ export function screenModelText(view: ModelToolView): TextFlag[] {
   walk(view.inputSchema, 'inputSchema', out);
   if (view.outputSchema !== undefined) walk(view.outputSchema, 'outputSchema', out);
   if (view.annotations !== undefined) walk(view.annotations, 'annotations', out);
+  return out;
+}
+
+/** Every flag in what a hyper-mcp module describes, each named by kind, served name or URI, and part. */
+export function screenDescribedText(text: DescribedText): TextFlag[] {
+  const out: TextFlag[] = [];
+  for (const kind of DESCRIBED_KIND_NAMES) {
+    for (const e of text[kind]) {
+      for (const [part, value] of Object.entries(e.parts)) walk(value, `${DESCRIBED_KINDS[kind].label} ${visibleText(e.key)}: ${part}`, out);
+    }
+  }
   return out;
 }
 

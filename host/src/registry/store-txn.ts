@@ -11,6 +11,10 @@ import { fsyncDir, replaceFile, writeDurable } from './fs-atomic.js';
 import { digestHex } from './digest.js';
 import { readLock, serializeLock, type Lockfile } from './lockfile.js';
 import { MANIFEST_FILE } from './package.js';
+import { describedPinFile } from '../manifest/index.js';
+
+/** The pin of described text beside an installed manifest (manifest.described.json). */
+export const DESCRIBED_FILE = describedPinFile(MANIFEST_FILE);
 import { lockLeftovers, tryLock, unlock } from './store-lock.js';
 import { storeLayout, type StoreLayout } from './store-layout.js';
 
@@ -21,6 +25,8 @@ const txnSchema = z.strictObject({
   id: z.string().regex(/^[0-9a-f]{16}$/),
   kind: z.enum(['install', 'uninstall']),
   tool: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/),
+  /** An install that brings a pin of described text (module.abi: hyper-mcp, described.ts). */
+  described: z.boolean().optional(),
 });
 export type Txn = z.infer<typeof txnSchema>;
 
@@ -58,6 +64,10 @@ async function applyTxn(layout: StoreLayout, txn: Txn): Promise<void> {
     const manifest = join(staged, MANIFEST_FILE);
     if (await exists(manifest)) {
       await mkdir(toolDir, { recursive: true });
+      // the pin goes first: a manifest in place always has its own pin beside it (or none)
+      const pin = join(staged, DESCRIBED_FILE);
+      if (txn.described !== true) await rm(join(toolDir, DESCRIBED_FILE), { force: true });
+      else if (await exists(pin)) await rename(pin, join(toolDir, DESCRIBED_FILE));
       await rename(manifest, join(toolDir, MANIFEST_FILE));
       await fsyncDir(toolDir);
     }
@@ -125,10 +135,12 @@ export async function stageAndCommit(
   lock: Lockfile,
   manifestText: string | undefined,
   pause?: PauseHook,
+  describedText?: string,
 ): Promise<void> {
   const staged = join(layout.tmp, txn.id);
   await mkdir(staged, { recursive: true });
   if (manifestText !== undefined) await writeDurable(join(staged, MANIFEST_FILE), manifestText);
+  if (describedText !== undefined) await writeDurable(join(staged, DESCRIBED_FILE), describedText);
   await writeDurable(join(staged, 'toolgate.lock'), serializeLock(lock));
   await fsyncDir(staged);
   await pause?.('staged');

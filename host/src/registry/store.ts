@@ -12,7 +12,7 @@ import { readManifest, rewriteLinks, rewriteModule, type PackagedManifest } from
 import { isLinkFile, linkFileName } from './package-modules.js';
 import { MODULE_FILE, MANIFEST_FILE, type ToolPackage } from './package.js';
 import { blobPath, storeLayout, type StoreLayout, type StoreProblem } from './store-layout.js';
-import { collectGarbage, newTxn, stageAndCommit, type PauseHook } from './store-txn.js';
+import { collectGarbage, DESCRIBED_FILE, newTxn, stageAndCommit, type PauseHook } from './store-txn.js';
 import { messageOf } from '../errors/index.js';
 import { ownEntry } from './own.js';
 
@@ -61,7 +61,7 @@ async function putBlob(layout: StoreLayout, bytes: Uint8Array): Promise<string> 
 }
 
 /** The installed manifest: the package's, with module.path and each module.link path pointing at its blob. */
-function installedManifestText(layout: StoreLayout, pkg: ToolPackage): string {
+export function installedManifestText(layout: StoreLayout, pkg: ToolPackage): string {
   const moduleDigest = pkg.digests[MODULE_FILE];
   if (!moduleDigest) throw new RegistryError('BAD_PACKAGE', `${pkg.name}: package has no module`);
   const toolDir = join(layout.tools, pkg.name);
@@ -96,8 +96,12 @@ export async function commitInstall(layout: StoreLayout, pkg: ToolPackage, entry
     installedManifest: digestOf(Buffer.from(manifestText, 'utf8')),
     model: pinModel(pkg.manifest.model),
   };
+  delete full.described;
+  const described = pkg.described;
+  if (described !== undefined) full.described = described.pin;
   lock.tools[pkg.name] = full;
-  await stageAndCommit(layout, newTxn('install', pkg.name), lock, manifestText, pause);
+  const txn = { ...newTxn('install', pkg.name), ...(described !== undefined ? { described: true } : {}) };
+  await stageAndCommit(layout, txn, lock, manifestText, pause, described?.json);
   await collectGarbage(layout);
   return full;
 }
@@ -154,6 +158,7 @@ export async function checkInstalled(layout: StoreLayout, name: string, entry: L
   if (manifest.name !== name || manifest.version !== entry.version) {
     problems.push({ tool: name, file: manifestFile, message: `manifest says ${manifest.name}@${manifest.version}, the lockfile pins ${name}@${entry.version}` });
   }
+  problems.push(...(await describedPinProblems(layout, name, entry)));
   const changed = entry.model ? modelChanges(entry.model, manifest.model) : [];
   if (changed.length > 0) {
     problems.push({
@@ -163,6 +168,15 @@ export async function checkInstalled(layout: StoreLayout, name: string, entry: L
     });
   }
   return problems;
+}
+
+/** A hyper-mcp tool's pin of described text must be there, as the lockfile pins it (described.ts). */
+async function describedPinProblems(layout: StoreLayout, name: string, entry: LockEntry): Promise<StoreProblem[]> {
+  if (entry.described === undefined) return [];
+  const file = join(layout.tools, name, DESCRIBED_FILE);
+  const bytes = await readFile(file).catch(() => undefined);
+  const why = bytes === undefined ? 'is missing' : digestOf(bytes) !== entry.described.digest ? `has digest ${digestOf(bytes)}, the lockfile pins ${entry.described.digest}` : undefined;
+  return why === undefined ? [] : [{ tool: name, file, message: `the pin of what its module describes ${why}; it is not served until it is reinstalled and reviewed` }];
 }
 
 /** Each module.link entry of an installed manifest against the lockfile, as module.path is checked. */

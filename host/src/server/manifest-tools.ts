@@ -64,12 +64,13 @@ interface Entry {
   warm: () => Promise<void>;
 }
 
-/** Same manifest, same module bytes, same resolved mounts = nothing to reload. */
+/** Same manifest, same module bytes, same resolved mounts, same pin of described text = nothing to reload. */
 function fingerprint(loaded: LoadedManifest): string {
   return createHash('sha256')
     .update(JSON.stringify(loaded.manifest))
     .update(loaded.sha256)
     .update(JSON.stringify(loaded.allowedPaths))
+    .update(JSON.stringify(loaded.describedPin ?? null))
     .digest('hex');
 }
 
