@@ -1,6 +1,7 @@
-// Run as its own process by the issue-15 bench section: prints the RSS (MiB) each idle pooled instance adds for
-// a tool with no network and no file access, on the given path ("auto": the calling thread;
-// "worker"). K tools of one module (argv[3], default 32), one call each, so each holds one idle instance.
+// Run as its own process by bench/sections/05-mcp-calls-vs-unsandboxed.mjs: prints the RSS (MiB)
+// each idle pooled instance adds for a tool with no network and no file access, on the given path
+// ("auto": the calling thread; "worker"). K tools of one module (argv[3], default 32), one call
+// each, so each holds one idle instance.
 import { loadSandboxTool } from '../../dist/sandbox/index.js';
 import { kitSpec, never } from './sandbox-fixtures.mjs';
 

@@ -66,6 +66,14 @@ describe('start-up', () => {
     expect(compileLinear('(?=x)')).toMatch(/invalid or unsupported Perl syntax/);
   });
 
+  test('the instance worker bundle holds no zod: every idle instance worker would carry it (~3-4 MiB, issue 27)', () => {
+    const text = readFileSync(join(ROOT, 'dist/sandbox/worker/instance-worker.js'), 'utf8');
+    const modules = [...text.matchAll(/^\/\/ (\S+\.(?:js|ts|cjs|mjs|json))$/gm)].map((m) => m[1] as string);
+    // the WASI code that used zod for its mounts is in it (else this would prove nothing)
+    expect(modules).toContain('host/src/sandbox/wasi/mounts.ts');
+    expect(modules.filter((m) => m.includes('node_modules/zod/'))).toEqual([]);
+  });
+
   test("the SDK's validator, loaded on first use, accepts and refuses as the SDK's own", () => {
     const check = new AjvJsonSchemaValidator().getValidator<{ name: string }>({
       type: 'object',

@@ -3,7 +3,7 @@ import { ToolDefinitionError } from './definition-error.js';
 import { argumentSizeProblem, cloneJson, deepFreeze, isJson, isJsonObject } from './json.js';
 import { dropNullsForOptional } from './null-as-absent.js';
 import { compileParams } from './params.js';
-import { compileCheck, type Check } from './validation.js';
+import { compileCheck, plainlySatisfies, type Check } from './validation.js';
 import type { Json, JsonObject, JsonSchema, OutputRender, ToolDefinition } from './types.js';
 import { messageOf } from '../errors/index.js';
 
@@ -147,8 +147,11 @@ function checkDefaults(tool: string, field: string, schema: Json, path = ''): vo
   if ('default' in schema) {
     const { default: value, ...rest } = schema;
     if (value === undefined) return;
-    const r = compileOrFail(tool, `${field}${path}.default`, rest, false, 'default')(value);
-    if (!r.ok) throw new ToolDefinitionError(tool, `${field}${path}.default`, `does not match its own schema (${r.message})`);
+    // the common defaults (a scalar under type/enum/bounds) are checked without loading ajv at start-up
+    if (!plainlySatisfies(rest, value)) {
+      const r = compileOrFail(tool, `${field}${path}.default`, rest, false, 'default')(value);
+      if (!r.ok) throw new ToolDefinitionError(tool, `${field}${path}.default`, `does not match its own schema (${r.message})`);
+    }
   }
   const props = schema.properties;
   if (isJsonObject(props)) {

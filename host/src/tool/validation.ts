@@ -133,6 +133,44 @@ export function plainlyValid(schema: unknown, depth = 0): boolean {
   return true;
 }
 
+/** Keywords plainlySatisfies() decides; anything else (format, multipleOf, ...) leaves it to ajv. */
+const SATISFY_KEYWORDS = new Set([
+  'type', 'enum', 'const', 'title', 'description', '$comment', 'deprecated', 'readOnly', 'writeOnly',
+  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength',
+]);
+
+function hasType(value: string | number | boolean | null, type: unknown): boolean {
+  if (type === 'integer') return Number.isInteger(value);
+  if (type === 'number') return typeof value === 'number';
+  if (type === 'null') return value === null;
+  return typeof value === type; // string, boolean; object and array never match a scalar
+}
+
+/**
+ * True when a scalar `value` is known to satisfy a plainlyValid `schema` made only of
+ * SATISFY_KEYWORDS, as ajv would decide (lengths in code points, enum by ===). False means "not
+ * known": ajv decides. Lets a parameter's default be checked at definition without loading ajv
+ * (docs/decisions.md, issue 27).
+ */
+export function plainlySatisfies(schema: unknown, value: unknown): boolean {
+  if (!isObject(schema) || !plainlyValid(schema) || !Object.keys(schema).every((k) => SATISFY_KEYWORDS.has(k))) return false;
+  if (!(typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean' || value === null)) return false;
+  const { type } = schema;
+  if (type !== undefined && !(Array.isArray(type) ? type : [type]).some((t) => hasType(value, t))) return false;
+  if (schema.enum !== undefined && !(schema.enum as unknown[]).some((e) => e === value)) return false;
+  if ('const' in schema && schema.const !== value) return false;
+  if (typeof value === 'number') {
+    const n = (k: string): number | undefined => schema[k] as number | undefined;
+    if (value < (n('minimum') ?? -Infinity) || value > (n('maximum') ?? Infinity)) return false;
+    if (value <= (n('exclusiveMinimum') ?? -Infinity) || value >= (n('exclusiveMaximum') ?? Infinity)) return false;
+  }
+  if (typeof value === 'string') {
+    const length = [...value].length;
+    if (length < ((schema.minLength as number | undefined) ?? 0) || length > ((schema.maxLength as number | undefined) ?? Infinity)) return false;
+  }
+  return true;
+}
+
 export type Check = (value: Json) => { ok: true } | { ok: false; message: string };
 
 /**
@@ -163,7 +201,9 @@ export function compileCheck(schema: JsonSchema, what: string, opts: { applyDefa
   if (first === undefined) {
     const problem = jsonSchemaProblem(schema);
     if (problem !== undefined) throw new Error(`schema ${problem}`);
-    if (COMPILE_NOW.test(text)) first = compile(firstKey, schema, firstInstance());
+    // a plainly valid schema holds no $ref and no pattern: the text may still match on a property
+    // so named (grep_files' `pattern`), which loaded ajv and compiled at start-up for nothing
+    if (!plainlyValid(schema) && COMPILE_NOW.test(text)) first = compile(firstKey, schema, firstInstance());
   }
   let full: ValidateFunction | undefined;
   return (value) => {

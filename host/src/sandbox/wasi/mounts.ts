@@ -1,6 +1,5 @@
 import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { z } from 'zod';
 
 export interface WasiMount {
   guest: string;
@@ -21,29 +20,33 @@ export interface Mount {
   readonly maxEntries?: number | undefined;
 }
 
-const guestPath = z
-  .string()
-  .regex(/^\/[^\0]*$/, 'must be an absolute guest path such as /data')
-  .refine((p) => !p.split('/').some((c) => c === '..' || c === '.'), 'must not contain . or .. components');
+// Mounts come from the host's spec, already checked with zod (spec.ts checkSpec, and the manifest
+// schema before it). This second guard runs inside every instance worker, so it is plain code:
+// zod there would cost each instance worker ~3-4 MiB (docs/decisions.md, issue 27).
+const GUEST_PATH = /^\/[^\0]*$/;
+const isCount = (v: unknown): boolean => v === undefined || (Number.isInteger(v) && (v as number) >= 0);
 
-const mountSchema = z.strictObject({
-  guest: guestPath,
-  host: z.string().min(1, 'must name a host directory').refine((p) => !p.includes('\0'), 'must not contain NUL'),
-  mode: z.enum(['ro', 'rw']),
-  maxBytes: z.number().int().nonnegative().optional(),
-  maxEntries: z.number().int().nonnegative().optional(),
-});
+/** The first rule the mount breaks, as [field, message], or undefined. */
+function mountProblem(raw: WasiMount): [string, string] | undefined {
+  const known = new Set(['guest', 'host', 'mode', 'maxBytes', 'maxEntries']);
+  const extra = Object.keys(raw).find((k) => !known.has(k));
+  if (extra !== undefined) return [extra, 'unrecognized key'];
+  if (typeof raw.guest !== 'string' || !GUEST_PATH.test(raw.guest)) return ['guest', 'must be an absolute guest path such as /data'];
+  if (raw.guest.split('/').some((c) => c === '..' || c === '.')) return ['guest', 'must not contain . or .. components'];
+  if (typeof raw.host !== 'string' || raw.host.length === 0) return ['host', 'must name a host directory'];
+  if (raw.host.includes('\0')) return ['host', 'must not contain NUL'];
+  if (raw.mode !== 'ro' && raw.mode !== 'rw') return ['mode', 'must be "ro" or "rw"'];
+  if (!isCount(raw.maxBytes)) return ['maxBytes', 'must be a non-negative integer'];
+  if (!isCount(raw.maxEntries)) return ['maxEntries', 'must be a non-negative integer'];
+  return undefined;
+}
 
 /** Validates mounts and resolves each host directory once; throws an Error naming the mount and rule. */
 export function prepareMounts(mounts: readonly WasiMount[]): Mount[] {
   return mounts.map((raw, i) => {
-    const parsed = mountSchema.safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue ? [`mounts[${i}]`, ...issue.path.map(String)].join('.') : `mounts[${i}]`;
-      throw new Error(`wasi mount ${where}: ${issue?.message ?? 'invalid'}`);
-    }
-    const m = parsed.data;
+    const problem = mountProblem(raw);
+    if (problem !== undefined) throw new Error(`wasi mount mounts[${i}].${problem[0]}: ${problem[1]}`);
+    const m = raw;
     const abs = isAbsolute(m.host) ? m.host : resolve(m.host);
     let root: string;
     try {

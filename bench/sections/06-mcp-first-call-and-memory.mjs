@@ -1,13 +1,14 @@
-// Issue 27's start-up and memory rows, side by side in one run with their goals: a fresh
-// `serve --stdio` serving the 10 example manifests against the unsandboxed SDK server serving as
-// many tools (bench/lib/baseline-server.mjs), in alternating rounds. Verdicts are on the median of
-// the per-round ratios. The per-call CPU row (goal 2) is in issue 15's table (section 05), the
-// worker-path rows (goals 3b, 4) in sections 05 and 10.
+// The first call of a fresh server and its memory after serving (issue 27's goals 1 and 3a), side
+// by side in one run with their goals: a fresh `serve --stdio` serving the 10 example manifests
+// against the unsandboxed SDK server serving as many tools (bench/lib/baseline-server.mjs), in
+// alternating rounds. Verdicts are on the median of the per-round ratios. The per-call CPU row
+// (goal 2) and the idle worker-kept instance (goal 3b) are in 05-mcp-calls-vs-unsandboxed.mjs, the
+// worker-path warm call (goal 4) in 10-sandbox-warm-call.mjs.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchFolder, connect, ROOT, startup } from '../lib/mcp.mjs';
 
-export const title = 'Issue 27: first call of a fresh server, and memory after serving, vs an unsandboxed MCP server';
+export const title = 'MCP over stdio: first call of a fresh server, and memory after serving, vs an unsandboxed MCP server';
 
 const env = (name, fallback) => Number(process.env[name] ?? fallback);
 const EXAMPLES = join(ROOT, 'manifests');
