@@ -5,7 +5,7 @@ export { DEFAULT_LIMITS } from './limits.js';
 export type { SandboxExecution, SandboxToolSpec } from './spec.js';
 import type { SandboxToolSpec } from './spec.js';
 import type { SandboxTool } from './tool.js';
-export type { SandboxTool } from './tool.js';
+export type { SandboxCallOptions, SandboxTool } from './tool.js';
 
 /**
  * Checks and compiles the module and returns the tool. The sandbox's code (module preparation,

@@ -82,6 +82,12 @@ export interface ExecIdentity {
   readonly agent?: string;
   readonly token?: string;
   readonly signal: AbortSignal;
+  /**
+   * The body's view of the call's deadline (architecture.md §3.3): the time left, in ms, on the
+   * deadline `signal` carries (Infinity: none), from its one owner, the pipeline's clock. Once it
+   * reads 0 the deadline has fired and `signal` is aborted. Absent before execute.
+   */
+  readonly remainingMs?: () => number;
   /** The client that made the call (logs, progress, elicitation, sampling), policy in front. */
   readonly client?: CallClient;
 }
