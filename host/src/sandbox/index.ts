@@ -1,7 +1,7 @@
 // The sandbox (architecture.md §4): checked and patched modules, isolated pooled instances, limits enforced by
 // toolgate. Reached only through the tool model.
 export type { SandboxLimits } from './limits.js';
-export { DEFAULT_LIMITS } from './limits.js';
+export { DEFAULT_LIMITS, LIMITS } from './limits.js';
 export type { SandboxExecution, SandboxToolSpec } from './spec.js';
 import type { SandboxToolSpec } from './spec.js';
 import type { SandboxTool } from './tool.js';

@@ -6,7 +6,7 @@ import { DEFAULT_SLICE_MS, InThreadRoute, mayRunInThread, wantsInstrumentation, 
 import { InThreadInstance } from './in-thread.js';
 import { createHttpGate } from './http/index.js';
 import { SandboxInstance, type InstanceSetup } from './instance.js';
-import { allocBudget } from './limits.js';
+import { allocBudget, LIMITS } from './limits.js';
 import { compileUnits, type CompiledUnits } from './units.js';
 import { InstancePool, type PoolOptions, type PoolStats } from './pool.js';
 import { cleanLogLine, sanitizeMessage } from './sanitize.js';
@@ -42,8 +42,6 @@ export interface SandboxTool {
   close(): Promise<void>;
 }
 
-const DEFAULT_POOL_MAX = 2;
-const DEFAULT_IDLE_MS = 60_000;
 /** Room in the channel for HTTP response headers and framing beside the largest payload. */
 const CHANNEL_SLACK = 64 * 1024;
 
@@ -55,8 +53,8 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
   const setup = instanceSetup(spec, workerFile, units, info);
   const { secrets } = setup;
   const poolOptions: Omit<PoolOptions, 'spawn'> = {
-    max: spec.pool?.max ?? DEFAULT_POOL_MAX,
-    idleMs: spec.pool?.idleMs ?? DEFAULT_IDLE_MS,
+    max: spec.pool?.max ?? LIMITS.poolMax.default,
+    idleMs: spec.pool?.idleMs ?? LIMITS.poolIdleMs.default,
     warmStartMs: limits.timeoutMs,
     newControl: (ms: number) => new CallControl(new AbortController().signal, ms),
   };
