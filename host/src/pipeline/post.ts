@@ -2,7 +2,7 @@
 // failure stays a failure (accept({value}) is refused on it), so no listener can turn a denial
 // into data.
 import { deepFreeze, type ExecIdentity, type Json, type JsonObject, type Tool } from '../tool/index.js';
-import { ToolFailure } from '../tool/index.js';
+import { CONTENT_KINDS, ToolFailure } from '../tool/index.js';
 import { ListenerError, attempt, raceSignal, withTimeout } from './async.js';
 import { POST_DEADLINE_GRACE_MS, type CallClock } from './clock.js';
 import type { HookEntry } from './hooks.js';
@@ -132,6 +132,6 @@ function accepted(state: CallState, id: string, tool: Tool, input: AcceptInput):
 }
 
 function withContent(state: CallState, id: string, content: unknown): CallState {
-  if (!isContent(content)) throw new ListenerError(`post-execute listener "${id}": content must be an array of {type:'text', text} or {type:'image', data, mimeType}`);
+  if (!isContent(content)) throw new ListenerError(`post-execute listener "${id}": content must be an array of content blocks, each of type ${CONTENT_KINDS.join(', ')}`);
   return { ...state, content: copyContent(content) };
 }

@@ -15,7 +15,7 @@ export { PolicyEvents, type PolicyEvent } from './events.js';
 export { Metrics, type GaugeCallback, type GaugeSample, type Labels } from './metrics.js';
 export { AuditService, type AuditWriter } from './audit/log.js';
 export { verifyAuditFile, verifyAuditText, type VerifyResult } from './audit/verify.js';
-export { GENESIS, canonicalJson, recordHash } from './audit/chain.js';
+export { GENESIS, recordHash } from './audit/chain.js';
 export { BUILTINS, traceContentObserver } from './builtins/index.js';
 export { redactText, type RedactOptions } from './secrets.js';
 export { formatExplanation } from './explain.js';

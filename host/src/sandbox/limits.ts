@@ -20,7 +20,7 @@ const MIB = 1024 * KIB;
 const BYTE_CAP_MAX = 64 * MIB;
 
 /**
- * Every limit a tool runs under, once (docs/decisions.md, "One table of limits"): its tight default,
+ * Every limit a tool runs under, once (docs/decisions.md, "One table per fact"): its tight default,
  * what a manifest that says nothing gets (docs/authoring.md, "Limits"), and the largest value
  * anything may set, so an "impossible" value (a typo with three extra zeros) never loads. The
  * manifest's schema and defaults (manifest/defaults.ts) and the sandbox's spec check (spec.ts), its
