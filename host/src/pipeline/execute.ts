@@ -2,6 +2,7 @@
 import { ERROR_CODES, ToolFailure, isJson, type ExecIdentity, type Tool } from '../tool/index.js';
 import { ListenerError, attempt, linkSignals, raceSignal } from './async.js';
 import type { CallClock } from './clock.js';
+import type { CallContext } from './call.js';
 import type { HookEntry } from './hooks.js';
 import { failureOf } from './outcome.js';
 import type { ExecOutcome, ExecReplace, ExecuteWrapper } from './types.js';
@@ -15,13 +16,8 @@ import { abortStatus } from '../signals/index.js';
  * body or wrapper ignores its signal; a signal a wrapper hands down bounds everything below that
  * wrapper the same way.
  */
-export function runExecute(
-  exec: Readonly<ExecIdentity>,
-  tool: Tool,
-  wrappers: readonly HookEntry<ExecuteWrapper>[],
-  clock: CallClock,
-): Promise<ExecOutcome> {
-  return new ExecuteRun(exec, tool, wrappers, clock).run();
+export function runExecute(call: CallContext): Promise<ExecOutcome> {
+  return new ExecuteRun(call).run();
 }
 
 /** One call's way down the wrappers to the body and back. */
@@ -34,11 +30,11 @@ class ExecuteRun {
   readonly #links: (() => void)[] = [];
   #finished = false;
 
-  constructor(exec: Readonly<ExecIdentity>, tool: Tool, wrappers: readonly HookEntry<ExecuteWrapper>[], clock: CallClock) {
-    this.#exec = exec;
-    this.#tool = tool;
-    this.#wrappers = wrappers;
-    this.#clock = clock;
+  constructor(call: CallContext) {
+    this.#exec = call.exec;
+    this.#tool = call.tool;
+    this.#wrappers = call.hooks['tools/execute'];
+    this.#clock = call.clock;
   }
 
   async run(): Promise<ExecOutcome> {
