@@ -21,6 +21,7 @@ const LAYER = {
   'own-sockets': 0,
   signals: 0,
   'cache-files': 0,
+  digest: 0,
   'lazy-undici': 0,
   'shared-state': 0,
   telemetry: 0,

@@ -35,6 +35,8 @@ const architecture = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8')
 const sections = new Set([...architecture.matchAll(/^## (\d+)\./gm)].map((m) => m[1]));
 const section8 = architecture.slice(architecture.indexOf('## 8.'));
 const items8 = new Set([...section8.matchAll(/^(\d+)\. /gm)].map((m) => m[1]));
+/** Subsections ("### 3.3 The deadline walk") may be cited as §3.3. */
+const subsections = new Set([...architecture.matchAll(/^### (\d+\.\d+) /gm)].map((m) => m[1]));
 
 describe('citations stay inside the repository', () => {
   const all = lines();
@@ -43,13 +45,13 @@ describe('citations stay inside the repository', () => {
     expect(all.filter((l) => OUTSIDE.test(l.text)).map((l) => `${l.where}: ${l.text.trim()}`)).toEqual([]);
   });
 
-  it('every "architecture.md §N" names a section that exists, and every "§8.N" an item of it', () => {
+  it('every "architecture.md §N" names a section that exists, every "§8.N" an item of it, and any other "§N.M" a subsection', () => {
     const bad: string[] = [];
     for (const l of all) {
       for (const m of l.text.matchAll(/architecture\.md §(\d+)(?:\.(\d+))?/g)) {
         const [, sec, item] = m;
         if (!sections.has(sec!)) bad.push(`${l.where}: no section ${sec}`);
-        else if (item !== undefined && (sec !== '8' || !items8.has(item))) bad.push(`${l.where}: no item §${sec}.${item}`);
+        else if (item !== undefined && !(sec === '8' ? items8.has(item) : subsections.has(`${sec}.${item}`))) bad.push(`${l.where}: no item §${sec}.${item}`);
       }
     }
     expect(bad).toEqual([]);
@@ -58,7 +60,7 @@ describe('citations stay inside the repository', () => {
   it('the checks see what they check (a known citation is found, and the outside pattern matches)', () => {
     expect(all.some((l) => /architecture\.md §8\.\d/.test(l.text))).toBe(true);
     expect(OUTSIDE.test(`see ${['DES', 'IGN'].join('')}.md`)).toBe(true);
-    expect(sections.has('4') && items8.has('3')).toBe(true);
+    expect(sections.has('4') && items8.has('3') && subsections.has('3.3')).toBe(true);
   });
 });
 

@@ -52,6 +52,7 @@ export const INNER_FILES_FOR_TESTS: readonly string[] = [
   'policy/values.ts',
   'registry/manifest-adapter.ts',
   'registry/screen.ts',
+  'pipeline/clock.ts',
   'registry/store-lock.ts',
   'registry/word-diff.ts',
   'sandbox/channel.ts',

@@ -45,6 +45,28 @@ describe('pipeline stage 5: tools/post-execute', () => {
     expect(r.error).toEqual({ code: 'LISTENER_ERROR', message: 'post-execute listener "both": accept() takes content or a value, not both' });
   });
 
+  it('accept() with blocks that are not content is LISTENER_ERROR naming every content kind, and each of the five kinds is accepted', async () => {
+    const h = harness();
+    h.tools.register(recordingTool({ body: () => ({ n: 1 }) }));
+    h.hooks.on('tools/post-execute', 'bad', (call) => call.accept([{ type: 'video', data: 'AA==' }] as never));
+    const r = await h.pipeline.call('rec', {});
+    expect(r.error).toEqual({
+      code: 'LISTENER_ERROR',
+      message: 'post-execute listener "bad": content must be an array of content blocks, each of type text, image, audio, resource, resource_link',
+    });
+    const h2 = harness();
+    h2.tools.register(recordingTool({ body: () => ({ n: 1 }) }));
+    const all = [
+      { type: 'text', text: 't' },
+      { type: 'image', data: 'AA==', mimeType: 'image/png' },
+      { type: 'audio', data: 'AA==', mimeType: 'audio/wav' },
+      { type: 'resource', resource: { uri: 'file:///a', text: 'a' } },
+      { type: 'resource_link', uri: 'file:///b', name: 'b' },
+    ] as const;
+    h2.hooks.on('tools/post-execute', 'all', (call) => call.accept([...all]));
+    expect((await h2.pipeline.call('rec', {})).content).toEqual(all);
+  });
+
   it('accept({value}) is not allowed on a failed result: a denial cannot be turned into data', async () => {
     const h = harness();
     h.tools.register(recordingTool());

@@ -8,6 +8,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadSandboxTool, type SandboxTool } from '../../host/src/sandbox/index.js';
+import { CallClock } from '../../host/src/pipeline/clock.js';
 import { ToolFailure } from '../../host/src/tool/index.js';
 import { harness, recordingTool } from '../pipeline/helpers.js';
 import { failure, kitSpec, never, type SpecOverrides } from './core-helpers.js';
@@ -145,6 +146,17 @@ describe('a deadline is TIMEOUT from whichever layer; only the caller\'s own abo
     expect(aborted.error?.code).toBe('ABORTED');
   });
 
+  it("through the pipeline too: a caller's own AbortSignal.timeout is TIMEOUT, its plain abort ABORTED (one mapping, signals/)", async () => {
+    const h = harness();
+    h.tools.register(recordingTool({ timeoutMs: 5000, body: (_a, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve('late'))) }));
+    const timedOut = await h.pipeline.call('rec', {}, { signal: AbortSignal.timeout(40) });
+    expect(timedOut.error).toEqual({ code: 'TIMEOUT', message: 'call to "rec" did not finish within its caller\'s deadline' });
+    const caller = new AbortController();
+    setTimeout(() => caller.abort(), 40);
+    const aborted = await h.pipeline.call('rec', {}, { signal: caller.signal });
+    expect(aborted.error).toEqual({ code: 'ABORTED', message: 'call to "rec" was cancelled by the caller' });
+  });
+
   it('a manifest tool spinning past its timeout_ms is TIMEOUT through the pipeline (toolgate call)', async () => {
     const policies = mkdtempSync(join(tmpdir(), 'toolgate-nopolicy-'));
     try {
@@ -189,6 +201,50 @@ async function busiestThread(ms: number): Promise<number> {
   for (const [tid, ticks] of threadTicks()) worst = Math.max(worst, ticks - (before.get(tid) ?? ticks));
   return worst;
 }
+
+describe("the pipeline's clock is the deadline's one owner (architecture.md §3.3)", () => {
+  // The sandbox's own limit is far off: only the clock's deadline can end these calls.
+  for (const path of ['in-thread', 'worker'] as const) {
+    it(`a call under the clock's deadline ends with the clock's TIMEOUT, not a second sandbox one (${path})`, async () => {
+      const tool = await kit('spin', { limits: { timeoutMs: 5000 }, execution: path === 'worker' ? { path: 'worker' } : { sliceMs: 60_000 } });
+      const clock = new CallClock('t_spin', never(), { ms: 150, source: 'a test' });
+      try {
+        const t0 = performance.now();
+        const err = await failure(tool.call(new Uint8Array(0), { signal: clock.signal, remainingMs: clock.remainingMs }), 'TIMEOUT');
+        expect(err.message).toBe(clock.timeoutReason?.message);
+        expect(err.message).toMatch(/deadline of 150 ms \(set by a test\)/);
+        expect(performance.now() - t0).toBeLessThan(4000);
+        expect(tool.paths()).toMatchObject(path === 'worker' ? { inThread: 0, worker: 1 } : { inThread: 1, worker: 0 });
+      } finally {
+        clock.release();
+      }
+    });
+  }
+
+  it("the body reads the clock's time left; reading past the deadline fires its signal with the clock's TIMEOUT", async () => {
+    const h = harness();
+    const seen: { left?: number | undefined; late?: number | undefined; reason?: unknown } = {};
+    h.tools.register({
+      ...recordingTool({ timeoutMs: 200 }),
+      execute: (_args, exec) => {
+        seen.left = exec.remainingMs?.();
+        // spin past the deadline on this thread: no timer can fire meanwhile
+        const until = performance.now() + 300;
+        while (performance.now() < until);
+        seen.late = exec.remainingMs?.();
+        seen.reason = exec.signal.reason;
+        return 'late';
+      },
+    });
+    const r = await h.pipeline.call('rec', {});
+    expect(seen.left).toBeGreaterThan(0);
+    expect(seen.left).toBeLessThanOrEqual(200);
+    expect(seen.late).toBe(0);
+    expect(seen.reason).toBeInstanceOf(ToolFailure);
+    expect(r.error?.code).toBe('TIMEOUT');
+    expect(r.error?.message).toBe((seen.reason as ToolFailure).message);
+  });
+});
 
 describe('an idle pool costs no CPU', () => {
   it('an idle pool settles: no thread of the process keeps a core busy (the worker never spins unbounded)', async () => {

@@ -2,9 +2,9 @@
 // the module (as UTF-8 JSON, or one argument's bytes: wire.ts) and returns the module's output as the
 // canonical value (§4 wire ABI).
 import type { Logger } from 'pino';
-import { DEFAULT_LIMITS, loadSandboxTool, SandboxLoadError, type SandboxExecution, type SandboxTool, type SandboxToolSpec } from '../sandbox/index.js';
+import { DEFAULT_LIMITS, loadSandboxTool, SandboxLoadError, type SandboxCallOptions, type SandboxExecution, type SandboxTool, type SandboxToolSpec } from '../sandbox/index.js';
 import { ToolFailure } from '../tool/index.js';
-import type { Json, JsonObject, ToolDefinition } from '../tool/index.js';
+import type { ExecIdentity, Json, JsonObject, ToolDefinition } from '../tool/index.js';
 import { MANIFEST_DEFAULTS } from './defaults.js';
 import { manifestDefinition } from './definition.js';
 import { ManifestError } from './errors.js';
@@ -107,8 +107,6 @@ export async function toolFromManifest(loaded: LoadedManifest, opts: BridgeOptio
     throw new ManifestError('SANDBOX_LOAD', loaded.file, [{ path: 'module.path', rule: `module ${loaded.modulePath} was refused by the sandbox: ${why}` }]);
   }
   const encoding = m.output.encoding;
-  const timeoutMs = m.capabilities.timeout_ms;
-  const caps = m.capabilities;
   return manifestDefinition(m, {
     allowedPaths: loaded.allowedPaths,
     async execute(args: Readonly<JsonObject>, exec): Promise<Json> {
@@ -119,15 +117,23 @@ export async function toolFromManifest(loaded: LoadedManifest, opts: BridgeOptio
           `tool ${m.name} needs the environment variable${many ? 's' : ''} ${missingSecrets.join(', ')}, which ${many ? 'are' : 'is'} not set on the host`,
         );
       }
-      const output = await sandbox.call(encodeInput(args, m.input), {
-        signal: exec.signal,
-        timeoutMs,
-        // only a tool that declared capabilities.mcp reaches its client (its module was checked at load)
-        ...(exec.client !== undefined && caps.mcp.length > 0 ? { client: exec.client } : {}),
-      });
+      const output = await sandbox.call(encodeInput(args, m.input), sandboxCallOptions(loaded, exec));
       return decodeOutput(output, encoding);
     },
     dispose: () => sandbox.close(),
     instances: () => sandbox.stats(),
   });
+}
+
+/**
+ * A pipeline call as the sandbox gets it: the body's signal with the clock's time left (the clock
+ * owns the deadline, architecture.md §3.3), and the client only for a manifest that declared
+ * capabilities.mcp (its module was checked at load).
+ */
+export function sandboxCallOptions(loaded: LoadedManifest, exec: Readonly<ExecIdentity>): SandboxCallOptions {
+  return {
+    signal: exec.signal,
+    ...(exec.remainingMs !== undefined ? { remainingMs: exec.remainingMs } : {}),
+    ...(exec.client !== undefined && loaded.manifest.capabilities.mcp.length > 0 ? { client: exec.client } : {}),
+  };
 }

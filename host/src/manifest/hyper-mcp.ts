@@ -10,13 +10,13 @@
 // `p` is the tool `p__t`; the plugin's operations are `p__resources__read`, `p__prompts__get` and
 // `p__completion__complete` (a module tool name has no `__`, so neither kind can take the other's).
 import { z } from 'zod';
-import { loadSandboxTool, SandboxLoadError, type SandboxTool } from '../sandbox/index.js';
+import { loadSandboxTool, SandboxLoadError, type SandboxCallOptions, type SandboxTool } from '../sandbox/index.js';
 import {
   defineTool, jsonSchemaProblem, modelView, TOOL_NAME_RE, ToolFailure,
   type Json, type JsonObject, type ModelToolView, type ServedItem, type ServedSurface, type ToolAnnotations, type ToolDefinition,
 } from '../tool/index.js';
 import { hiddenTextProblem, shownTextProblem } from '../terminal/index.js';
-import { sandboxSpecFor, type BridgeOptions } from './bridge.js';
+import { sandboxCallOptions, sandboxSpecFor, type BridgeOptions } from './bridge.js';
 import { manifestDefinition } from './definition.js';
 import { ManifestError, formatKeyPath, type ManifestIssue } from './errors.js';
 import type { LoadedManifest } from './load.js';
@@ -210,7 +210,7 @@ class ModuleExports {
   }
 
   /** Runs one export with a JSON payload ('' for v1 describe); its JSON output, or ToolFailure. */
-  async call(entry: string, payload: Json | undefined, opts: { signal: AbortSignal; client?: Parameters<SandboxTool['call']>[1]['client'] }): Promise<Json> {
+  async call(entry: string, payload: Json | undefined, opts: SandboxCallOptions): Promise<Json> {
     if (this.#closed) throw new ToolFailure('ABORTED', `plugin "${this.#loaded.manifest.name}" is closed`);
     let sandbox: SandboxTool;
     try {
@@ -220,11 +220,7 @@ class ModuleExports {
       throw new ToolFailure('SANDBOX_ERROR', `module ${this.#loaded.modulePath} was refused by the sandbox: ${why}`);
     }
     const input = payload === undefined ? new Uint8Array(0) : encoder.encode(JSON.stringify(payload));
-    const output = await sandbox.call(input, {
-      signal: opts.signal,
-      timeoutMs: this.#loaded.manifest.capabilities.timeout_ms,
-      ...(opts.client !== undefined ? { client: opts.client } : {}),
-    });
+    const output = await sandbox.call(input, opts);
     return decodeOutput(output, 'json');
   }
 
@@ -480,17 +476,12 @@ function baseDefinition(loaded: LoadedManifest, name: string, description: strin
   return { ...def, name, description };
 }
 
-function clientOf(loaded: LoadedManifest, exec: Parameters<ToolDefinition['execute']>[1]) {
-  // only a plugin that declared capabilities.mcp reaches its client (toolgate:mcp imports)
-  return exec.client !== undefined && loaded.manifest.capabilities.mcp.length > 0 ? { client: exec.client } : {};
-}
-
 function moduleTool(loaded: LoadedManifest, exportsOf: ModuleExports, iface: HyperMcpInterface, t: DescribedTool): ToolDefinition {
   const served = servedToolName(loaded.manifest.name, t.name);
   const def = baseDefinition(loaded, served, t.description ?? t.title ?? `${t.name} (plugin ${loaded.manifest.name})`, async (args, exec) => {
     const request: JsonObject = { name: t.name, arguments: args as JsonObject };
     const payload: JsonObject = iface === 'v1' ? { params: request } : { request, context: context(exec.callId) };
-    const out = await exportsOf.call(iface === 'v1' ? 'call' : 'call_tool', payload, { signal: exec.signal, ...clientOf(loaded, exec) });
+    const out = await exportsOf.call(iface === 'v1' ? 'call' : 'call_tool', payload, sandboxCallOptions(loaded, exec));
     const result = checked(callToolResult, out, 'call');
     if (result.isError === true) {
       const text = result.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
@@ -531,7 +522,7 @@ function readOperation(loaded: LoadedManifest, exportsOf: ModuleExports, name: s
     // a URI the module did not list and no template matches is never passed to it
     if (!listed.has(uriArg) && !templates.some((t) => templateMatches(String(t['uriTemplate']), uriArg)))
       throw new ToolFailure('TOOL_ERROR', `resource not found: ${uriArg}`);
-    const out = await exportsOf.call('read_resource', { request: { uri: uriArg }, context: context(exec.callId) }, { signal: exec.signal, ...clientOf(loaded, exec) });
+    const out = await exportsOf.call('read_resource', { request: { uri: uriArg }, context: context(exec.callId) }, sandboxCallOptions(loaded, exec));
     return checked(readResourceResult, out, 'read_resource') as JsonObject;
   });
   def.inputSchema = { type: 'object', properties: { uri: { type: 'string', minLength: 1, maxLength: B.maxUriChars } }, required: ['uri'], additionalProperties: false };
@@ -546,7 +537,7 @@ function promptOperation(loaded: LoadedManifest, exportsOf: ModuleExports, name:
     const promptName = String(args['name']);
     if (!known.has(promptName)) throw new ToolFailure('TOOL_ERROR', `unknown prompt: ${promptName}`);
     const request: JsonObject = { name: promptName, ...(args['arguments'] !== undefined ? { arguments: args['arguments'] } : {}) };
-    const out = await exportsOf.call('get_prompt', { request, context: context(exec.callId) }, { signal: exec.signal, ...clientOf(loaded, exec) });
+    const out = await exportsOf.call('get_prompt', { request, context: context(exec.callId) }, sandboxCallOptions(loaded, exec));
     return checked(getPromptResult, out, 'get_prompt') as JsonObject;
   });
   def.inputSchema = {
@@ -566,7 +557,7 @@ function completeOperation(loaded: LoadedManifest, exportsOf: ModuleExports, nam
     // hyper-mcp's envelope names the reference kinds without MCP's "ref/" prefix
     const type = typeof ref['type'] === 'string' ? ref['type'].replace(/^ref\//, '') : ref['type'];
     const request: JsonObject = { ...(args as JsonObject), ref: { ...ref, type: type ?? null } };
-    const out = await exportsOf.call('complete', { request, context: context(exec.callId) }, { signal: exec.signal, ...clientOf(loaded, exec) });
+    const out = await exportsOf.call('complete', { request, context: context(exec.callId) }, sandboxCallOptions(loaded, exec));
     return checked(completeResult, out, 'complete') as JsonObject;
   });
   def.inputSchema = {

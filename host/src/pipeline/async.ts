@@ -1,7 +1,6 @@
 // Promise helpers that keep a stuck listener or body from stalling a call forever.
 import { ToolgateError } from '../errors/index.js';
 import { whenAborted } from '../signals/index.js';
-import { ToolFailure, type ErrorCode } from '../tool/index.js';
 
 /** Thrown inside the pipeline when a listener misbehaves; becomes LISTENER_ERROR. */
 export class ListenerError extends ToolgateError<'LISTENER_ERROR'> {
@@ -21,13 +20,6 @@ export function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => Er
 
 /** The one race of work against a signal (host/src/signals), for the pipeline's files. */
 export { raceSignal } from '../signals/index.js';
-
-/** The stable code an abort reason stands for: a ToolFailure's own, TIMEOUT for timeouts, else ABORTED. */
-export function abortCode(reason: unknown): ErrorCode {
-  if (reason instanceof ToolFailure) return reason.code;
-  if (reason instanceof Error && reason.name === 'TimeoutError') return 'TIMEOUT';
-  return 'ABORTED';
-}
 
 /** Runs `fn` and turns a synchronous throw into a rejection, so one code path handles both. */
 export function attempt<T>(fn: () => T | Promise<T>): Promise<T> {

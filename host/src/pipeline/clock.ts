@@ -102,8 +102,23 @@ export class CallClock {
 
   /** A synchronous stage cannot be interrupted; this fires the deadline if it passed meanwhile. */
   check(): void {
-    if (this.#timer !== undefined && performance.now() - this.#startedAt >= this.#left) this.#fire();
+    this.remainingMs();
   }
+
+  /**
+   * The time left before the deadline (Infinity without a budget; while paused, what is left). What
+   * the layers below read instead of a timer of their own (architecture.md §3.3): once none is left
+   * this fires the deadline first, so whoever notices it (the sandbox's fuel check, where no timer
+   * can run) finds `signal` aborted with the clock's TIMEOUT.
+   */
+  readonly remainingMs = (): number => {
+    if (this.#timeout !== undefined) return 0;
+    if (this.#timer === undefined) return this.#left;
+    const left = this.#left - (performance.now() - this.#startedAt);
+    if (left > 0) return left;
+    this.#fire();
+    return 0;
+  };
 
   /** Stops the clock (a person is being asked). */
   pause(): void {

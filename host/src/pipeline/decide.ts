@@ -1,12 +1,10 @@
 // Stages 2 and 3: the pre-execute waterfall, approval for 'ask', then guards. Shared by a real call
 // and by `policy explain` (dryRun), so what explain prints is what a call would do.
-import { ToolFailure, type ExecIdentity, type Tool } from '../tool/index.js';
 import { ListenerError, attempt, linkSignals, raceSignal, withTimeout } from './async.js';
-import type { CallClock } from './clock.js';
-import type { HookEntry } from './hooks.js';
-import { failed, type CallState } from './outcome.js';
+import type { CallContext } from './call.js';
+import { failed, type Refusal } from './outcome.js';
 import {
-  DENY_CODES, type ApprovalService, type DenyCode, type Decision, type DecisionTrail, type Guard, type PreExecuteInfo, type PreExecuteListener, type TrailStep,
+  DENY_CODES, type ApprovalService, type DenyCode, type Decision, type DecisionTrail, type PreExecuteInfo, type TrailStep,
 } from './types.js';
 import { messageOf, ToolgateError } from '../errors/index.js';
 import { tracer } from '../telemetry/index.js';
@@ -19,7 +17,6 @@ export interface GateOptions {
   listenerTimeoutMs: number | undefined;
   approval: ApprovalService | undefined;
   approvalTimeoutMs: number;
-  clock: CallClock;
   /** See CallOptions.onApprovalWait. */
   onApprovalWait?: (() => () => void) | undefined;
 }
@@ -32,22 +29,15 @@ export function newTrail(): DecisionTrail {
  * Runs pre-execute, then guards, then (for 'ask') the approval; returns null when the call may go
  * on, else its failure. Guards come before the person: a call a guard denies never reaches anyone.
  */
-export async function gate(
-  exec: Readonly<ExecIdentity>,
-  tool: Tool,
-  listeners: readonly HookEntry<PreExecuteListener>[],
-  guards: readonly HookEntry<Guard>[],
-  trail: DecisionTrail,
-  opts: GateOptions,
-): Promise<(CallState & { ok: false }) | null> {
-  const { clock } = opts;
+export async function gate(call: CallContext, opts: GateOptions): Promise<Refusal | null> {
+  const { clock, trail } = call;
   let decided: { decision: Decision; by: string };
   try {
     clock.at('tools/pre-execute');
-    decided = await raceSignal(runChain(exec, listeners, { tool, dryRun: opts.dryRun }, trail.steps, opts.listenerTimeoutMs, clock), clock.signal);
+    decided = await raceSignal(runChain(call, { tool: call.tool, dryRun: opts.dryRun }, opts.listenerTimeoutMs), clock.signal);
   } catch (err) {
     trail.final = 'denied';
-    return stopped(exec, tool, clock) ?? failed('LISTENER_ERROR', messageOf(err));
+    return stopped(call) ?? failed('LISTENER_ERROR', messageOf(err));
   }
   const { decision, by } = decided;
   trail.decision = decision;
@@ -56,7 +46,7 @@ export async function gate(
     trail.final = 'denied';
     return failed(decision.code ?? 'DENIED', decision.reason);
   }
-  const guardFailure = runGuards(exec, tool, guards, trail, clock);
+  const guardFailure = runGuards(call);
   if (guardFailure) {
     trail.final = 'denied';
     return guardFailure;
@@ -69,7 +59,7 @@ export async function gate(
     // Waiting for a person is off the call's clock; the approval has its own timeout.
     clock.pause();
     const waiting = tracer()?.begin('approval wait', { 'toolgate.policy.decided_by': by });
-    const refused = await askApproval(exec, tool, decision, by, trail, opts);
+    const refused = await askApproval(call, decision, by, opts);
     waiting?.set({ 'toolgate.approval.outcome': trail.approval?.outcome ?? 'allowed-once' });
     waiting?.end();
     clock.resume();
@@ -83,7 +73,7 @@ export async function gate(
 }
 
 /** The failure for a stage the caller or the deadline cut short; null when neither fired. */
-function stopped(exec: Readonly<ExecIdentity>, tool: Tool, clock: CallClock): (CallState & { ok: false }) | null {
+function stopped({ exec, tool, clock }: CallContext): Refusal | null {
   if (exec.signal.aborted) return failed('ABORTED_BEFORE_DISPATCH', `call to "${tool.name}" was cancelled before dispatch`);
   if (clock.expired) {
     const reason = clock.timeoutReason;
@@ -103,14 +93,10 @@ function isDecision(v: unknown): v is Decision {
 
 type Decided = { decision: Decision; by: string };
 
-async function runChain(
-  exec: Readonly<ExecIdentity>,
-  listeners: readonly HookEntry<PreExecuteListener>[],
-  info: PreExecuteInfo,
-  steps: TrailStep[],
-  timeoutMs: number | undefined,
-  clock: CallClock,
-): Promise<Decided> {
+async function runChain(call: CallContext, info: PreExecuteInfo, timeoutMs: number | undefined): Promise<Decided> {
+  const { exec, clock } = call;
+  const listeners = call.hooks['tools/pre-execute'];
+  const steps = call.trail.steps;
   // A failure anywhere in the chain stands even if an earlier listener catches it from next():
   // a broken policy must not be silenced into an allow.
   let chainError: unknown;
@@ -212,19 +198,13 @@ const HOW_TO_ANSWER =
 type ApprovalTrailOutcome = NonNullable<DecisionTrail['approval']>['outcome'];
 
 /** An approval that did not let the call run: the trail says how, the call fails APPROVAL_DENIED. */
-function denied(trail: DecisionTrail, outcome: ApprovalTrailOutcome, why: string): CallState & { ok: false } {
+function denied(trail: DecisionTrail, outcome: ApprovalTrailOutcome, why: string): Refusal {
   trail.approval = { outcome, reason: why };
   return failed('APPROVAL_DENIED', why);
 }
 
-async function askApproval(
-  exec: Readonly<ExecIdentity>,
-  tool: Tool,
-  decision: { kind: 'ask'; reason?: string },
-  by: string,
-  trail: DecisionTrail,
-  opts: GateOptions,
-): Promise<(CallState & { ok: false }) | null> {
+async function askApproval(call: CallContext, decision: { kind: 'ask'; reason?: string }, by: string, opts: GateOptions): Promise<Refusal | null> {
+  const { exec, tool, trail } = call;
   const reason = decision.reason ?? `tool "${tool.name}" needs approval`;
   const deny = (outcome: ApprovalTrailOutcome, why: string) => denied(trail, outcome, why);
   if (opts.approval === undefined) {
@@ -261,7 +241,7 @@ async function askApproval(
 }
 
 /** The call's fate from the channel's answer: null (allowed-once) or the denial, recorded in the trail. */
-function fromAnswer(answer: unknown, reason: string, trail: DecisionTrail): (CallState & { ok: false }) | null {
+function fromAnswer(answer: unknown, reason: string, trail: DecisionTrail): Refusal | null {
   let outcome = answer;
   const deny = (o: ApprovalTrailOutcome, why: string) => denied(trail, o, why);
   // A reply that names who answered keeps the name in the trail, for the audit log.
@@ -288,14 +268,9 @@ function fromAnswer(answer: unknown, reason: string, trail: DecisionTrail): (Cal
   }
 }
 
-function runGuards(
-  exec: Readonly<ExecIdentity>,
-  tool: Tool,
-  guards: readonly HookEntry<Guard>[],
-  trail: DecisionTrail,
-  clock: CallClock,
-): (CallState & { ok: false }) | null {
-  for (const g of guards) {
+function runGuards(call: CallContext): Refusal | null {
+  const { exec, tool, trail, clock } = call;
+  for (const g of call.hooks.guards) {
     let verdict: unknown;
     try {
       clock.at('guards', `guard "${g.id}"`);
@@ -304,7 +279,7 @@ function runGuards(
       clock.check();
       if (clock.expired) {
         trail.guard = { id: g.id, reason: 'ran past the call deadline' };
-        return stopped(exec, tool, clock);
+        return stopped(call);
       }
     } catch (err) {
       trail.guard = { id: g.id, reason: `threw: ${messageOf(err)}` };

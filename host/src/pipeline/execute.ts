@@ -1,25 +1,23 @@
 // Stage 4: the tools/execute waterfall around the body, under the call's deadline.
 import { ERROR_CODES, ToolFailure, isJson, type ExecIdentity, type Tool } from '../tool/index.js';
-import { ListenerError, abortCode, attempt, linkSignals, raceSignal } from './async.js';
+import { ListenerError, attempt, linkSignals, raceSignal } from './async.js';
 import type { CallClock } from './clock.js';
+import type { CallContext } from './call.js';
 import type { HookEntry } from './hooks.js';
 import { failureOf } from './outcome.js';
 import type { ExecOutcome, ExecReplace, ExecuteWrapper } from './types.js';
 import { messageOf } from '../errors/index.js';
+import { abortStatus } from '../signals/index.js';
 
 /**
  * `exec.signal` is the caller's own signal. The body always gets a signal that aborts when the
- * caller cancels or the call's deadline passes, whatever a wrapper passed to next(). The caller is
- * answered the moment either happens, even if a body or wrapper ignores its signal; a signal a
- * wrapper hands down bounds everything below that wrapper the same way.
+ * caller cancels or the call's deadline passes, whatever a wrapper passed to next(), and the clock's
+ * `remainingMs` (architecture.md §3.3). The caller is answered the moment either happens, even if a
+ * body or wrapper ignores its signal; a signal a wrapper hands down bounds everything below that
+ * wrapper the same way.
  */
-export function runExecute(
-  exec: Readonly<ExecIdentity>,
-  tool: Tool,
-  wrappers: readonly HookEntry<ExecuteWrapper>[],
-  clock: CallClock,
-): Promise<ExecOutcome> {
-  return new ExecuteRun(exec, tool, wrappers, clock).run();
+export function runExecute(call: CallContext): Promise<ExecOutcome> {
+  return new ExecuteRun(call).run();
 }
 
 /** One call's way down the wrappers to the body and back. */
@@ -32,17 +30,17 @@ class ExecuteRun {
   readonly #links: (() => void)[] = [];
   #finished = false;
 
-  constructor(exec: Readonly<ExecIdentity>, tool: Tool, wrappers: readonly HookEntry<ExecuteWrapper>[], clock: CallClock) {
-    this.#exec = exec;
-    this.#tool = tool;
-    this.#wrappers = wrappers;
-    this.#clock = clock;
+  constructor(call: CallContext) {
+    this.#exec = call.exec;
+    this.#tool = call.tool;
+    this.#wrappers = call.hooks['tools/execute'];
+    this.#clock = call.clock;
   }
 
   async run(): Promise<ExecOutcome> {
     const base = this.#clock.signal;
     try {
-      const first = Object.freeze({ ...this.#exec, signal: base });
+      const first = Object.freeze({ ...this.#exec, signal: base, remainingMs: this.#clock.remainingMs });
       // Without wrappers the body already races `base` (the same signal): a second race only costs.
       return this.#wrappers.length === 0 ? await this.#body(first) : await raceSignal(this.#dispatch(0, first), base);
     } catch (err) {
@@ -60,8 +58,8 @@ class ExecuteRun {
     const callerSignal = this.#exec.signal;
     if (callerSignal.aborted) return callerAborted(callerSignal, this.#tool.name);
     const reason: unknown = this.#clock.expired ? this.#clock.timeoutReason : signal.reason;
-    const code = abortCode(reason);
-    return { ok: false, error: { code, message: reason instanceof Error ? reason.message : `call to "${this.#tool.name}" was aborted (${code})` } };
+    const { code, message } = abortStatus(reason);
+    return { ok: false, error: { code, message: message ?? (reason instanceof Error ? reason.message : `call to "${this.#tool.name}" was aborted (${code})`) } };
   }
 
   async #body(e: Readonly<ExecIdentity>): Promise<ExecOutcome> {
@@ -86,14 +84,8 @@ class ExecuteRun {
   #bodyFailure(err: unknown, signal: AbortSignal): ExecOutcome & { ok: false } {
     // A ToolFailure says more than the abort that came with it; anything else (a bare ABORTED
     // included: the body cannot know whether its signal fired for the caller or the deadline) is
-    // the abort's echo.
+    // the abort's echo. The clock is the deadline's one owner: a TIMEOUT from below is its own.
     if (signal.aborted && (!(err instanceof ToolFailure) || err.code === 'ABORTED')) return this.#abortOutcome(signal);
-    // The sandbox keeps its own timer for the same deadline; when it fires first the call's clock
-    // has run out too, and its wording is the one a client reads for a timeout.
-    if (err instanceof ToolFailure && err.code === 'TIMEOUT' && !this.#exec.signal.aborted) {
-      this.#clock.check();
-      if (this.#clock.expired) return this.#abortOutcome(signal);
-    }
     return failureOf(err, this.#tool.name);
   }
 
@@ -155,10 +147,12 @@ function isOutcome(v: unknown): v is ExecOutcome {
 
 /**
  * The caller's cancellation, in the caller's words when it gave a ToolFailure as the reason (a
- * server shutting down says so), else "cancelled by the caller".
+ * server shutting down says so); a caller's own deadline (AbortSignal.timeout) is TIMEOUT, anything
+ * else "cancelled by the caller" (signals/ `abortStatus`).
  */
 export function callerAborted(signal: AbortSignal, tool: string): ExecOutcome & { ok: false } {
-  const reason: unknown = signal.reason;
-  if (reason instanceof ToolFailure) return { ok: false, error: { code: reason.code, message: reason.message } };
+  const { code, message } = abortStatus(signal.reason);
+  if (message !== undefined) return { ok: false, error: { code, message } };
+  if (code === 'TIMEOUT') return { ok: false, error: { code, message: `call to "${tool}" did not finish within its caller's deadline` } };
   return { ok: false, error: { code: 'ABORTED', message: `call to "${tool}" was cancelled by the caller` } };
 }

@@ -9,7 +9,10 @@ export type CallState =
   | { ok: true; value: Json; content: ContentBlock[] }
   | { ok: false; error: { code: ErrorCode; message: string }; content: ContentBlock[] };
 
-export function failed(code: ErrorCode, message: string): CallState & { ok: false } {
+/** A call that ends without running (or with a failure): what a stage answers when it refuses. */
+export type Refusal = Extract<CallState, { ok: false }>;
+
+export function failed(code: ErrorCode, message: string): Refusal {
   return { ok: false, error: { code, message }, content: [{ type: 'text', text: message }] };
 }
 

@@ -17,12 +17,13 @@
 // - meta = { callId, tool, decision: DecisionTrail, durationMs }.
 import { randomUUID } from 'node:crypto';
 import { deepFreeze, type JsonObject, type Tool, type ToolRegistry, type ToolResult } from '../tool/index.js';
+import type { CallContext } from './call.js';
 import { CallClock, callBudget } from './clock.js';
 import { policedClient } from './client-gate.js';
 import { gate, newTrail } from './decide.js';
 import { callerAborted, runExecute } from './execute.js';
 import { jsonCopy } from './json-copy.js';
-import { Hooks } from './hooks.js';
+import { Hooks, type HookSnapshot } from './hooks.js';
 import { failed, fromOutcome, toResult, type CallState } from './outcome.js';
 import { runPostExecute } from './post.js';
 import { copyContent, isContent } from './render.js';
@@ -57,6 +58,14 @@ export interface Explanation {
    */
   sandbox?: string;
   trail: DecisionTrail;
+}
+
+/** What a call has before dispatch: its id, its trail, the hooks it is pinned to, and its meta. */
+interface CallStart {
+  readonly callId: string;
+  readonly trail: DecisionTrail;
+  readonly hooks: HookSnapshot;
+  readonly meta: () => JsonObject;
 }
 
 const silent: PipelineLogger = { warn() {}, error() {} };
@@ -104,7 +113,7 @@ export class Pipeline {
           state = failed('INVALID_ARGS', `invalid arguments for tool "${name}": ${checked.message}`);
         } else {
           frozenArgs = deepFreeze(checked.args);
-          state = await this.#dispatch(tool, frozenArgs, callId, options, trail, hooks, meta);
+          state = await this.#dispatch(tool, frozenArgs, options, { callId, trail, hooks, meta });
         }
         state = finalize(tool, state, meta);
       }
@@ -141,15 +150,8 @@ export class Pipeline {
     return result;
   }
 
-  async #dispatch(
-    tool: Tool,
-    args: Readonly<JsonObject>,
-    callId: string,
-    options: CallOptions,
-    trail: DecisionTrail,
-    hooks: ReturnType<Hooks['snapshot']>,
-    meta: () => JsonObject,
-  ): Promise<CallState> {
+  async #dispatch(tool: Tool, args: Readonly<JsonObject>, options: CallOptions, started: CallStart): Promise<CallState> {
+    const { callId, trail, hooks, meta } = started;
     const signal = options.signal ?? NEVER_ABORTED;
     const base = Object.freeze({
       callId,
@@ -163,13 +165,13 @@ export class Pipeline {
     const exec = Object.freeze({ ...base, client: policedClient(options.client, hooks.clientRequests, base, tool, trail) });
     if (signal.aborted) return failed('ABORTED_BEFORE_DISPATCH', `call to "${tool.name}" was cancelled before dispatch`);
     const clock = new CallClock(tool.name, signal, callBudget(exec, tool, hooks.deadlines));
+    const call: CallContext = { exec, tool, trail, clock, hooks };
     try {
-      const decide = () => gate(exec, tool, hooks['tools/pre-execute'], hooks.guards, trail, {
+      const decide = () => gate(call, {
         dryRun: false,
         listenerTimeoutMs: this.#listenerTimeoutMs,
         approval: this.approval,
         approvalTimeoutMs: this.#approvalTimeoutMs,
-        clock,
         onApprovalWait: options.onApprovalWait,
       });
       // With tracing on, the decision is a span naming the entry that decided and the outcome.
@@ -185,14 +187,14 @@ export class Pipeline {
       } else if (signal.aborted) {
         state = failed('ABORTED_BEFORE_DISPATCH', `call to "${tool.name}" was cancelled before dispatch`);
       } else {
-        state = fromOutcome(tool, await runExecute(exec, tool, hooks['tools/execute'], clock));
+        state = fromOutcome(tool, await runExecute(call));
         // A success the caller no longer wants is not a success; a specific failure says more.
         if (state.ok && signal.aborted) {
           const { error } = callerAborted(signal, tool.name);
           state = failed(error.code, error.message);
         }
       }
-      return await runPostExecute(state, exec, tool, hooks['tools/post-execute'], trail, meta, this.#listenerTimeoutMs, this.#log, clock);
+      return await runPostExecute(call, state, meta, { timeoutMs: this.#listenerTimeoutMs, log: this.#log });
     } finally {
       clock.release();
     }
@@ -217,12 +219,11 @@ export class Pipeline {
     const clock = new CallClock(tool.name, NEVER_ABORTED, callBudget(exec, tool, hooks.deadlines));
     let failure;
     try {
-      failure = await gate(exec, tool, hooks['tools/pre-execute'], hooks.guards, trail, {
+      failure = await gate({ exec, tool, trail, clock, hooks }, {
         dryRun: true,
         listenerTimeoutMs: this.#listenerTimeoutMs,
         approval: undefined,
         approvalTimeoutMs: this.#approvalTimeoutMs,
-        clock,
       });
     } finally {
       clock.release();

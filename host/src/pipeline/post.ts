@@ -2,29 +2,25 @@
 // failure stays a failure (accept({value}) is refused on it), so no listener can turn a denial
 // into data.
 import { deepFreeze, type ExecIdentity, type Json, type JsonObject, type Tool } from '../tool/index.js';
-import { ToolFailure } from '../tool/index.js';
+import { CONTENT_KINDS, ToolFailure } from '../tool/index.js';
 import { ListenerError, attempt, raceSignal, withTimeout } from './async.js';
 import { POST_DEADLINE_GRACE_MS, type CallClock } from './clock.js';
-import type { HookEntry } from './hooks.js';
+import type { CallContext } from './call.js';
 import { failed, succeeded, toResult, type CallState } from './outcome.js';
 import { copyContent, isContent } from './render.js';
 import type { AcceptInput, DecisionTrail, PipelineLogger, PostExecuteCall, PostExecuteListener } from './types.js';
 import { messageOf } from '../errors/index.js';
 
 export async function runPostExecute(
+  call: CallContext,
   start: CallState,
-  exec: Readonly<ExecIdentity>,
-  tool: Tool,
-  listeners: readonly HookEntry<PostExecuteListener>[],
-  trail: DecisionTrail,
   meta: () => JsonObject,
-  timeoutMs: number | undefined,
-  log: PipelineLogger,
-  clock: CallClock,
+  opts: { timeoutMs: number | undefined; log: PipelineLogger },
 ): Promise<CallState> {
-  const stage: PostStage = { exec, tool, trail, meta, timeoutMs, log, clock };
+  const { exec, tool, trail, clock } = call;
+  const stage: PostStage = { exec, tool, trail, meta, timeoutMs: opts.timeoutMs, log: opts.log, clock };
   let state = start;
-  for (const { id, fn } of listeners) {
+  for (const { id, fn } of call.hooks['tools/post-execute']) {
     clock.at('tools/post-execute', `listener "${id}"`);
     const turn: Turn = { id, state, live: true };
     await runListener(stage, turn, fn);
@@ -132,6 +128,6 @@ function accepted(state: CallState, id: string, tool: Tool, input: AcceptInput):
 }
 
 function withContent(state: CallState, id: string, content: unknown): CallState {
-  if (!isContent(content)) throw new ListenerError(`post-execute listener "${id}": content must be an array of {type:'text', text} or {type:'image', data, mimeType}`);
+  if (!isContent(content)) throw new ListenerError(`post-execute listener "${id}": content must be an array of content blocks, each of type ${CONTENT_KINDS.join(', ')}`);
   return { ...state, content: copyContent(content) };
 }

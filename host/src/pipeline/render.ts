@@ -1,7 +1,6 @@
 // Canonical value -> model-facing content, by the tool's output.render.
 import { z } from 'zod';
-import type { ContentBlock, Json, JsonObject, OutputRender } from '../tool/index.js';
-import { hiddenTextProblem } from '../terminal/index.js';
+import { contentBlockSchema, type ContentBlock, type Json, type JsonObject, type OutputRender } from '../tool/index.js';
 
 /**
  * 'json': compact JSON text (models pay per token; whitespace buys them nothing).
@@ -33,42 +32,7 @@ function lookup(value: Json, path: string): Json | undefined {
   return cur;
 }
 
-const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64');
-/**
- * A block's uri, mimeType, name and title are one-line identifiers a client lists for a person (and
- * a model): a CR/LF there forges a "SYSTEM:" line, an escape or bidi override redraws it, an
- * invisible character hides text. Any of them makes the result INVALID_OUTPUT
- * (docs/architecture.md, "Text shown to people").
- */
-const shownLine = (s: z.ZodString) =>
-  s.superRefine((text, ctx) => {
-    const problem = hiddenTextProblem(text);
-    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-  });
-const mimeType = shownLine(z.string().min(1).max(255));
-const uri = shownLine(z.string().min(1).max(8192));
-/** The MCP content blocks a tool may return (render: mcp) or a listener may set. Unknown keys are dropped. */
-const contentBlock = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('text'), text: z.string() }),
-  z.object({ type: z.literal('image'), data: base64, mimeType }),
-  z.object({ type: z.literal('audio'), data: base64, mimeType }),
-  z.object({
-    type: z.literal('resource'),
-    resource: z.union([
-      z.object({ uri, mimeType: mimeType.optional(), text: z.string() }),
-      z.object({ uri, mimeType: mimeType.optional(), blob: base64 }),
-    ]),
-  }),
-  z.object({
-    type: z.literal('resource_link'),
-    uri,
-    name: shownLine(z.string().min(1)),
-    title: shownLine(z.string()).optional(),
-    description: z.string().optional(),
-    mimeType: mimeType.optional(),
-  }),
-]);
-const contentList = z.array(contentBlock);
+const contentList = z.array(contentBlockSchema);
 
 /** render: mcp — the module's JSON is an MCP result: content blocks, and structuredContent if any. */
 const mcpEnvelope = z.strictObject({
@@ -76,12 +40,12 @@ const mcpEnvelope = z.strictObject({
   structuredContent: z.record(z.string(), z.json()).optional(),
 });
 
-export type McpEnvelope = { content: ContentBlock[]; structuredContent?: JsonObject };
+export type McpEnvelope = { content: ContentBlock[]; structuredContent?: JsonObject | undefined };
 
 /** The envelope, or a message naming the first field that is wrong. */
 export function parseMcpEnvelope(value: Json): { ok: true; envelope: McpEnvelope } | { ok: false; message: string } {
   const r = mcpEnvelope.safeParse(value);
-  if (r.success) return { ok: true, envelope: r.data as McpEnvelope };
+  if (r.success) return { ok: true, envelope: r.data };
   const issue = r.error.issues[0];
   return { ok: false, message: `${issue?.path.join('.') || '(output)'}: ${issue?.message ?? 'not an MCP result'}` };
 }

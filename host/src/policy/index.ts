@@ -10,7 +10,7 @@ export {
 } from './services.js';
 export { PolicyEvents, type PolicyEvent } from './events.js';
 export { verifyAuditFile, verifyAuditText } from './audit/verify.js';
-export { GENESIS, canonicalJson } from './audit/chain.js';
+export { GENESIS } from './audit/chain.js';
 export { traceContentObserver } from './builtins/index.js';
 export { redactText } from './secrets.js';
 export { formatExplanation } from './explain.js';

@@ -5,6 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { parseHostPattern, parseHostRule, ruleCovers } from '../host-grammar/index.js';
 import { RegistryError } from './errors.js';
+import { CLIENT_FEATURES } from '../tool/index.js';
 import type { CapabilitySet } from './manifest-adapter.js';
 import { messageOf } from '../errors/index.js';
 
@@ -39,7 +40,7 @@ const ceilingSchema = z.strictObject({
   /** Secret names a tool may receive; [] = none. */
   allowed_secrets: z.array(z.string()).optional(),
   /** capabilities.mcp features a tool may have (logging, progress, elicitation, sampling, roots); [] = none. */
-  allowed_mcp: z.array(z.enum(['logging', 'progress', 'elicitation', 'sampling', 'roots'])).optional(),
+  allowed_mcp: z.array(z.enum(CLIENT_FEATURES)).optional(),
   /** Largest module (bytes) a package may carry. */
   max_module_bytes: z.number().int().positive().optional(),
   /** false = refuse a tool whose model-visible text was flagged at install (screen.ts). */

@@ -16,7 +16,7 @@ import { messageOf } from '../errors/index.js';
 import { digestOf } from './digest.js';
 import { RegistryError } from './errors.js';
 import type { LockEntry } from './lockfile.js';
-import { canonicalJson } from './model-text.js';
+import { sortedJson } from './model-text.js';
 import { MANIFEST_FILE, type DescribedPin, type ToolPackage } from './package.js';
 import { screenDescribedText, visibleText } from './screen.js';
 import { blobPath, type StoreLayout } from './store-layout.js';
@@ -27,7 +27,7 @@ const digestText = (text: string): string => digestOf(Buffer.from(text, 'utf8'))
 
 function pinEntry(kind: DescribedKind, e: DescribedEntry): DescribedPin['tools'][number] {
   const parts: Record<string, string> = {};
-  for (const p of DESCRIBED_KINDS[kind].parts) parts[p] = digestText(canonicalJson(e.parts[p] ?? null));
+  for (const p of DESCRIBED_KINDS[kind].parts) parts[p] = digestText(sortedJson(e.parts[p] ?? null));
   // the same sum as a manifest's model pin (model-text.ts): the part digests in order, one a line
   return { key: e.key, digest: digestText(DESCRIBED_KINDS[kind].parts.map((p) => parts[p]).join('\n')), parts };
 }
@@ -40,7 +40,7 @@ function pinEntry(kind: DescribedKind, e: DescribedEntry): DescribedPin['tools']
 export function pinDescribed(described: DescribedText): { json: string; pin: DescribedPin } {
   const byKey = (list: DescribedEntry[]) => [...list].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const text: DescribedText = { plugin: described.plugin, tools: byKey(described.tools), resources: byKey(described.resources), resourceTemplates: byKey(described.resourceTemplates), prompts: byKey(described.prompts) };
-  const json = canonicalJson(text);
+  const json = sortedJson(text);
   const of = (kind: DescribedKind) => text[kind].map((e) => pinEntry(kind, e));
   return { json, pin: { digest: digestText(json), tools: of('tools'), resources: of('resources'), resourceTemplates: of('resourceTemplates'), prompts: of('prompts') } };
 }
@@ -115,7 +115,7 @@ export async function installedDescribed(layout: StoreLayout, name: string, entr
   return JSON.parse(text) as DescribedText;
 }
 
-const partText = (v: Json | undefined): string => (typeof v === 'string' ? v : v === null || v === undefined ? '(none)' : canonicalJson(v, 1));
+const partText = (v: Json | undefined): string => (typeof v === 'string' ? v : v === null || v === undefined ? '(none)' : sortedJson(v, 1));
 
 function entryDiff(kind: DescribedKind, was: DescribedEntry, now: DescribedEntry): { parts: string[]; lines: string[] } {
   const parts: string[] = [];

@@ -1,13 +1,11 @@
 // Content addresses are `sha256:<64 hex>` everywhere (OCI's spelling), bare hex only on disk paths.
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../digest/index.js';
 import { RegistryError } from './errors.js';
 
 const DIGEST = /^sha256:([0-9a-f]{64})$/;
 const HEX = /^[0-9a-f]{64}$/;
 
-export function sha256Hex(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
+export { sha256Hex };
 
 export function digestOf(bytes: Uint8Array): string {
   return `sha256:${sha256Hex(bytes)}`;

@@ -13,8 +13,13 @@ export interface ModelPin {
   parts: Record<ModelPart, string>;
 }
 
-/** JSON with object keys sorted at every depth: one text per value, whatever the key order. */
-export function canonicalJson(value: unknown, indent?: number): string {
+/**
+ * JSON with object keys sorted at every depth: one text per value, whatever the key order. Not
+ * digest/'s canonicalJson: here integer-like keys come first (JavaScript's own key order), as the
+ * model pins already in lockfiles were spelled, so the two are kept apart (docs/decisions.md,
+ * "One table per fact").
+ */
+export function sortedJson(value: unknown, indent?: number): string {
   const sort = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(sort);
     if (v !== null && typeof v === 'object') {
@@ -35,7 +40,7 @@ export function modelPart(view: ModelToolView, part: ModelPart): unknown {
 
 export function pinModel(view: ModelToolView): ModelPin {
   const parts = {} as Record<ModelPart, string>;
-  for (const part of MODEL_PARTS) parts[part] = sha(canonicalJson(modelPart(view, part)));
+  for (const part of MODEL_PARTS) parts[part] = sha(sortedJson(modelPart(view, part)));
   return { digest: sha(MODEL_PARTS.map((p) => parts[p]).join('\n')), parts };
 }
 

@@ -1,7 +1,7 @@
 // A word-level diff of what the model reads, for people reviewing an upgrade: `[-old words-]` and
 // `{+new words+}` inside a few words of context, as `git diff --word-diff=plain` prints it.
 import { visibleText } from './screen.js';
-import { canonicalJson, MODEL_PARTS, modelPart, type ModelPart } from './model-text.js';
+import { sortedJson, MODEL_PARTS, modelPart, type ModelPart } from './model-text.js';
 import type { ModelToolView } from '../tool/index.js';
 
 type Op = { kind: 'same' | 'del' | 'add'; word: string };
@@ -77,7 +77,7 @@ export function wordDiff(before: string, after: string): string[] {
 
 function partText(view: ModelToolView, part: ModelPart): string {
   const value = modelPart(view, part);
-  return typeof value === 'string' ? value : value === null ? '(none)' : canonicalJson(value, 1);
+  return typeof value === 'string' ? value : value === null ? '(none)' : sortedJson(value, 1);
 }
 
 /** Every part the model reads that changed, each with its word diff. */

@@ -1,17 +1,21 @@
 // One call's deadline and cancellation. Every wait in the sandbox races `cancelled`, so the caller is
 // answered the moment the deadline passes or the signal aborts, whatever the instance is doing; a
-// call on the calling thread, which waits on nothing, is checked by polling instead.
-import { whenAborted } from '../signals/index.js';
+// call on the calling thread, which waits on nothing, is checked by polling instead. When the
+// caller's signal carries a deadline its owner (the pipeline's clock) hands down with the time left,
+// that owner's timer is the only one: the control arms none and asks the owner once its copy of the
+// deadline has passed (architecture.md §3.3).
+import { abortStatus, whenAborted } from '../signals/index.js';
 import { ToolFailure } from '../tool/index.js';
 
 /**
- * The failure for a caller's signal that aborted. A signal aborted by a deadline (the pipeline's
- * TIMEOUT for the tool's timeoutMs, or AbortSignal.timeout's TimeoutError) is a TIMEOUT: a deadline
- * from whichever layer is reported as one; only the caller's own cancellation is ABORTED.
+ * The failure for a caller's signal that aborted (signals/ `abortStatus`: a deadline from whichever
+ * layer is TIMEOUT; only the caller's own cancellation is ABORTED), in the reason's words when it has
+ * them.
  */
 export function callerAbortFailure(reason: unknown): ToolFailure {
-  if (reason instanceof ToolFailure && reason.code === 'TIMEOUT') return new ToolFailure('TIMEOUT', reason.message);
-  if (reason instanceof Error && reason.name === 'TimeoutError') return new ToolFailure('TIMEOUT', 'the call did not finish within its caller\'s deadline');
+  const { code, message } = abortStatus(reason);
+  if (message !== undefined) return new ToolFailure(code, message);
+  if (code === 'TIMEOUT') return new ToolFailure('TIMEOUT', 'the call did not finish within its caller\'s deadline');
   return new ToolFailure('ABORTED', 'the call was aborted by its caller');
 }
 
@@ -39,6 +43,8 @@ export class CallControl {
   #watching = false;
   #disposed = false;
   readonly #timeoutMs: number;
+  /** The owner of the deadline the caller's signal carries, when that deadline is the one that binds. */
+  readonly #owner: (() => number) | undefined;
   readonly #callerSignal: AbortSignal;
   readonly #onAbort = (): void => this.cancel(callerAbortFailure(this.#callerSignal.reason));
   #stopWatching: () => void = () => {};
@@ -46,8 +52,15 @@ export class CallControl {
   #reject: (err: ToolFailure) => void = () => {};
   readonly #listeners: ((failure: ToolFailure) => void)[] = [];
 
-  constructor(callerSignal: AbortSignal, timeoutMs: number) {
-    this.deadline = performance.now() + timeoutMs;
+  /**
+   * `timeoutMs` is the sandbox's own bound (the tool's limit, or less); `ownerRemainingMs` the time
+   * left on the deadline `callerSignal` carries, read from its owner (reading 0 fires the signal).
+   */
+  constructor(callerSignal: AbortSignal, timeoutMs: number, ownerRemainingMs?: () => number) {
+    const left = ownerRemainingMs?.();
+    const now = performance.now();
+    this.#owner = left !== undefined && left <= timeoutMs ? ownerRemainingMs : undefined;
+    this.deadline = now + (this.#owner !== undefined && left !== undefined ? left : timeoutMs);
     this.#callerSignal = callerSignal;
     this.#timeoutMs = timeoutMs;
     if (callerSignal.aborted) this.#onAbort();
@@ -73,10 +86,14 @@ export class CallControl {
   watch(): void {
     if (this.#watching || this.#disposed || this.failure) return;
     this.#watching = true;
+    this.#owner?.(); // fires the owner's deadline if it has passed
     if (this.#callerSignal.aborted) return this.#onAbort();
-    const left = this.deadline - performance.now();
-    if (left <= 0) return this.expire();
-    this.#timer = setTimeout(() => this.expire(), left);
+    // the owner's timer ends the call through the signal: a second timer would only race it
+    if (this.#owner === undefined) {
+      const left = this.deadline - performance.now();
+      if (left <= 0) return this.expire();
+      this.#timer = setTimeout(() => this.expire(), left);
+    }
     this.#stopWatching = whenAborted(this.#callerSignal, this.#onAbort);
   }
 
@@ -92,13 +109,19 @@ export class CallControl {
     return this.failure;
   }
 
-  /** The deadline has passed. */
+  /** The deadline has passed: the owner's TIMEOUT when the owner's deadline binds, else the sandbox's own. */
   expire(): void {
+    if (this.#owner !== undefined) {
+      // reading the owner's time fires its deadline (and so the signal) once none is left
+      if (this.#owner() <= 0 && this.#callerSignal.aborted) this.#onAbort();
+      return;
+    }
     this.cancel(new ToolFailure('TIMEOUT', `the call did not finish within its ${this.#timeoutMs} ms deadline`));
   }
 
+  /** The time left: the owner's when its deadline binds, else to the sandbox's own. */
   remainingMs(): number {
-    return Math.max(0, this.deadline - performance.now());
+    return Math.max(0, this.#owner !== undefined ? this.#owner() : this.deadline - performance.now());
   }
 
   /** Ends the call with `failure` (first one wins) and runs the cancel listeners. */

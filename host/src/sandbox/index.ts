@@ -1,11 +1,11 @@
 // The sandbox (architecture.md §4): checked and patched modules, isolated pooled instances, limits enforced by
 // toolgate. Reached only through the tool model.
 export type { SandboxLimits } from './limits.js';
-export { DEFAULT_LIMITS } from './limits.js';
+export { DEFAULT_LIMITS, LIMITS } from './limits.js';
 export type { SandboxExecution, SandboxToolSpec } from './spec.js';
 import type { SandboxToolSpec } from './spec.js';
 import type { SandboxTool } from './tool.js';
-export type { SandboxTool } from './tool.js';
+export type { SandboxCallOptions, SandboxTool } from './tool.js';
 
 /**
  * Checks and compiles the module and returns the tool. The sandbox's code (module preparation,

@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { SandboxLoadError } from './load-error.js';
-import type { SandboxLimits } from './limits.js';
+import { LIMITS, type SandboxLimits } from './limits.js';
 import { CLIENT_FEATURES, type ClientFeature } from '../tool/index.js';
 
 export interface SandboxToolSpec {
@@ -72,16 +72,16 @@ const specSchema = z.object({
         sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex digits').optional(),
       }),
     )
-    .max(16)
+    .max(LIMITS.links.max)
     .optional(),
   limits: z.object({
-    maxPages: positive.max(65536),
-    timeoutMs: positive.max(24 * 3600 * 1000),
-    maxInputBytes: positive.max(1 << 30),
-    maxOutputBytes: positive.max(1 << 30),
-    maxHttpResponseBytes: positive.max(1 << 30),
-    maxVarBytes: positive.max(1 << 30),
-    maxLogBytes: positive.max(1 << 30),
+    maxPages: positive.max(LIMITS.maxPages.max),
+    timeoutMs: positive.max(LIMITS.timeoutMs.max),
+    maxInputBytes: positive.max(LIMITS.maxInputBytes.max),
+    maxOutputBytes: positive.max(LIMITS.maxOutputBytes.max),
+    maxHttpResponseBytes: positive.max(LIMITS.maxHttpResponseBytes.max),
+    maxVarBytes: positive.max(LIMITS.maxVarBytes.max),
+    maxLogBytes: positive.max(LIMITS.maxLogBytes.max),
     maxAllocBytes: positive.max(2 ** 32).optional(),
   }),
   allowedHosts: z.array(z.string()),
@@ -91,7 +91,7 @@ const specSchema = z.object({
   ),
   config: z.record(z.string(), z.string()),
   secretValues: z.array(z.string()),
-  pool: z.object({ max: positive.max(64).optional(), idleMs: positive.optional() }).optional(),
+  pool: z.object({ max: positive.max(LIMITS.poolMax.max).optional(), idleMs: positive.max(LIMITS.poolIdleMs.max).optional() }).optional(),
   logger: z.unknown().optional(),
   execution: z
     .object({ path: z.enum(['auto', 'worker']).optional(), instrument: z.boolean().optional(), sliceMs: positive.max(60_000).optional() })

@@ -6,7 +6,7 @@ import { DEFAULT_SLICE_MS, InThreadRoute, mayRunInThread, wantsInstrumentation, 
 import { InThreadInstance } from './in-thread.js';
 import { createHttpGate } from './http/index.js';
 import { SandboxInstance, type InstanceSetup } from './instance.js';
-import { allocBudget } from './limits.js';
+import { allocBudget, LIMITS } from './limits.js';
 import { compileUnits, type CompiledUnits } from './units.js';
 import { InstancePool, type PoolOptions, type PoolStats } from './pool.js';
 import { cleanLogLine, sanitizeMessage } from './sanitize.js';
@@ -17,9 +17,24 @@ import { MAX_LOG_LINES, type LogMessage } from './worker/protocol.js';
 import { messageOf } from '../errors/index.js';
 import { tracer, type Tracer } from '../telemetry/index.js';
 
+/** How one call reaches the sandbox: its signal, its deadline, its client. */
+export interface SandboxCallOptions {
+  /** Aborts when the caller cancels, or when a deadline its owner keeps passes (see remainingMs). */
+  signal: AbortSignal;
+  /**
+   * The time left on the deadline `signal` carries, read from its owner (the pipeline's clock);
+   * reading 0 fires `signal`. The sandbox then arms no timer of its own for the call: the owner's is
+   * the one (architecture.md §3.3). The tool's timeout_ms still bounds a longer one.
+   */
+  remainingMs?: () => number;
+  /** A shorter deadline the sandbox keeps itself (a caller without an owner); never past the tool's limit. */
+  timeoutMs?: number;
+  client?: CallClient;
+}
+
 export interface SandboxTool {
   /** Runs the entry with `input`; resolves with its output bytes, throws ToolFailure. */
-  call(input: Uint8Array, opts: { signal: AbortSignal; timeoutMs?: number; client?: CallClient }): Promise<Uint8Array>;
+  call(input: Uint8Array, opts: SandboxCallOptions): Promise<Uint8Array>;
   stats(): PoolStats;
   /** Calls so far by where they ended: on the calling thread, in a worker, moved between them. */
   paths(): PathCounts;
@@ -27,8 +42,6 @@ export interface SandboxTool {
   close(): Promise<void>;
 }
 
-const DEFAULT_POOL_MAX = 2;
-const DEFAULT_IDLE_MS = 60_000;
 /** Room in the channel for HTTP response headers and framing beside the largest payload. */
 const CHANNEL_SLACK = 64 * 1024;
 
@@ -40,8 +53,8 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
   const setup = instanceSetup(spec, workerFile, units, info);
   const { secrets } = setup;
   const poolOptions: Omit<PoolOptions, 'spawn'> = {
-    max: spec.pool?.max ?? DEFAULT_POOL_MAX,
-    idleMs: spec.pool?.idleMs ?? DEFAULT_IDLE_MS,
+    max: spec.pool?.max ?? LIMITS.poolMax.default,
+    idleMs: spec.pool?.idleMs ?? LIMITS.poolIdleMs.default,
     warmStartMs: limits.timeoutMs,
     newControl: (ms: number) => new CallControl(new AbortController().signal, ms),
   };
@@ -59,7 +72,7 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
       if (input.length > limits.maxInputBytes) {
         throw new ToolFailure('INVALID_ARGS', `input is ${input.length} bytes; max_input_bytes is ${limits.maxInputBytes}`);
       }
-      const ctl = new CallControl(opts.signal, callTimeoutMs(opts.timeoutMs, limits.timeoutMs));
+      const ctl = new CallControl(opts.signal, callTimeoutMs(opts.timeoutMs, limits.timeoutMs), opts.remainingMs);
       const run = async (path?: (p: string) => void): Promise<Uint8Array> => {
         if (inThread) {
           const here = await inThread.run(input, ctl);

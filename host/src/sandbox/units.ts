@@ -1,7 +1,8 @@
 // Compiles the main module and every module of module.link, each checked, patched and capped on its
 // own, then checks that the imports between them resolve. A linked module has no entry, its own
 // WASI namespace (so its WASI sees its own memory) and may import from the other linked namespaces.
-import { compileModule, sha256Hex, type CompiledModule } from './module/cache.js';
+import { sha256Hex } from '../digest/index.js';
+import { compileModule, type CompiledModule } from './module/cache.js';
 import { toolModuleOf } from './module/component.js';
 import { checkLinks } from './module/link-check.js';
 import { CLIENT_IMPORTS, CLIENT_NAMESPACE, COMPONENT_CALL_EXPORT, COMPONENT_POST_CALL_EXPORT, COMPONENT_REALLOC_EXPORT, TOOLGATE_WASI_NAMESPACE, type ClientImportName } from './module/host-imports.js';

@@ -5,7 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { RequestStateCodec } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { canonicalJson } from '../policy/index.js';
+import { canonicalJson } from '../digest/index.js';
 import type { SharedState } from '../shared-state/index.js';
 
 /** The key the approval question travels under (a tool's own questions are q0, q1, ...). */

@@ -1,5 +1,7 @@
 // Waiting on work that cannot be cancelled itself (a listener, a DNS lookup) only as long as a
-// signal allows. A leaf folder: the pipeline and the sandbox both use it, it imports nothing.
+// signal allows, and what an abort means. A leaf folder: the pipeline and the sandbox both use it;
+// it imports only errors/.
+import { ERROR_CODES_BY_PART, ToolgateError, type CodeOf } from '../errors/index.js';
 
 /**
  * The waits on each signal. A signal has one 'abort' listener however many waits it has at once:
@@ -67,4 +69,22 @@ export function raceSignal<T>(work: Promise<T>, signal: AbortSignal): Promise<T>
 
 function signalReason(signal: AbortSignal): unknown {
   return signal.reason ?? new Error('aborted');
+}
+
+/**
+ * What an abort reason stands for, as a call's result reads it: the one mapping every layer uses
+ * (architecture.md §3.3). A toolgate error carrying a call's code keeps it and its words (the
+ * pipeline clock's TIMEOUT, a shutdown's ABORTED); AbortSignal.timeout's TimeoutError is TIMEOUT;
+ * anything else is the caller's own cancellation, ABORTED, which each layer words itself
+ * (`message` is then undefined).
+ */
+export function abortStatus(reason: unknown): { code: CodeOf<'call'>; message: string | undefined } {
+  if (reason instanceof ToolgateError && isCallCode(reason.code)) return { code: reason.code, message: reason.message };
+  if (reason instanceof Error && reason.name === 'TimeoutError') return { code: 'TIMEOUT', message: undefined };
+  return { code: 'ABORTED', message: undefined };
+}
+
+const CALL_CODES: ReadonlySet<string> = new Set(ERROR_CODES_BY_PART.call);
+function isCallCode(code: string): code is CodeOf<'call'> {
+  return CALL_CODES.has(code);
 }

@@ -3,10 +3,11 @@ export {
   ERROR_CODES, CLIENT_LOG_LEVELS, CLIENT_FEATURES,
   type Disposer, type Json, type JsonObject, type JsonSchema, type ContentBlock, type ErrorCode, type ToolResult, type OutputRender,
   type ToolAnnotations, type ToolCapabilities, type ToolExecution, type ExecIdentity, type ParamSpec, type ToolDefinition,
-  type ClientLogLevel, type ClientFeature, type ClientRequestKind, type ClientRequest, type ClientRefusalCode, type ClientAnswer,
+  type ClientLogLevel, type ClientFeature, type ClientRequestKind, CLIENT_REQUEST_KINDS, type ClientRequest, type ClientRefusalCode, type ClientAnswer,
   type CallClient, type ServedItem, type ServedSurface,
 } from './types.js';
 export { ToolFailure } from './errors.js';
+export { CONTENT_KINDS, contentBlockSchema } from './content.js';
 export { ToolDefinitionError } from './definition-error.js';
 export { defineTool, TOOL_NAME_RE, type Tool } from './define.js';
 export { modelView, type ModelToolView } from './projection.js';

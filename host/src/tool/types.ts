@@ -14,15 +14,9 @@ export type JsonObject = { [key: string]: Json };
 /** A JSON Schema document (draft 2020-12 subset); kept as plain JSON so it can be exported as is. */
 export type JsonSchema = JsonObject;
 
-/** Every MCP content kind (docs/decisions.md, "MCP content and conformance"). Binary data is base64. */
-export type ContentBlock =
-  | { type: 'text'; text: string }
-  | { type: 'image'; data: string; mimeType: string }
-  | { type: 'audio'; data: string; mimeType: string }
-  | { type: 'resource'; resource: EmbeddedResource }
-  | { type: 'resource_link'; uri: string; name: string; title?: string; description?: string; mimeType?: string };
-
-export type EmbeddedResource = { uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string };
+/** Every MCP content kind, derived from its one zod schema (content.ts). */
+export type { ContentBlock, EmbeddedResource } from './content.js';
+import type { ContentBlock } from './content.js';
 
 /**
  * Stable error codes of a call's result: callers (scripts, agents, tests) match on these, never on
@@ -83,6 +77,12 @@ export interface ExecIdentity {
   readonly agent?: string;
   readonly token?: string;
   readonly signal: AbortSignal;
+  /**
+   * The body's view of the call's deadline (architecture.md §3.3): the time left, in ms, on the
+   * deadline `signal` carries (Infinity: none), from its one owner, the pipeline's clock. Once it
+   * reads 0 the deadline has fired and `signal` is aborted. Absent before execute.
+   */
+  readonly remainingMs?: () => number;
   /** The client that made the call (logs, progress, elicitation, sampling), policy in front. */
   readonly client?: CallClient;
 }
@@ -157,7 +157,8 @@ export const CLIENT_FEATURES = ['logging', 'progress', 'elicitation', 'sampling'
 export type ClientFeature = (typeof CLIENT_FEATURES)[number];
 
 /** The requests a client answers, each checked by policy first. */
-export type ClientRequestKind = 'elicitation' | 'sampling' | 'roots';
+export const CLIENT_REQUEST_KINDS = ['elicitation', 'sampling', 'roots'] as const satisfies readonly ClientFeature[];
+export type ClientRequestKind = (typeof CLIENT_REQUEST_KINDS)[number];
 
 export interface ClientRequest {
   readonly kind: ClientRequestKind;

@@ -5,12 +5,13 @@
 import { z } from 'zod';
 import { definePolicy } from '../module.js';
 import { appliesTo, by, toolsField } from './select.js';
+import { CLIENT_REQUEST_KINDS } from '../../tool/index.js';
 
 export const clientRequests = definePolicy({
   name: 'client-requests',
   config: z
     .strictObject({
-      deny: z.array(z.enum(['elicitation', 'sampling', 'roots'])).min(1).optional(),
+      deny: z.array(z.enum(CLIENT_REQUEST_KINDS)).min(1).optional(),
       /** Sampling requests whose maxTokens is above this are denied. */
       max_tokens: z.number().int().positive().optional(),
       tools: toolsField,

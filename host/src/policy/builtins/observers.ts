@@ -1,12 +1,11 @@
 // tools/result observers: the audit log and the metrics. Both are synchronous and read-only.
-import { createHash } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import type { Json, JsonObject } from '../../tool/index.js';
 import type { CallRecord, ResultObserver } from '../../pipeline/index.js';
 import type { SecretValues } from '../services.js';
 import { tracer } from '../../telemetry/index.js';
-import { canonicalJson } from '../audit/chain.js';
+import { canonicalJson, sha256Hex } from '../../digest/index.js';
 import { definePolicy, service } from '../module.js';
 import { redactText } from '../secrets.js';
 import { mapStrings } from '../values.js';
@@ -36,7 +35,7 @@ export const auditLog = definePolicy({
       let args: JsonObject = {};
       if (record.arguments !== undefined) {
         args = record.sensitiveArguments
-          ? { argumentsSha256: createHash('sha256').update(canonicalJson(record.arguments)).digest('hex') }
+          ? { argumentsSha256: sha256Hex(canonicalJson(record.arguments)) }
           : { arguments: record.arguments as JsonObject };
       }
       const trace: JsonObject = { ...record.trace, ...(record.traceId !== undefined ? { traceId: record.traceId } : {}) };
@@ -94,10 +93,10 @@ export function traceContentObserver(secrets: SecretValues, secretNamesOf: (tool
     const values = secrets.valuesOf([...secretNamesOf(record.tool)]);
     const scrub = (v: Json): string => JSON.stringify(mapStrings(v, (s) => redactText(s, { tokens: true, emails: false, values })).value);
     const args = record.arguments === undefined ? undefined
-      : record.sensitiveArguments ? JSON.stringify({ argumentsSha256: createHash('sha256').update(canonicalJson(record.arguments)).digest('hex') })
+      : record.sensitiveArguments ? JSON.stringify({ argumentsSha256: sha256Hex(canonicalJson(record.arguments)) })
       : scrub(record.arguments as JsonObject);
     const value = result.structuredContent ?? (result.content as unknown as Json);
-    const digest = (v: Json): string => JSON.stringify({ resultSha256: createHash('sha256').update(canonicalJson(v)).digest('hex') });
+    const digest = (v: Json): string => JSON.stringify({ resultSha256: sha256Hex(canonicalJson(v)) });
     t.annotate({ 'gen_ai.tool.call.arguments': args, 'gen_ai.tool.call.result': record.sensitiveArguments ? digest(value as Json) : scrub(value as Json) });
   };
 }

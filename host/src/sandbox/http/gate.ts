@@ -8,6 +8,7 @@ import { exchange, type ExchangeSettings } from './exchange.js';
 import { PinnedPools, type PoolSettings } from './pinned-pools.js';
 import { hostPort, parseHostPattern, type HostPattern } from '../../host-grammar/index.js';
 import { raceSignal } from '../../signals/index.js';
+import { LIMITS as TOOL_LIMITS } from '../limits.js';
 import { ResponseTooLarge } from './read-capped.js';
 import { redirectedRequest } from './redirect.js';
 import { LIMITS, cleanRequest } from './request-shape.js';
@@ -26,7 +27,8 @@ interface Settings extends ExchangeSettings, PoolSettings {
 const policySchema = z.object({
   allowedHosts: z.array(z.string()).max(1000),
   maxResponseBytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-  timeoutMs: z.number().int().min(1).max(24 * 60 * 60 * 1000),
+  // a per-request bound under the call's signal, never longer than a tool's timeout may be
+  timeoutMs: z.number().int().min(1).max(TOOL_LIMITS.timeoutMs.max),
   lookup: z.custom<HostLookup>((v) => typeof v === 'function').optional(),
   maxRequestBytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
   maxRedirects: z.number().int().min(0).max(20).optional(),

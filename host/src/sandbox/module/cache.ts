@@ -1,11 +1,11 @@
 // One compiled module per (sha256, memory cap, entry, namespaces, instrumentation): compiling is the
 // expensive step, and the patched bytes depend on the cap, the entry (the status wrapper), the import
 // namespaces and whether the module is instrumented for preemption.
-import { createHash } from 'node:crypto';
 import { SandboxLoadError } from '../load-error.js';
 import { preparedEntry, readPrepared, writePrepared } from './disk-cache.js';
 import { prepareModule, type PrepareOptions, type PreparedModule } from './prepare.js';
 import { messageOf } from '../../errors/index.js';
+import { sha256Hex } from '../../digest/index.js';
 
 export interface CompiledModule {
   sha256: string;
@@ -14,10 +14,6 @@ export interface CompiledModule {
 }
 
 const cache = new Map<string, Promise<CompiledModule>>();
-
-export function sha256Hex(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
 
 export function compileModule(wasm: Uint8Array, opts: PrepareOptions, sha256?: string): Promise<CompiledModule> {
   const digest = sha256Hex(wasm);

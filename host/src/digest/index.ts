@@ -1,0 +1,26 @@
+// Digests with one spelling: the sha256 of bytes in lowercase hex, and canonical JSON (object keys
+// sorted at every depth), so a digest of a value does not depend on how it was serialized. A leaf:
+// the sandbox (module digests), policy (the audit chain and its digests of arguments and results),
+// registry (content addresses) and server (input-round digests) use it.
+import { createHash } from 'node:crypto';
+
+export function sha256Hex(bytes: Uint8Array | string): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * JSON with object keys sorted at every depth (by UTF-16 code unit, integer-like keys included) and
+ * undefined members dropped: one text per value, whatever the key order. The audit chain's hashes
+ * are over this text, so it must never change for a value it has already spelled (registry's
+ * model pins use a spelling of their own: docs/decisions.md, "One table per fact").
+ */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
