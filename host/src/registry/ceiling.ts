@@ -39,7 +39,7 @@ const ceilingSchema = z.strictObject({
   /** Secret names a tool may receive; [] = none. */
   allowed_secrets: z.array(z.string()).optional(),
   /** capabilities.mcp features a tool may have (logging, progress, elicitation, sampling, roots); [] = none. */
-  allowed_mcp: z.array(z.enum(['logging', 'progress', 'elicitation', 'sampling', 'roots'])).optional(),
+  allowed_mcp: z.array(z.enum(['logging', 'progress', 'elicitation', 'sampling', 'roots', 'notifications'])).optional(),
   /** Largest module (bytes) a package may carry. */
   max_module_bytes: z.number().int().positive().optional(),
   /** false = refuse a tool whose model-visible text was flagged at install (screen.ts). */
