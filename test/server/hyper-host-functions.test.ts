@@ -30,9 +30,9 @@ const ALL: ClientCapabilities = { sampling: {}, elicitation: { form: {}, url: {}
 const ROOTS = [{ uri: 'file:///work/project', name: 'project' }];
 const FEATURES = 'mcp: [logging, progress, elicitation, sampling, roots, notifications]';
 
-const plugin = (name: string, wasm: string, caps: string[]) =>
+const plugin = (name: string, wasm: string, caps: string[], timeoutMs = 5000) =>
   ['apiVersion: toolgate/v1', `name: ${name}`, 'version: 1.0.0', `description: ${name} plugin`, `module: { path: ${wasm}, abi: hyper-mcp }`,
-    'capabilities:', '  timeout_ms: 5000', ...caps.map((c) => `  ${c}`), ''].join('\n');
+    'capabilities:', `  timeout_ms: ${timeoutMs}`, ...caps.map((c) => `  ${c}`), ''].join('\n');
 
 interface Seen {
   logs: { level: string; logger?: string; data: unknown }[];
@@ -79,7 +79,7 @@ beforeAll(async () => {
   manifests = join(dir.path, 'manifests');
   policies = join(dir.path, 'policies');
   await Promise.all([mkdir(manifests), mkdir(policies)]);
-  await writeFile(join(manifests, 'hc.yaml'), plugin('hc', C_CLIENT, [FEATURES, 'allowed_hosts: [auth.example.com]']));
+  await writeFile(join(manifests, 'hc.yaml'), plugin('hc', C_CLIENT, [FEATURES, 'allowed_hosts: [auth.example.com]'], 30_000));
   await writeFile(join(manifests, 'hr.yaml'), plugin('hr', RS_CLIENT, ['mcp: [logging, progress, elicitation, sampling, roots]']));
   await writeFile(join(manifests, 'hd.yaml'), plugin('hd', C_CLIENT, [FEATURES]));
   await writeFile(
@@ -229,7 +229,7 @@ describe.each(transports)("hyper-mcp host functions over %s (2025-11-25)", (_nam
     await Promise.all([client.callTool({ name: 'hc__changed', arguments: {} }), client.callTool({ name: 'hc__changed', arguments: {} })]);
     seen.toolsChanged = 0;
     const flood = client.request(
-      { method: 'tools/call', params: { name: 'hc__flood', arguments: { n: 3000 }, _meta: { progressToken: 'f' } } },
+      { method: 'tools/call', params: { name: 'hc__flood', arguments: { n: 1000 }, _meta: { progressToken: 'f' } } },
       CallToolResultSchema,
       { timeout: 30_000 },
     );
@@ -238,7 +238,7 @@ describe.each(transports)("hyper-mcp host functions over %s (2025-11-25)", (_nam
     const otherMs = performance.now() - started;
     expect(textOf(other)).toBe('sent');
     expect(otherMs).toBeLessThan(2000);
-    expect(textOf(await flood)).toBe('3000');
+    expect(textOf(await flood)).toBe('1000');
     // per call: at most 256 log lines, 256 progress, 32 notifications, and a burst of 256 notices then 64/s
     expect(seen.logs.length).toBeLessThanOrEqual(256);
     expect(seen.progress.length).toBeLessThanOrEqual(256);

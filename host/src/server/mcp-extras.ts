@@ -66,8 +66,7 @@ export function serveModuleExtras(core: SidecarCore, server: Server, logLevel: (
       return (await run(op, { uri }, extra)) as never;
     }),
   );
-  // Subscriptions are accepted for what is served; a module's notify_resource_updated reaches the
-  // client only for a URI in this set (call-client.ts).
+  // a module's notify_resource_updated reaches the client only for a URI in here (call-client.ts)
   const subscribed = new Set<string>();
   SESSION_SUBSCRIPTIONS.set(server, subscribed);
   server.setRequestHandler(SubscribeRequestSchema, (request) => {

@@ -7,7 +7,7 @@
 // failure, with toolgate's code and message in `_meta.toolgate` (docs/authoring.md).
 import type { CallContext } from '@extism/extism';
 import { ClientOp, NOTIFY_METHODS } from '../channel.js';
-import { blockBytes, type ClientCore, type HostFn } from './client-functions.js';
+import { blockBytes, type ClientCore, type HostFn } from './client-core.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
