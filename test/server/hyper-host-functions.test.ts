@@ -21,7 +21,7 @@ import {
   type ElicitRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { loadManifestFile, ManifestError, pluginFromManifest, toolFromManifest } from '../../host/src/manifest/index.js';
-import { ROOT, startHttp, startStdio, tempDir, type HttpProcess, type StdioServer } from './helpers.js';
+import { ROOT, startHttp, startStdio, tempDir, waitFor, type HttpProcess, type StdioServer } from './helpers.js';
 import { modernRpc } from './modern-rpc.js';
 
 const C_CLIENT = join(ROOT, 'test/fixtures/build/hyper_client.wasm');
@@ -111,7 +111,14 @@ describe('a module importing a hyper-mcp host function its manifest does not gra
   });
 });
 
-const transports: [string, () => Promise<{ connect(setup: (c: Client) => void): Promise<Client>; close(): Promise<unknown> }>][] = [
+interface Rig {
+  connect(setup: (c: Client) => void): Promise<Client>;
+  /** The server log so far (of the last server connected to, for stdio). */
+  log(): string;
+  close(): Promise<unknown>;
+}
+
+const transports: [string, () => Promise<Rig>][] = [
   [
     'stdio',
     async () => {
@@ -122,6 +129,7 @@ const transports: [string, () => Promise<{ connect(setup: (c: Client) => void): 
           servers.push(s);
           return s.client;
         },
+        log: () => servers.at(-1)?.stderr() ?? '',
         close: () => Promise.allSettled(servers.map((s) => s.close())),
       };
     },
@@ -130,13 +138,13 @@ const transports: [string, () => Promise<{ connect(setup: (c: Client) => void): 
     'http',
     async () => {
       const server = await startHttp(['--http', '127.0.0.1:0', '--manifests', manifests, '--policies', policies, '--no-watch']);
-      return { connect: (setup) => server.connect({ capabilities: ALL, setup }), close: () => server.stop() };
+      return { connect: (setup) => server.connect({ capabilities: ALL, setup }), log: () => server.stderr(), close: () => server.stop() };
     },
   ],
 ];
 
 describe.each(transports)("hyper-mcp host functions over %s (2025-11-25)", (_name, start) => {
-  let rig: Awaited<ReturnType<(typeof transports)[number][1]>>;
+  let rig: Rig;
   beforeAll(async () => {
     rig = await start();
   }, 60_000);
@@ -244,6 +252,19 @@ describe.each(transports)("hyper-mcp host functions over %s (2025-11-25)", (_nam
     expect(seen.progress.length).toBeLessThanOrEqual(256);
     expect(seen.toolsChanged).toBeLessThanOrEqual(32 + 1);
     expect(seen.logs.length + seen.progress.length + seen.toolsChanged).toBeLessThan(600);
+    // what was dropped is counted in the server log, not sent to the client being flooded
+    await waitFor('the drop count in the server log', () => rig.log().match(/(\d+) client notices dropped/)?.[1]);
+  }, 60_000);
+
+  test('malformed JSON from a module never reaches the client: a request is answered INVALID_REQUEST in its own shape', async () => {
+    const { seen, setup } = recorder();
+    const client = await rig.connect(setup);
+    const answer = JSON.parse(textOf(await client.callTool({ name: 'hc__elicit', arguments: { params: 'not json {' } }))) as Record<string, unknown>;
+    expect(answer['action']).toBe('decline');
+    expect((answer['_meta'] as { toolgate: { code: string } }).toolgate.code).toBe('INVALID_REQUEST');
+    const form = JSON.parse(textOf(await client.callTool({ name: 'hc__elicit', arguments: { params: '{"message": 7}' } }))) as Record<string, unknown>;
+    expect((form['_meta'] as { toolgate: { code: string; message: string } }).toolgate.code).toBe('INVALID_REQUEST');
+    expect(seen.elicits).toEqual([]);
   }, 60_000);
 });
 

@@ -64,7 +64,11 @@ export function createClientCore(deps: ClientFunctionDeps): { core: ClientCore; 
       return deps.ask(op, payload).aux;
     },
     progress(op, payload) {
-      if (progressSent >= MAX_PROGRESS_PER_CALL || !takeNotice()) return NOT_SENT;
+      if (progressSent >= MAX_PROGRESS_PER_CALL) {
+        dropped++;
+        return NOT_SENT;
+      }
+      if (!takeNotice()) return NOT_SENT;
       progressSent++;
       return deps.ask(op, payload).aux;
     },
