@@ -1,6 +1,6 @@
 // `toolgate new`: for every language the scaffold builds with its own Makefile, loads through its
 // own manifest and answers good and bad input through `toolgate call` and its test.sh; with
-// `--abi hyper-mcp` (C and Rust) the plugin also serves its tools, resource and prompt over MCP.
+// `--abi hyper-mcp` (AssemblyScript, C and Rust) the plugin also serves its tools, resource and prompt over MCP.
 import { readFile, readdir, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -96,7 +96,7 @@ describe('toolgate new refuses what it cannot scaffold', () => {
   });
 });
 
-describe.each(['c', 'rust'] as const)('toolgate new --lang %s --abi hyper-mcp', (lang) => {
+describe.each(['as', 'c', 'rust'] as const)('toolgate new --lang %s --abi hyper-mcp', (lang) => {
   const plugin = `plug_${lang}`;
   const folder = () => join(dir, plugin);
 
@@ -144,7 +144,7 @@ describe('toolgate new --abi refuses what it cannot scaffold', () => {
   it('refuses a language without a hyper-mcp scaffold, an unknown abi and a name that cannot be a plugin (exit 2)', async () => {
     const wat = await toolgate('new', 'p', '--lang', 'wat', '--abi', 'hyper-mcp', '--dir', join(dir, 'p1'));
     expect(wat.code).toBe(2);
-    expect(wat.stderr).toContain('--abi hyper-mcp has scaffolds for --lang c and rust, not wat');
+    expect(wat.stderr).toContain('--abi hyper-mcp has scaffolds for --lang as, c, rust, not wat');
     const unknown = await toolgate('new', 'p', '--lang', 'c', '--abi', 'wasi', '--dir', join(dir, 'p2'));
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('--abi "wasi" is not one of toolgate, hyper-mcp');

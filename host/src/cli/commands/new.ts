@@ -21,7 +21,7 @@ Options:
   --lang LANG   as (AssemblyScript), c, rust or wat (WebAssembly text)
   --abi ABI     toolgate (default): one export, one tool; hyper-mcp: a plugin following
                 hyper-mcp's v2 interface, with two tools, a resource and a prompt that the module
-                describes (module.abi: hyper-mcp; --lang c or rust). <tool> names the plugin.
+                describes (module.abi: hyper-mcp; --lang as, c or rust). <tool> names the plugin.
   --dir DIR     the folder to create (default ./<tool>); it must not exist or be empty
   --json        print {"tool", "lang", "dir", "files": [...]} on one line instead of text
   -h, --help    show this help
@@ -65,7 +65,7 @@ function abiOf(value: string | undefined, tool: string, lang: Language): Abi {
   const abi = value ?? 'toolgate';
   if (!(ABIS as readonly string[]).includes(abi)) throw new UsageError(`--abi "${abi}" is not one of ${ABIS.join(', ')}`);
   if (abi !== 'hyper-mcp') return 'toolgate';
-  if (!HYPER_LANGUAGES.includes(lang)) throw new UsageError(`--abi hyper-mcp has scaffolds for --lang ${HYPER_LANGUAGES.join(' and ')}, not ${lang}`);
+  if (!HYPER_LANGUAGES.includes(lang)) throw new UsageError(`--abi hyper-mcp has scaffolds for --lang ${HYPER_LANGUAGES.join(', ')}, not ${lang}`);
   // a plugin name: its tools are served as <name>__<tool> (docs/authoring.md, "The hyper-mcp interface")
   if (tool.length > 48 || tool.includes('__') || tool.endsWith('_')) {
     throw new UsageError(`plugin name "${tool}" must be at most 48 characters, without "__" and not ending with "_"`);

@@ -5,6 +5,7 @@
 import { assemblyscriptTemplate } from './assemblyscript.js';
 import { cTemplate } from './c.js';
 import { manifestYaml, readme, testScript } from './common.js';
+import { hyperAssemblyscriptTemplate } from './hyper-as.js';
 import { hyperCTemplate } from './hyper-c.js';
 import { hyperManifestYaml, hyperReadme, hyperTestScript } from './hyper-common.js';
 import { hyperRustTemplate } from './hyper-rust.js';
@@ -30,7 +31,7 @@ export const ABIS = ['toolgate', 'hyper-mcp'] as const;
 export type Abi = (typeof ABIS)[number];
 
 /** The languages with a hyper-mcp scaffold. */
-const HYPER_TEMPLATES: Partial<Record<Language, LanguageTemplate>> = { c: hyperCTemplate, rust: hyperRustTemplate };
+const HYPER_TEMPLATES: Partial<Record<Language, LanguageTemplate>> = { as: hyperAssemblyscriptTemplate, c: hyperCTemplate, rust: hyperRustTemplate };
 export const HYPER_LANGUAGES = Object.keys(HYPER_TEMPLATES) as Language[];
 
 /** Every file of a new tool folder (relative paths), helpers included. */
