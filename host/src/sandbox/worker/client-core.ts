@@ -52,32 +52,25 @@ export function createClientCore(deps: ClientFunctionDeps): { core: ClientCore; 
   let notifications = 0;
   let dropped = 0;
   const bucket = noticeBucket();
-  const takeNotice = (): boolean => {
-    if (bucket.take()) return true;
+  /** Counts a notice dropped past a bound; what the function answers the module. */
+  const drop = (): number => {
     dropped++;
-    return false;
+    return NOT_SENT;
   };
 
   const core: ClientCore = {
     log(op, payload, textBytes) {
-      if (!deps.takeLogBudget(textBytes) || !takeNotice()) return NOT_SENT;
+      if (!deps.takeLogBudget(textBytes)) return NOT_SENT; // counted as a dropped log line
+      if (!bucket.take()) return drop();
       return deps.ask(op, payload).aux;
     },
     progress(op, payload) {
-      if (progressSent >= MAX_PROGRESS_PER_CALL) {
-        dropped++;
-        return NOT_SENT;
-      }
-      if (!takeNotice()) return NOT_SENT;
+      if (progressSent >= MAX_PROGRESS_PER_CALL || !bucket.take()) return drop();
       progressSent++;
       return deps.ask(op, payload).aux;
     },
     notify(payload) {
-      if (notifications >= MAX_NOTIFICATIONS_PER_CALL) {
-        dropped++;
-        return NOT_SENT;
-      }
-      if (!takeNotice()) return NOT_SENT;
+      if (notifications >= MAX_NOTIFICATIONS_PER_CALL || !bucket.take()) return drop();
       notifications++;
       return deps.ask(ClientOp.NOTIFY, payload).aux;
     },
