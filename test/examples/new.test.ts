@@ -1,8 +1,11 @@
 // `toolgate new`: for every language the scaffold builds with its own Makefile, loads through its
-// own manifest and answers good and bad input through `toolgate call` and its test.sh.
+// own manifest and answers good and bad input through `toolgate call` and its test.sh; with
+// `--abi hyper-mcp` (AssemblyScript, C and Rust) the plugin also serves its tools, resource and prompt over MCP.
 import { readFile, readdir, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CLI, ROOT, callTool, run, tempDir } from './helpers.js';
 
 let dir: string;
@@ -115,4 +118,62 @@ describe('toolgate new --lang ts', () => {
     expect(bad.code).toBe(1);
     expect(bad.result.error?.message).toContain("argument 'name' must not be empty");
   }, 600_000);
+});
+
+describe.each(['as', 'c', 'rust'] as const)('toolgate new --lang %s --abi hyper-mcp', (lang) => {
+  const plugin = `plug_${lang}`;
+  const folder = () => join(dir, plugin);
+
+  it('scaffolds a v2 plugin that builds quietly and passes its own test.sh', async () => {
+    const made = await toolgate('new', plugin, '--lang', lang, '--abi', 'hyper-mcp', '--dir', folder(), '--json');
+    expect(made.code, made.stderr).toBe(0);
+    expect(JSON.parse(made.stdout)).toMatchObject({ tool: plugin, lang, abi: 'hyper-mcp' });
+    expect(await readFile(join(folder(), `${plugin}.yaml`), 'utf8')).toContain('abi: hyper-mcp');
+    const build = await run('make', ['--no-print-directory', '-C', folder()], { timeoutMs: 120_000 });
+    expect(build.code, build.stderr).toBe(0);
+    expect(build.stdout + build.stderr).toBe('');
+    const env = { ...process.env, TOOLGATE: `${process.execPath} ${CLI}`, TOOLGATE_HOME: join(dir, 'home') };
+    const r = await run('sh', [join(folder(), 'test.sh')], { env, timeoutMs: 120_000 });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain(`ok: ${plugin}`);
+  }, 240_000);
+
+  it('serves its two tools, its resource and its prompt over MCP (serve --stdio)', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'serve', '--stdio', '--manifests', folder(), '--no-watch'],
+      env: { ...process.env, TOOLGATE_HOME: join(dir, 'home') } as Record<string, string>,
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'scaffold-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const tools = (await client.listTools()).tools.map((t) => t.name).sort();
+      expect(tools).toEqual([`${plugin}__add`, `${plugin}__greet`]);
+      const sum = await client.callTool({ name: `${plugin}__add`, arguments: { a: 2, b: 3 } });
+      expect(sum.structuredContent).toEqual({ sum: 5 });
+      const refused = await client.callTool({ name: `${plugin}__add`, arguments: { a: 'two', b: 3 } });
+      expect(refused.isError).toBe(true);
+      const read = await client.readResource({ uri: `${plugin}://about` });
+      expect(read.contents[0]).toMatchObject({ uri: `${plugin}://about`, text: `${plugin} greets people and adds numbers.` });
+      const prompt = await client.getPrompt({ name: 'review', arguments: { topic: 'tea' } });
+      expect(prompt.messages[0]?.content).toEqual({ type: 'text', text: 'Write a short review of tea.' });
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
+});
+
+describe('toolgate new --abi refuses what it cannot scaffold', () => {
+  it('refuses a language without a hyper-mcp scaffold, an unknown abi and a name that cannot be a plugin (exit 2)', async () => {
+    const wat = await toolgate('new', 'p', '--lang', 'wat', '--abi', 'hyper-mcp', '--dir', join(dir, 'p1'));
+    expect(wat.code).toBe(2);
+    expect(wat.stderr).toContain('--abi hyper-mcp has scaffolds for --lang as, c, rust, not wat');
+    const unknown = await toolgate('new', 'p', '--lang', 'c', '--abi', 'wasi', '--dir', join(dir, 'p2'));
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('--abi "wasi" is not one of toolgate, hyper-mcp');
+    const name = await toolgate('new', 'two__parts', '--lang', 'c', '--abi', 'hyper-mcp', '--dir', join(dir, 'p3'));
+    expect(name.code).toBe(2);
+    expect(name.stderr).toContain('plugin name "two__parts" must be at most 48 characters, without "__"');
+  });
 });

@@ -13,6 +13,7 @@ const CLIENT_FEATURE_WORDS = {
   elicitation: "may ask the client's user for input (elicitation)",
   sampling: "may ask the client's model for completions (sampling)",
   roots: "may ask the client which folders and files it works in (roots)",
+  notifications: 'may tell the client its tool, resource or prompt lists or a resource changed',
 } as const satisfies Record<ClientFeature, string>;
 
 export function formatBytes(bytes: number): string {

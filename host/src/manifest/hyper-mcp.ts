@@ -24,6 +24,7 @@ import { schemaTextIssues } from './shown-text.js';
 import { decodeOutput } from './wire.js';
 import { changedParts, DESCRIBED_KINDS, describedPinFile, describedTextOf, type DescribedKind, type DescribedText } from './described-text.js';
 import { messageOf } from '../errors/index.js';
+import { pluginNoticeLimit, type NoticeLimit } from './notice-limit.js';
 
 export type HyperMcpInterface = 'v1' | 'v2';
 
@@ -189,19 +190,23 @@ class ModuleExports {
   readonly #opts: BridgeOptions;
   readonly #sandboxes = new Map<string, Promise<SandboxTool>>();
   readonly exports: ReadonlySet<string>;
+  /** Every call of the plugin shares one bound on the notices it sends its clients. */
+  readonly notices: NoticeLimit;
   #closed = false;
 
   constructor(loaded: LoadedManifest, opts: BridgeOptions, exports: readonly string[]) {
     this.#loaded = loaded;
     this.#opts = opts;
     this.exports = new Set(exports);
+    this.notices = pluginNoticeLimit(loaded.manifest.name, opts.logger);
   }
 
   #sandbox(entry: string): Promise<SandboxTool> {
     let s = this.#sandboxes.get(entry);
     if (s === undefined) {
       const { spec } = sandboxSpecFor(this.#loaded, this.#opts);
-      s = loadSandboxTool({ ...spec, name: `${this.#loaded.manifest.name}.${entry}`, entry });
+      // hyper-mcp's own host functions are served to this module, each behind its capabilities.mcp feature
+      s = loadSandboxTool({ ...spec, name: `${this.#loaded.manifest.name}.${entry}`, entry, hyperHostFunctions: true });
       // a refused module stays refused; keep the rejection, but never as an unhandled one
       s.catch(() => {});
       this.#sandboxes.set(entry, s);
@@ -220,7 +225,7 @@ class ModuleExports {
       throw new ToolFailure('SANDBOX_ERROR', `module ${this.#loaded.modulePath} was refused by the sandbox: ${why}`);
     }
     const input = payload === undefined ? new Uint8Array(0) : encoder.encode(JSON.stringify(payload));
-    const output = await sandbox.call(input, opts);
+    const output = await sandbox.call(input, opts.client !== undefined ? { ...opts, client: this.notices.wrap(opts.client) } : opts);
     return decodeOutput(output, 'json');
   }
 

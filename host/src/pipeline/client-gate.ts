@@ -39,6 +39,7 @@ export function policedClient(
   const client: CallClient = {
     log: (level, data, logger) => link.log(level, data, logger),
     progress: (progress, total, message) => link.progress(progress, total, message),
+    notify: (method, params) => link.notify?.(method, params) ?? Promise.resolve(false),
     async request(req: ClientRequest, signal: AbortSignal, timeoutMs: number): Promise<ClientAnswer> {
       const denied = denial(req, exec, tool, guards);
       const steps = (trail.clientRequests ??= []);

@@ -39,7 +39,27 @@ export const ClientOp = {
   SAMPLE: 4,
   /** JSON params of roots/list (may be {}); answer as ELICIT. */
   ROOTS: 5,
+  /** hyper-mcp create_elicitation: its JSON (form or URL mode, optional timeout); answer as ELICIT. */
+  HYPER_ELICIT: 6,
+  /** hyper-mcp notify_logging_message: its JSON {level, logger?, data}; answer as LOG. */
+  HYPER_LOG: 7,
+  /** hyper-mcp notify_progress: its JSON {progressToken, progress, total?, message?}; answer as LOG. */
+  HYPER_PROGRESS: 8,
+  /** A notification to the client: [CLIENT_NOTIFICATIONS index u8][JSON params, may be empty]; answer as LOG. */
+  NOTIFY: 9,
 } as const;
+
+/**
+ * NOTIFY's first byte indexes this list (client-serve.ts checks it is tool/types.ts's
+ * CLIENT_NOTIFICATIONS; kept here so the worker bundle needs nothing from the tool layer).
+ */
+export const NOTIFY_METHODS = [
+  'notifications/tools/list_changed',
+  'notifications/resources/list_changed',
+  'notifications/prompts/list_changed',
+  'notifications/resources/updated',
+  'notifications/elicitation/complete',
+] as const;
 
 /** CALL's AUX bit: the host will poll for the next call's answer, so the worker should poll for that call. */
 export const CALL_POLL_NEXT = 1;

@@ -2,9 +2,10 @@
 // worker waits. Requests are bounded by the call: the call's signal cancels them and they get only
 // the time left before its deadline. The answer is what the worker hands the module: the client's
 // result, or {"error": {code, message}} with any ClientRefusalCode (PENDING included) as it came.
-import { CLIENT_LOG_LEVELS, ToolFailure, type CallClient, type ClientAnswer, type ClientLogLevel, type ClientRequestKind, type JsonObject } from '../tool/index.js';
+import { CLIENT_LOG_LEVELS, ToolFailure, type CallClient, type ClientAnswer, type ClientLogLevel, type ClientRequest, type ClientRequestKind, type JsonObject } from '../tool/index.js';
 import type { CallControl } from './call-control.js';
 import { ClientOp } from './channel.js';
+import { hyperElicitation, hyperLog, hyperNotification, hyperProgress } from './hyper-serve.js';
 import { cleanLogLine } from './sanitize.js';
 import type { LogLevelName } from './worker/protocol.js';
 
@@ -16,6 +17,8 @@ export interface ClientReply {
 export interface ClientServeSetup {
   tool: string;
   secrets: readonly string[];
+  /** capabilities.allowed_hosts: where a hyper-mcp URL-mode elicitation may send the user. */
+  allowedHosts: readonly string[];
   /** The server log gets every line the module sends its client too. */
   onLog(level: LogLevelName, line: string): void;
 }
@@ -50,6 +53,65 @@ function answerBytes(answer: ClientAnswer): Uint8Array {
   return encoder.encode(JSON.stringify(json));
 }
 
+type Guarded = <T>(p: Promise<T>, fallback: T) => Promise<T>;
+
+interface Serving {
+  client: CallClient | undefined;
+  ctl: CallControl;
+  setup: ClientServeSetup;
+  guarded: Guarded;
+}
+
+const done = (sent: boolean): ClientReply => ({ aux: sent ? SENT : NOT_SENT, data: new Uint8Array(0) });
+const refused = (code: 'INVALID_REQUEST' | 'UNAVAILABLE', message: string): ClientReply => ({ aux: SENT, data: answerBytes({ ok: false, code, message }) });
+
+async function serveLog(s: Serving, level: ClientLogLevel, text: string): Promise<ClientReply> {
+  const line = cleanLogLine(text, s.setup.secrets);
+  s.setup.onLog(SERVER_LEVEL[level], line);
+  return done(s.client !== undefined && (await s.guarded(s.client.log(level, line, s.setup.tool), false)));
+}
+
+async function serveProgress(s: Serving, progress: number, total: number | undefined, text: string | undefined): Promise<ClientReply> {
+  const message = text === undefined || text === '' ? undefined : cleanLogLine(text, s.setup.secrets);
+  if (s.client === undefined) return done(false);
+  return done(await s.guarded(s.client.progress(progress, total, message), false));
+}
+
+/** One request to the client (through the call's policy gate), its answer as the worker hands it on. */
+async function serveRequest(s: Serving, req: ClientRequest, timeoutMs = Number.POSITIVE_INFINITY): Promise<ClientReply> {
+  if (s.client === undefined) return refused('UNAVAILABLE', `${req.kind} is unavailable: the call has no client`);
+  const failedAnswer: ClientAnswer = { ok: false, code: 'FAILED', message: `${req.kind} request failed` };
+  const answer = await s.guarded(s.client.request(req, s.ctl.signal, Math.min(s.ctl.remainingMs(), timeoutMs)), failedAnswer);
+  return { aux: SENT, data: answerBytes(answer) };
+}
+
+/** hyper-mcp's functions (hyper-serve.ts parses what the module sent); undefined for another op. */
+async function serveHyper(op: number, data: Uint8Array, s: Serving): Promise<ClientReply | undefined> {
+  switch (op) {
+    case ClientOp.HYPER_LOG: {
+      const r = hyperLog(data);
+      return r.ok ? serveLog(s, r.value.level, r.value.line) : done(false);
+    }
+    case ClientOp.HYPER_PROGRESS: {
+      const r = hyperProgress(data);
+      return r.ok ? serveProgress(s, r.value.progress, r.value.total, r.value.message) : done(false);
+    }
+    case ClientOp.HYPER_ELICIT: {
+      const r = hyperElicitation(data, s.setup.allowedHosts);
+      if (!r.ok) return refused('INVALID_REQUEST', r.message);
+      const req: ClientRequest = { kind: 'elicitation', params: r.value.params, ...(r.value.urlChecked ? { urlChecked: true as const } : {}) };
+      return serveRequest(s, req, r.value.timeoutMs);
+    }
+    case ClientOp.NOTIFY: {
+      const r = hyperNotification(data);
+      if (!r.ok || s.client?.notify === undefined) return done(false);
+      return done(await s.guarded(s.client.notify(r.value.method, r.value.params), false));
+    }
+    default:
+      return undefined;
+  }
+}
+
 /** Serves one CLIENT_REQUEST. Throws only the call's own failure (deadline, cancel). */
 export async function serveClient(
   op: number,
@@ -58,8 +120,7 @@ export async function serveClient(
   ctl: CallControl,
   setup: ClientServeSetup,
 ): Promise<ClientReply> {
-  const done = (sent: boolean): ClientReply => ({ aux: sent ? SENT : NOT_SENT, data: new Uint8Array(0) });
-  const guarded = async <T>(p: Promise<T>, fallback: T): Promise<T> => {
+  const guarded: Guarded = async (p, fallback) => {
     try {
       return await ctl.race(p);
     } catch (err) {
@@ -67,20 +128,14 @@ export async function serveClient(
       return fallback;
     }
   };
+  const s: Serving = { client, ctl, setup, guarded };
   switch (op) {
-    case ClientOp.LOG: {
-      const level = CLIENT_LOG_LEVELS[data[0] ?? 0] ?? 'info';
-      const line = cleanLogLine(decoder.decode(data.subarray(1)), setup.secrets);
-      setup.onLog(SERVER_LEVEL[level], line);
-      return done(client !== undefined && (await guarded(client.log(level, line, setup.tool), false)));
-    }
+    case ClientOp.LOG:
+      return serveLog(s, CLIENT_LOG_LEVELS[data[0] ?? 0] ?? 'info', decoder.decode(data.subarray(1)));
     case ClientOp.PROGRESS: {
       const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-      const progress = view.getFloat64(0, true);
       const total = view.getFloat64(8, true);
-      const message = data.length > 16 ? cleanLogLine(decoder.decode(data.subarray(16)), setup.secrets) : undefined;
-      if (client === undefined) return done(false);
-      return done(await guarded(client.progress(progress, Number.isNaN(total) ? undefined : total, message), false));
+      return serveProgress(s, view.getFloat64(0, true), Number.isNaN(total) ? undefined : total, data.length > 16 ? decoder.decode(data.subarray(16)) : undefined);
     }
     case ClientOp.ELICIT:
     case ClientOp.SAMPLE:
@@ -92,17 +147,13 @@ export async function serveClient(
       } catch {
         params = undefined;
       }
-      if (!isObject(params)) {
-        return { aux: SENT, data: answerBytes({ ok: false, code: 'INVALID_REQUEST', message: `${kind} params must be a JSON object` }) };
-      }
-      if (client === undefined) {
-        return { aux: SENT, data: answerBytes({ ok: false, code: 'UNAVAILABLE', message: `${kind} is unavailable: the call has no client` }) };
-      }
-      const failedAnswer: ClientAnswer = { ok: false, code: 'FAILED', message: `${kind} request failed` };
-      const answer = await guarded(client.request({ kind, params }, ctl.signal, ctl.remainingMs()), failedAnswer);
-      return { aux: SENT, data: answerBytes(answer) };
+      if (!isObject(params)) return refused('INVALID_REQUEST', `${kind} params must be a JSON object`);
+      return serveRequest(s, { kind, params });
     }
-    default:
-      throw new ToolFailure('SANDBOX_ERROR', `unknown toolgate:mcp request ${op} from the instance`);
+    default: {
+      const reply = await serveHyper(op, data, s);
+      if (reply === undefined) throw new ToolFailure('SANDBOX_ERROR', `unknown toolgate:mcp request ${op} from the instance`);
+      return reply;
+    }
   }
 }

@@ -20,6 +20,8 @@ export interface InstanceSetup {
   init: Omit<WorkerInit, 'sab'>;
   channelCapacity: number;
   secrets: readonly string[];
+  /** capabilities.allowed_hosts (a hyper-mcp URL-mode elicitation may only send the user there). */
+  allowedHosts: readonly string[];
   http: HttpGate | undefined;
   onLog(msg: LogMessage): void;
 }
@@ -46,7 +48,7 @@ export class SandboxInstance implements PooledInstance {
     private readonly worker: Worker,
     private readonly channel: Channel,
   ) {
-    this.#clientSetup = { tool: setup.tool, secrets: setup.secrets, onLog: (level, line) => setup.onLog({ kind: 'log', level, line }) };
+    this.#clientSetup = { tool: setup.tool, secrets: setup.secrets, allowedHosts: setup.allowedHosts, onLog: (level, line) => setup.onLog({ kind: 'log', level, line }) };
     worker.on('message', (m: unknown) => {
       if (typeof m === 'object' && m !== null && (m as { kind?: unknown }).kind === 'log') setup.onLog(m as LogMessage);
     });

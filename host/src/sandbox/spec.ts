@@ -23,6 +23,8 @@ export interface SandboxToolSpec {
   logger?: Logger;
   /** What the module may ask of the calling client through toolgate:mcp (manifest capabilities.mcp). */
   clientFeatures?: ClientFeature[];
+  /** The module may import hyper-mcp's host functions (module.abi hyper-mcp), each still gated by clientFeatures. */
+  hyperHostFunctions?: boolean;
   /** Where calls run (execution.ts); default: on the calling thread when the tool may. */
   execution?: SandboxExecution;
   /**
@@ -99,6 +101,7 @@ const specSchema = z.object({
     .optional(),
   clientFeatures: z.array(z.enum(CLIENT_FEATURES)).optional(),
   abi: z.enum(['extism', 'component']).optional(),
+  hyperHostFunctions: z.boolean().optional(),
 });
 
 export function checkSpec(spec: SandboxToolSpec): void {

@@ -145,6 +145,7 @@ function instanceSetup(spec: SandboxToolSpec, workerFile: URL, units: CompiledUn
     },
     channelCapacity: Math.max(limits.maxInputBytes, limits.maxOutputBytes, limits.maxHttpResponseBytes) + CHANNEL_SLACK,
     secrets,
+    allowedHosts: [...spec.allowedHosts],
     http: info.usesHttp
       ? createHttpGate({ allowedHosts: spec.allowedHosts, maxResponseBytes: limits.maxHttpResponseBytes, timeoutMs: limits.timeoutMs })
       : undefined,

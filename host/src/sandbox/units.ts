@@ -5,7 +5,7 @@ import { sha256Hex } from '../digest/index.js';
 import { compileModule, type CompiledModule } from './module/cache.js';
 import { toolModuleOf } from './module/component.js';
 import { checkLinks } from './module/link-check.js';
-import { CLIENT_IMPORTS, CLIENT_NAMESPACE, COMPONENT_CALL_EXPORT, COMPONENT_POST_CALL_EXPORT, COMPONENT_REALLOC_EXPORT, TOOLGATE_WASI_NAMESPACE, type ClientImportName } from './module/host-imports.js';
+import { CLIENT_IMPORTS, CLIENT_NAMESPACE, COMPONENT_CALL_EXPORT, COMPONENT_POST_CALL_EXPORT, COMPONENT_REALLOC_EXPORT, HYPER_NAMESPACE, importFeature, importLabel, isHyperImport, TOOLGATE_WASI_NAMESPACE, type ClientImportName } from './module/host-imports.js';
 import { SandboxLoadError } from './load-error.js';
 import type { SandboxToolSpec } from './spec.js';
 import { WASI_IMPORT_NAMES } from './wasi/index.js';
@@ -21,18 +21,26 @@ export interface CompiledUnits {
 }
 
 /**
- * A module may call a toolgate:mcp function only when the manifest lists its feature under
- * capabilities.mcp. Checked here, not when preparing: the compiled module is cached by digest and
- * may serve manifests that declare different features.
+ * A module may call a toolgate:mcp (or hyper-mcp) function only when the manifest lists its
+ * feature under capabilities.mcp; hyper-mcp's functions only in a module.abi hyper-mcp manifest.
+ * Checked here, not when preparing: the compiled module is cached by digest and may serve
+ * manifests that declare different features.
  */
 function checkClientImports(spec: SandboxToolSpec, label: string, imports: readonly ClientImportName[]): void {
   const declared = spec.clientFeatures ?? [];
   for (const name of imports) {
-    const feature = CLIENT_IMPORTS[name];
-    if (declared.includes(feature)) continue;
+    const what = `tool "${spec.name}", ${label}: import "${importLabel(name)}"`;
+    if (isHyperImport(name) && spec.hyperHostFunctions !== true) {
+      throw new SandboxLoadError(
+        'FORBIDDEN_IMPORT',
+        `${what} is from namespace "${HYPER_NAMESPACE}": a host function only an embedding application can provide; toolgate serves hyper-mcp's only to a module.abi hyper-mcp manifest`,
+      );
+    }
+    const feature = importFeature(name);
+    if ((declared as readonly string[]).includes(feature)) continue;
     throw new SandboxLoadError(
       'FORBIDDEN_IMPORT',
-      `tool "${spec.name}", ${label}: import "${CLIENT_NAMESPACE}.${name}" needs capabilities.mcp to list "${feature}" (it lists ${declared.length === 0 ? 'nothing' : declared.map((f) => `"${f}"`).join(', ')})`,
+      `${what} needs capabilities.mcp to list "${feature}" (it lists ${declared.length === 0 ? 'nothing' : declared.map((f) => `"${f}"`).join(', ')})`,
     );
   }
 }

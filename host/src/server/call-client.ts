@@ -7,6 +7,7 @@ import {
   CreateMessageResultSchema,
   CreateMessageResultWithToolsSchema,
   ElicitRequestFormParamsSchema,
+  ElicitRequestURLParamsSchema,
   ElicitResultSchema,
   ListRootsResultSchema,
   type LoggingLevel,
@@ -76,15 +77,25 @@ export const CLIENT_REQUEST_METHOD = {
   roots: 'roots/list',
 } as const satisfies Record<ClientRequest['kind'], string>;
 
-/** Whether the client declared the capability a kind of request needs. */
-export function clientCanAnswer(caps: Readonly<Record<string, unknown>> | undefined, kind: ClientRequest['kind']): boolean {
-  return caps?.[kind] !== undefined;
+/** Whether the client declared the capability a kind of request needs (URL-mode elicitation: elicitation.url). */
+export function clientCanAnswer(caps: Readonly<Record<string, unknown>> | undefined, kind: ClientRequest['kind'], req?: ClientRequest): boolean {
+  if (caps?.[kind] === undefined) return false;
+  if (req?.urlChecked !== true || req.params['mode'] !== 'url') return true;
+  const elicitation = caps['elicitation'];
+  return typeof elicitation === 'object' && elicitation !== null && (elicitation as Record<string, unknown>)['url'] !== undefined;
 }
 
 /**
+ * The URIs each 2025-11-25 session's client subscribed to (resources/subscribe, mcp-extras.ts): a
+ * module's notifications/resources/updated goes out only for one of them, as MCP says.
+ */
+export const SESSION_SUBSCRIPTIONS = new WeakMap<Server, Set<string>>();
+
+/**
  * The params a tool may send. A top-level string inputKey (the question's name in a 2026-07-28
- * input round, see inputKeyOf) is never part of them. roots/list takes no params of its own. Elicitation is form mode only: a URL-mode request would let an
- * untrusted tool send the user to a page of its choosing. _meta and task are the host's, not the tool's.
+ * input round, see inputKeyOf) is never part of them. roots/list takes no params of its own. Elicitation is form mode only (a URL-mode request would let an
+ * untrusted tool send the user to a page of its choosing), but for a hyper-mcp module's URL the
+ * sandbox checked against capabilities.allowed_hosts (req.urlChecked). _meta and task are the host's, not the tool's.
  * Every string of an elicitation (message, field titles, descriptions, choices) is shown to a
  * person, so each has its hidden characters spelled out.
  */
@@ -97,6 +108,13 @@ export function checkedParams(req: ClientRequest): { ok: true; params: Record<st
     return extra.length === 0
       ? { ok: true, params: {} }
       : { ok: false, message: `roots params: only an inputKey string is allowed (got ${extra.map((k) => JSON.stringify(k)).join(', ')})` };
+  }
+  if (req.kind === 'elicitation' && req.urlChecked === true && rest['mode'] === 'url') {
+    // a hyper-mcp module's URL mode, its URL already checked against the manifest's allowed_hosts
+    const parsed = ElicitRequestURLParamsSchema.safeParse(rest);
+    return parsed.success
+      ? { ok: true, params: spellHiddenDeep(parsed.data) as Record<string, unknown> }
+      : { ok: false, message: `elicitation params.${firstIssue(parsed.error)}` };
   }
   if (req.kind === 'elicitation') {
     if (rest['mode'] !== undefined && rest['mode'] !== 'form') return { ok: false, message: `elicitation params.mode: only "form" is allowed for tools (got ${JSON.stringify(rest['mode'])})` };
@@ -165,13 +183,18 @@ export function mcpCallClient(o: CallClientOptions): SessionCallClient {
       });
     },
     request: (req, signal, timeoutMs) => sessionRequest(o, req, signal, timeoutMs),
+    async notify(method, params) {
+      if (method === 'notifications/resources/updated' && SESSION_SUBSCRIPTIONS.get(o.server)?.has(String(params['uri'])) !== true) return false;
+      return notify({ method, params } as ServerNotification);
+    },
   };
 }
 
 /** A tool's elicitation, sampling or roots request, sent on the session's request that made the call. */
 async function sessionRequest(o: CallClientOptions, req: ClientRequest, signal: AbortSignal, timeoutMs: number): Promise<ClientAnswer> {
-  if (!clientCanAnswer(o.server.getClientCapabilities(), req.kind)) {
-    return { ok: false, code: 'UNAVAILABLE', message: `the client did not declare the ${req.kind} capability` };
+  if (!clientCanAnswer(o.server.getClientCapabilities(), req.kind, req)) {
+    const what = req.urlChecked === true ? 'elicitation.url' : req.kind;
+    return { ok: false, code: 'UNAVAILABLE', message: `the client did not declare the ${what} capability` };
   }
   const checked = checkedParams(req);
   if (!checked.ok) return { ok: false, code: 'INVALID_REQUEST', message: checked.message };

@@ -19,7 +19,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { JsonObject } from '../tool/index.js';
-import { mcpCallClient } from './call-client.js';
+import { mcpCallClient, SESSION_SUBSCRIPTIONS } from './call-client.js';
 import type { SidecarCore } from './core.js';
 import {
   completeOperationFor, completeParams, listPrompts, listResources, listResourceTemplates, NO_COMPLETIONS,
@@ -66,8 +66,9 @@ export function serveModuleExtras(core: SidecarCore, server: Server, logLevel: (
       return (await run(op, { uri }, extra)) as never;
     }),
   );
-  // Subscriptions are accepted for what is served; modules have no way to say a resource changed yet.
+  // a module's notify_resource_updated reaches the client only for a URI in here (call-client.ts)
   const subscribed = new Set<string>();
+  SESSION_SUBSCRIPTIONS.set(server, subscribed);
   server.setRequestHandler(SubscribeRequestSchema, (request) => {
     subscribed.add(request.params.uri);
     return {};

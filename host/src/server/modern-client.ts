@@ -76,12 +76,17 @@ export function modernCallClient(o: ModernClientOptions): SessionCallClient {
     },
     async request(req): Promise<ClientAnswer> {
       const caps = envelope.clientCapabilities;
-      if (!clientCanAnswer(caps, req.kind)) return o.round.missingCapability(req.kind);
+      if (!clientCanAnswer(caps, req.kind, req)) return o.round.missingCapability(req.kind);
       const checked = checkedParams(req);
       if (!checked.ok) return { ok: false, code: 'INVALID_REQUEST', message: checked.message };
       const method = CLIENT_REQUEST_METHOD[req.kind];
       const params = req.kind === 'elicitation' ? { mode: 'form', ...checked.params } : checked.params;
       return o.round.request(method, params, inputKeyOf(req));
+    },
+    // 2026-07-28 has no resource subscriptions on a request's response: resources/updated is not sent
+    async notify(method, params) {
+      if (method === 'notifications/resources/updated') return false;
+      return notify(method, params);
     },
   };
 }

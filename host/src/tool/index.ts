@@ -3,7 +3,7 @@ export {
   ERROR_CODES, CLIENT_LOG_LEVELS, CLIENT_FEATURES,
   type Disposer, type Json, type JsonObject, type JsonSchema, type ContentBlock, type ErrorCode, type ToolResult, type OutputRender,
   type ToolAnnotations, type ToolCapabilities, type ToolExecution, type ExecIdentity, type ParamSpec, type ToolDefinition,
-  type ClientLogLevel, type ClientFeature, type ClientRequestKind, CLIENT_REQUEST_KINDS, type ClientRequest, type ClientRefusalCode, type ClientAnswer,
+  type ClientLogLevel, type ClientFeature, type ClientRequestKind, CLIENT_REQUEST_KINDS, CLIENT_NOTIFICATIONS, type ClientNotification, type ClientRequest, type ClientRefusalCode, type ClientAnswer,
   type CallClient, type ServedItem, type ServedSurface,
 } from './types.js';
 export { ToolFailure } from './errors.js';

@@ -153,7 +153,7 @@ export const CLIENT_LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error',
 export type ClientLogLevel = (typeof CLIENT_LOG_LEVELS)[number];
 
 /** What a tool may ask the client to do; a manifest lists the ones its module may use. */
-export const CLIENT_FEATURES = ['logging', 'progress', 'elicitation', 'sampling', 'roots'] as const;
+export const CLIENT_FEATURES = ['logging', 'progress', 'elicitation', 'sampling', 'roots', 'notifications'] as const;
 export type ClientFeature = (typeof CLIENT_FEATURES)[number];
 
 /** The requests a client answers, each checked by policy first. */
@@ -168,7 +168,23 @@ export interface ClientRequest {
    * never sent to the client; see call-client.ts inputKeyOf).
    */
   readonly params: Readonly<JsonObject>;
+  /**
+   * Set by the host only, never from the module's bytes: an elicitation in URL mode whose URL the
+   * host has checked against the manifest's allowed_hosts (a hyper-mcp create_elicitation). Without
+   * it, elicitation is form mode only.
+   */
+  readonly urlChecked?: true;
 }
+
+/** The notifications a module may send its client besides logs and progress (capabilities.mcp notifications, elicitation). */
+export const CLIENT_NOTIFICATIONS = [
+  'notifications/tools/list_changed',
+  'notifications/resources/list_changed',
+  'notifications/prompts/list_changed',
+  'notifications/resources/updated',
+  'notifications/elicitation/complete',
+] as const;
+export type ClientNotification = (typeof CLIENT_NOTIFICATIONS)[number];
 
 /**
  * Why a request got no answer from the client: DENIED (a policy), UNAVAILABLE (no client, or one
@@ -196,6 +212,12 @@ export interface CallClient {
   progress(progress: number, total: number | undefined, message: string | undefined): Promise<boolean>;
   /** Sends the request and resolves with the client's answer; the signal cancels it. */
   request(req: ClientRequest, signal: AbortSignal, timeoutMs: number): Promise<ClientAnswer>;
+  /**
+   * Sends one of CLIENT_NOTIFICATIONS (params already checked by the sandbox); false when not sent
+   * (no client, the revision has no such notification, or a resource nobody subscribed to). A
+   * client without it sends none.
+   */
+  notify?(method: ClientNotification, params: Readonly<JsonObject>): Promise<boolean>;
 }
 
 // ---- What a module serves besides tools (hyper-mcp v2 modules: manifest/hyper-mcp.ts): its

@@ -22,7 +22,7 @@ export function ${tool}(): i32 {
 `;
 }
 
-function makefile(tool: string): string {
+export function makefile(tool: string): string {
   return `# Builds build/${tool}.wasm with AssemblyScript. The compiler and @extism/as-pdk are this folder's
 # own devDependencies (package.json), installed by npm on the first build. The abort handler is
 # ours: the default one imports env.abort, which toolgate refuses to load.
@@ -47,7 +47,7 @@ clean:
 }
 
 /** The scaffold's package.json: the build tools, pinned to the versions toolgate's examples use. */
-function packageJson(tool: string, pins: Readonly<Record<string, string>>): string {
+export function packageJson(tool: string, pins: Readonly<Record<string, string>>): string {
   const devDependencies = Object.fromEntries(AS_BUILD_DEPENDENCIES.map((name) => [name, pins[name] ?? '*']));
   return `${JSON.stringify({ name: tool.replace(/_/g, '-'), version: '0.1.0', private: true, devDependencies }, null, 2)}\n`;
 }

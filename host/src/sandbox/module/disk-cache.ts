@@ -18,6 +18,7 @@ import { z } from 'zod';
 import { sealMatches, sealOf, writeCacheFile, type CacheFolder } from '../../cache-files/index.js';
 import { preparedModuleCache } from '../prepared-cache-dir.js';
 import type { PrepareOptions, PreparedModule } from './prepare.js';
+import { CLIENT_IMPORT_NAMES } from './host-imports.js';
 
 /**
  * Bumped when the file layout changes, or when preparing writes different bytes for the same key
@@ -33,7 +34,7 @@ export type PreparedInfo = Omit<PreparedModule, 'bytes'>;
 const infoSchema = z.strictObject({
   usesWasi: z.boolean(),
   usesHttp: z.boolean(),
-  clientImports: z.array(z.enum(['log', 'progress', 'elicit', 'sample', 'roots'])),
+  clientImports: z.array(z.enum(CLIENT_IMPORT_NAMES)),
   returnsStatus: z.boolean(),
   hasInitialize: z.boolean(),
   hasStart: z.boolean(),

@@ -10,7 +10,36 @@ export const TOOLGATE_WASI_NAMESPACE = 'toolgate:wasi';
  */
 export const CLIENT_NAMESPACE = 'toolgate:mcp';
 export const CLIENT_IMPORTS = { log: 'logging', progress: 'progress', elicit: 'elicitation', sample: 'sampling', roots: 'roots' } as const;
-export type ClientImportName = keyof typeof CLIENT_IMPORTS;
+
+/**
+ * hyper-mcp's host functions (docs/authoring.md, "Host functions of the hyper-mcp interface"),
+ * imported from Extism's user namespace: served only to a module.abi hyper-mcp manifest, each
+ * needing the capabilities.mcp feature it maps onto, like a toolgate:mcp import.
+ */
+export const HYPER_NAMESPACE = 'extism:host/user';
+export const HYPER_IMPORTS = {
+  create_elicitation: 'elicitation',
+  create_message: 'sampling',
+  list_roots: 'roots',
+  notify_logging_message: 'logging',
+  notify_progress: 'progress',
+  notify_tool_list_changed: 'notifications',
+  notify_resource_list_changed: 'notifications',
+  notify_prompt_list_changed: 'notifications',
+  notify_resource_updated: 'notifications',
+  notify_url_elicitation_completed: 'elicitation',
+} as const;
+export type HyperImportName = keyof typeof HYPER_IMPORTS;
+/** A client import: a toolgate:mcp name, or a hyper-mcp name (the two sets do not overlap). */
+export type ClientImportName = keyof typeof CLIENT_IMPORTS | HyperImportName;
+export const CLIENT_IMPORT_NAMES = [...Object.keys(CLIENT_IMPORTS), ...Object.keys(HYPER_IMPORTS)] as [ClientImportName, ...ClientImportName[]];
+
+export const isHyperImport = (name: ClientImportName): name is HyperImportName => Object.hasOwn(HYPER_IMPORTS, name);
+/** The manifest feature an import needs. */
+export const importFeature = (name: ClientImportName): (typeof CLIENT_IMPORTS)[keyof typeof CLIENT_IMPORTS] | 'notifications' =>
+  isHyperImport(name) ? HYPER_IMPORTS[name] : CLIENT_IMPORTS[name];
+/** "namespace.name", as errors name an import. */
+export const importLabel = (name: ClientImportName): string => `${isHyperImport(name) ? HYPER_NAMESPACE : CLIENT_NAMESPACE}.${name}`;
 
 /**
  * The host interface of toolgate's world (pdk-examples/js/lib/world.wit): what the core module of a

@@ -3,7 +3,7 @@
 // module's own WASI namespace); anything else must come from a module of module.link.
 import { BinaryReader, concatBytes, encodeName, encodeU32 } from './leb128.js';
 import { checkImportedTable, readTableType } from './tables.js';
-import { CLIENT_IMPORTS, CLIENT_NAMESPACE, COMPONENT_HOST_IMPORTS, COMPONENT_HOST_NAMESPACE, EXTISM_IMPORT_NAMES, EXTISM_NAMESPACE, WASI_NAMESPACE, type ClientImportName } from './host-imports.js';
+import { CLIENT_IMPORTS, CLIENT_NAMESPACE, COMPONENT_HOST_IMPORTS, COMPONENT_HOST_NAMESPACE, EXTISM_IMPORT_NAMES, EXTISM_NAMESPACE, HYPER_IMPORTS, HYPER_NAMESPACE, WASI_NAMESPACE, type ClientImportName } from './host-imports.js';
 
 /** Namespaces only an embedding application fills with its own host functions (Extism's convention). */
 const EMBEDDER_NAMESPACES = new Set(['extism:host/user', 'user']);
@@ -29,7 +29,7 @@ export interface ImportSummary {
   importedMemory: boolean;
   usesWasi: boolean;
   usesHttp: boolean;
-  /** The toolgate:mcp functions it imports (each needs its feature declared in the manifest). */
+  /** The toolgate:mcp and hyper-mcp functions it imports (each needs its feature declared in the manifest). */
   clientImports: ClientImportName[];
 }
 
@@ -102,6 +102,11 @@ function hostNamespace(mod: string, name: string, rules: ImportRules, summary: I
     if (!rules.wasiImportNames.includes(name)) fail('FORBIDDEN_IMPORT', `import ${what} is not a WASI function toolgate provides`);
     summary.usesWasi = true;
     return rules.wasiNamespace;
+  }
+  if (mod === HYPER_NAMESPACE && Object.hasOwn(HYPER_IMPORTS, name)) {
+    // hyper-mcp's host functions: whether this manifest may have them is checked per spec (units.ts)
+    if (!summary.clientImports.includes(name as ClientImportName)) summary.clientImports.push(name as ClientImportName);
+    return mod;
   }
   if (EMBEDDER_NAMESPACES.has(mod)) {
     fail('FORBIDDEN_IMPORT', `import ${what} is from namespace "${mod}": a host function only an embedding application can provide; toolgate provides none (module.link can supply "${mod}" from another module)`);

@@ -4,7 +4,7 @@
 // request is done, and what the preemption check does.
 import createPlugin, { type CallContext, type Plugin } from '@extism/extism';
 import { Fault } from '../channel.js';
-import { CLIENT_NAMESPACE, ENTRY_EXPORT, EXTISM_NAMESPACE, PREEMPT_CHECK, PREEMPT_NAMESPACE, STATUS_EXPORT } from '../module/host-imports.js';
+import { CLIENT_NAMESPACE, HYPER_NAMESPACE, ENTRY_EXPORT, EXTISM_NAMESPACE, PREEMPT_CHECK, PREEMPT_NAMESPACE, STATUS_EXPORT } from '../module/host-imports.js';
 import { createClientFunctions, type ClientFunctions } from './client-functions.js';
 import { withLiveUnits, type LiveUnit } from './instantiate.js';
 import type { LogLevelName, WorkerInit } from './protocol.js';
@@ -115,6 +115,8 @@ export class PluginRunner {
       [PREEMPT_NAMESPACE]: { [PREEMPT_CHECK]: () => this.hooks.preempt() },
       // toolgate:mcp: logs, progress, elicitation, sampling and roots through the host (capabilities.mcp)
       [CLIENT_NAMESPACE]: this.#client.functions,
+      // hyper-mcp's functions: only a module.abi hyper-mcp module passes the load check importing them (units.ts)
+      [HYPER_NAMESPACE]: this.#client.hyperFunctions,
     };
     const live: LiveUnit[] = this.init.units.map((unit) => ({ unit, memory: undefined }));
     for (const l of live) if (l.unit.usesWasi) functions[l.unit.wasiNamespace] = await this.#wasi(l);
@@ -172,6 +174,8 @@ export class PluginRunner {
   async finish(): Promise<void> {
     if (this.#logDropped > 0) this.hooks.log('warn', `${this.#logDropped} log lines dropped`);
     this.#logDropped = 0;
+    const notices = this.#client.reset();
+    if (notices > 0) this.hooks.log('warn', `${notices} client notices dropped (over the call's notice rate or notification cap)`);
     await this.#plugin.reset();
   }
 
