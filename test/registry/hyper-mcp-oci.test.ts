@@ -208,14 +208,14 @@ describe('hyper-mcp plugins from OCI registries', () => {
     expect(res.err).toContain('this manifest was drafted from the module');
     expect(res.err).toContain('  | name: hyper_v2');
     expect(res.err).toContain('  |   abi: hyper-mcp');
-    expect(res.err).toContain('hyper_v2@1.4.0 serves (v2 interface; described by the module in the sandbox, nothing called):');
+    expect(res.err).toContain('hyper_v2 serves what its module describes (pinned in the lockfile):');
     for (const line of [
       '  tool hyper_v2__record: Appends a short note to /data/calls.log.',
       '  tool hyper_v2__envelope: Answers the call input it received, as text.',
       '  tool hyper_v2__picture:',
       "  resource mem://fixture/readme (readme): The fixture's readme",
       '  resource template mem://fixture/items/{id} (item)',
-      '  prompt greeting(who): Greets someone',
+      '  prompt greeting (arguments: who): Greets someone',
     ]) expect(res.err).toContain(line);
     const entry = (await readLock(storeLayout(home).lock)).tools['hyper_v2'];
     expect(entry?.resolved).toBe(artifact);
@@ -295,7 +295,7 @@ describe('hyper-mcp plugins from OCI registries', () => {
     const res = await install([`oci://${registry.host}/${repo}:v2.0.1`, '--manifest', manifest, '--yes', '--allow-unsigned', '--quiet']);
     expect(res.code, res.err).toBe(0);
     expect(res.out).toBe('installed rstime@1.0.0\n');
-    expect(res.err).toContain('rstime@1.0.0 serves (v1 interface');
+    expect(res.err).toContain('rstime serves what its module describes (pinned in the lockfile):');
     expect(res.err).toContain('  tool rstime__echo: Echoes text back (v1).');
     const entry = (await readLock(storeLayout(home).lock)).tools['rstime'];
     expect(entry?.resolved).toBe(image);
@@ -342,7 +342,7 @@ describe('hyper-mcp plugins from OCI registries', () => {
     writeFileSync(join(dir, 'manifest.yaml'), readFileSync(userManifest('folder'), 'utf8').replace('path: plugin.wasm', 'path: ./plugin.wasm'));
     const res = await install([dir, '--yes', '--allow-unsigned', '--quiet']);
     expect(res.code, res.err).toBe(0);
-    expect(res.err).toContain('folder@1.0.0 serves (v1 interface');
+    expect(res.err).toContain('folder serves what its module describes (pinned in the lockfile):');
     expect(res.err).toContain('  tool folder__add: Adds two numbers.');
   });
 

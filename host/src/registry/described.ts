@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   DESCRIBED_KINDS, DESCRIBED_KIND_NAMES, describedPinFile, loadManifestText, pluginFromManifest,
-  type DescribedEntry, type DescribedKind, type DescribedText,
+  type DescribedEntry, type DescribedKind, type DescribedText, type LoadedManifest,
 } from '../manifest/index.js';
 import type { Json } from '../tool/index.js';
 import { messageOf } from '../errors/index.js';
@@ -46,6 +46,19 @@ export function pinDescribed(described: DescribedText): { json: string; pin: Des
 }
 
 /**
+ * The module runs before the person has agreed to its grant, so it describes itself with less: no
+ * hosts, secrets or client features, and every mount read-only (docs/decisions.md, "Described text
+ * is pinned"). Text that needs more than that to be written is not text to pin.
+ */
+function beforeConsent(loaded: LoadedManifest): LoadedManifest {
+  const m = loaded.manifest;
+  const readOnly = <T extends { mode: string }>(grants: Record<string, T>): Record<string, T> =>
+    Object.fromEntries(Object.entries(grants).map(([guest, g]) => [guest, { ...g, mode: 'ro' }]));
+  const capabilities = { ...m.capabilities, allowed_hosts: [], secrets: [], mcp: [], allowed_paths: readOnly(m.capabilities.allowed_paths) };
+  return { ...loaded, manifest: { ...m, capabilities }, allowedPaths: readOnly(loaded.allowedPaths) };
+}
+
+/**
  * Runs the package's module under its manifest as it will be installed (module and links from the
  * package bytes, mounts resolved from the tool's store folder) and keeps what it describes on
  * `pkg.described`. Other packages are left alone. A module that cannot be described is refused:
@@ -58,7 +71,7 @@ export async function describePackage(layout: StoreLayout, pkg: ToolPackage, man
   let plugin;
   try {
     const loaded = await loadManifestText({ file: join(layout.tools, pkg.name, MANIFEST_FILE), text: manifestText, modules });
-    plugin = await pluginFromManifest(loaded);
+    plugin = await pluginFromManifest(beforeConsent(loaded));
   } catch (err) {
     throw new RegistryError('BAD_PACKAGE', `${pkg.name}@${pkg.version}: its module could not be described under its manifest's limits, so what it serves cannot be reviewed or pinned: ${messageOf(err)}`);
   }

@@ -13,7 +13,6 @@ import { commitInstall, installedManifestText, installedPackageManifest, withSto
 import { describedReview, describePackage, sayDescribedChanges } from './described.js';
 import { judgeSignature, requireTrust, signerLine, type TrustVerdict } from './trust-check.js';
 import { ownEntry } from './own.js';
-import { pluginReview } from './plugin-review.js';
 
 export interface InstallOptions extends ConsentOptions {
   ref: string;
@@ -86,7 +85,6 @@ export async function installTool(opts: InstallOptions): Promise<InstallResult> 
     await enforceCeiling(pkg, opts, layout);
   }
   const consent = await showWhatChanges(fetched, previous, layout, opts.say);
-  opts.say(await pluginReview(pkg, fetched.source));
   opts.say(`${pkg.name}@${pkg.version}: ${signerLine(verdict)}\n`);
   opts.say(flagLines(pkg));
   const question = fetched.drafted === true ? `Install ${what} with the drafted manifest above (it grants nothing)? [y/N] ` : `Install ${what} with these capabilities? [y/N] `;
