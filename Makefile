@@ -46,8 +46,8 @@ typecheck: node_modules
 # Biome (biome.jsonc) is the linter and the formatter (CONTRIBUTING.md, "Lint and format").
 # `make lint` fails on a lint error and, with FORMAT_CHECK=1, on a file the formatter would change;
 # `make format` rewrites the files as the formatter writes them (the same as `npm run format`).
-# FORMAT_CHECK is 0 until the one commit that formats the whole code has landed; that commit sets it to 1.
-FORMAT_CHECK ?= 0
+# FORMAT_CHECK is 1: the code is formatted; FORMAT_CHECK=0 skips the check while a change is in progress.
+FORMAT_CHECK ?= 1
 lint: node_modules
 	npx biome lint .
 	@if [ "$(FORMAT_CHECK)" = 1 ]; then $(MAKE) --no-print-directory format-check; else echo "format check skipped (FORMAT_CHECK=0: the code is not formatted yet)"; fi

@@ -27,13 +27,16 @@ const ctx = {
 };
 
 const started = new Date();
-const load = os.loadavg().map((x) => x.toFixed(2)).join(' / ');
+const load = os
+  .loadavg()
+  .map((x) => x.toFixed(2))
+  .join(' / ');
 const parts = [
   '# toolgate benchmarks',
   '',
   `Run ${started.toISOString()} on ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${os.type()} ${os.release()}, Node ${process.version}, load average at start ${load}.`,
   'Each section is one file in bench/sections/; `make bench` reruns them all and rewrites this file.',
-  'This machine is shared: quote medians, and expect p99 to carry other processes\' noise.',
+  "This machine is shared: quote medians, and expect p99 to carry other processes' noise.",
   '',
 ];
 for (const file of files) {
@@ -49,7 +52,13 @@ for (const file of files) {
   process.stdout.write(`${md}\n(${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
   parts.push(`## ${section.title}`, '', md.trim(), '');
 }
-parts.push(`Load average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(' / ')}; the whole run took ${((Date.now() - started.getTime()) / 1000).toFixed(0)} s.`, '');
+parts.push(
+  `Load average at the end: ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' / ')}; the whole run took ${((Date.now() - started.getTime()) / 1000).toFixed(0)} s.`,
+  '',
+);
 if (only.length === 0) writeFileSync(new URL('RESULTS.md', here), parts.join('\n'));
 else process.stdout.write('\n(subset run: RESULTS.md not rewritten)\n');
 process.exit(0);

@@ -18,7 +18,9 @@ const common = {
   platform: 'node',
   target: 'node20',
   // CommonJS dependencies call require() for Node's modules; in an ES module bundle it must exist.
-  banner: { js: "import { createRequire as __tgCreateRequire } from 'node:module'; const require = __tgCreateRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __tgCreateRequire } from 'node:module'; const require = __tgCreateRequire(import.meta.url);",
+  },
   legalComments: 'none',
   logLevel: 'warning',
 };
@@ -41,7 +43,9 @@ const lazySdkAjv = {
     });
     b.onEnd((result) => {
       if (result.errors.length === 0 && replaced === 0) {
-        result.errors.push({ text: "lazy-sdk-ajv: the MCP SDK's server no longer imports ../validation/ajv-provider.js; update scripts/bundle.mjs and host/src/server/sdk-ajv.ts" });
+        result.errors.push({
+          text: "lazy-sdk-ajv: the MCP SDK's server no longer imports ../validation/ajv-provider.js; update scripts/bundle.mjs and host/src/server/sdk-ajv.ts",
+        });
       }
     });
   },

@@ -19,8 +19,12 @@ function manifests(dir) {
 /** The files a manifest names, relative to the package root. */
 function pointedAt(file) {
   const m = parse(readFileSync(file, 'utf8')) ?? {};
-  const paths = [m.module?.path, ...Object.values(m.module?.link ?? {}).map((l) => (typeof l === 'string' ? l : l?.path))];
-  for (const mount of Object.values(m.capabilities?.allowed_paths ?? {})) paths.push(typeof mount === 'string' ? mount : mount?.host);
+  const paths = [
+    m.module?.path,
+    ...Object.values(m.module?.link ?? {}).map((l) => (typeof l === 'string' ? l : l?.path)),
+  ];
+  for (const mount of Object.values(m.capabilities?.allowed_paths ?? {}))
+    paths.push(typeof mount === 'string' ? mount : mount?.host);
   return paths.filter((p) => typeof p === 'string').map((p) => relative(root, resolve(dirname(file), p)));
 }
 
@@ -28,11 +32,14 @@ const listed = (path) => files.some((f) => path === f || path.startsWith(`${f}/`
 const problems = [];
 for (const file of manifests(join(root, 'manifests'))) {
   for (const path of pointedAt(file)) {
-    if (!existsSync(join(root, path))) problems.push(`${relative(root, file)}: ${path} is missing (build the example modules with \`make examples\`)`);
+    if (!existsSync(join(root, path)))
+      problems.push(`${relative(root, file)}: ${path} is missing (build the example modules with \`make examples\`)`);
     else if (!listed(path)) problems.push(`${relative(root, file)}: ${path} is not in package.json "files"`);
   }
 }
 if (problems.length > 0) {
-  process.stderr.write(`pack-check: the package would ship manifests whose files it does not ship:\n  ${problems.join('\n  ')}\n`);
+  process.stderr.write(
+    `pack-check: the package would ship manifests whose files it does not ship:\n  ${problems.join('\n  ')}\n`,
+  );
   process.exit(1);
 }

@@ -6,7 +6,16 @@
 // in ~/.toolgate/policies), so the pictures show `~/...` and no path of this machine; the script
 // fails if the page shows the checkout's or the temporary folder's path anyway.
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -17,22 +26,29 @@ const home = realpathSync(mkdtempSync(join(tmpdir(), 'toolgate-screenshots-')));
 // The example manifests and what they point at (../pdk-examples/<lang>/build/*.wasm, the sample
 // documents grep_files mounts), copied so that every path stays inside the neutral home.
 mkdirSync(join(home, 'manifests'));
-for (const f of readdirSync(join(ROOT, 'manifests')).filter((n) => n.endsWith('.yaml'))) cpSync(join(ROOT, 'manifests', f), join(home, 'manifests', f));
+for (const f of readdirSync(join(ROOT, 'manifests')).filter((n) => n.endsWith('.yaml')))
+  cpSync(join(ROOT, 'manifests', f), join(home, 'manifests', f));
 cpSync(join(ROOT, 'pdk-examples'), join(home, 'pdk-examples'), {
   recursive: true,
-  filter: (src) => !/node_modules|\/target(\/|$)/.test(src) && (!/\.[a-z0-9]+$/i.test(src) || /(\.wasm|sample-docs\/.*)$/.test(src)),
+  filter: (src) =>
+    !/node_modules|\/target(\/|$)/.test(src) && (!/\.[a-z0-9]+$/i.test(src) || /(\.wasm|sample-docs\/.*)$/.test(src)),
 });
 const policies = join(home, '.toolgate', 'policies');
 mkdirSync(policies, { recursive: true });
 cpSync(join(ROOT, 'policies', 'default', 'default.yaml'), join(policies, '10-default.yaml'));
-writeFileSync(join(policies, '20-customer-data.yaml'), [
-  'entries:',
-  '  - { id: ask-json, use: ask, with: { tools: [json_query], reason: "documents may hold customer data" } }',
-  '',
-].join('\n'));
+writeFileSync(
+  join(policies, '20-customer-data.yaml'),
+  [
+    'entries:',
+    '  - { id: ask-json, use: ask, with: { tools: [json_query], reason: "documents may hold customer data" } }',
+    '',
+  ].join('\n'),
+);
 
 const server = spawn(process.execPath, [join(ROOT, 'dist/cli/main.js'), 'serve', '--http', '127.0.0.1:0'], {
-  cwd: home, env: { PATH: process.env.PATH ?? '', HOME: home, LANG: 'C.UTF-8' }, stdio: ['ignore', 'ignore', 'pipe'],
+  cwd: home,
+  env: { PATH: process.env.PATH ?? '', HOME: home, LANG: 'C.UTF-8' },
+  stdio: ['ignore', 'ignore', 'pipe'],
 });
 let stderr = '';
 const url = await new Promise((ok, fail) => {
@@ -40,12 +56,18 @@ const url = await new Promise((ok, fail) => {
   server.stderr.on('data', (d) => {
     stderr += d.toString();
     const m = /listening on (http:\/\/\S+)\/mcp/.exec(stderr);
-    if (m) { clearTimeout(timer); ok(m[1]); }
+    if (m) {
+      clearTimeout(timer);
+      ok(m[1]);
+    }
   });
   server.once('exit', (code) => fail(new Error(`serve exited ${code}: ${stderr}`)));
 });
 const secret = readFileSync(join(home, '.toolgate', 'approval-secret'), 'utf8').trim();
-const call = (name, args) => fetch(`${url}/v1/tools/${name}/call`, { method: 'POST', body: JSON.stringify({ arguments: args }) }).then((r) => r.json());
+const call = (name, args) =>
+  fetch(`${url}/v1/tools/${name}/call`, { method: 'POST', body: JSON.stringify({ arguments: args }) }).then((r) =>
+    r.json(),
+  );
 
 /** Refuses to write a picture that shows where this machine keeps things. */
 async function noLocalPaths(page, view) {
@@ -55,7 +77,10 @@ async function noLocalPaths(page, view) {
   }
 }
 
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  args: process.getuid?.() === 0 ? ['--no-sandbox'] : [],
+});
 try {
   const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
   await page.goto(`${url}/ui`);
@@ -73,7 +98,11 @@ try {
   await page.locator('li.card.pending[data-tool="fetch_url"]').getByRole('button', { name: 'Deny' }).click();
   await denied;
   // Left waiting for the pending view: a network call and a long document (folded on the page).
-  const orders = Array.from({ length: 40 }, (_, i) => ({ id: 1000 + i, customer: `customer-${i}@example.com`, total: (i * 17.5).toFixed(2) }));
+  const orders = Array.from({ length: 40 }, (_, i) => ({
+    id: 1000 + i,
+    customer: `customer-${i}@example.com`,
+    total: (i * 17.5).toFixed(2),
+  }));
   void call('fetch_url', { url: 'http://127.0.0.1:8080/status' });
   await page.locator('li.card.pending[data-tool="fetch_url"]').waitFor();
   void call('json_query', { json: JSON.stringify({ orders }), path: '.orders[*].customer' });
@@ -96,7 +125,9 @@ try {
   await narrow.locator('li.card.pending[data-tool="fetch_url"]').waitFor();
   await noLocalPaths(narrow, 'narrow pending');
   await narrow.screenshot({ path: join(OUT, 'ui-narrow.png') });
-  console.log(`wrote ${['ui-pending', 'ui-recent', 'ui-tools', 'ui-narrow'].map((n) => join(OUT, `${n}.png`)).join(', ')}`);
+  console.log(
+    `wrote ${['ui-pending', 'ui-recent', 'ui-tools', 'ui-narrow'].map((n) => join(OUT, `${n}.png`)).join(', ')}`,
+  );
 } finally {
   await browser.close();
   server.kill('SIGTERM');

@@ -31,10 +31,16 @@ export function staleSource(): string | undefined {
 
 function make(dir: string): void {
   try {
-    execFileSync('make', ['-s', '--no-print-directory', '-C', join(ROOT, dir)], { cwd: ROOT, stdio: 'pipe', timeout: 600_000 });
+    execFileSync('make', ['-s', '--no-print-directory', '-C', join(ROOT, dir)], {
+      cwd: ROOT,
+      stdio: 'pipe',
+      timeout: 600_000,
+    });
   } catch (err) {
     const out = err as { stdout?: Buffer; stderr?: Buffer };
-    throw new Error(`make -C ${dir} failed (run \`make examples fixtures\` to see why):\n${out.stdout ?? ''}${out.stderr ?? ''}`);
+    throw new Error(
+      `make -C ${dir} failed (run \`make examples fixtures\` to see why):\n${out.stdout ?? ''}${out.stderr ?? ''}`,
+    );
   }
 }
 
@@ -43,14 +49,19 @@ export default function setup(): void {
   if (stale !== undefined) {
     console.log(`dist/ is older than ${stale}: building it once (tsc, then scripts/bundle.mjs)`);
     try {
-      execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe', timeout: 600_000 });
+      execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+        cwd: ROOT,
+        stdio: 'pipe',
+        timeout: 600_000,
+      });
     } catch (err) {
       // tsc emits despite type errors; the freshness check below is what decides
       const out = err as { stdout?: Buffer };
       console.log(`tsc reported errors (dist/ was still written):\n${String(out.stdout ?? '').slice(0, 4000)}`);
     }
     const still = staleSource();
-    if (still !== undefined) throw new Error(`dist/ is still older than ${still} after building: run \`make build\` and read its errors`);
+    if (still !== undefined)
+      throw new Error(`dist/ is still older than ${still} after building: run \`make build\` and read its errors`);
     // tsc rewrote dist/cli/main.js and the worker unbundled: bundle them again, as `make build` does
     execFileSync(process.execPath, [join(ROOT, 'scripts/bundle.mjs')], { cwd: ROOT, stdio: 'pipe', timeout: 600_000 });
   }

@@ -8,7 +8,9 @@ const SHOW_MAX = 20000; // and cut past this, saying how much was left out
 let csrf = '';
 const cards = new Map(); // pending id -> card element
 
-function $(id) { return document.getElementById(id); }
+function $(id) {
+  return document.getElementById(id);
+}
 
 // The host's list of characters a person cannot see or that redraw text (controls, bidi, every
 // Unicode format character such as zero-width ones and tag characters), put in by the server.
@@ -61,7 +63,9 @@ function el(tag, attrs, ...children) {
   return e;
 }
 
-function announce(text) { $('announce').textContent = visible(text); }
+function announce(text) {
+  $('announce').textContent = visible(text);
+}
 
 function formatLeft(ms) {
   if (ms <= 0) return 'expired';
@@ -81,11 +85,18 @@ function valueNode(v) {
   if (text === undefined) return el('code', { text: 'undefined' });
   if (text.length <= FOLD_AT && !text.includes('\n')) return el('code', { text });
   const shown = text.length > SHOW_MAX ? text.slice(0, SHOW_MAX) : text;
-  const more = text.length > SHOW_MAX ? el('p', { class: 'hint', text: `(${text.length - SHOW_MAX} more characters not shown)` }) : null;
+  const more =
+    text.length > SHOW_MAX
+      ? el('p', { class: 'hint', text: `(${text.length - SHOW_MAX} more characters not shown)` })
+      : null;
   const head = text.slice(0, 80).replace(/\s+/g, ' ');
-  return el('details', { class: 'fold' },
+  return el(
+    'details',
+    { class: 'fold' },
     el('summary', {}, el('code', { text: head + '…' }), ` (${text.length} characters; show all)`),
-    el('pre', { text: shown }), more);
+    el('pre', { text: shown }),
+    more,
+  );
 }
 
 function argumentsNode(args) {
@@ -102,25 +113,53 @@ function fact(dl, term, value) {
 }
 
 function pendingCard(p) {
-  const title = el('h3', { id: `t-${p.id}` }, el('span', { class: 'tool', text: p.tool }), p.version ? el('span', { class: 'version', text: ` ${p.version}` }) : null);
+  const title = el(
+    'h3',
+    { id: `t-${p.id}` },
+    el('span', { class: 'tool', text: p.tool }),
+    p.version ? el('span', { class: 'version', text: ` ${p.version}` }) : null,
+  );
   const facts = el('dl', { class: 'facts' });
   fact(facts, 'Signer', p.signer);
   fact(facts, 'Asked by', el('span', {}, el('code', { text: p.decidedBy }), ': ', p.reason));
   if (p.agent) fact(facts, 'Agent', p.agent);
   fact(facts, 'Asked at', whenText(p.createdAt));
-  const left = el('span', { class: 'left', 'data-expires': p.expiresAt || '' }, p.expiresAt ? formatLeft(Date.parse(p.expiresAt) - Date.now()) : 'no limit');
+  const left = el(
+    'span',
+    { class: 'left', 'data-expires': p.expiresAt || '' },
+    p.expiresAt ? formatLeft(Date.parse(p.expiresAt) - Date.now()) : 'no limit',
+  );
   fact(facts, 'Time left', left);
   const caps = el('ul', { class: 'caps' });
   for (const c of p.capabilities) caps.append(el('li', { text: c }));
   if (p.capabilities.length === 0) caps.append(el('li', { text: 'nothing beyond computing: no network, no files' }));
   const result = el('p', { class: 'result', role: 'status' });
-  const allow = el('button', { type: 'button', class: 'allow', 'aria-describedby': `t-${p.id}` }, el('span', { 'aria-hidden': 'true' }, '✓ '), 'Allow once');
-  const deny = el('button', { type: 'button', class: 'deny', 'aria-describedby': `t-${p.id}` }, el('span', { 'aria-hidden': 'true' }, '✗ '), 'Deny');
+  const allow = el(
+    'button',
+    { type: 'button', class: 'allow', 'aria-describedby': `t-${p.id}` },
+    el('span', { 'aria-hidden': 'true' }, '✓ '),
+    'Allow once',
+  );
+  const deny = el(
+    'button',
+    { type: 'button', class: 'deny', 'aria-describedby': `t-${p.id}` },
+    el('span', { 'aria-hidden': 'true' }, '✗ '),
+    'Deny',
+  );
   allow.addEventListener('click', () => answer(p, 'allowed-once', card));
   deny.addEventListener('click', () => answer(p, 'rejected', card));
-  const card = el('li', { class: 'card pending', 'data-id': p.id, 'data-tool': p.tool, 'aria-labelledby': `t-${p.id}` },
-    title, facts, el('h4', { text: 'May touch' }), caps, el('h4', { text: 'Arguments' }), argumentsNode(p.arguments),
-    el('div', { class: 'actions' }, allow, deny), result);
+  const card = el(
+    'li',
+    { class: 'card pending', 'data-id': p.id, 'data-tool': p.tool, 'aria-labelledby': `t-${p.id}` },
+    title,
+    facts,
+    el('h4', { text: 'May touch' }),
+    caps,
+    el('h4', { text: 'Arguments' }),
+    argumentsNode(p.arguments),
+    el('div', { class: 'actions' }, allow, deny),
+    result,
+  );
   card.dataset.args = argumentsLine(p.arguments);
   card.dataset.shownAt = String(Date.now());
   return card;
@@ -136,7 +175,8 @@ async function answer(p, outcome, card) {
   let res;
   try {
     res = await fetch(`/ui/api/approvals/${encodeURIComponent(p.id)}`, {
-      method: 'POST', credentials: 'same-origin',
+      method: 'POST',
+      credentials: 'same-origin',
       headers: { 'content-type': 'application/json', 'x-csrf-token': csrf },
       body: JSON.stringify({ outcome }),
     });
@@ -183,7 +223,8 @@ function renderPending(list) {
     if (ids.has(id)) continue;
     // Keyboard users keep their place: focus moves to the next card's first button, or the heading.
     const active = document.activeElement;
-    const hadFocus = card.contains(active) || (card.dataset.hadFocus === 'true' && (!active || active === document.body));
+    const hadFocus =
+      card.contains(active) || (card.dataset.hadFocus === 'true' && (!active || active === document.body));
     const next = card.nextElementSibling || card.previousElementSibling;
     card.remove();
     cards.delete(id);
@@ -220,7 +261,14 @@ const OUTCOME_TEXT = { ok: '✓ ok', denied: '✗ denied', failed: '! failed' };
 
 function approvalText(a) {
   if (!a) return '—';
-  const what = { 'allowed-once': 'allowed once', rejected: 'denied', timeout: 'expired, denied', cancelled: 'cancelled', unavailable: 'no one to ask' }[a.outcome] || a.outcome;
+  const what =
+    {
+      'allowed-once': 'allowed once',
+      rejected: 'denied',
+      timeout: 'expired, denied',
+      cancelled: 'cancelled',
+      unavailable: 'no one to ask',
+    }[a.outcome] || a.outcome;
   return a.answeredBy ? `${what} by ${a.answeredBy}` : what;
 }
 
@@ -234,23 +282,30 @@ function renderRecent(r) {
   const v = r.verify;
   const verify = $('audit-verify');
   verify.className = `verify ${v.state}`;
-  verify.textContent = visible({
-    ok: `✓ audit verify: the chain of ${v.records} records is intact (${r.auditPath})`,
-    broken: `✗ audit verify FAILED at line ${v.line}: ${v.reason} (${r.auditPath})`,
-    missing: `No audit log at ${r.auditPath} yet (the policy set needs an audit-log entry).`,
-    'too-large': `The audit log is ${v.bytes} bytes; run toolgate audit verify ${r.auditPath}`,
-  }[v.state] || v.state);
+  verify.textContent = visible(
+    {
+      ok: `✓ audit verify: the chain of ${v.records} records is intact (${r.auditPath})`,
+      broken: `✗ audit verify FAILED at line ${v.line}: ${v.reason} (${r.auditPath})`,
+      missing: `No audit log at ${r.auditPath} yet (the policy set needs an audit-log entry).`,
+      'too-large': `The audit log is ${v.bytes} bytes; run toolgate audit verify ${r.auditPath}`,
+    }[v.state] || v.state,
+  );
   const body = $('recent-body');
   body.replaceChildren();
   for (const c of r.calls) {
     const outcome = OUTCOME_TEXT[c.outcome] + (c.errorCode ? ` (${c.errorCode})` : '');
-    body.append(el('tr', { class: `call ${c.outcome}`, 'data-tool': c.tool, title: c.message },
-      el('td', { 'data-label': 'Time' }, el('time', { datetime: c.time, text: whenText(c.time) })),
-      el('td', { 'data-label': 'Tool', text: c.tool }),
-      el('td', { 'data-label': 'Outcome', class: 'outcome', text: outcome }),
-      el('td', { 'data-label': 'Decided by', text: c.decidedBy || 'default' }),
-      el('td', { 'data-label': 'Approval', class: 'approval', text: approvalText(c.approval) }),
-      el('td', { 'data-label': 'Duration', text: durationText(c.durationMs) })));
+    body.append(
+      el(
+        'tr',
+        { class: `call ${c.outcome}`, 'data-tool': c.tool, title: c.message },
+        el('td', { 'data-label': 'Time' }, el('time', { datetime: c.time, text: whenText(c.time) })),
+        el('td', { 'data-label': 'Tool', text: c.tool }),
+        el('td', { 'data-label': 'Outcome', class: 'outcome', text: outcome }),
+        el('td', { 'data-label': 'Decided by', text: c.decidedBy || 'default' }),
+        el('td', { 'data-label': 'Approval', class: 'approval', text: approvalText(c.approval) }),
+        el('td', { 'data-label': 'Duration', text: durationText(c.durationMs) }),
+      ),
+    );
   }
   $('recent-empty').hidden = r.calls.length > 0;
   $('recent-table').hidden = r.calls.length === 0;
@@ -262,9 +317,18 @@ function renderTools(t) {
   const policy = $('policy');
   const entries = el('ol', { class: 'entries' });
   for (const e of p.entries) entries.append(el('li', {}, el('code', { text: e.id }), ` (${e.use})`));
-  const parts = [el('h3', { text: 'Policy set in force' }), el('p', { text: p.description }),
-    el('p', { text: `Loaded ${whenText(p.loadedAt)}` }), p.entries.length > 0 ? entries : null,
-    p.lastRejected ? el('p', { class: 'error', text: `✗ A reload was refused at ${whenText(p.lastRejected.at)}; the set above stays: ${p.lastRejected.error}` }) : null];
+  const parts = [
+    el('h3', { text: 'Policy set in force' }),
+    el('p', { text: p.description }),
+    el('p', { text: `Loaded ${whenText(p.loadedAt)}` }),
+    p.entries.length > 0 ? entries : null,
+    p.lastRejected
+      ? el('p', {
+          class: 'error',
+          text: `✗ A reload was refused at ${whenText(p.lastRejected.at)}; the set above stays: ${p.lastRejected.error}`,
+        })
+      : null,
+  ];
   policy.replaceChildren(...parts.filter(Boolean));
   const ol = $('tools-list');
   ol.replaceChildren();
@@ -272,13 +336,36 @@ function renderTools(t) {
     const facts = el('dl', { class: 'facts' });
     fact(facts, 'Signer', tool.signer);
     fact(facts, 'From', el('code', { text: tool.source }));
-    fact(facts, 'Module', tool.sha256 ? el('span', {}, el('code', { class: 'digest', text: tool.sha256 }), tool.pinned ? ' (pinned)' : ' (not pinned by the manifest)') : '—');
+    fact(
+      facts,
+      'Module',
+      tool.sha256
+        ? el(
+            'span',
+            {},
+            el('code', { class: 'digest', text: tool.sha256 }),
+            tool.pinned ? ' (pinned)' : ' (not pinned by the manifest)',
+          )
+        : '—',
+    );
     const caps = el('ul', { class: 'caps' });
     for (const c of tool.capabilities) caps.append(el('li', { text: c }));
-    ol.append(el('li', { class: 'card tool', 'data-tool': tool.name },
-      el('h3', {}, el('span', { class: 'tool', text: tool.name }), tool.version ? el('span', { class: 'version', text: ` ${tool.version}` }) : null),
-      tool.problem ? el('p', { class: 'error', text: `Problem: ${tool.problem}` }) : null,
-      facts, el('h4', { text: 'May touch' }), caps));
+    ol.append(
+      el(
+        'li',
+        { class: 'card tool', 'data-tool': tool.name },
+        el(
+          'h3',
+          {},
+          el('span', { class: 'tool', text: tool.name }),
+          tool.version ? el('span', { class: 'version', text: ` ${tool.version}` }) : null,
+        ),
+        tool.problem ? el('p', { class: 'error', text: `Problem: ${tool.problem}` }) : null,
+        facts,
+        el('h4', { text: 'May touch' }),
+        caps,
+      ),
+    );
   }
 }
 
@@ -287,14 +374,21 @@ function showView() {
   for (const v of ['pending', 'recent', 'tools']) {
     $(`view-${v}`).hidden = v !== name;
     const link = $(`nav-${v}`);
-    if (v === name) link.setAttribute('aria-current', 'page'); else link.removeAttribute('aria-current');
+    if (v === name) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
   }
 }
 
 function connect() {
   const source = new EventSource('/ui/api/events');
-  source.addEventListener('open', () => { $('connection').textContent = 'Live: updates arrive as they happen.'; $('connection').className = 'connection live'; });
-  source.addEventListener('error', () => { $('connection').textContent = 'Disconnected: reconnecting…'; $('connection').className = 'connection down'; });
+  source.addEventListener('open', () => {
+    $('connection').textContent = 'Live: updates arrive as they happen.';
+    $('connection').className = 'connection live';
+  });
+  source.addEventListener('error', () => {
+    $('connection').textContent = 'Disconnected: reconnecting…';
+    $('connection').className = 'connection down';
+  });
   source.addEventListener('ended', (e) => endedElsewhere(JSON.parse(e.data)));
   source.addEventListener('pending', (e) => renderPending(JSON.parse(e.data)));
   source.addEventListener('recent', (e) => renderRecent(JSON.parse(e.data)));
@@ -305,7 +399,10 @@ async function start() {
   showView();
   window.addEventListener('hashchange', showView);
   const res = await fetch('/ui/api/state', { credentials: 'same-origin' });
-  if (res.status === 401) { location.reload(); return; }
+  if (res.status === 401) {
+    location.reload();
+    return;
+  }
   const state = await res.json();
   csrf = state.csrf;
   $('logout-csrf').value = csrf;
@@ -316,4 +413,6 @@ async function start() {
   setInterval(tick, 1000);
 }
 
-document.addEventListener('DOMContentLoaded', () => { void start(); });
+document.addEventListener('DOMContentLoaded', () => {
+  void start();
+});

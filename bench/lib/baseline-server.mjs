@@ -11,7 +11,12 @@ const served = TOOL_NAMES.slice(0, Number(process.argv[2] ?? TOOL_NAMES.length))
 const list = served.map((name) => ({
   name,
   description: 'Returns its arguments unchanged.',
-  inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
+  inputSchema: {
+    type: 'object',
+    properties: { text: { type: 'string' } },
+    required: ['text'],
+    additionalProperties: false,
+  },
 }));
 const names = new Set(served);
 const server = new Server({ name: 'baseline', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
@@ -19,7 +24,8 @@ server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: list }));
 server.setRequestHandler(CallToolRequestSchema, (req) => {
   if (!names.has(req.params.name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${req.params.name}`);
   const args = req.params.arguments ?? {};
-  if (typeof args.text !== 'string') return { isError: true, content: [{ type: 'text', text: 'text: must be a string' }] };
+  if (typeof args.text !== 'string')
+    return { isError: true, content: [{ type: 'text', text: 'text: must be a string' }] };
   const value = JSON.parse(JSON.stringify(args));
   return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value, isError: false };
 });

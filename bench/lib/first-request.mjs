@@ -54,7 +54,16 @@ async function connect(dir) {
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [join(ROOT, 'dist/cli/main.js'), 'serve', '--stdio', '--no-watch', '--manifests', dir, '--policies', 'none'],
+      args: [
+        join(ROOT, 'dist/cli/main.js'),
+        'serve',
+        '--stdio',
+        '--no-watch',
+        '--manifests',
+        dir,
+        '--policies',
+        'none',
+      ],
       cwd: dir,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TOOLGATE_HOME: join(dir, 'home') },
       stderr: 'ignore',
@@ -84,7 +93,9 @@ async function round(ctx, srv, dir) {
     // a cancelled call tears its instance down; the pool starts a replacement in the background
     const abort = new AbortController();
     const seen = srv.slowSeen();
-    const slow = client.callTool({ name: 'fetch_url', arguments: { url: `${url}slow` } }, undefined, { signal: abort.signal }).catch(() => undefined);
+    const slow = client
+      .callTool({ name: 'fetch_url', arguments: { url: `${url}slow` } }, undefined, { signal: abort.signal })
+      .catch(() => undefined);
     await seen;
     abort.abort();
     await slow;

@@ -38,6 +38,7 @@ const after = await rss();
 const where = tools.reduce((n, t) => n + t.paths().inThread, 0);
 if (path === 'auto' && where !== K) throw new Error(`expected ${K} calls on the calling thread, got ${where}`);
 await Promise.all([...tools, keeper].map((t) => t.close()));
-if (process.env.RSS_PROBE_DEBUG) process.stderr.write(`${JSON.stringify({ before, after, mem: process.memoryUsage() })}\n`);
+if (process.env.RSS_PROBE_DEBUG)
+  process.stderr.write(`${JSON.stringify({ before, after, mem: process.memoryUsage() })}\n`);
 process.stdout.write(`${(after - before) / K / (1024 * 1024)}\n`);
 process.exit(0);

@@ -37,8 +37,12 @@ export function benchFolder() {
   const dir = mkdtempSync(join(tmpdir(), 'toolgate-bench-'));
   mkdirSync(join(dir, 'manifests'));
   mkdirSync(join(dir, 'worker'));
-  for (const name of TOOL_NAMES.filter((n) => n !== 'echo')) writeFileSync(join(dir, 'manifests', `${name}.yaml`), echoManifest(name));
-  writeFileSync(join(dir, 'worker', 'wasm_echo_worker.yaml'), echoManifest('wasm_echo_worker', ['capabilities: { allowed_hosts: ["127.0.0.1:9"] }']));
+  for (const name of TOOL_NAMES.filter((n) => n !== 'echo'))
+    writeFileSync(join(dir, 'manifests', `${name}.yaml`), echoManifest(name));
+  writeFileSync(
+    join(dir, 'worker', 'wasm_echo_worker.yaml'),
+    echoManifest('wasm_echo_worker', ['capabilities: { allowed_hosts: ["127.0.0.1:9"] }']),
+  );
   return dir;
 }
 
@@ -47,9 +51,19 @@ export function benchFolder() {
  * transport, the pipeline and the sandbox alone) and its own TOOLGATE_HOME (`home`).
  */
 export function transport(kind, dir, { manifests = [join(dir, 'manifests')], home = join(dir, 'home'), tools } = {}) {
-  const args = kind === 'toolgate'
-    ? [join(ROOT, 'dist/cli/main.js'), 'serve', '--stdio', '--no-watch', ...manifests.flatMap((m) => ['--manifests', m]), '--policies', 'none', '--builtin-tools']
-    : [BASELINE, ...(tools === undefined ? [] : [String(tools)])];
+  const args =
+    kind === 'toolgate'
+      ? [
+          join(ROOT, 'dist/cli/main.js'),
+          'serve',
+          '--stdio',
+          '--no-watch',
+          ...manifests.flatMap((m) => ['--manifests', m]),
+          '--policies',
+          'none',
+          '--builtin-tools',
+        ]
+      : [BASELINE, ...(tools === undefined ? [] : [String(tools)])];
   return new StdioClientTransport({
     command: process.execPath,
     args,
@@ -78,7 +92,8 @@ export async function startup(kind, dir, opts = {}) {
   const { client, pid } = await connect(kind, dir, opts);
   const { tools } = await client.listTools();
   const listed = performance.now() - t0;
-  if (tools.length < (opts.tools ?? TOOL_NAMES.length)) throw new Error(`${kind}: expected ${opts.tools ?? TOOL_NAMES.length} tools, got ${tools.length}`);
+  if (tools.length < (opts.tools ?? TOOL_NAMES.length))
+    throw new Error(`${kind}: expected ${opts.tools ?? TOOL_NAMES.length} tools, got ${tools.length}`);
   let called;
   if (opts.call !== undefined) {
     const r = await client.callTool({ name: opts.call, arguments: opts.args ?? ARGS });

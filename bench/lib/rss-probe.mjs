@@ -27,7 +27,10 @@ import { kitSpec, never } from './sandbox-fixtures.mjs';
     const workers = [];
     for (let i = 0; i < K; i++) {
       // the same resource limits as an instance worker (host/src/sandbox/worker-spare.ts)
-      const w = new Worker(new URL('./bare-worker.mjs', import.meta.url), { env: {}, resourceLimits: { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 4, stackSizeMb: 4 } });
+      const w = new Worker(new URL('./bare-worker.mjs', import.meta.url), {
+        env: {},
+        resourceLimits: { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 4, stackSizeMb: 4 },
+      });
       await new Promise((resolve) => w.once('message', resolve));
       workers.push(w);
     }

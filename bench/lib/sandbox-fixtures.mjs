@@ -2,7 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { DEFAULT_LIMITS } from '../../dist/sandbox/index.js';
 
-export const kitWasm = new Uint8Array(readFileSync(new URL('../../test/fixtures/build/core_kit.wasm', import.meta.url)));
+export const kitWasm = new Uint8Array(
+  readFileSync(new URL('../../test/fixtures/build/core_kit.wasm', import.meta.url)),
+);
 
 /**
  * The sandbox sections measure the worker path (own worker + Atomics) unless they say otherwise:

@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { firstRequests, THINK_MS, WARM_CALLS } from '../lib/first-request.mjs';
 import { benchFolder, calls, ECHO_WASM, ROOT, startup } from '../lib/mcp.mjs';
 
-export const title = 'MCP over stdio: warm calls, server CPU per call, start-up and idle instance memory vs an unsandboxed MCP server';
+export const title =
+  'MCP over stdio: warm calls, server CPU per call, start-up and idle instance memory vs an unsandboxed MCP server';
 
 const env = (name, fallback) => Number(process.env[name] ?? fallback);
 
@@ -47,7 +48,12 @@ async function startRounds(dir, rounds) {
 
 /** Spawn -> tools/list -> first call of an example tool, with an empty and with a filled prepared-module cache, alternating. */
 async function cacheRounds(dir, rounds) {
-  const opts = { manifests: [join(ROOT, 'manifests')], tools: 10, call: 'convert_units', args: { value: 1, from: 'km', to: 'mi' } };
+  const opts = {
+    manifests: [join(ROOT, 'manifests')],
+    tools: 10,
+    call: 'convert_units',
+    args: { value: 1, from: 'km', to: 'mi' },
+  };
   const warmHome = join(dir, 'cache-warm-home');
   await startup('toolgate', dir, { ...opts, home: warmHome }); // fills it
   const out = { cold: [], warm: [], coldList: [], warmList: [] };
@@ -66,7 +72,12 @@ async function cacheRounds(dir, rounds) {
 
 function rssProbe(path, k) {
   const file = fileURLToPath(new URL('../lib/inline-rss-probe.mjs', import.meta.url));
-  return Number(execFileSync(process.execPath, ['--expose-gc', file, path, String(k)], { encoding: 'utf8', timeout: 120_000 }).trim());
+  return Number(
+    execFileSync(process.execPath, ['--expose-gc', file, path, String(k)], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    }).trim(),
+  );
 }
 
 export async function run(ctx) {
@@ -97,7 +108,12 @@ function report(ctx, m) {
   const verdict = (ok) => (ok ? 'met' : '**NOT met**');
   const ratioRow = (what, a, b, unit, goal, d = 1) => {
     const r = med(ratios(a.per, b.per));
-    return `| ${what} | ${fmt(a.value, d)} ${unit} | ${fmt(b.value, d)} ${unit} | ${fmt(r, 2)}x (rounds: ${ratios(a.per, b.per).map((x) => fmt(x, 2)).join(', ')}) | ${goal === undefined ? 'none set' : `<= ${goal}x: ${verdict(r <= goal)}`} |`;
+    return `| ${what} | ${fmt(a.value, d)} ${unit} | ${fmt(b.value, d)} ${unit} | ${fmt(r, 2)}x (rounds: ${ratios(
+      a.per,
+      b.per,
+    )
+      .map((x) => fmt(x, 2))
+      .join(', ')}) | ${goal === undefined ? 'none set' : `<= ${goal}x: ${verdict(r <= goal)}`} |`;
   };
   const { c, st, cache, net } = m;
   const wasm = { value: med(c.wasm.lat), per: c.wasm.p50 };
@@ -119,7 +135,13 @@ function report(ctx, m) {
     ratioRow('tools/call p50, native echo through toolgate', native, base, 'µs', 1.1),
     ratioRow('server CPU per WASM call (all threads; issue 27.2)', cpuW, cpuB, 'µs', 0.5, 0),
     spreadRow(ctx, ratios(wasm.per, base.per)),
-    ratioRow('spawn to first tools/list, 20 tools', { value: med(st.toolgate), per: st.toolgate }, { value: med(st.baseline), per: st.baseline }, 'ms', 1.3),
+    ratioRow(
+      'spawn to first tools/list, 20 tools',
+      { value: med(st.toolgate), per: st.toolgate },
+      { value: med(st.baseline), per: st.baseline },
+      'ms',
+      1.3,
+    ),
     `| idle pooled instance RSS (no network, no files; 32 tools of one module, one idle instance each, after gc; 3 processes: ${m.rss.map((x) => fmt(x, 2)).join(', ')}) | ${fmt(rss, 2)} MiB | | | <= 2 MiB: ${verdict(rss <= 2)} |`,
     `| idle worker-kept instance RSS (8 tools of one module kept in workers, one idle instance each, after gc; 1 process; issue 27.3) | ${fmt(m.rssWorker, 2)} MiB | | | <= 4 MiB: ${verdict(m.rssWorker <= 4)} |`,
     `| first \`http_request\` of a new instance: first call of a fresh server minus a warm call (fetch_url, ${m.NET} fresh servers) | ${fmt(netMed('first'))} ms (warm ${fmt(netMed('warm'))} ms): +${fmt(first)} ms | | | within 50 ms of a warm one: ${verdict(first <= 50)} |`,

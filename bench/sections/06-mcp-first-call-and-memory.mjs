@@ -8,7 +8,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchFolder, connect, ROOT, startup } from '../lib/mcp.mjs';
 
-export const title = 'MCP over stdio: first call of a fresh server, and memory after serving, vs an unsandboxed MCP server';
+export const title =
+  'MCP over stdio: first call of a fresh server, and memory after serving, vs an unsandboxed MCP server';
 
 const env = (name, fallback) => Number(process.env[name] ?? fallback);
 const EXAMPLES = join(ROOT, 'manifests');

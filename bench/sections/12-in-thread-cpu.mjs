@@ -50,7 +50,9 @@ async function side(ctx, tool, raw, input, entry, n, warm) {
 
 export async function run(ctx) {
   const burnInput = Uint8Array.of(20); // 2^20 iterations of a multiply-add loop: ~1 ms, well inside the 20 ms slice
-  const burnTool = await loadSandboxTool(kitSpec('burn', { execution: { path: 'auto' }, limits: { timeoutMs: 60_000 } }));
+  const burnTool = await loadSandboxTool(
+    kitSpec('burn', { execution: { path: 'auto' }, limits: { timeoutMs: 60_000 } }),
+  );
   const greetTool = await loadSandboxTool(kitSpec('greet', { execution: { path: 'auto' } }));
   const raw = await createPlugin({ wasm: [{ data: kitWasm }] }, { useWasi: false });
   const burn = await side(ctx, burnTool, raw, burnInput, 'burn', 60, 10);

@@ -12,9 +12,29 @@ export const title = 'MCP 2026-07-28 stateless tools/call vs a 2025-11-25 sessio
 const ROOT = new URL('../../', import.meta.url).pathname;
 
 function start() {
-  const proc = spawn(process.execPath, [`${ROOT}dist/cli/main.js`, 'serve', '--http', '127.0.0.1:0', '--manifests', `${ROOT}manifests/conformance`, '--policies', 'none', '-q'], {
-    cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TOOLGATE_HOME: join(tmpdir(), 'toolgate-bench-home') }, stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const proc = spawn(
+    process.execPath,
+    [
+      `${ROOT}dist/cli/main.js`,
+      'serve',
+      '--http',
+      '127.0.0.1:0',
+      '--manifests',
+      `${ROOT}manifests/conformance`,
+      '--policies',
+      'none',
+      '-q',
+    ],
+    {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/tmp',
+        TOOLGATE_HOME: join(tmpdir(), 'toolgate-bench-home'),
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   return new Promise((resolve, reject) => {
     let err = '';
     proc.stderr.on('data', (d) => {
@@ -34,11 +54,14 @@ const META = {
 
 async function post(dispatcher, url, headers, body) {
   const res = await request(url, {
-    method: 'POST', dispatcher, body: JSON.stringify(body),
+    method: 'POST',
+    dispatcher,
+    body: JSON.stringify(body),
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
   });
   const text = await res.body.text();
-  if (res.statusCode !== 200 || !text.includes('simple text')) throw new Error(`call failed: ${res.statusCode} ${text.slice(0, 300)}`);
+  if (res.statusCode !== 200 || !text.includes('simple text'))
+    throw new Error(`call failed: ${res.statusCode} ${text.slice(0, 300)}`);
   return res;
 }
 
@@ -47,15 +70,30 @@ export async function run(ctx) {
   const dispatcher = new Agent({ connections: 2 });
   try {
     const init = await request(url, {
-      method: 'POST', dispatcher,
+      method: 'POST',
+      dispatcher,
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+      }),
     });
     await init.body.text();
     const session = init.headers['mcp-session-id'];
     const legacyHeaders = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
-    await request(url, { method: 'POST', dispatcher, headers: { ...legacyHeaders, 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) }).then((r) => r.body.text());
-    const modernHeaders = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'test_simple_text' };
+    await request(url, {
+      method: 'POST',
+      dispatcher,
+      headers: { ...legacyHeaders, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    }).then((r) => r.body.text());
+    const modernHeaders = {
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': 'test_simple_text',
+    };
     const N = 400;
     const WARM = 50;
     const modern = [];
@@ -64,8 +102,20 @@ export async function run(ctx) {
       const order = i % 2 === 0;
       for (const which of order ? ['modern', 'legacy'] : ['legacy', 'modern']) {
         const t = performance.now();
-        if (which === 'modern') await post(dispatcher, url, modernHeaders, { jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'test_simple_text', arguments: {}, _meta: META } });
-        else await post(dispatcher, url, legacyHeaders, { jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'test_simple_text', arguments: {} } });
+        if (which === 'modern')
+          await post(dispatcher, url, modernHeaders, {
+            jsonrpc: '2.0',
+            id: i + 1,
+            method: 'tools/call',
+            params: { name: 'test_simple_text', arguments: {}, _meta: META },
+          });
+        else
+          await post(dispatcher, url, legacyHeaders, {
+            jsonrpc: '2.0',
+            id: i + 1,
+            method: 'tools/call',
+            params: { name: 'test_simple_text', arguments: {} },
+          });
         const us = (performance.now() - t) * 1000;
         if (i >= WARM) (which === 'modern' ? modern : legacy).push(us);
       }

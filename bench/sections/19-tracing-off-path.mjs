@@ -19,7 +19,13 @@ const BASE_DIR = join(ROOT, 'bench/.baseline');
 
 /** The parent of the commit that added host/src/telemetry: the last one without the hooks. */
 function beforeTelemetry() {
-  const added = execFileSync('git', ['log', '--diff-filter=A', '--format=%H', '--', 'host/src/telemetry/index.ts'], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').pop();
+  const added = execFileSync('git', ['log', '--diff-filter=A', '--format=%H', '--', 'host/src/telemetry/index.ts'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  })
+    .trim()
+    .split('\n')
+    .pop();
   return execFileSync('git', ['rev-parse', `${added}^`], { cwd: ROOT, encoding: 'utf8' }).trim();
 }
 
@@ -30,7 +36,9 @@ function baselineMain() {
     if (ref === execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim()) return undefined;
     rmSync(BASE_DIR, { recursive: true, force: true });
     mkdirSync(BASE_DIR, { recursive: true });
-    execFileSync('sh', ['-c', `git archive ${ref} host scripts package.json tsconfig.json | tar -x -C "${BASE_DIR}"`], { cwd: ROOT });
+    execFileSync('sh', ['-c', `git archive ${ref} host scripts package.json tsconfig.json | tar -x -C "${BASE_DIR}"`], {
+      cwd: ROOT,
+    });
     mkdirSync(join(BASE_DIR, 'dist/cli'), { recursive: true });
     execFileSync(process.execPath, [join(BASE_DIR, 'scripts/bundle.mjs')], { cwd: BASE_DIR, stdio: 'ignore' });
     const main = join(BASE_DIR, 'dist/cli/main.js');
@@ -41,9 +49,20 @@ function baselineMain() {
 }
 
 function start(main, env) {
-  const proc = spawn(process.execPath, [main, 'serve', '--http', '127.0.0.1:0', '--manifests', `${ROOT}manifests/conformance`, '--policies', 'none', '-q'], {
-    cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TOOLGATE_HOME: join(tmpdir(), 'toolgate-bench-home'), ...env }, stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const proc = spawn(
+    process.execPath,
+    [main, 'serve', '--http', '127.0.0.1:0', '--manifests', `${ROOT}manifests/conformance`, '--policies', 'none', '-q'],
+    {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/tmp',
+        TOOLGATE_HOME: join(tmpdir(), 'toolgate-bench-home'),
+        ...env,
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   return new Promise((resolve, reject) => {
     let err = '';
     proc.stderr.on('data', (d) => {
@@ -57,12 +76,21 @@ function start(main, env) {
 
 /** The pipeline and the echo tool of a source tree, bundled into one module under bench/.baseline. */
 async function pipelineOf(root, name, withTelemetry) {
-  const lines = [`export { Pipeline } from '${root}/host/src/pipeline/index.ts';`, `export { ToolRegistry, echoTool } from '${root}/host/src/tool/index.ts';`];
+  const lines = [
+    `export { Pipeline } from '${root}/host/src/pipeline/index.ts';`,
+    `export { ToolRegistry, echoTool } from '${root}/host/src/tool/index.ts';`,
+  ];
   if (withTelemetry) lines.push(`export { startTracing, tracer } from '${root}/host/src/telemetry/index.ts';`);
   const out = join(BASE_DIR, `${name}.mjs`);
   mkdirSync(BASE_DIR, { recursive: true });
   await build({
-    stdin: { contents: lines.join('\n'), resolveDir: ROOT, loader: 'ts' }, bundle: true, format: 'esm', platform: 'node', target: 'node20', outfile: out, logLevel: 'error',
+    stdin: { contents: lines.join('\n'), resolveDir: ROOT, loader: 'ts' },
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    outfile: out,
+    logLevel: 'error',
     banner: { js: "import { createRequire as __r } from 'node:module'; const require = __r(import.meta.url);" },
   });
   const m = await import(out);
@@ -88,15 +116,23 @@ async function inProcess(ctx, sinkUrl, base) {
     rows.off.push(await once(now.pipeline, N));
   }
   process.env.OTEL_EXPORTER_OTLP_ENDPOINT = sinkUrl;
-  const stop = await now.m.startTracing({ serviceVersion: 'bench', recordContent: false, scheduleDelayMs: 200, env: process.env });
+  const stop = await now.m.startTracing({
+    serviceVersion: 'bench',
+    recordContent: false,
+    scheduleDelayMs: 200,
+    env: process.env,
+  });
   const t = now.m.tracer();
-  const traced = { call: (name, args) => t.server(`tools/call ${name}`, {}, undefined, () => now.pipeline.call(name, args)) };
+  const traced = {
+    call: (name, args) => t.server(`tools/call ${name}`, {}, undefined, () => now.pipeline.call(name, args)),
+  };
   for (let r = 0; r < ROUNDS; r++) rows.on.push(await once(traced, N / 10));
   await stop();
   delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
   const med = (xs) => ctx.summary(xs).median;
   const off = med(rows.off);
-  const row = (name, xs) => `| ${name} | ${ctx.fmt(med(xs), 2)} | ${ctx.fmt(ctx.summary(xs).min, 2)} | ${ctx.fmt(med(xs) - off, 2)} |`;
+  const row = (name, xs) =>
+    `| ${name} | ${ctx.fmt(med(xs), 2)} | ${ctx.fmt(ctx.summary(xs).min, 2)} | ${ctx.fmt(med(xs) - off, 2)} |`;
   return [
     `pipeline.call of the built-in echo in this process (no transport, no sandbox), µs per call: the median and best of ${ROUNDS} rounds of ${N} calls (tracing on: ${N / 10}, each in a SERVER span as the transports make it).`,
     '',
@@ -109,9 +145,15 @@ async function inProcess(ctx, sinkUrl, base) {
 }
 
 async function call(dispatcher, url) {
-  const res = await request(url, { method: 'POST', dispatcher, body: '{"arguments":{}}', headers: { 'content-type': 'application/json' } });
+  const res = await request(url, {
+    method: 'POST',
+    dispatcher,
+    body: '{"arguments":{}}',
+    headers: { 'content-type': 'application/json' },
+  });
   const text = await res.body.text();
-  if (res.statusCode !== 200 || !text.includes('simple text')) throw new Error(`call failed: ${res.statusCode} ${text.slice(0, 300)}`);
+  if (res.statusCode !== 200 || !text.includes('simple text'))
+    throw new Error(`call failed: ${res.statusCode} ${text.slice(0, 300)}`);
 }
 
 export async function run(ctx) {
@@ -131,7 +173,10 @@ export async function run(ctx) {
   const servers = [
     ...(base ? [{ name: `no hooks (${base.ref}, before this change)`, ...(await start(base.main, {})) }] : []),
     { name: 'tracing off (default)', ...(await start(main, {})) },
-    { name: 'tracing on (OTLP/HTTP to a local sink)', ...(await start(main, { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl })) },
+    {
+      name: 'tracing on (OTLP/HTTP to a local sink)',
+      ...(await start(main, { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl })),
+    },
   ];
   const dispatcher = new Agent({ connections: servers.length });
   try {
@@ -149,7 +194,8 @@ export async function run(ctx) {
     }
     const sums = times.map((xs) => ctx.summary(xs));
     const off = sums[servers.findIndex((s) => s.name.startsWith('tracing off'))];
-    const row = (s, i) => `| ${s.name} | ${ctx.fmt(sums[i].median, 0)} | ${ctx.fmt(sums[i].p99, 0)} | ${ctx.fmt(sums[i].median - off.median, 0)} | ${sums[i].n} |`;
+    const row = (s, i) =>
+      `| ${s.name} | ${ctx.fmt(sums[i].median, 0)} | ${ctx.fmt(sums[i].p99, 0)} | ${ctx.fmt(sums[i].median - off.median, 0)} | ${sums[i].n} |`;
     return [
       'POST /v1/tools/test_simple_text/call (a WASM tool) over one keep-alive connection per server, µs per call from request to the whole answer read; the three servers take turns.',
       '',
@@ -157,11 +203,15 @@ export async function run(ctx) {
       '|---|---|---|---|---|',
       ...servers.map(row),
       '',
-      base ? '' : '- no baseline column: the commit before host/src/telemetry could not be bundled (set BENCH_TRACING_BASE to a commit)',
+      base
+        ? ''
+        : '- no baseline column: the commit before host/src/telemetry could not be bundled (set BENCH_TRACING_BASE to a commit)',
       `- spans the sink received from the traced server: ${spans}`,
       '',
       await inProcess(ctx, sinkUrl, base),
-    ].filter((l, i, a) => l !== '' || a[i - 1] !== '').join('\n');
+    ]
+      .filter((l, i, a) => l !== '' || a[i - 1] !== '')
+      .join('\n');
   } finally {
     await dispatcher.close();
     for (const s of servers) s.proc.kill('SIGTERM');

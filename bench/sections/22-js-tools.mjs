@@ -66,7 +66,15 @@ async function freshServer(dir) {
   const t0 = performance.now();
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [join(ROOT, 'dist/cli/main.js'), 'serve', '--stdio', '--manifests', join(dir, 'manifests'), '--policy-set', 'dev'],
+    args: [
+      join(ROOT, 'dist/cli/main.js'),
+      'serve',
+      '--stdio',
+      '--manifests',
+      join(dir, 'manifests'),
+      '--policy-set',
+      'dev',
+    ],
     env: { ...process.env, TOOLGATE_HOME: join(dir, 'home') },
     stderr: 'ignore',
   });

@@ -8,7 +8,12 @@ export const title = 'Sandbox: idle instance RSS, 1 vs 2 instances on a CPU-boun
 /** MiB each idle worker adds, measured in a fresh process (see bench/lib/rss-probe.mjs). */
 function probe(mode) {
   const probeFile = new URL('../lib/rss-probe.mjs', import.meta.url);
-  return Number(execFileSync(process.execPath, ['--expose-gc', probeFile.pathname, mode], { encoding: 'utf8', timeout: 60_000 }).trim());
+  return Number(
+    execFileSync(process.execPath, ['--expose-gc', probeFile.pathname, mode], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    }).trim(),
+  );
 }
 
 export async function run(ctx) {
@@ -59,6 +64,11 @@ export async function run(ctx) {
     `| same, 2 instances (median of 3) | ${ctx.fmt(w, 0)} ms (process used ${ctx.fmt(coresOf(2), 2)} cores) | |`,
     `| speedup 2 vs 1 | **${ctx.fmt(speedup, 2)}x** | >= 1.7x (${speedup >= 1.7 ? 'met' : 'NOT met'}) |`,
     '',
-    `Load average during this section: ${(await import('node:os')).loadavg().map((x) => x.toFixed(2)).join(' / ')}. "cores used" is process CPU time / wall time: with 2 instances the speedup can only reach what the OS grants this process on 2 shared cores.`,
+    `Load average during this section: ${(await import('node:os'))
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(
+        ' / ',
+      )}. "cores used" is process CPU time / wall time: with 2 instances the speedup can only reach what the OS grants this process on 2 shared cores.`,
   ].join('\n');
 }

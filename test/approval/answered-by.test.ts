@@ -6,7 +6,12 @@ import type { ApprovalRequest } from '../../host/src/pipeline/index.js';
 
 function req(expiresAt?: string): ApprovalRequest {
   return {
-    exec: Object.freeze({ callId: 'call-1', name: 'fetch', arguments: { url: 'https://x.test' }, signal: new AbortController().signal }),
+    exec: Object.freeze({
+      callId: 'call-1',
+      name: 'fetch',
+      arguments: { url: 'https://x.test' },
+      signal: new AbortController().signal,
+    }),
     reason: 'network',
     decidedBy: 'ask-net',
     ...(expiresAt !== undefined ? { expiresAt } : {}),
@@ -46,7 +51,11 @@ describe('answeredBy and ended approvals', () => {
     q.resolve(p.id, 'rejected', 'api: approval secret, 127.0.0.1');
     await answer;
     expect(q.resolve(p.id, 'allowed-once', 'someone else')).toBe(false);
-    expect(q.ended(p.id)).toMatchObject({ outcome: 'rejected', answeredBy: 'api: approval secret, 127.0.0.1', expired: false });
+    expect(q.ended(p.id)).toMatchObject({
+      outcome: 'rejected',
+      answeredBy: 'api: approval secret, 127.0.0.1',
+      expired: false,
+    });
   });
 
   test('a request whose time ran out is remembered as expired; one its caller cancelled early is not', async () => {

@@ -5,7 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, test } from 'vitest';
 import {
-  ApprovalQueue, ApprovalRouter, HttpApprovalChannel, InMemoryApprovalService, TtyApprovalChannel,
+  ApprovalQueue,
+  ApprovalRouter,
+  HttpApprovalChannel,
+  InMemoryApprovalService,
+  TtyApprovalChannel,
 } from '../../host/src/approval/index.js';
 import type { ApprovalRequest } from '../../host/src/pipeline/index.js';
 
@@ -24,7 +28,13 @@ afterEach(async () => {
 
 function req(over: Partial<ApprovalRequest['exec']> = {}): ApprovalRequest {
   return {
-    exec: Object.freeze({ callId: 'call-1', name: 'fetch', arguments: { url: 'https://x.test' }, signal: new AbortController().signal, ...over }),
+    exec: Object.freeze({
+      callId: 'call-1',
+      name: 'fetch',
+      arguments: { url: 'https://x.test' },
+      signal: new AbortController().signal,
+      ...over,
+    }),
     reason: 'tool "fetch" uses network',
     decidedBy: 'ask-net',
   };
@@ -110,7 +120,14 @@ describe('http callback', () => {
     expect(seen[0]).toEqual({
       method: 'POST',
       type: 'application/json',
-      body: { callId: 'call-1', tool: 'fetch', agent: 'a1', reason: 'tool "fetch" uses network', decidedBy: 'ask-net', arguments: { url: 'https://x.test' } },
+      body: {
+        callId: 'call-1',
+        tool: 'fetch',
+        agent: 'a1',
+        reason: 'tool "fetch" uses network',
+        decidedBy: 'ask-net',
+        arguments: { url: 'https://x.test' },
+      },
     });
   });
 
@@ -127,10 +144,14 @@ describe('http callback', () => {
     expect(await new HttpApprovalChannel({ url: bad, onError }).request(req(), signal)).toBe('unavailable');
     expect(await new HttpApprovalChannel({ url: http500, onError }).request(req(), signal)).toBe('unavailable');
     const t0 = performance.now();
-    expect(await new HttpApprovalChannel({ url: slow, timeoutMs: 100, onError }).request(req(), signal)).toBe('unavailable');
+    expect(await new HttpApprovalChannel({ url: slow, timeoutMs: 100, onError }).request(req(), signal)).toBe(
+      'unavailable',
+    );
     expect(performance.now() - t0).toBeLessThan(900);
     // Nothing listens on port 1 of 127.0.0.1.
-    expect(await new HttpApprovalChannel({ url: 'http://127.0.0.1:1/', onError }).request(req(), signal)).toBe('unavailable');
+    expect(await new HttpApprovalChannel({ url: 'http://127.0.0.1:1/', onError }).request(req(), signal)).toBe(
+      'unavailable',
+    );
     expect(errors).toHaveLength(4);
   });
 
@@ -161,7 +182,12 @@ describe('queue', () => {
     const p = q.request(req(), new AbortController().signal);
     const pending = q.list();
     expect(pending).toHaveLength(1);
-    expect(pending[0]).toMatchObject({ callId: 'call-1', tool: 'fetch', reason: 'tool "fetch" uses network', decidedBy: 'ask-net' });
+    expect(pending[0]).toMatchObject({
+      callId: 'call-1',
+      tool: 'fetch',
+      reason: 'tool "fetch" uses network',
+      decidedBy: 'ask-net',
+    });
     expect(q.resolve('no-such-id', 'allowed-once')).toBe(false);
     expect(q.resolve(pending[0]?.id ?? '', 'allowed-once')).toBe(true);
     expect(await p).toBe('allowed-once');
@@ -202,7 +228,12 @@ describe('router', () => {
     const router = new ApprovalRouter();
     const broken = { request: () => Promise.reject(new Error('down')) };
     const never = new InMemoryApprovalService([], 'never');
-    const off = router.useChannels([never, new InMemoryApprovalService([], 'unavailable'), broken, new InMemoryApprovalService([], 'rejected')]);
+    const off = router.useChannels([
+      never,
+      new InMemoryApprovalService([], 'unavailable'),
+      broken,
+      new InMemoryApprovalService([], 'rejected'),
+    ]);
     // The first channel never answers: asked in turn, the call would wait for it until its timeout.
     expect(await router.request(req(), new AbortController().signal)).toBe('rejected');
     expect(never.requests).toHaveLength(1);

@@ -54,7 +54,13 @@ test('ask with the HTTP callback: allowed-once runs the call once, rejected deni
 });
 
 test('ask with the TTY absent and no other channel denies', async () => {
-  const s = await setup({ 'a.yaml': 'entries:\n  - { id: channels, use: approvals, with: { channels: [tty] } }\n  - { id: ask-rm, use: ask, with: { tools: [rm] } }\n' }, [tool('rm')]);
+  const s = await setup(
+    {
+      'a.yaml':
+        'entries:\n  - { id: channels, use: approvals, with: { channels: [tty] } }\n  - { id: ask-rm, use: ask, with: { tools: [rm] } }\n',
+    },
+    [tool('rm')],
+  );
   try {
     const r = await s.call('rm');
     expect(r.error?.code).toBe('APPROVAL_DENIED');
@@ -66,7 +72,10 @@ test('ask with the TTY absent and no other channel denies', async () => {
 
 test('the queue channel: with nothing serving it an ask is denied at once; served, a pending approval resolved by id lets the call run; a timeout denies', async () => {
   const s = await setup(
-    { 'a.yaml': 'entries:\n  - { id: channels, use: approvals, with: { channels: [queue] } }\n  - { id: ask-rm, use: ask, with: { tools: [rm] } }\n' },
+    {
+      'a.yaml':
+        'entries:\n  - { id: channels, use: approvals, with: { channels: [queue] } }\n  - { id: ask-rm, use: ask, with: { tools: [rm] } }\n',
+    },
     [tool('rm')],
     { approvalTimeoutMs: 300 },
   );

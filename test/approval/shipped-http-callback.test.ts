@@ -17,16 +17,19 @@ let dir: string;
 
 function policySet(url: string): string {
   const set = mkdtempSync(join(tmpdir(), 'tg-callback-set-'));
-  writeFileSync(join(set, 'set.yaml'), [
-    'entries:',
-    '  - id: ask-greet',
-    '    use: ask',
-    '    with: { tools: [greet] }',
-    '  - id: approvals',
-    '    use: approvals',
-    `    with: { channels: [{ http: { url: "${url}" } }] }`,
-    '',
-  ].join('\n'));
+  writeFileSync(
+    join(set, 'set.yaml'),
+    [
+      'entries:',
+      '  - id: ask-greet',
+      '    use: ask',
+      '    with: { tools: [greet] }',
+      '  - id: approvals',
+      '    use: approvals',
+      `    with: { channels: [{ http: { url: "${url}" } }] }`,
+      '',
+    ].join('\n'),
+  );
   return set;
 }
 

@@ -19,10 +19,14 @@ beforeAll(async () => {
   await writeFile(
     join(dir.path, 'm/greet.yaml'),
     [
-      'apiVersion: toolgate/v1', 'name: greet', 'version: 1.2.3', 'description: Greets someone by name.',
+      'apiVersion: toolgate/v1',
+      'name: greet',
+      'version: 1.2.3',
+      'description: Greets someone by name.',
       `module: { path: ${GREET}, entry: greet }`,
       'parameters: { name: { type: string, required: true } }',
-      'output: { schema: { type: object }, render: json }', '',
+      'output: { schema: { type: object }, render: json }',
+      '',
     ].join('\n'),
   );
   await writeFile(
@@ -40,7 +44,13 @@ async function callInTerminal(args: unknown, answer: string): Promise<{ code: nu
   const command = `exec node ${JSON.stringify(main)} call greet --manifests "$M" --policies "$P" --args "$ARGS"`;
   const child = spawn('script', ['-qec', command, '/dev/null'], {
     cwd: ROOT,
-    env: { ...process.env, M: join(dir.path, 'm'), P: join(dir.path, 'p'), ARGS: JSON.stringify(args), TOOLGATE_HOME: join(dir.path, 'home') },
+    env: {
+      ...process.env,
+      M: join(dir.path, 'm'),
+      P: join(dir.path, 'p'),
+      ARGS: JSON.stringify(args),
+      TOOLGATE_HOME: join(dir.path, 'home'),
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let screen = '';
@@ -64,7 +74,9 @@ describe('the terminal approval prompt', () => {
     const { code, screen } = await callInTerminal({ name: HIDDEN }, 'n\n');
     expect(screen).toContain('Allow this call once? [y/N]');
     const line = screen.split(/\r?\n/).find((l) => l.includes('arguments:')) ?? '';
-    expect(line).toContain('{"name":"safe-value\\u200b\\u200c\\u200d\\u2060\\ufeff\\u00ad\\udb40\\udc01\\udb40\\udc20\\udb40\\udc74');
+    expect(line).toContain(
+      '{"name":"safe-value\\u200b\\u200c\\u200d\\u2060\\ufeff\\u00ad\\udb40\\udc01\\udb40\\udc20\\udb40\\udc74',
+    );
     expect(line).toContain('\\udb40\\udc7f"}');
     // Printable ASCII only: no character on the prompt line can hide from the person.
     expect(line).toMatch(/^[\x20-\x7e]*$/);

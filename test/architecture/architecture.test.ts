@@ -86,7 +86,7 @@ describe('architecture (architecture.md §2)', () => {
     expect(graph.edges.filter((e) => !files.has(e.to)).map(show)).toEqual([]);
   });
 
-  it("a folder is entered only through its index.ts, from outside it", () => {
+  it('a folder is entered only through its index.ts, from outside it', () => {
     const skips = graph.edges.filter((e) => {
       // every folder that holds the target but not the importer must be entered at its own index.ts
       for (let dir = dirname(e.to); dir !== '.'; dir = dirname(dir)) {
@@ -116,7 +116,9 @@ describe('architecture (architecture.md §2)', () => {
   });
 
   it('the sandbox is reached only through the tool model (manifest/)', () => {
-    const reaching = graph.edges.filter((e) => top(e.to) === 'sandbox' && top(e.from) !== 'sandbox' && !SANDBOX_IMPORTERS.has(top(e.from)));
+    const reaching = graph.edges.filter(
+      (e) => top(e.to) === 'sandbox' && top(e.from) !== 'sandbox' && !SANDBOX_IMPORTERS.has(top(e.from)),
+    );
     expect(reaching.map(show)).toEqual([]);
   });
 
@@ -126,7 +128,11 @@ describe('architecture (architecture.md §2)', () => {
     const offenders = long.filter((f) => !LONG_FUNCTIONS_ALLOWED.has(`${f.file} ${f.name}`));
     expect(offenders.map((f) => `${f.file}:${f.line} ${f.name} has ${f.statementLines} statement lines`)).toEqual([]);
     const stale = [...LONG_FUNCTIONS_ALLOWED.keys()].filter((key) => !long.some((f) => `${f.file} ${f.name}` === key));
-    expect(stale.map((key) => `${key}: no longer over ${MAX_STATEMENT_LINES} statement lines, drop it from LONG_FUNCTIONS_ALLOWED`)).toEqual([]);
+    expect(
+      stale.map(
+        (key) => `${key}: no longer over ${MAX_STATEMENT_LINES} statement lines, drop it from LONG_FUNCTIONS_ALLOWED`,
+      ),
+    ).toEqual([]);
   });
 
   it('the length checker measures functions, methods and arrows by the names a reader uses', () => {
@@ -138,14 +144,18 @@ describe('architecture (architecture.md §2)', () => {
       `const short = () => {\n${body(60)}\n};`,
     ].join('\n');
     expect(functionLengths('x.ts', source).map((f) => `${f.name} ${f.lines} ${f.statementLines}`)).toEqual([
-      'long 61 59', 'Registry.patch 62 60', 'serve.run 63 61', 'short 60 58',
+      'long 61 59',
+      'Registry.patch 62 60',
+      'serve.run 63 61',
+      'short 60 58',
     ]);
     expect(hostFunctionLengths().some((f) => f.file === 'cli/main.ts')).toBe(true);
   });
 
   it('a statement wrapped over several lines counts once, and a nested function counts in its parent', () => {
     const oneLine = 'function f(): void {\n  call(a, b, c);\n  const g = () => {\n    inner();\n  };\n}';
-    const wrapped = 'function f(): void {\n  call(\n    a,\n    b,\n    c,\n  );\n  const g = () => {\n    inner();\n  };\n}';
+    const wrapped =
+      'function f(): void {\n  call(\n    a,\n    b,\n    c,\n  );\n  const g = () => {\n    inner();\n  };\n}';
     const [one, many] = [functionLengths('x.ts', oneLine)[0]!, functionLengths('x.ts', wrapped)[0]!];
     expect([one.statementLines, many.statementLines]).toEqual([3, 3]);
     expect(many.lines).toBeGreaterThan(one.lines);
@@ -154,9 +164,11 @@ describe('architecture (architecture.md §2)', () => {
   it('the checker sees the imports it checks (it reads a known door and a known cycle-free edge)', () => {
     expect(graph.edges.some((e) => e.from === 'cli/main.ts')).toBe(true);
     expect(graph.edges.some((e) => e.from.startsWith('sandbox/') && e.to === 'tool/index.ts')).toBe(true);
-    expect(cycles([
-      { from: 'a.ts', to: 'b.ts', typeOnly: false },
-      { from: 'b.ts', to: 'a.ts', typeOnly: true },
-    ])).toEqual([['a.ts', 'b.ts']]);
+    expect(
+      cycles([
+        { from: 'a.ts', to: 'b.ts', typeOnly: false },
+        { from: 'b.ts', to: 'a.ts', typeOnly: true },
+      ]),
+    ).toEqual([['a.ts', 'b.ts']]);
   });
 });

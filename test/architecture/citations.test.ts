@@ -9,7 +9,9 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const SCANNED = ['host', 'test', 'bench', 'scripts', 'docs', 'pdk-examples', 'policies', 'manifests', 'ui'];
 const TEXT = /\.(ts|mjs|js|md|yaml|yml|c|h|rs|wat|html|css)$|Makefile$/;
 // Names of design notes that live outside the repository (spelled in parts so this file does not match itself).
-const OUTSIDE = new RegExp(`\\b(${['DES', 'IGN'].join('')}(\\.md| §)|${['FIND', 'INGS'].join('')}(\\.md| \\d)|${['STY', 'LE'].join('')}\\.md)`);
+const OUTSIDE = new RegExp(
+  `\\b(${['DES', 'IGN'].join('')}(\\.md| §)|${['FIND', 'INGS'].join('')}(\\.md| \\d)|${['STY', 'LE'].join('')}\\.md)`,
+);
 
 function* files(dir: string): Generator<string> {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -22,10 +24,17 @@ function* files(dir: string): Generator<string> {
 
 function lines(): { where: string; text: string }[] {
   const out: { where: string; text: string }[] = [];
-  for (const top of [...SCANNED.map((d) => join(ROOT, d)), join(ROOT, 'README.md'), join(ROOT, 'CONTRIBUTING.md'), join(ROOT, 'Makefile')]) {
+  for (const top of [
+    ...SCANNED.map((d) => join(ROOT, d)),
+    join(ROOT, 'README.md'),
+    join(ROOT, 'CONTRIBUTING.md'),
+    join(ROOT, 'Makefile'),
+  ]) {
     const list = top.endsWith('.md') || top.endsWith('Makefile') ? [top] : [...files(top)];
     for (const file of list) {
-      readFileSync(file, 'utf8').split('\n').forEach((text, i) => out.push({ where: `${relative(ROOT, file)}:${i + 1}`, text }));
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .forEach((text, i) => out.push({ where: `${relative(ROOT, file)}:${i + 1}`, text }));
     }
   }
   return out;
@@ -51,7 +60,8 @@ describe('citations stay inside the repository', () => {
       for (const m of l.text.matchAll(/architecture\.md §(\d+)(?:\.(\d+))?/g)) {
         const [, sec, item] = m;
         if (!sections.has(sec!)) bad.push(`${l.where}: no section ${sec}`);
-        else if (item !== undefined && !(sec === '8' ? items8.has(item) : subsections.has(`${sec}.${item}`))) bad.push(`${l.where}: no item §${sec}.${item}`);
+        else if (item !== undefined && !(sec === '8' ? items8.has(item) : subsections.has(`${sec}.${item}`)))
+          bad.push(`${l.where}: no item §${sec}.${item}`);
       }
     }
     expect(bad).toEqual([]);
@@ -65,7 +75,9 @@ describe('citations stay inside the repository', () => {
 });
 
 describe('the layout is written down where a newcomer looks', () => {
-  const folders = readdirSync(join(ROOT, 'host', 'src'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+  const folders = readdirSync(join(ROOT, 'host', 'src'), { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name);
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const layout = readme.slice(readme.indexOf('## Layout'));
 
@@ -92,7 +104,10 @@ describe('CONTRIBUTING.md recipes name files that exist', () => {
   it('the common changes each have a recipe that ends with the test to add', () => {
     const titles = sections.map((s) => s.split('\n')[0]!);
     for (const want of [/host function/, /built-in policy/, /content kind/, /CLI command/, /manifest key/]) {
-      expect(titles.filter((t) => want.test(t)), String(want)).toHaveLength(1);
+      expect(
+        titles.filter((t) => want.test(t)),
+        String(want),
+      ).toHaveLength(1);
     }
     expect(sections.filter((s) => !/^Test: /m.test(s)).map((s) => s.split('\n')[0])).toEqual([]);
   });
@@ -100,7 +115,8 @@ describe('CONTRIBUTING.md recipes name files that exist', () => {
   it('a name a recipe step gives after a file (`file`: ... `Name`) is in that file', () => {
     const missing: string[] = [];
     const isFile = (t: string): boolean => /^(host|test|pdk-examples)\/[^\s<>*]+\.\w+$/.test(t);
-    const holds = (file: string | undefined, name: string): boolean => file !== undefined && readFileSync(join(ROOT, file), 'utf8').includes(name);
+    const holds = (file: string | undefined, name: string): boolean =>
+      file !== undefined && readFileSync(join(ROOT, file), 'utf8').includes(name);
     for (const step of recipes.split(/\n(?=\d+\. |Test: |### )/)) {
       const tokens = [...step.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
       tokens.forEach((token, i) => {

@@ -83,7 +83,9 @@ function errorClasses(): string[] {
 
 describe('every error toolgate throws carries a code from the one union', () => {
   it('only ToolgateError extends Error itself; every other error class extends it', () => {
-    const direct = [...bases].filter(([, base]) => /^(Error|TypeError|RangeError|SyntaxError)$/.test(base)).map(([name]) => name);
+    const direct = [...bases]
+      .filter(([, base]) => /^(Error|TypeError|RangeError|SyntaxError)$/.test(base))
+      .map(([name]) => name);
     expect(direct).toEqual(['ToolgateError']);
   });
 
@@ -110,7 +112,7 @@ describe('every error toolgate throws carries a code from the one union', () => 
     expect(isToolgateErrorCode(ERROR_CODES_BY_PART.registry[0])).toBe(true);
   });
 
-  it("a wrapping error keeps what it wraps as its cause", () => {
+  it('a wrapping error keeps what it wraps as its cause', () => {
     const inner = new Error('boom');
     const err = new PluginError('p', inner);
     expect(err.cause).toBe(inner);
@@ -122,12 +124,21 @@ describe('anything thrown becomes a message one way (messageOf)', () => {
   it('messageOf reads an Error, a string and a value whose String() throws', () => {
     expect(messageOf(new RegistryError('NOT_FOUND', 'gone'))).toBe('gone');
     expect(messageOf('plain')).toBe('plain');
-    expect(messageOf({ toString: () => { throw new Error('hostile'); } })).toBe('unprintable error');
+    expect(
+      messageOf({
+        toString: () => {
+          throw new Error('hostile');
+        },
+      }),
+    ).toBe('unprintable error');
   });
 
   it('no host file writes `err instanceof Error ? err.message : String(err)` or a helper that does', () => {
-    const helper = /function\s+\w+\(\s*\w+\s*:\s*unknown\s*\)\s*:\s*string\s*\{\s*return\s+\w+\s+instanceof\s+Error\s*\?/;
-    const offenders = sources.filter(({ file, text }) => file !== 'errors/index.ts' && (INLINE.test(text) || helper.test(text))).map((s) => s.file);
+    const helper =
+      /function\s+\w+\(\s*\w+\s*:\s*unknown\s*\)\s*:\s*string\s*\{\s*return\s+\w+\s+instanceof\s+Error\s*\?/;
+    const offenders = sources
+      .filter(({ file, text }) => file !== 'errors/index.ts' && (INLINE.test(text) || helper.test(text)))
+      .map((s) => s.file);
     expect(offenders).toEqual([]);
   });
 

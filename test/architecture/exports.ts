@@ -54,7 +54,10 @@ export function exportedNames(file: string, seen = new Set<string>()): string[] 
   const names: string[] = [];
   for (const st of sf.statements) {
     if (ts.isExportDeclaration(st)) {
-      const spec = st.moduleSpecifier !== undefined && ts.isStringLiteral(st.moduleSpecifier) ? st.moduleSpecifier.text : undefined;
+      const spec =
+        st.moduleSpecifier !== undefined && ts.isStringLiteral(st.moduleSpecifier)
+          ? st.moduleSpecifier.text
+          : undefined;
       if (st.exportClause === undefined) {
         const to = spec === undefined ? undefined : target(join(SRC, file), spec);
         if (to !== undefined) names.push(...exportedNames(to, seen));
@@ -64,7 +67,8 @@ export function exportedNames(file: string, seen = new Set<string>()): string[] 
     else if (hasExport(st)) {
       if (ts.isVariableStatement(st)) {
         for (const d of st.declarationList.declarations) if (ts.isIdentifier(d.name)) names.push(d.name.text);
-      } else if ('name' in st && st.name !== undefined && ts.isIdentifier(st.name as ts.Node)) names.push((st.name as ts.Identifier).text);
+      } else if ('name' in st && st.name !== undefined && ts.isIdentifier(st.name as ts.Node))
+        names.push((st.name as ts.Identifier).text);
     }
   }
   return [...new Set(names)];
@@ -100,14 +104,25 @@ export function importsOf(path: string, source?: string): NamedImport[] {
       if (bindings !== undefined && ts.isNamespaceImport(bindings)) names.push('*');
       else if (bindings !== undefined) names.push(...bindings.elements.map((e) => (e.propertyName ?? e.name).text));
       add(node.moduleSpecifier.text, names);
-    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier !== undefined && ts.isStringLiteral(node.moduleSpecifier)) {
+    } else if (
+      ts.isExportDeclaration(node) &&
+      node.moduleSpecifier !== undefined &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       const clause = node.exportClause;
-      const names = clause === undefined || !ts.isNamedExports(clause) ? ['*'] : clause.elements.map((e) => (e.propertyName ?? e.name).text);
+      const names =
+        clause === undefined || !ts.isNamedExports(clause)
+          ? ['*']
+          : clause.elements.map((e) => (e.propertyName ?? e.name).text);
       add(node.moduleSpecifier.text, names);
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       const arg = node.arguments[0];
       if (arg !== undefined && ts.isStringLiteral(arg)) add(arg.text, dynamicNames(node));
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+    } else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    ) {
       const q = node.qualifier;
       const first = q === undefined ? '*' : ts.isIdentifier(q) ? q.text : q.getText().split('.')[0]!;
       add(node.argument.literal.text, [node.isTypeOf && q === undefined ? '*' : first]);
@@ -120,7 +135,9 @@ export function importsOf(path: string, source?: string): NamedImport[] {
 
 /** Every import of host/src made by the files under the given folders of the repository. */
 export function importsUnder(...dirs: string[]): NamedImport[] {
-  return dirs.flatMap((d) => (existsSync(join(ROOT, d)) ? [...tsFiles(join(ROOT, d))] : [])).flatMap((path) => importsOf(path));
+  return dirs
+    .flatMap((d) => (existsSync(join(ROOT, d)) ? [...tsFiles(join(ROOT, d))] : []))
+    .flatMap((path) => importsOf(path));
 }
 
 /** The top-level folder of a host/src path (`policy/index.ts` -> `policy`). */

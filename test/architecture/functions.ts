@@ -53,7 +53,8 @@ function nameOf(node: ts.FunctionLikeDeclaration, sf: ts.SourceFile): string {
   if (node.name !== undefined && !ts.isFunctionExpression(node)) return qualify(node, text(node.name, sf));
   const parent = node.parent;
   if (ts.isVariableDeclaration(parent)) return text(parent.name, sf);
-  if (ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) return qualify(parent, text(parent.name, sf));
+  if (ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent))
+    return qualify(parent, text(parent.name, sf));
   if (node.name !== undefined) return text(node.name, sf);
   const { line } = sf.getLineAndCharacterOfPosition(node.getStart(sf));
   return `<${ts.isArrowFunction(node) ? 'arrow' : 'function'}>@${line + 1}`;
@@ -63,7 +64,8 @@ function nameOf(node: ts.FunctionLikeDeclaration, sf: ts.SourceFile): string {
 function statementLinesOf(body: ts.Node, sf: ts.SourceFile): number {
   const lines = new Set<number>();
   const visit = (node: ts.Node): void => {
-    const statements = ts.isBlock(node) || ts.isCaseClause(node) || ts.isDefaultClause(node) ? node.statements : undefined;
+    const statements =
+      ts.isBlock(node) || ts.isCaseClause(node) || ts.isDefaultClause(node) ? node.statements : undefined;
     for (const st of statements ?? []) lines.add(sf.getLineAndCharacterOfPosition(st.getStart(sf)).line);
     ts.forEachChild(node, visit);
   };
@@ -81,7 +83,13 @@ export function functionLengths(file: string, source: string): FunctionLength[] 
       const fn = node as ts.FunctionLikeDeclaration;
       const first = sf.getLineAndCharacterOfPosition(fn.getStart(sf)).line;
       const last = sf.getLineAndCharacterOfPosition(fn.getEnd()).line;
-      found.push({ file, name: nameOf(fn, sf), line: first + 1, lines: last - first + 1, statementLines: statementLinesOf(fn.body!, sf) });
+      found.push({
+        file,
+        name: nameOf(fn, sf),
+        line: first + 1,
+        lines: last - first + 1,
+        statementLines: statementLinesOf(fn.body!, sf),
+      });
     }
     ts.forEachChild(node, visit);
   };

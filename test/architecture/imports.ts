@@ -20,7 +20,8 @@ function* files(dir: string): Generator<string> {
   }
 }
 
-const IMPORT = /(?:^|[\s;}])(import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"](\.{1,2}\/[^'"]+)['"]|\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/gm;
+const IMPORT =
+  /(?:^|[\s;}])(import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"](\.{1,2}\/[^'"]+)['"]|\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/gm;
 
 /** Every relative import of every file under host/src. */
 export function importGraph(): { files: string[]; edges: Edge[] } {
@@ -30,7 +31,9 @@ export function importGraph(): { files: string[]; edges: Edge[] } {
     const from = relative(SRC, path);
     all.push(from);
     // comments may quote import lines; drop them first
-    const text = readFileSync(path, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+    const text = readFileSync(path, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
     for (const m of text.matchAll(IMPORT)) {
       const spec = m[3] ?? m[4];
       // host code imports with NodeNext's explicit .js; anything else is text that quotes an import

@@ -27,7 +27,9 @@ describe('each door exports what other folders use (the test door lists the rest
       const forTests = DOOR_NAMES_FOR_TESTS.get(door) ?? [];
       for (const name of exportedNames(door)) {
         if (takes(outside, door, name) || forTests.includes(name)) continue;
-        unused.push(`${door} ${name}: ${takes(tests, door, name) ? 'only tests import it; list it in test-door.ts' : 'nothing outside its folder imports it; drop it from the door'}`);
+        unused.push(
+          `${door} ${name}: ${takes(tests, door, name) ? 'only tests import it; list it in test-door.ts' : 'nothing outside its folder imports it; drop it from the door'}`,
+        );
       }
     }
     expect(unused).toEqual([]);
@@ -40,8 +42,10 @@ describe('each door exports what other folders use (the test door lists the rest
       const outside = host.filter((i) => hostFolder(i) !== folderOf(door));
       for (const name of names) {
         if (!exported.includes(name)) stale.push(`${door} ${name}: no longer exported`);
-        else if (takes(outside, door, name)) stale.push(`${door} ${name}: another folder imports it now; drop it from test-door.ts`);
-        else if (!takes(tests, door, name)) stale.push(`${door} ${name}: no test imports it; drop it from the door and test-door.ts`);
+        else if (takes(outside, door, name))
+          stale.push(`${door} ${name}: another folder imports it now; drop it from test-door.ts`);
+        else if (!takes(tests, door, name))
+          stale.push(`${door} ${name}: no test imports it; drop it from the door and test-door.ts`);
       }
     }
     expect(stale).toEqual([]);
@@ -55,7 +59,9 @@ describe('each door exports what other folders use (the test door lists the rest
   });
 
   it('the reader sees what it checks: export *, re-exports, static, dynamic and type imports', () => {
-    expect(exportedNames('errors/index.ts')).toEqual(expect.arrayContaining(['ToolgateError', 'messageOf', 'ToolgateErrorCode']));
+    expect(exportedNames('errors/index.ts')).toEqual(
+      expect.arrayContaining(['ToolgateError', 'messageOf', 'ToolgateErrorCode']),
+    );
     expect(checked.length).toBeGreaterThan(15);
     const file = join(SRC, 'cli', 'x.ts');
     const source = [
@@ -67,25 +73,41 @@ describe('each door exports what other folders use (the test door lists the rest
       "type T = import('../pipeline/index.js').Pipeline;",
     ].join('\n');
     expect(importsOf(file, source).map((i) => `${i.to} ${i.names.join(',')}`)).toEqual([
-      'policy/index.ts a,b,D', 'tool/index.ts e', 'registry/index.ts f,g', 'manifest/index.ts loadIt', 'server/index.ts *', 'pipeline/index.ts Pipeline',
+      'policy/index.ts a,b,D',
+      'tool/index.ts e',
+      'registry/index.ts f,g',
+      'manifest/index.ts loadIt',
+      'server/index.ts *',
+      'pipeline/index.ts Pipeline',
     ]);
   });
 });
 
 describe("the package's entries are host/src/public, with types tsc writes", () => {
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports?: Record<string, unknown>; bin?: Record<string, string> };
-  const entries = readdirSync(join(SRC, PUBLIC)).filter((f) => f.endsWith('.ts')).map((f) => f.replace(/\.ts$/, ''));
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    exports?: Record<string, unknown>;
+    bin?: Record<string, string>;
+  };
+  const entries = readdirSync(join(SRC, PUBLIC))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => f.replace(/\.ts$/, ''));
 
   it('package.json "exports" names each file of public/ (index as ".") with its .d.ts, and nothing else but package.json', () => {
     const want: Record<string, unknown> = { './package.json': './package.json' };
-    for (const e of entries) want[e === 'index' ? '.' : `./${e}`] = { types: `./dist/${PUBLIC}/${e}.d.ts`, default: `./dist/${PUBLIC}/${e}.js` };
+    for (const e of entries)
+      want[e === 'index' ? '.' : `./${e}`] = {
+        types: `./dist/${PUBLIC}/${e}.d.ts`,
+        default: `./dist/${PUBLIC}/${e}.js`,
+      };
     expect(entries).toEqual(expect.arrayContaining(['index', 'policy']));
     expect(pkg.exports).toEqual(want);
   });
 
   it('the command stays the bundle, and the build writes declarations for the entries', () => {
     expect(pkg.bin).toEqual({ toolgate: 'dist/cli/main.js' });
-    const build = JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as { compilerOptions: { declaration?: boolean } };
+    const build = JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as {
+      compilerOptions: { declaration?: boolean };
+    };
     expect(build.compilerOptions.declaration).toBe(true);
     for (const e of entries) expect(existsSync(join(SRC, PUBLIC, `${e}.ts`))).toBe(true);
   });

@@ -37,7 +37,12 @@ async function call(tool: string, args: object, manifest: string, killMs = 10_00
     execFile(
       process.execPath,
       [entry, 'call', tool, '--args', JSON.stringify(args), '--manifests', manifest, '--policies', 'none'],
-      { cwd: dir, env: { PATH: process.env['PATH'] ?? '', HOME: dir, TOOLGATE_HOME: home }, timeout: killMs, killSignal: 'SIGKILL' },
+      {
+        cwd: dir,
+        env: { PATH: process.env['PATH'] ?? '', HOME: dir, TOOLGATE_HOME: home },
+        timeout: killMs,
+        killSignal: 'SIGKILL',
+      },
       (err, stdout, stderr) => {
         const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
         resolve({ code, stdout, stderr, ms: Date.now() - started, killed: err?.killed === true });
@@ -46,7 +51,8 @@ async function call(tool: string, args: object, manifest: string, killMs = 10_00
   });
 }
 
-const listing = async (folder: string, ext: string): Promise<string[]> => (await readdir(folder).catch(() => [] as string[])).filter((f) => f.endsWith(ext)).sort();
+const listing = async (folder: string, ext: string): Promise<string[]> =>
+  (await readdir(folder).catch(() => [] as string[])).filter((f) => f.endsWith(ext)).sort();
 
 /** The one file in `after` that is not in `before`. */
 function added(before: string[], after: string[]): string {
@@ -63,9 +69,15 @@ test('a prepared in-thread entry swapped for the worker-path entry of the same m
   // the same spinning module, as a tool that may run on the calling thread (instrumented with the
   // fuel counter) and as one with a host, which only ever runs in a worker (not instrumented)
   const inThread = join(dir, 'spin.yaml');
-  await writeFile(inThread, `apiVersion: toolgate/v1\nname: spin\nversion: 0.1.0\ndescription: Spins until its deadline.\nmodule: { path: ${SPIN}, entry: spin }\ncapabilities:\n  memory: { max_pages: 16 }\n  timeout_ms: 300\n`);
+  await writeFile(
+    inThread,
+    `apiVersion: toolgate/v1\nname: spin\nversion: 0.1.0\ndescription: Spins until its deadline.\nmodule: { path: ${SPIN}, entry: spin }\ncapabilities:\n  memory: { max_pages: 16 }\n  timeout_ms: 300\n`,
+  );
   const worker = join(dir, 'spin-net.yaml');
-  await writeFile(worker, `apiVersion: toolgate/v1\nname: spin_net\nversion: 0.1.0\ndescription: Spins until its deadline.\nmodule: { path: ${SPIN}, entry: spin }\ncapabilities:\n  allowed_hosts: ["127.0.0.1:9"]\n  memory: { max_pages: 16 }\n  timeout_ms: 300\n`);
+  await writeFile(
+    worker,
+    `apiVersion: toolgate/v1\nname: spin_net\nversion: 0.1.0\ndescription: Spins until its deadline.\nmodule: { path: ${SPIN}, entry: spin }\ncapabilities:\n  allowed_hosts: ["127.0.0.1:9"]\n  memory: { max_pages: 16 }\n  timeout_ms: 300\n`,
+  );
 
   const first = await call('spin', {}, inThread);
   expect(first.stdout + first.stderr).toMatch(/TIMEOUT|timed out/i);
@@ -93,7 +105,10 @@ test('a prepared in-thread entry swapped for the worker-path entry of the same m
       if ('bytesSha256' in header) header['bytesSha256'] = createHash('sha256').update(bytes).digest('hex');
       header.info['preemptible'] = true;
       lines.push(Buffer.from(JSON.stringify(header)));
-      await writeFile(join(prepared, inThreadFile), Buffer.concat([...lines.map((l) => Buffer.concat([l, Buffer.from('\n')])), bytes]));
+      await writeFile(
+        join(prepared, inThreadFile),
+        Buffer.concat([...lines.map((l) => Buffer.concat([l, Buffer.from('\n')])), bytes]),
+      );
       break;
     }
     lines.push(line);
@@ -127,7 +142,9 @@ test('a parsed-manifest entry edited to add an allowed_paths mount is not truste
   // The forgery: the JSON of the entry with a mount of the secret folder added, whatever precedes
   // the JSON (the seal) kept as it was.
   const brace = genuine.indexOf('{');
-  const entry = JSON.parse(genuine.slice(brace)) as { manifest: { capabilities: { allowed_paths: Record<string, unknown> } } };
+  const entry = JSON.parse(genuine.slice(brace)) as {
+    manifest: { capabilities: { allowed_paths: Record<string, unknown> } };
+  };
   entry.manifest.capabilities.allowed_paths['/data'] = { host: secrets, mode: 'ro' };
   await writeFile(path, genuine.slice(0, brace) + JSON.stringify(entry));
 
@@ -149,7 +166,8 @@ test('a cache folder others can write, made before the first start, is tightened
   }
   const out = await call('greet', { name: 'cache' }, GREET);
   expect(out.stdout.trim()).toBe('Hello, cache!');
-  for (const folder of [cache, join(cache, 'prepared'), join(cache, 'manifests')]) expect(await modeOf(folder)).toBe(0o700);
+  for (const folder of [cache, join(cache, 'prepared'), join(cache, 'manifests')])
+    expect(await modeOf(folder)).toBe(0o700);
   expect(await modeOf(join(cache, 'key'))).toBe(0o600);
   expect(out.stderr).toMatch(/cache folder .* was writable by others/);
   // and the cache works as before
@@ -168,13 +186,17 @@ test('a cache key file others can read is replaced by a new 0600 key: entries se
   expect(await readFile(key)).not.toEqual(old);
 }, 40_000);
 
-test.skipIf(process.getuid?.() !== 0)('a cache folder owned by another user is not used: the call answers, a warning says why, nothing is written there', async () => {
-  const cache = join(home, 'cache');
-  await mkdir(cache, { recursive: true });
-  await chown(cache, 65534, 65534);
-  await chmod(cache, 0o777);
-  const out = await call('greet', { name: 'cache' }, GREET);
-  expect(out.stdout.trim()).toBe('Hello, cache!');
-  expect(out.stderr).toMatch(/belongs to another user/);
-  expect(await readdir(cache)).toEqual([]);
-}, 40_000);
+test.skipIf(process.getuid?.() !== 0)(
+  'a cache folder owned by another user is not used: the call answers, a warning says why, nothing is written there',
+  async () => {
+    const cache = join(home, 'cache');
+    await mkdir(cache, { recursive: true });
+    await chown(cache, 65534, 65534);
+    await chmod(cache, 0o777);
+    const out = await call('greet', { name: 'cache' }, GREET);
+    expect(out.stdout.trim()).toBe('Hello, cache!');
+    expect(out.stderr).toMatch(/belongs to another user/);
+    expect(await readdir(cache)).toEqual([]);
+  },
+  40_000,
+);

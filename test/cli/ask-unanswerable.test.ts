@@ -11,20 +11,37 @@ beforeAll(() => {
   dir = tempDir('ask-unanswerable');
   mkdirSync(join(dir, 'pol'));
   // The queue answers only while `serve --http` runs: a one-shot `call` has nobody to ask.
-  writeFileSync(join(dir, 'pol', '10.yaml'), [
-    'entries:',
-    '  - { id: approvals, use: approvals, with: { channels: [queue] } }',
-    '  - { id: ask-greet, use: ask, with: { tools: [greet] } }', '',
-  ].join('\n'));
+  writeFileSync(
+    join(dir, 'pol', '10.yaml'),
+    [
+      'entries:',
+      '  - { id: approvals, use: approvals, with: { channels: [queue] } }',
+      '  - { id: ask-greet, use: ask, with: { tools: [greet] } }',
+      '',
+    ].join('\n'),
+  );
 });
 afterAll(() => removeDir(dir));
 
 describe('an ask with no approval channel', () => {
   test('a denied ask with nobody to answer says the ways to answer, in one line', async () => {
-    const r = await tg(['call', 'greet', '--args', '{"name":"Ada"}', '--policies', 'pol', '--manifests', join(MANIFESTS, 'greet.yaml'), '--json'], {
-      cwd: dir,
-      env: { TOOLGATE_HOME: join(dir, 'home') },
-    });
+    const r = await tg(
+      [
+        'call',
+        'greet',
+        '--args',
+        '{"name":"Ada"}',
+        '--policies',
+        'pol',
+        '--manifests',
+        join(MANIFESTS, 'greet.yaml'),
+        '--json',
+      ],
+      {
+        cwd: dir,
+        env: { TOOLGATE_HOME: join(dir, 'home') },
+      },
+    );
     expect(r.code).toBe(1);
     const result = JSON.parse(r.stdout) as { error: { code: string; message: string } };
     expect(result.error.code).toBe('APPROVAL_DENIED');

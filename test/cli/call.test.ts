@@ -13,13 +13,17 @@ interface Run {
   stderr: string;
 }
 
-function run(args: string[], options: { cwd?: string; input?: string; env?: Record<string, string> } = {}): Promise<Run> {
+function run(
+  args: string[],
+  options: { cwd?: string; input?: string; env?: Record<string, string> } = {},
+): Promise<Run> {
   return new Promise((done) => {
     const child = execFile(
       process.execPath,
       [bin, ...args],
       { cwd: options.cwd ?? root, timeout: 20_000, env: { ...process.env, TOOLGATE_HOME: tmp, ...options.env } },
-      (err, stdout, stderr) => done({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
+      (err, stdout, stderr) =>
+        done({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
     );
     if (options.input !== undefined) child.stdin?.end(options.input);
     else child.stdin?.end();
@@ -44,7 +48,11 @@ describe('toolgate call (the built binary)', () => {
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
     expect(r.stdout.startsWith('{"isError":false,"content":[')).toBe(true);
     const result = JSON.parse(r.stdout) as Record<string, unknown>;
-    expect(result).toMatchObject({ isError: false, content: [{ type: 'text', text: 'hi' }], structuredContent: { text: 'hi' } });
+    expect(result).toMatchObject({
+      isError: false,
+      content: [{ type: 'text', text: 'hi' }],
+      structuredContent: { text: 'hi' },
+    });
     expect(result.meta).toMatchObject({ tool: 'echo', decision: { final: 'allowed' } });
   });
 
@@ -107,7 +115,10 @@ describe('toolgate call (the built binary)', () => {
     const file = join(tmp, 'args.json');
     writeFileSync(file, '{"text":"from a file"}');
     expect(await run(['call', 'echo', '--args-file', file])).toMatchObject({ code: 0, stdout: 'from a file\n' });
-    expect(await run(['call', 'echo', '--args-file', '-'], { input: '{"text":"from stdin"}' })).toMatchObject({ code: 0, stdout: 'from stdin\n' });
+    expect(await run(['call', 'echo', '--args-file', '-'], { input: '{"text":"from stdin"}' })).toMatchObject({
+      code: 0,
+      stdout: 'from stdin\n',
+    });
     const missing = await run(['call', 'echo', '--args-file', join(tmp, 'nope.json')]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--args-file: cannot read');

@@ -41,8 +41,12 @@ describe('closed stdout', () => {
     dir = tempDir('closed-stdout');
     // Far more output than a pipe buffers (64 KiB), so the command is still writing when its
     // reader goes away whatever the timing.
-    const greet = readFileSync(join(MANIFESTS, 'greet.yaml'), 'utf8').replace('../pdk-examples/', `${ROOT}/pdk-examples/`);
-    for (let i = 0; i < 400; i += 1) writeFileSync(join(dir, `greet_${i}.yaml`), greet.replace('name: greet', `name: greet_${i}`));
+    const greet = readFileSync(join(MANIFESTS, 'greet.yaml'), 'utf8').replace(
+      '../pdk-examples/',
+      `${ROOT}/pdk-examples/`,
+    );
+    for (let i = 0; i < 400; i += 1)
+      writeFileSync(join(dir, `greet_${i}.yaml`), greet.replace('name: greet', `name: greet_${i}`));
   });
   afterAll(() => removeDir(dir));
 

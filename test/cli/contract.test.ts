@@ -22,7 +22,10 @@ const GREET_WASM = join(ROOT, 'pdk-examples/wat/build/greet.wasm');
 /** greet's manifest, written into `dir` with its module beside it and `edit` applied. */
 function greetIn(dir: string, edit: (yaml: string) => string = (y) => y): string {
   copyFileSync(GREET_WASM, join(dir, 'greet.wasm'));
-  const yaml = readFileSync(join(MANIFESTS, 'greet.yaml'), 'utf8').replace(/path: \S+greet\.wasm/, 'path: ./greet.wasm');
+  const yaml = readFileSync(join(MANIFESTS, 'greet.yaml'), 'utf8').replace(
+    /path: \S+greet\.wasm/,
+    'path: ./greet.wasm',
+  );
   const file = join(dir, 'greet.yaml');
   writeFileSync(file, edit(yaml));
   return file;
@@ -46,7 +49,10 @@ describe('help and version', () => {
   });
 
   it('a group word with --help or after help lists its subcommands (exit 0); alone it is a usage error (exit 2)', async () => {
-    for (const args of [['trust', '--help'], ['help', 'trust']]) {
+    for (const args of [
+      ['trust', '--help'],
+      ['help', 'trust'],
+    ]) {
       const r = await tg(args, { env });
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/trust add[\s\S]*trust list[\s\S]*trust remove/);
@@ -68,7 +74,9 @@ describe('did you mean', () => {
   it('an unknown command gets the closest command in one line, not the whole help (exit 2)', async () => {
     const r = await tg(['cal', 'greet'], { env });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe("toolgate: unknown command 'cal'; did you mean 'call'?\nRun 'toolgate help' for the list of commands.\n");
+    expect(r.stderr).toBe(
+      "toolgate: unknown command 'cal'; did you mean 'call'?\nRun 'toolgate help' for the list of commands.\n",
+    );
     const sub = await tg(['trust', 'lst'], { env });
     expect(sub.code).toBe(2);
     expect(sub.stderr).toContain("'trust lst' is not a command; did you mean 'trust list'?");
@@ -77,7 +85,9 @@ describe('did you mean', () => {
     expect(help.stderr).toContain("did you mean 'inspect'?");
   });
 
-  it("an unknown flag gets the command's closest flag, never Node's parser text (exit 2)", { timeout: 60_000 }, async () => {
+  it("an unknown flag gets the command's closest flag, never Node's parser text (exit 2)", {
+    timeout: 60_000,
+  }, async () => {
     const cases: [string[], string][] = [
       [['call', 'echo', '--arg', '{}'], '--args'],
       [['inspect', 'greet', '--jsn'], '--json'],
@@ -91,7 +101,9 @@ describe('did you mean', () => {
       const r = await tg(args, { env });
       const name = args[0] === 'policy' ? 'policy explain' : args[0];
       expect(r.code, args.join(' ')).toBe(2);
-      expect(r.stderr.split('\n')[0], args.join(' ')).toMatch(new RegExp(`^toolgate ${name}: unknown option --\\w+; did you mean '${suggestion}'\\?$`));
+      expect(r.stderr.split('\n')[0], args.join(' ')).toMatch(
+        new RegExp(`^toolgate ${name}: unknown option --\\w+; did you mean '${suggestion}'\\?$`),
+      );
       expect(r.stderr).toContain(`Run 'toolgate ${name} --help' for usage.`);
       expect(r.stderr).not.toContain('To specify a positional argument');
     }
@@ -100,7 +112,11 @@ describe('did you mean', () => {
   });
 
   it('an unknown tool gets the closest tool name from call, inspect and policy explain (exit 2, nothing on stdout)', async () => {
-    for (const args of [['call', 'gret'], ['inspect', 'gret'], ['policy', 'explain', 'gret', '--policies', 'none']]) {
+    for (const args of [
+      ['call', 'gret'],
+      ['inspect', 'gret'],
+      ['policy', 'explain', 'gret', '--policies', 'none'],
+    ]) {
       const r = await tg([...args, '--manifests', MANIFESTS], { env });
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stdout).toBe('');
@@ -115,9 +131,14 @@ describe('one exit-code contract, the reason in one human line', () => {
     try {
       const file = greetIn(dir, (y) => y.replace(/timeout_ms: \d+/, 'timeout_ms: -5'));
       for (const command of ['call', 'inspect']) {
-        const r = await tg([command, 'greet', '--manifests', dir, ...(command === 'call' ? ['--args', '{"name":"Ada"}'] : [])], { env });
+        const r = await tg(
+          [command, 'greet', '--manifests', dir, ...(command === 'call' ? ['--args', '{"name":"Ada"}'] : [])],
+          { env },
+        );
         expect(r.code, command).toBe(2);
-        expect(lines(r.stderr), command).toEqual([`toolgate ${command}: tool "greet" did not load: ${file}: capabilities.timeout_ms: must be >= 1`]);
+        expect(lines(r.stderr), command).toEqual([
+          `toolgate ${command}: tool "greet" did not load: ${file}: capabilities.timeout_ms: must be >= 1`,
+        ]);
       }
     } finally {
       removeDir(dir);
@@ -130,7 +151,9 @@ describe('one exit-code contract, the reason in one human line', () => {
       const file = greetIn(dir, (y) => y.replace('path: ./greet.wasm', 'path: ./gone.wasm'));
       const r = await tg(['call', 'greet', '--manifests', file, '--args', '{"name":"Ada"}'], { env });
       expect(r.code).toBe(2);
-      expect(lines(r.stderr)[0]).toBe(`toolgate call: tool "greet" did not load: ${file}: module.path: module file ${join(dir, 'gone.wasm')} does not exist (build the module first)`);
+      expect(lines(r.stderr)[0]).toBe(
+        `toolgate call: tool "greet" did not load: ${file}: module.path: module file ${join(dir, 'gone.wasm')} does not exist (build the module first)`,
+      );
       expect(r.stderr).not.toContain('make examples');
     } finally {
       removeDir(dir);
@@ -142,12 +165,16 @@ describe('one exit-code contract, the reason in one human line', () => {
     try {
       greetIn(dir);
       writeFileSync(join(dir, 'other.yaml'), 'apiVersion: toolgate/v1\nname: other\n');
-      const ok = await tg(['call', 'greet', '--manifests', dir, '--args', '{"name":"Ada"}', '--policies', 'none'], { env });
+      const ok = await tg(['call', 'greet', '--manifests', dir, '--args', '{"name":"Ada"}', '--policies', 'none'], {
+        env,
+      });
       expect(ok.code, ok.stderr).toBe(0);
       const stderr = lines(ok.stderr);
       expect(stderr).toHaveLength(1);
       expect(stderr[0]).toMatch(new RegExp(`^toolgate call: ${join(dir, 'other.yaml')}: `));
-      const failed = await tg(['call', 'echo', '--args', '{"text":5}', '--policies', 'none', '--manifests', dir], { env });
+      const failed = await tg(['call', 'echo', '--args', '{"text":5}', '--policies', 'none', '--manifests', dir], {
+        env,
+      });
       expect(failed.code).toBe(1);
     } finally {
       removeDir(dir);
@@ -157,14 +184,20 @@ describe('one exit-code contract, the reason in one human line', () => {
   it('usage mistakes are exit 2 with one line saying what is wrong and where to read more', async () => {
     const r = await tg(['uninstall'], { env });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe("toolgate uninstall: expected exactly 1 tool name, got 0\nRun 'toolgate uninstall --help' for usage.\n");
+    expect(r.stderr).toBe(
+      "toolgate uninstall: expected exactly 1 tool name, got 0\nRun 'toolgate uninstall --help' for usage.\n",
+    );
   });
 });
 
 describe('--manifests and --http in the forms people type', () => {
-  it('--manifests takes a manifest file as well as a folder (call, inspect, schema, list)', { timeout: 60_000 }, async () => {
+  it('--manifests takes a manifest file as well as a folder (call, inspect, schema, list)', {
+    timeout: 60_000,
+  }, async () => {
     const file = join(MANIFESTS, 'greet.yaml');
-    const call = await tg(['call', 'greet', '--manifests', file, '--args', '{"name":"Ada"}', '--policies', 'none'], { env });
+    const call = await tg(['call', 'greet', '--manifests', file, '--args', '{"name":"Ada"}', '--policies', 'none'], {
+      env,
+    });
     expect(call.code, call.stderr).toBe(0);
     expect(call.stdout).toContain('Ada');
     expect((await tg(['inspect', 'greet', '--manifests', file], { env })).code).toBe(0);
@@ -195,7 +228,10 @@ describe('--manifests and --http in the forms people type', () => {
   it('serve --http with a bare port listens on 127.0.0.1 and serves the manifests lying in its folder', async () => {
     const dir = tempDir('serveport');
     greetIn(dir);
-    const child = spawn(process.execPath, [BIN, 'serve', '--http', '0', '--policies', 'none', '--no-watch'], { cwd: dir, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [BIN, 'serve', '--http', '0', '--policies', 'none', '--no-watch'], {
+      cwd: dir,
+      env: { ...process.env, ...env },
+    });
     try {
       let stderr = '';
       const url = await new Promise<string>((resolve, reject) => {

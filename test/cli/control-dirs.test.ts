@@ -53,16 +53,24 @@ describe('no rw mount over the folders toolgate reads back', () => {
 
   it('an rw mount of the manifests folder itself is refused (the tool could widen its own manifest)', async () => {
     writeFileSync(join(project, 'tools/greeter.yaml'), manifest('.', 'rw'));
-    const r = await tg(['call', 'greeter', '--args', '{}', '--manifests', 'tools', '--policies', 'none'], { cwd: project });
+    const r = await tg(['call', 'greeter', '--args', '{}', '--manifests', 'tools', '--policies', 'none'], {
+      cwd: project,
+    });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('a manifests folder this runtime loads');
-    const single = await tg(['call', 'greeter', '--args', '{}', '--manifests', 'tools/greeter.yaml', '--policies', 'none'], { cwd: project });
+    const single = await tg(
+      ['call', 'greeter', '--args', '{}', '--manifests', 'tools/greeter.yaml', '--policies', 'none'],
+      { cwd: project },
+    );
     expect(single.code).not.toBe(0);
     expect(single.stderr).toContain('a manifests folder this runtime loads');
   });
 
   it('the same folders mounted read-only, and an rw mount beside them, load', async () => {
-    for (const [host, mode] of [['..', 'ro'], ['../work', 'rw']] as const) {
+    for (const [host, mode] of [
+      ['..', 'ro'],
+      ['../work', 'rw'],
+    ] as const) {
       const r = await callWith(host, mode);
       expect(r.stderr, `${host} ${mode}`).not.toContain('did not load');
       expect(r.stderr, `${host} ${mode}`).not.toContain('allowed_paths');

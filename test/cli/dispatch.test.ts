@@ -43,7 +43,12 @@ describe('toolgate dispatch', () => {
         summary: 'fails',
         load: async () => {
           loaded++;
-          return { path: ['boom'], summary: 'fails', help: 'Usage: toolgate boom', run: () => Promise.reject(new Error('kaput')) };
+          return {
+            path: ['boom'],
+            summary: 'fails',
+            help: 'Usage: toolgate boom',
+            run: () => Promise.reject(new Error('kaput')),
+          };
         },
       },
     ];

@@ -16,7 +16,9 @@ function documented(): string[][] {
 beforeAll(requireBuilt);
 
 describe('docs/cli.md', () => {
-  it('every command docs/cli.md lists answers --help with exit 0 and its own usage line', { timeout: 180_000 }, async () => {
+  it('every command docs/cli.md lists answers --help with exit 0 and its own usage line', {
+    timeout: 180_000,
+  }, async () => {
     const listed = documented();
     expect(listed.length).toBeGreaterThan(10);
     for (const words of listed) {

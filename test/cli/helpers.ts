@@ -31,8 +31,14 @@ export function tg(args: string[], options: RunOptions = {}): Promise<Ran> {
     const child = execFile(
       process.execPath,
       [BIN, ...args],
-      { cwd: options.cwd ?? ROOT, timeout: options.timeoutMs ?? 30_000, env: { ...process.env, ...options.env }, maxBuffer: 16 * 1024 * 1024 },
-      (err, stdout, stderr) => done({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : null, stdout, stderr }),
+      {
+        cwd: options.cwd ?? ROOT,
+        timeout: options.timeoutMs ?? 30_000,
+        env: { ...process.env, ...options.env },
+        maxBuffer: 16 * 1024 * 1024,
+      },
+      (err, stdout, stderr) =>
+        done({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : null, stdout, stderr }),
     );
     child.stdin?.end(options.input ?? '');
   });

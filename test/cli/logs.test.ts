@@ -11,11 +11,18 @@ const SPAM = ['call', join(ROOT, 'test/fixtures/build/core_kit.wasm'), '--entry'
 const MODULE_LINE = 'spam line from the module';
 
 /** Runs the binary with stdin, stdout and stderr on a pseudo-terminal; returns what the terminal showed. */
-function onTerminal(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; screen: string }> {
+function onTerminal(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; screen: string }> {
   const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
   return new Promise((done) => {
-    execFile('script', ['-qfec', quoted, '/dev/null'], { env: { ...process.env, ...env }, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout) =>
-      done({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : null, screen: stdout }),
+    execFile(
+      'script',
+      ['-qfec', quoted, '/dev/null'],
+      { env: { ...process.env, ...env }, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout) =>
+        done({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : null, screen: stdout }),
     );
   });
 }
@@ -27,7 +34,9 @@ describe('logs', () => {
     const r = await onTerminal(SPAM);
     expect(r.code).toBe(0);
     const line = r.screen.split(/\r?\n/).find((l) => l.includes(MODULE_LINE));
-    expect(line).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: spam line from the module \{"tool":"core_kit","source":"module"\}$/);
+    expect(line).toMatch(
+      /^\[\d\d:\d\d:\d\d\] INFO: spam line from the module \{"tool":"core_kit","source":"module"\}$/,
+    );
     expect(r.screen).not.toContain('"level":');
   });
 

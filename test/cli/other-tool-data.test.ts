@@ -35,17 +35,23 @@ async function callMounting(host: string, mode: 'ro' | 'rw') {
       '',
     ].join('\n'),
   );
-  return tg(['call', 'greeter', '--args', '{}', '--manifests', 'tools', '--policies', 'none'], { cwd: project, env: { TOOLGATE_HOME: home } });
+  return tg(['call', 'greeter', '--args', '{}', '--manifests', 'tools', '--policies', 'none'], {
+    cwd: project,
+    env: { TOOLGATE_HOME: home },
+  });
 }
 
-describe("a tool mounts only its own data in $TOOLGATE_HOME", () => {
-  it.each(['ro', 'rw'] as const)("a mount (%s) of another tool's tools/<other>/data is refused, naming the key path and the other tool", async (mode) => {
-    const r = await callMounting(join(home, 'tools/victim/data'), mode);
-    expect(r.code).not.toBe(0);
-    expect(r.stderr).toContain('capabilities.allowed_paths["/d"].host');
-    expect(r.stderr).toContain('the data of another tool (victim)');
-    expect(r.stdout).not.toContain('victim-secret');
-  });
+describe('a tool mounts only its own data in $TOOLGATE_HOME', () => {
+  it.each(['ro', 'rw'] as const)(
+    "a mount (%s) of another tool's tools/<other>/data is refused, naming the key path and the other tool",
+    async (mode) => {
+      const r = await callMounting(join(home, 'tools/victim/data'), mode);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain('capabilities.allowed_paths["/d"].host');
+      expect(r.stderr).toContain('the data of another tool (victim)');
+      expect(r.stdout).not.toContain('victim-secret');
+    },
+  );
 
   it("a folder below another tool's data is refused too", async () => {
     mkdirSync(join(home, 'tools/victim/data/sub'), { recursive: true });

@@ -25,8 +25,12 @@ function toolgate(args: string[], opts: { cwd?: string; env?: Record<string, str
   return new Promise((done) => {
     // No TOOLGATE_POLICIES from the outer environment: each test says what it sets.
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', HOME: work, TOOLGATE_HOME: home, ...opts.env };
-    const child = execFile(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? work, env, timeout: 30_000 }, (err, stdout, stderr) =>
-      done({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
+    const child = execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: opts.cwd ?? work, env, timeout: 30_000 },
+      (err, stdout, stderr) =>
+        done({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
     );
     child.stdin?.end();
   });
@@ -50,7 +54,10 @@ async function show(args: string[] = [], opts: { cwd?: string; env?: Record<stri
 /** A one-entry set whose id tells the sets apart. */
 function makeSet(dir: string, id: string): string {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'set.yaml'), `entries:\n  - { id: ${id}, use: deny-tools, with: { tools: [nothing_here] } }\n`);
+  writeFileSync(
+    join(dir, 'set.yaml'),
+    `entries:\n  - { id: ${id}, use: deny-tools, with: { tools: [nothing_here] } }\n`,
+  );
   return dir;
 }
 
@@ -70,19 +77,28 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 describe('the shipped default set is in force wherever toolgate runs', () => {
   it('outside the checkout, with nothing named or found, the set in force is the built-in default', async () => {
     const s = await show([], { cwd: fresh('plain') });
-    expect(s).toMatchObject({ policies: 'set', name: 'default', origin: 'builtin', dir: join(ROOT, 'policies', 'default') });
+    expect(s).toMatchObject({
+      policies: 'set',
+      name: 'default',
+      origin: 'builtin',
+      dir: join(ROOT, 'policies', 'default'),
+    });
     expect(s.entries?.map((e) => e.id)).toContain('ask-network-and-writes');
   });
 
   it('policy explain outside the checkout answers ask for a network tool (the default set asks)', async () => {
-    const r = await toolgate(['policy', 'explain', 'fetch_url', '--manifests', MANIFESTS, '--args', LOCAL_URL], { cwd: fresh('explain') });
+    const r = await toolgate(['policy', 'explain', 'fetch_url', '--manifests', MANIFESTS, '--args', LOCAL_URL], {
+      cwd: fresh('explain'),
+    });
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toMatch(/outcome:\s+ask/);
     expect(r.stdout).toContain('ask-network-and-writes');
   });
 
   it('a call the default set asks about is denied when no one can answer', async () => {
-    const r = await toolgate(['call', 'fetch_url', '--manifests', MANIFESTS, '--args', LOCAL_URL, '--json'], { cwd: fresh('deny') });
+    const r = await toolgate(['call', 'fetch_url', '--manifests', MANIFESTS, '--args', LOCAL_URL, '--json'], {
+      cwd: fresh('deny'),
+    });
     expect(r.code, r.stderr).toBe(1);
     const result = JSON.parse(r.stdout) as { isError: boolean; error?: { code: string; message: string } };
     expect(result.isError).toBe(true);
@@ -90,7 +106,10 @@ describe('the shipped default set is in force wherever toolgate runs', () => {
   });
 
   it('--policy-set picks another shipped set when none is found', async () => {
-    expect(await show(['--policy-set', 'strict'], { cwd: fresh('strict') })).toMatchObject({ name: 'strict', origin: 'builtin' });
+    expect(await show(['--policy-set', 'strict'], { cwd: fresh('strict') })).toMatchObject({
+      name: 'strict',
+      origin: 'builtin',
+    });
   });
 });
 
@@ -99,14 +118,23 @@ describe('resolution order: --policies > $TOOLGATE_POLICIES > $TOOLGATE_HOME/pol
     const cwd = fresh('order');
     const orderHome = fresh('order-home');
     makeSet(join(cwd, 'policies'), 'from-cwd');
-    expect(await show([], { cwd, env: { TOOLGATE_HOME: orderHome } })).toMatchObject({ origin: 'cwd', entries: [{ id: 'from-cwd' }] });
+    expect(await show([], { cwd, env: { TOOLGATE_HOME: orderHome } })).toMatchObject({
+      origin: 'cwd',
+      entries: [{ id: 'from-cwd' }],
+    });
     makeSet(join(orderHome, 'policies'), 'from-home');
-    expect(await show([], { cwd, env: { TOOLGATE_HOME: orderHome } })).toMatchObject({ origin: 'home', entries: [{ id: 'from-home' }] });
+    expect(await show([], { cwd, env: { TOOLGATE_HOME: orderHome } })).toMatchObject({
+      origin: 'home',
+      entries: [{ id: 'from-home' }],
+    });
     const envSet = makeSet(fresh('env-set'), 'from-env');
     const env = { TOOLGATE_HOME: orderHome, TOOLGATE_POLICIES: envSet };
     expect(await show([], { cwd, env })).toMatchObject({ origin: 'env', entries: [{ id: 'from-env' }] });
     const flagSet = makeSet(fresh('flag-set'), 'from-flag');
-    expect(await show(['--policies', flagSet], { cwd, env })).toMatchObject({ origin: 'flag', entries: [{ id: 'from-flag' }] });
+    expect(await show(['--policies', flagSet], { cwd, env })).toMatchObject({
+      origin: 'flag',
+      entries: [{ id: 'from-flag' }],
+    });
   });
 
   it('a folder of named sets means its default/ set, or the one --policy-set names', async () => {
@@ -115,7 +143,10 @@ describe('resolution order: --policies > $TOOLGATE_POLICIES > $TOOLGATE_HOME/pol
     makeSet(join(sets, 'lab'), 'named-lab');
     writeFileSync(join(sets, 'README.md'), 'notes\n');
     expect(await show(['--policies', sets])).toMatchObject({ name: 'default', entries: [{ id: 'named-default' }] });
-    expect(await show(['--policies', sets, '--policy-set', 'lab'])).toMatchObject({ name: 'lab', entries: [{ id: 'named-lab' }] });
+    expect(await show(['--policies', sets, '--policy-set', 'lab'])).toMatchObject({
+      name: 'lab',
+      entries: [{ id: 'named-lab' }],
+    });
     const missing = await toolgate(['policy', 'show', '--policies', sets, '--policy-set', 'prod']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain(`${sets} has no set "prod" (sets: default, lab)`);
@@ -133,7 +164,17 @@ describe('resolution order: --policies > $TOOLGATE_POLICIES > $TOOLGATE_HOME/pol
 describe('no policies only when asked for, and never silently', () => {
   it('--policies none runs with no policy and warns on stderr at every start', async () => {
     for (let i = 0; i < 2; i++) {
-      const r = await toolgate(['call', 'fetch_url', '--manifests', MANIFESTS, '--args', '{"url":"http://127.0.0.1:1/"}', '--policies', 'none', '--json']);
+      const r = await toolgate([
+        'call',
+        'fetch_url',
+        '--manifests',
+        MANIFESTS,
+        '--args',
+        '{"url":"http://127.0.0.1:1/"}',
+        '--policies',
+        'none',
+        '--json',
+      ]);
       // no policy asked: the call reached the tool (whose fetch fails: nothing listens on port 1)
       expect(r.stdout).not.toContain('ask-network-and-writes');
       expect(r.stderr).toContain('WARNING: running with NO policies (--policies none)');
@@ -142,7 +183,17 @@ describe('no policies only when asked for, and never silently', () => {
 
   it('an empty folder named with --policies runs with no policy, with the same warning (the compat runner relies on it)', async () => {
     const empty = fresh('empty-explicit');
-    const r = await toolgate(['policy', 'explain', 'fetch_url', '--manifests', MANIFESTS, '--args', LOCAL_URL, '--policies', empty]);
+    const r = await toolgate([
+      'policy',
+      'explain',
+      'fetch_url',
+      '--manifests',
+      MANIFESTS,
+      '--args',
+      LOCAL_URL,
+      '--policies',
+      empty,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/outcome:\s+allow/);
     expect(r.stderr).toContain(`WARNING: running with NO policies (--policies ${empty} is an empty folder)`);
@@ -176,7 +227,9 @@ describe('a policies path that cannot be a set is a configuration error (exit 2)
     const gone = join(work, 'gone');
     const flag = await toolgate(['call', 'echo', '--policies', gone]);
     expect(flag.code).toBe(2);
-    expect(flag.stderr).toContain(`--policies ${gone}: directory not found: ${gone} (expected a folder of policy YAML files`);
+    expect(flag.stderr).toContain(
+      `--policies ${gone}: directory not found: ${gone} (expected a folder of policy YAML files`,
+    );
     const env = await toolgate(['serve', '--stdio'], { env: { TOOLGATE_POLICIES: gone } });
     expect(env.code).toBe(2);
     expect(env.stderr).toContain(`$TOOLGATE_POLICIES: directory not found: ${gone}`);
@@ -194,7 +247,9 @@ describe('a policies path that cannot be a set is a configuration error (exit 2)
     const dir = fresh('no-yaml');
     writeFileSync(join(dir, 'policy.json'), '{}');
     for (const args of [['--policies', dir], []]) {
-      const r = await toolgate(['policy', 'explain', 'echo', ...args], { env: args.length === 0 ? { TOOLGATE_POLICIES: dir } : {} });
+      const r = await toolgate(['policy', 'explain', 'echo', ...args], {
+        env: args.length === 0 ? { TOOLGATE_POLICIES: dir } : {},
+      });
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`${dir} holds no policy YAML files (*.yaml, *.yml) and no named sets`);
     }
@@ -250,7 +305,11 @@ describe('policy show', () => {
     expect(r.stdout).toContain('policy set: dev');
     expect(r.stdout).toContain("from:       the built-in set 'dev' (shipped with toolgate)");
     expect(r.stdout).not.toContain('the built-in default');
-    expect(await show(['--policy-set', 'strict'], { cwd: fresh('show-strict') })).toMatchObject({ name: 'strict', origin: 'builtin', from: "the built-in set 'strict' (shipped with toolgate)" });
+    expect(await show(['--policy-set', 'strict'], { cwd: fresh('show-strict') })).toMatchObject({
+      name: 'strict',
+      origin: 'builtin',
+      from: "the built-in set 'strict' (shipped with toolgate)",
+    });
   });
 
   it('reports a broken set as a configuration error (exit 2) naming the file', async () => {

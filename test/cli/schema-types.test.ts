@@ -18,7 +18,17 @@ afterAll(() => removeDir(dir));
 
 /** The example tools in `format` (every shipped manifest, the built-in echo too). */
 async function schema(format: string, strict = false): Promise<string> {
-  const r = await tg(['schema', '--format', format, ...(strict ? ['--strict'] : []), '--manifests', MANIFESTS, '--builtin-tools', '--policies', 'none']);
+  const r = await tg([
+    'schema',
+    '--format',
+    format,
+    ...(strict ? ['--strict'] : []),
+    '--manifests',
+    MANIFESTS,
+    '--builtin-tools',
+    '--policies',
+    'none',
+  ]);
   expect(r.code, r.stderr).toBe(0);
   return r.stdout;
 }
@@ -61,12 +71,15 @@ function strictProblems(node: unknown, path: string): string[] {
     const required = (s['required'] as string[] | undefined) ?? [];
     for (const p of props) if (!required.includes(p)) out.push(`${path}.${p}: not required`);
   }
-  for (const [k, v] of Object.entries(s)) if (k !== 'enum' && k !== 'const') out.push(...strictProblems(v, `${path}.${k}`));
+  for (const [k, v] of Object.entries(s))
+    if (k !== 'enum' && k !== 'const') out.push(...strictProblems(v, `${path}.${k}`));
   return out;
 }
 
 describe('schema formats against the SDK types', () => {
-  it('openai, openai-responses (plain and --strict) and anthropic output type-check against the openai and @anthropic-ai/sdk tool types', { timeout: 120_000 }, async () => {
+  it('openai, openai-responses (plain and --strict) and anthropic output type-check against the openai and @anthropic-ai/sdk tool types', {
+    timeout: 120_000,
+  }, async () => {
     const source = `${IMPORTS}
 export const chat = ${(await schema('openai')).trim()} satisfies ChatCompletionFunctionTool[];
 export const chatStrict = ${(await schema('openai', true)).trim()} satisfies ChatCompletionFunctionTool[];
@@ -88,8 +101,16 @@ export const b = [{ "name": "x", "description": "d" }] satisfies Tool[];
   });
 
   it("--strict makes every example tool meet OpenAI's strict rules: closed objects, every property required, optional ones nullable, no default", async () => {
-    const plain = JSON.parse(await schema('openai-responses')) as { name: string; parameters: Schema; strict: boolean }[];
-    const strict = JSON.parse(await schema('openai-responses', true)) as { name: string; parameters: Schema; strict: boolean }[];
+    const plain = JSON.parse(await schema('openai-responses')) as {
+      name: string;
+      parameters: Schema;
+      strict: boolean;
+    }[];
+    const strict = JSON.parse(await schema('openai-responses', true)) as {
+      name: string;
+      parameters: Schema;
+      strict: boolean;
+    }[];
     // Without --strict most examples break the rules, and the output says strict: false.
     expect(plain.filter((t) => strictProblems(t.parameters, t.name).length > 0).length).toBeGreaterThan(3);
     expect(plain.every((t) => !t.strict)).toBe(true);
@@ -98,7 +119,11 @@ export const b = [{ "name": "x", "description": "d" }] satisfies Tool[];
       expect(strictProblems(t.parameters, t.name)).toEqual([]);
     }
     // An optional property keeps its type and admits null; a required one does not.
-    const before = plain.find((t) => Array.isArray(t.parameters['required']) && Object.keys(t.parameters['properties'] as Schema).length > (t.parameters['required'] as string[]).length);
+    const before = plain.find(
+      (t) =>
+        Array.isArray(t.parameters['required']) &&
+        Object.keys(t.parameters['properties'] as Schema).length > (t.parameters['required'] as string[]).length,
+    );
     expect(before).toBeDefined();
     const after = strict.find((t) => t.name === before?.name);
     const required = new Set(before?.parameters['required'] as string[]);
@@ -115,7 +140,17 @@ export const b = [{ "name": "x", "description": "d" }] satisfies Tool[];
     const optional = Object.keys(hash?.parameters['properties'] as Schema).filter((p) => p !== 'text');
     expect(optional.length).toBeGreaterThan(0);
     const args = Object.fromEntries([['text', 'abc'], ...optional.map((p) => [p, null])]);
-    const r = await tg(['call', 'hash', '--args', JSON.stringify(args), '--manifests', MANIFESTS, '--policies', 'none', '--json']);
+    const r = await tg([
+      'call',
+      'hash',
+      '--args',
+      JSON.stringify(args),
+      '--manifests',
+      MANIFESTS,
+      '--policies',
+      'none',
+      '--json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     // the defaults apply: SHA-256 in hex
     expect(r.stdout).toContain('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');

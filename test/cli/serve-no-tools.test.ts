@@ -13,7 +13,10 @@ function dir(prefix: string): string {
 
 /** Serves over stdio with stdin already closed, so the server starts and stops at once. */
 function serveAndStop(args: string[], cwd: string, home: string) {
-  return tg(['serve', '--stdio', '--policies', 'none', '--no-watch', ...args], { cwd, env: { TOOLGATE_HOME: home, TOOLGATE_POLICIES: '' } });
+  return tg(['serve', '--stdio', '--policies', 'none', '--no-watch', ...args], {
+    cwd,
+    env: { TOOLGATE_HOME: home, TOOLGATE_POLICIES: '' },
+  });
 }
 
 const warnings = (stderr: string): string[] => stderr.split('\n').filter((l) => l.includes('serving no tools'));

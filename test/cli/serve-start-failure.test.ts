@@ -24,7 +24,9 @@ describe('serve: a failed start', () => {
   it('a port already in use is a usage error (exit 2) and the approval secret written for that start is removed again', async () => {
     const home = tempDir('serve-inuse');
     try {
-      const ran = await tg(['serve', '--http', String(port), '--policies', 'none', '--no-watch'], { env: { TOOLGATE_HOME: home } });
+      const ran = await tg(['serve', '--http', String(port), '--policies', 'none', '--no-watch'], {
+        env: { TOOLGATE_HOME: home },
+      });
       expect(ran.code).toBe(2);
       expect(ran.stderr).toMatch(/--http: cannot listen: .*EADDRINUSE/);
       // listening comes after the secret is written (no --token), so it was written and taken back

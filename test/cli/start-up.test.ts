@@ -14,7 +14,11 @@ const CLI = join(ROOT, 'dist/cli');
 function bundledModules(): string[] {
   return readdirSync(CLI)
     .filter((f) => f.endsWith('.js'))
-    .flatMap((f) => [...readFileSync(join(CLI, f), 'utf8').matchAll(/^\/\/ (\S+\.(?:js|ts|cjs|mjs|json))$/gm)].map((m) => m[1] as string));
+    .flatMap((f) =>
+      [...readFileSync(join(CLI, f), 'utf8').matchAll(/^\/\/ (\S+\.(?:js|ts|cjs|mjs|json))$/gm)].map(
+        (m) => m[1] as string,
+      ),
+    );
 }
 
 /**
@@ -22,7 +26,9 @@ function bundledModules(): string[] {
  * serve command (imported when the command runs), and what they import statically, transitively.
  */
 function serveGraph(): string[] {
-  const serveChunk = readdirSync(CLI).find((f) => f.endsWith('.js') && /^\/\/ host\/src\/cli\/commands\/serve\.ts$/m.test(readFileSync(join(CLI, f), 'utf8')));
+  const serveChunk = readdirSync(CLI).find(
+    (f) => f.endsWith('.js') && /^\/\/ host\/src\/cli\/commands\/serve\.ts$/m.test(readFileSync(join(CLI, f), 'utf8')),
+  );
   expect(serveChunk).toBeDefined();
   const seen = new Set<string>();
   const todo = ['main.js', serveChunk as string];
@@ -31,7 +37,10 @@ function serveGraph(): string[] {
     if (seen.has(file)) continue;
     seen.add(file);
     const text = readFileSync(join(CLI, file), 'utf8');
-    for (const m of text.matchAll(/^(?:import|export)\s[^;]*?from\s*"\.\/(chunk-[A-Z0-9]+\.js)"|^import\s*"\.\/(chunk-[A-Z0-9]+\.js)"/gm)) todo.push((m[1] ?? m[2]) as string);
+    for (const m of text.matchAll(
+      /^(?:import|export)\s[^;]*?from\s*"\.\/(chunk-[A-Z0-9]+\.js)"|^import\s*"\.\/(chunk-[A-Z0-9]+\.js)"/gm,
+    ))
+      todo.push((m[1] ?? m[2]) as string);
   }
   return [...seen];
 }
@@ -41,7 +50,9 @@ describe('start-up', () => {
     const graph = serveGraph();
     // the stdio server is in it (else this would prove nothing)
     expect(graph.some((f) => readFileSync(join(CLI, f), 'utf8').includes('// host/src/server/stdio.ts'))).toBe(true);
-    const v2 = graph.filter((f) => /^\/\/ node_modules\/@modelcontextprotocol\/(server|core)\//m.test(readFileSync(join(CLI, f), 'utf8')));
+    const v2 = graph.filter((f) =>
+      /^\/\/ node_modules\/@modelcontextprotocol\/(server|core)\//m.test(readFileSync(join(CLI, f), 'utf8')),
+    );
     expect(v2).toEqual([]);
     // ...but it is bundled, behind a dynamic import
     expect(bundledModules().some((m) => m.startsWith('node_modules/@modelcontextprotocol/server/'))).toBe(true);
@@ -55,7 +66,9 @@ describe('start-up', () => {
     const modules = bundledModules();
     expect(modules).toContain('host/src/server/sdk-ajv.ts');
     expect(modules.some((m) => m.includes('@modelcontextprotocol/sdk/dist/esm/server/index.js'))).toBe(true);
-    expect(modules.filter((m) => m.startsWith('node_modules/ajv/') || m.includes('/validation/ajv-provider.js'))).toEqual([]);
+    expect(
+      modules.filter((m) => m.startsWith('node_modules/ajv/') || m.includes('/validation/ajv-provider.js')),
+    ).toEqual([]);
   });
 
   test('re2js is required on the first pattern, not bundled into the start', () => {

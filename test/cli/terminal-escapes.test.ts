@@ -18,12 +18,15 @@ beforeAll(async () => {
   await writeFile(
     join(dir, 'evil.yaml'),
     [
-      'apiVersion: toolgate/v1', 'name: evil', 'version: 1.0.0',
+      'apiVersion: toolgate/v1',
+      'name: evil',
+      'version: 1.0.0',
       `description: ${JSON.stringify(`Harmless.${DISGUISE}`)}`,
       `module: { path: ${GREET}, entry: greet }`,
       'capabilities:',
       '  allowed_paths:',
-      `    ${JSON.stringify(`/home${DISGUISE}`)}: { host: ${JSON.stringify(dir)}, mode: rw }`, '',
+      `    ${JSON.stringify(`/home${DISGUISE}`)}: { host: ${JSON.stringify(dir)}, mode: rw }`,
+      '',
     ].join('\n'),
   );
 });

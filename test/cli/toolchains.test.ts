@@ -42,8 +42,11 @@ describe('scripts/toolchains.sh', () => {
     expect(r.stdout).toBe('');
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^toolgate: missing toolchains \(.*\); install them with: sudo apt-get update && sudo apt-get install -y -qq --no-install-recommends /);
-    for (const pkg of ['make', 'clang', 'lld', 'wabt', 'docker-registry', 'chromium']) expect(lines[0]).toContain(` ${pkg}`);
+    expect(lines[0]).toMatch(
+      /^toolgate: missing toolchains \(.*\); install them with: sudo apt-get update && sudo apt-get install -y -qq --no-install-recommends /,
+    );
+    for (const pkg of ['make', 'clang', 'lld', 'wabt', 'docker-registry', 'chromium'])
+      expect(lines[0]).toContain(` ${pkg}`);
   });
 
   it('for make run (build) it does not ask for docker-registry', async () => {
@@ -89,15 +92,23 @@ describe('the README set-up commands need only Node', () => {
     const { readFileSync } = await import('node:fs');
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const block = /## Set up\n\n```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
-    const commands = block.trim().split('\n').map((l) => l.replace(/#.*$/, '').trim());
+    const commands = block
+      .trim()
+      .split('\n')
+      .map((l) => l.replace(/#.*$/, '').trim());
     expect(commands).toEqual(['npm run demo', 'npm test']);
-    const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    const scripts = (
+      JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts;
     expect(scripts.demo).toBe('bash scripts/make.sh run');
     expect(scripts.test).toBe('bash scripts/make.sh test');
   });
 
   it('scripts/make.sh on a machine without make installs make first (here: asks for it, exit 2, when it may not install)', async () => {
-    const r = await run(join(bare, 'bash'), [join(ROOT, 'scripts/make.sh'), 'run'], { PATH: bare, TOOLGATE_NO_INSTALL: '1' });
+    const r = await run(join(bare, 'bash'), [join(ROOT, 'scripts/make.sh'), 'run'], {
+      PATH: bare,
+      TOOLGATE_NO_INSTALL: '1',
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/missing toolchains \(make\); install them with: .*apt-get install .* make/);
   });

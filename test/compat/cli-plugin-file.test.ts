@@ -14,21 +14,47 @@ afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 function cli(...argv: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, [bin, ...argv], { cwd: BUILD, env: { ...process.env, TOOLGATE_HOME: home }, timeout: 60_000 }, (err, stdout, stderr) =>
-      done({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
+    execFile(
+      process.execPath,
+      [bin, ...argv],
+      { cwd: BUILD, env: { ...process.env, TOOLGATE_HOME: home }, timeout: 60_000 },
+      (err, stdout, stderr) => done({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+    );
   });
 }
 
 describe('toolgate call ./plugin.wasm --entry NAME --input TEXT', () => {
   it('calls the export with the raw input and prints the output as text', async () => {
-    const r = await cli('call', './compat_echo.wasm', '--entry', 'echo', '--input', 'héllo {raw}', '--policies', 'none');
+    const r = await cli(
+      'call',
+      './compat_echo.wasm',
+      '--entry',
+      'echo',
+      '--input',
+      'héllo {raw}',
+      '--policies',
+      'none',
+    );
     expect(r.stdout).toBe('héllo {raw}\n');
     expect(r.code).toBe(0);
   });
 
   it('the plugin has no capabilities: an HTTP request is refused', async () => {
-    const r = await cli('call', './core_kit.wasm', '--entry', 'http_get', '--input', '{"url":"http://127.0.0.1:9/"}', '--policies', 'none', '--json');
-    const result = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as { isError: boolean; error?: { message: string } };
+    const r = await cli(
+      'call',
+      './core_kit.wasm',
+      '--entry',
+      'http_get',
+      '--input',
+      '{"url":"http://127.0.0.1:9/"}',
+      '--policies',
+      'none',
+      '--json',
+    );
+    const result = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as {
+      isError: boolean;
+      error?: { message: string };
+    };
     expect(result.isError).toBe(true);
     expect(result.error?.message).toMatch(/no network access|allowed_hosts/);
     expect(r.code).toBe(1);

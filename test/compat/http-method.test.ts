@@ -26,7 +26,8 @@ afterAll(async () => {
   await new Promise((r) => server.close(r));
 });
 
-const get = (request: Record<string, unknown>): Promise<Uint8Array> => tool.call(utf8(JSON.stringify(request)), { signal: never() });
+const get = (request: Record<string, unknown>): Promise<Uint8Array> =>
+  tool.call(utf8(JSON.stringify(request)), { signal: never() });
 
 describe('HTTP requests with a null or missing method are GET', () => {
   it('a request whose method is null (the Rust PDK default) is sent as GET', async () => {

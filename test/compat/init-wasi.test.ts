@@ -18,5 +18,4 @@ describe("toolgate's WASI is live for everything the SDK runs during instantiati
     // a second call on the same instance does not run hs_init again
     expect((await tool.call(utf8('{}'), { signal: never() })).length).toBe(0);
   });
-
 });

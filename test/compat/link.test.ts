@@ -30,7 +30,9 @@ describe('module.link links modules by import namespace', () => {
   it('an unresolved import of a linked module is refused at load, naming the module, the namespace and the name', async () => {
     const err = await failureOf(ws.tool(linked({ lib: ALL.lib, clock: ALL.clock })));
     expect(err).toBeInstanceOf(ManifestError);
-    expect(err.message).toMatch(/module\.link "lib": import "peer\.add_one" is from namespace "peer", which nothing provides/);
+    expect(err.message).toMatch(
+      /module\.link "lib": import "peer\.add_one" is from namespace "peer", which nothing provides/,
+    );
   });
 
   it('an import of a name the linked module does not export is refused at load', async () => {
@@ -44,7 +46,9 @@ describe('module.link links modules by import namespace', () => {
     const err = await failureOf(ws.tool(linked({ ...ALL, peer: { path: ALL.peer, sha256: wrong } })));
     expect(err).toBeInstanceOf(ManifestError);
     expect(err.message).toMatch(/module\.link\.peer\.sha256: does not match .*compat_link_peer\.wasm/);
-    const right = createHash('sha256').update(readFileSync(join(BUILD, 'compat_link_peer.wasm'))).digest('hex');
+    const right = createHash('sha256')
+      .update(readFileSync(join(BUILD, 'compat_link_peer.wasm')))
+      .digest('hex');
     await ws.tool(linked({ ...ALL, peer: { path: ALL.peer, sha256: right } }));
   });
 

@@ -36,7 +36,11 @@ beforeAll(async () => {
       res.writeHead(404, { 'content-type': 'text/plain' });
       res.end('not here');
     } else {
-      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'set-cookie': 'session=secret', 'x-trace': '1' });
+      res.writeHead(200, {
+        'content-type': 'text/plain; charset=utf-8',
+        'set-cookie': 'session=secret',
+        'x-trace': '1',
+      });
       res.end(PAGE);
     }
   });

@@ -6,8 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { MANIFESTS, callTool, tempDir, valueOf } from './helpers.js';
 
-
-interface Match { file: string; line: number; text: string }
+interface Match {
+  file: string;
+  line: number;
+  text: string;
+}
 
 describe('grep_files (C, WASI files under a read-only mount)', () => {
   it('finds matching lines across the mounted folder, in a stable file order', async () => {
@@ -27,13 +30,24 @@ describe('grep_files (C, WASI files under a read-only mount)', () => {
 
   it('matches and returns UTF-8 text unchanged', async () => {
     const v = await valueOf('grep_files', { pattern: 'Café|日本語' });
-    expect((v.matches as Match[]).map((m) => m.text)).toEqual(['- Café order: 3 flat whites, 1 thé vert', '- 日本語のテキストも検索できます']);
+    expect((v.matches as Match[]).map((m) => m.text)).toEqual([
+      '- Café order: 3 flat whites, 1 thé vert',
+      '- 日本語のテキストも検索できます',
+    ]);
   });
 
   it('narrows to a sub-folder and a file-name glob, and stops at max_results', async () => {
     // policies.md has two lines with "policy" (3 and 4); sandbox.md is left out by the glob.
-    const v = await valueOf('grep_files', { pattern: 'POLICY', path: '/data/guides', glob: 'p*.md', max_results: 1, ignore_case: true });
-    expect(v.matches).toEqual([{ file: '/data/guides/policies.md', line: 3, text: 'A policy may deny a call before it runs.' }]);
+    const v = await valueOf('grep_files', {
+      pattern: 'POLICY',
+      path: '/data/guides',
+      glob: 'p*.md',
+      max_results: 1,
+      ignore_case: true,
+    });
+    expect(v.matches).toEqual([
+      { file: '/data/guides/policies.md', line: 3, text: 'A policy may deny a call before it runs.' },
+    ]);
     expect(v.truncated).toBe(true);
   });
 

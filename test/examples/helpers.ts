@@ -19,12 +19,21 @@ export interface Run {
   stderr: string;
 }
 
-export function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Run> {
+export function run(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<Run> {
   return new Promise((done) => {
     execFile(
       cmd,
       args,
-      { cwd: opts.cwd ?? ROOT, env: opts.env ?? process.env, timeout: opts.timeoutMs ?? 60_000, maxBuffer: 16 * 1024 * 1024 },
+      {
+        cwd: opts.cwd ?? ROOT,
+        env: opts.env ?? process.env,
+        timeout: opts.timeoutMs ?? 60_000,
+        maxBuffer: 16 * 1024 * 1024,
+      },
       (err, stdout, stderr) => {
         const code = err === null ? 0 : typeof err.code === 'number' ? err.code : null;
         done({ code, stdout, stderr });
@@ -47,7 +56,16 @@ export interface CallResult {
 
 export async function callTool(tool: string, args: unknown, manifests: string = MANIFESTS): Promise<CallResult> {
   const r = await run(process.execPath, [
-    CLI, 'call', tool, '--manifests', manifests, '--policies', NO_POLICIES, '--args', JSON.stringify(args), '--json',
+    CLI,
+    'call',
+    tool,
+    '--manifests',
+    manifests,
+    '--policies',
+    NO_POLICIES,
+    '--args',
+    JSON.stringify(args),
+    '--json',
   ]);
   let result: CallResult['result'];
   try {

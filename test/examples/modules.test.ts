@@ -12,7 +12,11 @@ const PROVIDED = new Set(['extism:host/env', 'wasi_snapshot_preview1']);
 interface ExampleManifest {
   name: string;
   module: { path: string; entry?: string };
-  capabilities?: { memory?: { max_pages?: number }; allowed_hosts?: string[]; allowed_paths?: Record<string, { mode?: string }> };
+  capabilities?: {
+    memory?: { max_pages?: number };
+    allowed_hosts?: string[];
+    allowed_paths?: Record<string, { mode?: string }>;
+  };
 }
 
 let manifests: { file: string; m: ExampleManifest }[] = [];
@@ -71,7 +75,10 @@ describe('the bundled example tools', () => {
       const foreign = WebAssembly.Module.imports(mod).filter((imp) => !PROVIDED.has(imp.module));
       expect(foreign.map((imp) => `${file}: ${imp.module}.${imp.name}`)).toEqual([]);
       const entry = m.module.entry ?? m.name;
-      expect(WebAssembly.Module.exports(mod).some((e) => e.kind === 'function' && e.name === entry), `${file} exports ${entry}`).toBe(true);
+      expect(
+        WebAssembly.Module.exports(mod).some((e) => e.kind === 'function' && e.name === entry),
+        `${file} exports ${entry}`,
+      ).toBe(true);
     }
   });
 

@@ -105,10 +105,18 @@ describe('toolgate new --lang ts', () => {
   it('scaffolds a component tool that builds with its own package.json and answers through toolgate call', async () => {
     const made = await toolgate('new', tool, '--lang', 'ts', '--dir', folder());
     expect(made.code, made.stderr).toBe(0);
-    expect(await readFile(join(folder(), 'lib/world.wit'))).toEqual(await readFile(join(ROOT, 'pdk-examples/js/lib/world.wit')));
-    const pkg = JSON.parse(await readFile(join(folder(), 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
-    const ours = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
-    expect(pkg.devDependencies['@bytecodealliance/componentize-js']).toBe(ours.devDependencies['@bytecodealliance/componentize-js']);
+    expect(await readFile(join(folder(), 'lib/world.wit'))).toEqual(
+      await readFile(join(ROOT, 'pdk-examples/js/lib/world.wit')),
+    );
+    const pkg = JSON.parse(await readFile(join(folder(), 'package.json'), 'utf8')) as {
+      devDependencies: Record<string, string>;
+    };
+    const ours = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
+      devDependencies: Record<string, string>;
+    };
+    expect(pkg.devDependencies['@bytecodealliance/componentize-js']).toBe(
+      ours.devDependencies['@bytecodealliance/componentize-js'],
+    );
     const build = await run('make', ['--no-print-directory', '-C', folder()], { timeoutMs: 480_000 });
     expect(build.code, build.stderr).toBe(0);
     const ok = await callTool(tool, { name: 'Zoë 🎉' }, folder());
@@ -155,7 +163,10 @@ describe.each(['as', 'c', 'rust'] as const)('toolgate new --lang %s --abi hyper-
       const refused = await client.callTool({ name: `${plugin}__add`, arguments: { a: 'two', b: 3 } });
       expect(refused.isError).toBe(true);
       const read = await client.readResource({ uri: `${plugin}://about` });
-      expect(read.contents[0]).toMatchObject({ uri: `${plugin}://about`, text: `${plugin} greets people and adds numbers.` });
+      expect(read.contents[0]).toMatchObject({
+        uri: `${plugin}://about`,
+        text: `${plugin} greets people and adds numbers.`,
+      });
       const prompt = await client.getPrompt({ name: 'review', arguments: { topic: 'tea' } });
       expect(prompt.messages[0]?.content).toEqual({ type: 'text', text: 'Write a short review of tea.' });
     } finally {

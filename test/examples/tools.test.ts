@@ -4,7 +4,6 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { callTool, valueOf } from './helpers.js';
 
-
 /** A failed call: exit 1, isError, a code, and a message that contains `text`. */
 async function expectError(tool: string, args: unknown, code: string, text: string): Promise<void> {
   const r = await callTool(tool, args);
@@ -21,7 +20,7 @@ describe('greet (WAT)', () => {
     expect(r.result.structuredContent).toEqual({ greeting: 'Hello, Zoë "Z" 🎉!' });
     expect(r.result.content).toEqual([{ type: 'text', text: 'Hello, Zoë "Z" 🎉!' }]);
   });
-  it('refuses an empty name with the module\'s own error', async () => {
+  it("refuses an empty name with the module's own error", async () => {
     await expectError('greet', { name: '' }, 'TOOL_ERROR', "argument 'name' must not be empty");
   });
   it('refuses a missing name before the module runs', async () => {
@@ -30,20 +29,39 @@ describe('greet (WAT)', () => {
 });
 
 describe('json_query (Rust)', () => {
-  const doc = JSON.stringify({ items: [{ name: 'café', price: 3.5 }, { name: 'thé 🍵', price: 2 }], meta: { 'content-type': 'x' } });
+  const doc = JSON.stringify({
+    items: [
+      { name: 'café', price: 3.5 },
+      { name: 'thé 🍵', price: 2 },
+    ],
+    meta: { 'content-type': 'x' },
+  });
   it('selects with wildcards, quoted keys and negative indexes', async () => {
     expect(await valueOf('json_query', { json: doc, path: '$.items[*].name' })).toEqual({
-      path: '$.items[*].name', count: 2, matches: ['café', 'thé 🍵'], truncated: false,
+      path: '$.items[*].name',
+      count: 2,
+      matches: ['café', 'thé 🍵'],
+      truncated: false,
     });
     expect((await valueOf('json_query', { json: doc, path: 'meta["content-type"]' })).matches).toEqual(['x']);
     expect((await valueOf('json_query', { json: doc, path: 'items[-1].price' })).matches).toEqual([2]);
     expect((await valueOf('json_query', { json: doc, path: '$.nothing' })).count).toBe(0);
   });
   it('names the byte where a document stops being JSON', async () => {
-    await expectError('json_query', { json: '{"a": [1, 2}', path: '$.a' }, 'TOOL_ERROR', "argument 'json' is not valid JSON: invalid JSON at byte 11");
+    await expectError(
+      'json_query',
+      { json: '{"a": [1, 2}', path: '$.a' },
+      'TOOL_ERROR',
+      "argument 'json' is not valid JSON: invalid JSON at byte 11",
+    );
   });
   it('refuses a malformed path', async () => {
-    await expectError('json_query', { json: '[1]', path: '$[abc]' }, 'TOOL_ERROR', "argument 'path' is not a valid path");
+    await expectError(
+      'json_query',
+      { json: '[1]', path: '$[abc]' },
+      'TOOL_ERROR',
+      "argument 'path' is not a valid path",
+    );
   });
 });
 
@@ -60,17 +78,25 @@ describe('text_stats (AssemblyScript)', () => {
     expect((v.top_words as unknown[]).length).toBe(2);
   });
   it('refuses a top count out of range', async () => {
-    await expectError('text_stats', { text: 'a', top: 99 }, 'TOOL_ERROR', "argument 'top' must be an integer from 0 to 50");
+    await expectError(
+      'text_stats',
+      { text: 'a', top: 99 },
+      'TOOL_ERROR',
+      "argument 'top' must be an integer from 0 to 50",
+    );
   });
 });
 
 describe('hash (C)', () => {
-  it.each(['sha256', 'sha512', 'sha1', 'md5'] as const)('matches node:crypto for %s on Unicode text', async (algorithm) => {
-    const text = 'héllo wörld 日本 🎉'.repeat(9);
-    const v = await valueOf('hash', { text, algorithm });
-    expect(v.digest).toBe(createHash(algorithm).update(text, 'utf8').digest('hex'));
-    expect(v.input_bytes).toBe(Buffer.byteLength(text));
-  });
+  it.each(['sha256', 'sha512', 'sha1', 'md5'] as const)(
+    'matches node:crypto for %s on Unicode text',
+    async (algorithm) => {
+      const text = 'héllo wörld 日本 🎉'.repeat(9);
+      const v = await valueOf('hash', { text, algorithm });
+      expect(v.digest).toBe(createHash(algorithm).update(text, 'utf8').digest('hex'));
+      expect(v.input_bytes).toBe(Buffer.byteLength(text));
+    },
+  );
   it('writes base64 when asked and renders its template', async () => {
     const r = await callTool('hash', { text: 'abc', encoding: 'base64' });
     const digest = createHash('sha256').update('abc').digest('base64');
@@ -86,13 +112,19 @@ describe('csv_to_json (C)', () => {
   it('parses quoted fields, doubled quotes, CRLF and Unicode', async () => {
     const v = await valueOf('csv_to_json', { csv: 'name,city\r\n"Doe, Jane",Zürich\nBob,"say ""hi"""\n' });
     expect(v).toEqual({
-      rows: [{ name: 'Doe, Jane', city: 'Zürich' }, { name: 'Bob', city: 'say "hi"' }],
+      rows: [
+        { name: 'Doe, Jane', city: 'Zürich' },
+        { name: 'Bob', city: 'say "hi"' },
+      ],
       columns: ['name', 'city'],
       row_count: 2,
     });
   });
   it('returns arrays without a header and honours the delimiter', async () => {
-    expect((await valueOf('csv_to_json', { csv: 'a;b\n1;2', delimiter: ';', header: false })).rows).toEqual([['a', 'b'], ['1', '2']]);
+    expect((await valueOf('csv_to_json', { csv: 'a;b\n1;2', delimiter: ';', header: false })).rows).toEqual([
+      ['a', 'b'],
+      ['1', '2'],
+    ]);
   });
   it('names the record whose field count differs from the header', async () => {
     await expectError('csv_to_json', { csv: 'a,b\n1,2,3' }, 'TOOL_ERROR', 'record 2 has 3 fields but the header has 2');
@@ -117,7 +149,12 @@ describe('encode (AssemblyScript)', () => {
     await expectError('encode', { text: 'ff00', scheme: 'hex', direction: 'decode' }, 'TOOL_ERROR', 'not UTF-8 text');
   });
   it('refuses malformed base64', async () => {
-    await expectError('encode', { text: 'a$b', scheme: 'base64', direction: 'decode' }, 'TOOL_ERROR', 'not valid base64');
+    await expectError(
+      'encode',
+      { text: 'a$b', scheme: 'base64', direction: 'decode' },
+      'TOOL_ERROR',
+      'not valid base64',
+    );
   });
 });
 
@@ -130,10 +167,20 @@ describe('convert_units (Rust)', () => {
     expect(r.result.content[0]?.text).toBe('5 lb = 2.26796185 kg');
   });
   it('refuses units that measure different things', async () => {
-    await expectError('convert_units', { value: 1, from: 'kg', to: 'm' }, 'TOOL_ERROR', 'cannot convert kg (mass) to m (length)');
+    await expectError(
+      'convert_units',
+      { value: 1, from: 'kg', to: 'm' },
+      'TOOL_ERROR',
+      'cannot convert kg (mass) to m (length)',
+    );
   });
   it('lists the known units when one is unknown', async () => {
-    await expectError('convert_units', { value: 1, from: 'parsec', to: 'm' }, 'TOOL_ERROR', "unknown unit 'parsec'. Known units: length: m, km");
+    await expectError(
+      'convert_units',
+      { value: 1, from: 'parsec', to: 'm' },
+      'TOOL_ERROR',
+      "unknown unit 'parsec'. Known units: length: m, km",
+    );
   });
 });
 

@@ -33,13 +33,18 @@ let prefix = '';
 let work = '';
 let env: NodeJS.ProcessEnv = {};
 
-function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Run> {
+function run(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<Run> {
   return new Promise((done) => {
     const child = execFile(
       cmd,
       args,
       { cwd: opts.cwd ?? work, env: opts.env ?? env, timeout: opts.timeoutMs ?? 60_000, maxBuffer: 16 * 1024 * 1024 },
-      (err, stdout, stderr) => done({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
+      (err, stdout, stderr) =>
+        done({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
     );
     child.stdin?.end();
   });
@@ -61,13 +66,27 @@ beforeAll(async () => {
   work = join(tmp, 'work');
   mkdirSync(work);
   // make test built dist/ just before; --ignore-scripts skips the prepack rebuild.
-  const packed = await run('npm', ['pack', '--ignore-scripts', '--pack-destination', tmp, '--loglevel=error'], { cwd: ROOT, env: process.env, timeoutMs: 240_000 });
+  const packed = await run('npm', ['pack', '--ignore-scripts', '--pack-destination', tmp, '--loglevel=error'], {
+    cwd: ROOT,
+    env: process.env,
+    timeoutMs: 240_000,
+  });
   expect(packed.code, packed.stderr).toBe(0);
   const tgz = readdirSync(tmp).find((f) => f.endsWith('.tgz'));
   if (tgz === undefined) throw new Error(`npm pack wrote no tarball: ${packed.stdout}${packed.stderr}`);
   const installed = await run(
     'npm',
-    ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', join(tmp, tgz)],
+    [
+      'install',
+      '-g',
+      '--prefix',
+      prefix,
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      join(tmp, tgz),
+    ],
     { cwd: tmp, env: process.env, timeoutMs: 400_000 },
   );
   expect(installed.code, installed.stderr).toBe(0);
@@ -100,20 +119,37 @@ describe('the packed and installed toolgate, run from a folder outside the check
     for (const dir of [shipped, join(shipped, 'conformance')]) {
       const listed = await toolgate(['schema', '--manifests', dir], folder('shipped-schema'));
       expect(listed.code, listed.stderr).toBe(0);
-      const names = ((JSON.parse(listed.stdout) as { tools: { name: string }[] }).tools).map((t) => t.name).sort();
+      const names = (JSON.parse(listed.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name).sort();
       // a hyper-mcp manifest names a plugin, not a tool (conformance_mcp serves resources and prompts)
       const plugin = (f: string) => readFileSync(join(dir, f), 'utf8').includes('abi: hyper-mcp');
-      const files = readdirSync(dir).filter((f) => f.endsWith('.yaml') && !plugin(f)).map((f) => f.replace(/\.yaml$/, '')).sort();
+      const files = readdirSync(dir)
+        .filter((f) => f.endsWith('.yaml') && !plugin(f))
+        .map((f) => f.replace(/\.yaml$/, ''))
+        .sort();
       expect(names).toEqual(files);
     }
-    const served = await toolgate(['inspect', 'conformance_mcp', '--manifests', join(shipped, 'conformance'), '--json'], folder('shipped-schema'));
+    const served = await toolgate(
+      ['inspect', 'conformance_mcp', '--manifests', join(shipped, 'conformance'), '--json'],
+      folder('shipped-schema'),
+    );
     expect(served.code, served.stderr).toBe(0);
-    expect((JSON.parse(served.stdout) as { prompts: { name: string }[] }).prompts.map((p) => p.name)).toContain('test_simple_prompt');
-    const greeted = await toolgate(['call', 'greet', '--manifests', shipped, '--args', '{"name":"Ada"}'], folder('shipped-call'));
+    expect((JSON.parse(served.stdout) as { prompts: { name: string }[] }).prompts.map((p) => p.name)).toContain(
+      'test_simple_prompt',
+    );
+    const greeted = await toolgate(
+      ['call', 'greet', '--manifests', shipped, '--args', '{"name":"Ada"}'],
+      folder('shipped-call'),
+    );
     expect(greeted, greeted.stderr).toMatchObject({ code: 0, stdout: 'Hello, Ada!\n' });
-    const found = await toolgate(['call', 'grep_files', '--manifests', shipped, '--args', '{"pattern":"sandbox","max_results":1}', '--json'], folder('shipped-call'));
+    const found = await toolgate(
+      ['call', 'grep_files', '--manifests', shipped, '--args', '{"pattern":"sandbox","max_results":1}', '--json'],
+      folder('shipped-call'),
+    );
     expect(found.code, found.stderr).toBe(0);
-    const result = JSON.parse(found.stdout) as { isError: boolean; structuredContent?: { matches: unknown[]; files_searched: number } };
+    const result = JSON.parse(found.stdout) as {
+      isError: boolean;
+      structuredContent?: { matches: unknown[]; files_searched: number };
+    };
     expect(result.isError).toBe(false);
     expect(result.structuredContent?.matches).toHaveLength(1);
     expect(result.structuredContent?.files_searched).toBeGreaterThan(0);
@@ -121,7 +157,10 @@ describe('the packed and installed toolgate, run from a folder outside the check
 
   it('policy explain answers ask for fetch_url to 127.0.0.1:8080, and the call is denied when no one can answer', async () => {
     const cwd = folder('done-when');
-    const explained = await toolgate(['policy', 'explain', 'fetch_url', '--manifests', MANIFESTS, '--args', LOCAL_URL], cwd);
+    const explained = await toolgate(
+      ['policy', 'explain', 'fetch_url', '--manifests', MANIFESTS, '--args', LOCAL_URL],
+      cwd,
+    );
     expect(explained.code, explained.stderr).toBe(1);
     expect(explained.stdout).toMatch(/outcome:\s+ask/);
     const called = await toolgate(['call', 'fetch_url', '--manifests', MANIFESTS, '--args', LOCAL_URL, '--json'], cwd);
@@ -167,12 +206,16 @@ describe('the packed and installed toolgate, run from a folder outside the check
         expect(r.status, asset).toBe(200);
         // app.js is served with the host's hidden-character list in place of its placeholder
         const file = readFileSync(join(ROOT, 'ui', asset), 'utf8');
-        const served = asset === 'app.js' ? file.replace("'@@HIDDEN_CHARACTER_CLASS@@'", JSON.stringify(HIDDEN_CHARACTER_CLASS)) : file;
+        const served =
+          asset === 'app.js'
+            ? file.replace("'@@HIDDEN_CHARACTER_CLASS@@'", JSON.stringify(HIDDEN_CHARACTER_CLASS))
+            : file;
         expect(await r.text()).toBe(served);
       }
       const secret = readFileSync(join(tmp, 'home', 'approval-secret'), 'utf8').trim();
       const login = await fetch(`${url}/ui/login`, {
-        method: 'POST', redirect: 'manual',
+        method: 'POST',
+        redirect: 'manual',
         headers: { 'content-type': 'application/x-www-form-urlencoded', origin: url },
         body: new URLSearchParams({ credential: secret }).toString(),
       });
@@ -222,13 +265,20 @@ describe('the packed and installed toolgate, run from a folder outside the check
 /** A policy set that asks before greet runs, answered through `channels`. */
 function askingSet(name: string, channels: string): string {
   const dir = folder(name);
-  writeFileSync(join(dir, 'set.yaml'), `entries:\n  - { id: ask-greet, use: ask, with: { tools: [greet] } }\n  - { id: approvals, use: approvals, with: { channels: ${channels} } }\n`);
+  writeFileSync(
+    join(dir, 'set.yaml'),
+    `entries:\n  - { id: ask-greet, use: ask, with: { tools: [greet] } }\n  - { id: approvals, use: approvals, with: { channels: ${channels} } }\n`,
+  );
   return dir;
 }
 
 /** `serve --http` of the installed command on a free port; resolves its base URL. */
 async function served(args: string[], cwd: string): Promise<{ url: string; stop: () => Promise<number | null> }> {
-  const proc = spawn('toolgate', ['serve', '--http', '127.0.0.1:0', '--no-watch', ...args], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn('toolgate', ['serve', '--http', '127.0.0.1:0', '--no-watch', ...args], {
+    cwd,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
   const url = await new Promise<string>((ok, fail) => {
@@ -269,16 +319,25 @@ describe('an ask in the installed command is answered through each approval chan
     const set = askingSet('ask-queue', '[queue]');
     const s = await served(['--manifests', MANIFESTS, '--policies', set], folder('ask-queue-serve'));
     try {
-      const call = fetch(`${s.url}/v1/tools/greet/call`, { method: 'POST', body: JSON.stringify({ arguments: { name: 'Ada' } }) });
+      const call = fetch(`${s.url}/v1/tools/greet/call`, {
+        method: 'POST',
+        body: JSON.stringify({ arguments: { name: 'Ada' } }),
+      });
       const approver = { authorization: `Bearer ${readFileSync(join(tmp, 'home', 'approval-secret'), 'utf8').trim()}` };
       let id: string | undefined;
       for (let i = 0; i < 200 && id === undefined; i++) {
-        const body = (await (await fetch(`${s.url}/v1/approvals`, { headers: approver })).json()) as { approvals: { id: string; tool: string }[] };
+        const body = (await (await fetch(`${s.url}/v1/approvals`, { headers: approver })).json()) as {
+          approvals: { id: string; tool: string }[];
+        };
         id = body.approvals.find((a) => a.tool === 'greet')?.id;
         if (id === undefined) await new Promise((r) => setTimeout(r, 50));
       }
       expect(id).toBeDefined();
-      const answered = await fetch(`${s.url}/v1/approvals/${id ?? ''}`, { method: 'POST', headers: approver, body: JSON.stringify({ outcome: 'allowed-once' }) });
+      const answered = await fetch(`${s.url}/v1/approvals/${id ?? ''}`, {
+        method: 'POST',
+        headers: approver,
+        body: JSON.stringify({ outcome: 'allowed-once' }),
+      });
       expect(answered.status).toBe(200);
       const result = (await (await call).json()) as { isError: boolean; content: { text?: string }[] };
       expect(result.isError).toBe(false);
@@ -344,19 +403,24 @@ describe('an ask in the installed command is answered through each approval chan
     const { Client: V2Client } = await import('@modelcontextprotocol/client');
     const { StdioClientTransport: V2Stdio } = await import('@modelcontextprotocol/client/stdio');
     const set = askingSet('ask-mcp-2026', '[tty]');
-    const client = new V2Client({ name: 'installed-test-2026', version: '1' }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const client = new V2Client(
+      { name: 'installed-test-2026', version: '1' },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
     const forms: string[] = [];
     client.setRequestHandler('elicitation/create', (req) => {
       forms.push(String((req.params as { message?: unknown }).message));
       return { action: 'accept', content: {} };
     });
-    await client.connect(new V2Stdio({
-      command: join(prefix, 'bin', 'toolgate'),
-      args: ['serve', '--stdio', '--manifests', MANIFESTS, '--policies', set],
-      env: env as Record<string, string>,
-      cwd: folder('ask-mcp-2026-cwd'),
-      stderr: 'pipe',
-    }));
+    await client.connect(
+      new V2Stdio({
+        command: join(prefix, 'bin', 'toolgate'),
+        args: ['serve', '--stdio', '--manifests', MANIFESTS, '--policies', set],
+        env: env as Record<string, string>,
+        cwd: folder('ask-mcp-2026-cwd'),
+        stderr: 'pipe',
+      }),
+    );
     try {
       expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
       const res = await client.callTool({ name: 'greet', arguments: { name: 'Ada' } });
@@ -376,7 +440,15 @@ describe('what the bundle loads lazily keeps its exports in the installed comman
   // command, and a new lazy load fails the first test until a check for it is added here.
   // @modelcontextprotocol/server (SDK v2, loaded for the first 2026-07-28 client) is driven by the
   // "MCP 2026-07-28" test of the approval channels above.
-  const CHECKED = ['@modelcontextprotocol/sdk/validation/ajv', '@modelcontextprotocol/server', '@redis/client', 'ajv/dist/2020.js', 'pino-pretty', 're2js', 'undici'];
+  const CHECKED = [
+    '@modelcontextprotocol/sdk/validation/ajv',
+    '@modelcontextprotocol/server',
+    '@redis/client',
+    'ajv/dist/2020.js',
+    'pino-pretty',
+    're2js',
+    'undici',
+  ];
 
   it('the lazily loaded packages are exactly the ones checked here', async () => {
     const found = new Set<string>();
@@ -386,7 +458,8 @@ describe('what the bundle loads lazily keeps its exports in the installed comman
         if (e.isDirectory()) walk(p);
         else if (e.name.endsWith('.ts')) {
           const src = readFileSync(p, 'utf8');
-          for (const m of src.matchAll(/(?:\bimport|requireCjs)\(\s*'([^.'][^']*)'\s*\)/g)) if (!m[1]?.startsWith('node:')) found.add(m[1] ?? '');
+          for (const m of src.matchAll(/(?:\bimport|requireCjs)\(\s*'([^.'][^']*)'\s*\)/g))
+            if (!m[1]?.startsWith('node:')) found.add(m[1] ?? '');
         }
       }
     };
@@ -409,7 +482,15 @@ describe('what the bundle loads lazily keeps its exports in the installed comman
   }, 60_000);
 
   it("pino-pretty: a tool's log lines are written as pretty lines (TOOLGATE_LOG_FORMAT=pretty)", async () => {
-    const args = ['call', 'test_tool_with_logging', '--manifests', join(MANIFESTS, 'conformance'), '--args', '{}', '-v'];
+    const args = [
+      'call',
+      'test_tool_with_logging',
+      '--manifests',
+      join(MANIFESTS, 'conformance'),
+      '--args',
+      '{}',
+      '-v',
+    ];
     const r = await run('toolgate', args, { env: { ...env, TOOLGATE_LOG_FORMAT: 'pretty' } });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(/is not a function|Cannot read properties|TypeError/);
@@ -426,11 +507,33 @@ describe('what the bundle loads lazily keeps its exports in the installed comman
 
   it('re2js: a deny-args regex denies a matching argument', async () => {
     const dir = folder('re2');
-    writeFileSync(join(dir, 'set.yaml'), 'entries:\n  - { id: no-secret, use: deny-args, with: { patterns: [{ regex: "^sec.et$" }] } }\n');
-    const denied = await toolgate(['call', 'greet', '--manifests', MANIFESTS, '--policies', dir, '--args', '{"name":"secret"}', '--json']);
+    writeFileSync(
+      join(dir, 'set.yaml'),
+      'entries:\n  - { id: no-secret, use: deny-args, with: { patterns: [{ regex: "^sec.et$" }] } }\n',
+    );
+    const denied = await toolgate([
+      'call',
+      'greet',
+      '--manifests',
+      MANIFESTS,
+      '--policies',
+      dir,
+      '--args',
+      '{"name":"secret"}',
+      '--json',
+    ]);
     expect(denied.stderr).not.toMatch(/is not a function|TypeError/);
     expect((JSON.parse(denied.stdout) as { error?: { code: string } }).error?.code).toMatch(/DENIED/);
-    const allowed = await toolgate(['call', 'greet', '--manifests', MANIFESTS, '--policies', dir, '--args', '{"name":"Ada"}']);
+    const allowed = await toolgate([
+      'call',
+      'greet',
+      '--manifests',
+      MANIFESTS,
+      '--policies',
+      dir,
+      '--args',
+      '{"name":"Ada"}',
+    ]);
     expect(allowed, allowed.stderr).toMatchObject({ code: 0, stdout: 'Hello, Ada!\n' });
   });
 

@@ -23,8 +23,12 @@ let env: NodeJS.ProcessEnv = {};
 
 function run(cmd: string, args: string[], cwd: string, runEnv: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<Run> {
   return new Promise((done) => {
-    const child = execFile(cmd, args, { cwd, env: runEnv, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) =>
-      done({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
+    const child = execFile(
+      cmd,
+      args,
+      { cwd, env: runEnv, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) =>
+        done({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
     );
     child.stdin?.end();
   });
@@ -86,12 +90,24 @@ beforeAll(async () => {
   app = join(tmp, 'app');
   mkdirSync(join(app, 'set'), { recursive: true });
   // make test built dist/ just before; --ignore-scripts skips the prepack rebuild.
-  const packed = await run('npm', ['pack', '--ignore-scripts', '--pack-destination', tmp, '--loglevel=error'], ROOT, process.env, 240_000);
+  const packed = await run(
+    'npm',
+    ['pack', '--ignore-scripts', '--pack-destination', tmp, '--loglevel=error'],
+    ROOT,
+    process.env,
+    240_000,
+  );
   expect(packed.code, packed.stderr).toBe(0);
   const tgz = readdirSync(tmp).find((f) => f.endsWith('.tgz'));
   if (tgz === undefined) throw new Error(`npm pack wrote no tarball: ${packed.stdout}${packed.stderr}`);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'embedder', private: true, type: 'module' }));
-  const installed = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', join(tmp, tgz)], app, process.env, 400_000);
+  const installed = await run(
+    'npm',
+    ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', join(tmp, tgz)],
+    app,
+    process.env,
+    400_000,
+  );
   expect(installed.code, installed.stderr).toBe(0);
   writeFileSync(join(app, 'set', 'no-secret.mjs'), POLICY);
   writeFileSync(join(app, 'set', 'set.yaml'), 'entries:\n  - { id: no-secret, use: ./no-secret.mjs }\n');
@@ -108,7 +124,11 @@ describe('the installed package imported by name, outside the checkout', () => {
   it("an embedder's createRuntime runs calls through the pipeline, with a policy module that imports toolgate/policy", async () => {
     const r = await run('node', ['embed.mjs'], app, env);
     expect(r.code, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout) as { allowed: { isError: boolean; content: unknown[] }; denied: { isError: boolean; error?: { code: string; message: string } }; errorBase: string };
+    const out = JSON.parse(r.stdout) as {
+      allowed: { isError: boolean; content: unknown[] };
+      denied: { isError: boolean; error?: { code: string; message: string } };
+      errorBase: string;
+    };
     expect(out.allowed).toMatchObject({ isError: false, content: [{ type: 'text', text: 'hello' }] });
     expect(out.denied).toMatchObject({ isError: true, error: { code: 'GUARD_DENIED' } });
     expect(out.denied.error?.message).toContain('no secrets here');
@@ -117,7 +137,12 @@ describe('the installed package imported by name, outside the checkout', () => {
 
   it('the installed command loads the same policy module (its import of toolgate/policy resolves to the package)', async () => {
     const bin = join(app, 'node_modules', '.bin', 'toolgate');
-    const denied = await run(bin, ['call', 'echo', '--policies', 'set', '--args', '{"text":"secret"}', '--json'], app, env);
+    const denied = await run(
+      bin,
+      ['call', 'echo', '--policies', 'set', '--args', '{"text":"secret"}', '--json'],
+      app,
+      env,
+    );
     expect(denied.code, denied.stderr).toBe(1);
     expect((JSON.parse(denied.stdout) as { error?: { code: string } }).error?.code).toBe('GUARD_DENIED');
     const allowed = await run(bin, ['call', 'echo', '--policies', 'set', '--args', '{"text":"hi"}'], app, env);
@@ -125,7 +150,12 @@ describe('the installed package imported by name, outside the checkout', () => {
   });
 
   it('only the entries are reachable by name: a file of dist/ is not', async () => {
-    const r = await run('node', ['--input-type=module', '-e', "await import('toolgate/dist/cli/runtime.js')"], app, env);
+    const r = await run(
+      'node',
+      ['--input-type=module', '-e', "await import('toolgate/dist/cli/runtime.js')"],
+      app,
+      env,
+    );
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
   });
@@ -133,8 +163,16 @@ describe('the installed package imported by name, outside the checkout', () => {
   it('a TypeScript consumer and a JavaScript policy (checkJs) type-check against the shipped .d.ts, and a wrong use does not', async () => {
     const tsconfig = {
       compilerOptions: {
-        target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true,
-        allowJs: true, checkJs: true, types: ['node'], typeRoots: [join(ROOT, 'node_modules', '@types')],
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        allowJs: true,
+        checkJs: true,
+        types: ['node'],
+        typeRoots: [join(ROOT, 'node_modules', '@types')],
       },
       files: ['consumer.ts', 'set/no-secret.mjs'],
     };
@@ -145,7 +183,10 @@ describe('the installed package imported by name, outside the checkout', () => {
     // Without the package's types every @ts-expect-error above would be unused: the same files
     // fail once the expectation is taken away.
     writeFileSync(join(app, 'consumer.ts'), CONSUMER.replace('// @ts-expect-error a ToolResult', '// a ToolResult'));
-    writeFileSync(join(app, 'set', 'no-secret.mjs'), POLICY.replace('// @ts-expect-error ctx is typed', '// ctx is typed'));
+    writeFileSync(
+      join(app, 'set', 'no-secret.mjs'),
+      POLICY.replace('// @ts-expect-error ctx is typed', '// ctx is typed'),
+    );
     const bad = await run('node', [tsc, '-p', 'tsconfig.json'], app, env, 120_000);
     expect(bad.code).not.toBe(0);
     expect(bad.stdout).toMatch(/consumer\.ts.*TS2322/);

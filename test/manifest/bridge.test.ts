@@ -10,7 +10,14 @@ import {
   toolFromManifest,
   type ManifestError,
 } from '../../host/src/manifest/index.js';
-import { defineTool, ToolFailure, type ExecIdentity, type Json, type JsonObject, type ToolDefinition } from '../../host/src/tool/index.js';
+import {
+  defineTool,
+  ToolFailure,
+  type ExecIdentity,
+  type Json,
+  type JsonObject,
+  type ToolDefinition,
+} from '../../host/src/tool/index.js';
 import { manifestWith, tempDir, writeFileIn, yamlOf } from './helpers.js';
 
 const FIXTURES = resolve(__dirname, '../fixtures');
@@ -62,7 +69,15 @@ describe('a manifest-built tool runs its module through the sandbox', () => {
     expect(echo.output).toEqual({ render: 'json', schema: { type: 'object' } });
     expect(echo.annotations).toEqual({ title: 'Echo', readOnlyHint: true, idempotentHint: true });
     expect(echo.timeoutMs).toBe(5000);
-    expect(echo.capabilities).toEqual({ allowedHosts: [], allowedPaths: {}, secrets: [], maxPages: 16, timeoutMs: 5000, maxOutputBytes: 1024 * 1024, mcp: [] });
+    expect(echo.capabilities).toEqual({
+      allowedHosts: [],
+      allowedPaths: {},
+      secrets: [],
+      maxPages: 16,
+      timeoutMs: 5000,
+      maxOutputBytes: 1024 * 1024,
+      mcp: [],
+    });
     // The tool model accepts it as is (what the registry will do on register).
     expect(defineTool(echo).inputSchema).toMatchObject({ type: 'object', required: ['text'] });
   });
@@ -126,7 +141,13 @@ describe('what the sandbox is given', () => {
     expect(missingSecrets).toEqual([]);
     expect(spec.entry).toBe('read_secret');
     expect(spec.sha256).toBe(loaded.sha256);
-    expect(spec.limits).toMatchObject({ maxPages: 256, timeoutMs: 10_000, maxInputBytes: 1 << 20, maxOutputBytes: 1 << 20, maxHttpResponseBytes: 1 << 20 });
+    expect(spec.limits).toMatchObject({
+      maxPages: 256,
+      timeoutMs: 10_000,
+      maxInputBytes: 1 << 20,
+      maxOutputBytes: 1 << 20,
+      maxHttpResponseBytes: 1 << 20,
+    });
     expect(spec.allowedHosts).toEqual([]);
     expect(spec.allowedPaths).toEqual({});
   });
@@ -134,7 +155,11 @@ describe('what the sandbox is given', () => {
   test('pool settings are passed through', async () => {
     const { dir, cleanup } = await tempDir();
     try {
-      const file = await writeFileIn(dir, 'p.yaml', yamlOf(manifestWith({ module: { path: WASM, entry: 'echo' }, pool: { max: 3, idle_ms: 500 } })));
+      const file = await writeFileIn(
+        dir,
+        'p.yaml',
+        yamlOf(manifestWith({ module: { path: WASM, entry: 'echo' }, pool: { max: 3, idle_ms: 500 } })),
+      );
       const { spec } = sandboxSpecFor(await loadManifestFile(file), { env: {} });
       expect(spec.pool).toEqual({ max: 3, idleMs: 500 });
     } finally {
@@ -149,7 +174,11 @@ describe('loadToolsFromDirs', () => {
     const loaded: ToolDefinition[] = [];
     try {
       await writeFileIn(dir, 'a.yaml', yamlOf(manifestWith({ name: 'good', module: { path: WASM, entry: 'echo' } })));
-      const bad = await writeFileIn(dir, 'b.yaml', yamlOf(manifestWith({ name: 'no_entry', module: { path: WASM, entry: 'does_not_exist' } })));
+      const bad = await writeFileIn(
+        dir,
+        'b.yaml',
+        yamlOf(manifestWith({ name: 'no_entry', module: { path: WASM, entry: 'does_not_exist' } })),
+      );
       await writeFileIn(dir, 'c.yaml', yamlOf(manifestWith({ name: 'broken', version: 'one' })));
       const { tools, errors } = await loadToolsFromDirs([dir], { env: {} });
       loaded.push(...tools);
@@ -180,10 +209,14 @@ describe('decodeOutput', () => {
     expect(decodeOutput(bytes('{"a":[1,"é"]}'), 'json')).toEqual({ a: [1, 'é'] });
   });
   test('empty output is not valid JSON', () => {
-    expect(() => decodeOutput(new Uint8Array(), 'json')).toThrow(/module output is not valid JSON: the output is empty/);
+    expect(() => decodeOutput(new Uint8Array(), 'json')).toThrow(
+      /module output is not valid JSON: the output is empty/,
+    );
   });
   test('a number JSON cannot carry (1e400 -> Infinity) is refused', () => {
-    expect(() => decodeOutput(bytes('{"n":1e400}'), 'json')).toThrow(/module output is not valid JSON: a number is out of range/);
+    expect(() => decodeOutput(bytes('{"n":1e400}'), 'json')).toThrow(
+      /module output is not valid JSON: a number is out of range/,
+    );
   });
   test('an empty text output is the empty string', () => {
     expect(decodeOutput(new Uint8Array(), 'text')).toBe('');
@@ -228,7 +261,9 @@ describe('capabilities.mcp decides which toolgate:mcp imports a module may have'
         expect(err.message).toContain('import "toolgate:mcp.sample" needs capabilities.mcp to list "sampling"');
       }
       // the same module (compiled once, cached by digest) loads for a manifest that declares it
-      const ok = await toolFromManifest(await loadManifestFile(await writeFileIn(dir, 'asks_model.yaml', manifestFor(['sampling']))));
+      const ok = await toolFromManifest(
+        await loadManifestFile(await writeFileIn(dir, 'asks_model.yaml', manifestFor(['sampling']))),
+      );
       opened.push(ok);
       expect(ok.capabilities?.mcp).toEqual(['sampling']);
     } finally {
@@ -257,7 +292,9 @@ describe('capabilities.mcp decides which toolgate:mcp imports a module may have'
         expect(err.message).toContain('FORBIDDEN_IMPORT');
         expect(err.message).toContain('import "toolgate:mcp.roots" needs capabilities.mcp to list "roots"');
       }
-      const ok = await toolFromManifest(await loadManifestFile(await writeFileIn(dir, 'asks_roots.yaml', rootsManifest(['roots']))));
+      const ok = await toolFromManifest(
+        await loadManifestFile(await writeFileIn(dir, 'asks_roots.yaml', rootsManifest(['roots']))),
+      );
       opened.push(ok);
       expect(ok.capabilities?.mcp).toEqual(['roots']);
     } finally {
@@ -270,12 +307,29 @@ describe('capabilities.mcp decides which toolgate:mcp imports a module may have'
     const { dir, cleanup } = await tempDir();
     try {
       const wat = join(dir, 'm.wat');
-      await writeFileIn(dir, 'm.wat', '(module (import "toolgate:mcp" "shell" (func (param i64) (result i64))) (memory (export "memory") 1) (func (export "t")))');
+      await writeFileIn(
+        dir,
+        'm.wat',
+        '(module (import "toolgate:mcp" "shell" (func (param i64) (result i64))) (memory (export "memory") 1) (func (export "t")))',
+      );
       const built = spawnSync('wat2wasm', [wat, '-o', join(dir, 'm.wasm')]);
       expect(built.status).toBe(0);
-      const file = await writeFileIn(dir, 'm.yaml', yamlOf({ apiVersion: 'toolgate/v1', name: 't', version: '1.0.0', description: 'x', module: { path: './m.wasm' }, capabilities: { mcp: ['logging', 'progress', 'elicitation', 'sampling'] } }));
+      const file = await writeFileIn(
+        dir,
+        'm.yaml',
+        yamlOf({
+          apiVersion: 'toolgate/v1',
+          name: 't',
+          version: '1.0.0',
+          description: 'x',
+          module: { path: './m.wasm' },
+          capabilities: { mcp: ['logging', 'progress', 'elicitation', 'sampling'] },
+        }),
+      );
       const err = (await toolFromManifest(await loadManifestFile(file)).catch((e: unknown) => e)) as ManifestError;
-      expect(err.message).toContain('import "toolgate:mcp.shell" is not a function toolgate provides (log, progress, elicit, sample, roots)');
+      expect(err.message).toContain(
+        'import "toolgate:mcp.shell" is not a function toolgate provides (log, progress, elicit, sample, roots)',
+      );
     } finally {
       await cleanup();
     }

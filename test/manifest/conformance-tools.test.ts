@@ -7,7 +7,15 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { loadManifestFile, toolFromManifest } from '../../host/src/manifest/index.js';
 import { CLIENT_IMPORTS, CLIENT_NAMESPACE } from '../../host/src/sandbox/module/host-imports.js';
-import { ToolFailure, type CallClient, type ClientAnswer, type ClientRequest, type ExecIdentity, type JsonObject, type ToolDefinition } from '../../host/src/tool/index.js';
+import {
+  ToolFailure,
+  type CallClient,
+  type ClientAnswer,
+  type ClientRequest,
+  type ExecIdentity,
+  type JsonObject,
+  type ToolDefinition,
+} from '../../host/src/tool/index.js';
 
 const ROOT = resolve(__dirname, '../..');
 const DIR = join(ROOT, 'manifests/conformance');
@@ -51,9 +59,13 @@ async function failureOf(p: unknown): Promise<ToolFailure> {
   throw new Error('expected a ToolFailure');
 }
 
-const textOf = (value: unknown): string => ((value as { content: { text: string }[] }).content[0]?.text ?? '');
+const textOf = (value: unknown): string => (value as { content: { text: string }[] }).content[0]?.text ?? '';
 
-const PENDING = (req: ClientRequest): ClientAnswer => ({ ok: false, code: 'PENDING', message: `${req.kind} asked in this input round` });
+const PENDING = (req: ClientRequest): ClientAnswer => ({
+  ok: false,
+  code: 'PENDING',
+  message: `${req.kind} asked in this input round`,
+});
 
 /** The MRTR tools of pdk-examples/conformance/src/mrtr.c and diag.c, with the features each declares. */
 const NEW_TOOLS: Record<string, string[]> = {
@@ -81,7 +93,13 @@ describe('the conformance reference tools', () => {
       if (loaded.manifest.module.abi !== 'hyper-mcp') opened.push(await toolFromManifest(loaded));
       const declared = [...(loaded.manifest.capabilities.mcp ?? [])].sort();
       const module = new WebAssembly.Module(await readFile(loaded.modulePath));
-      const imported = [...new Set(WebAssembly.Module.imports(module).filter((i) => i.module === CLIENT_NAMESPACE).map((i) => CLIENT_IMPORTS[i.name as keyof typeof CLIENT_IMPORTS]))].sort();
+      const imported = [
+        ...new Set(
+          WebAssembly.Module.imports(module)
+            .filter((i) => i.module === CLIENT_NAMESPACE)
+            .map((i) => CLIENT_IMPORTS[i.name as keyof typeof CLIENT_IMPORTS]),
+        ),
+      ].sort();
       expect(imported, file).toEqual(declared);
       const expected = NEW_TOOLS[loaded.manifest.name];
       if (expected !== undefined) {
@@ -112,13 +130,20 @@ describe('the conformance reference tools', () => {
     const answers = (roots: ClientAnswer) =>
       client((req): ClientAnswer => {
         if (req.kind === 'elicitation') return { ok: true, result: { action: 'accept', content: { name: 'Ada' } } };
-        if (req.kind === 'sampling') return { ok: true, result: { role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'm' } };
+        if (req.kind === 'sampling')
+          return { ok: true, result: { role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'm' } };
         return roots;
       });
     const all = answers({ ok: true, result: { roots: [{ uri: 'file:///a' }, { uri: 'file:///b' }] } as JsonObject });
     expect(textOf(await t.execute({}, exec(t.name, all)))).toBe('name=Ada; sample=hello; roots=2 root(s)');
-    const noRoots = answers({ ok: false, code: 'UNAVAILABLE', message: 'the client did not declare the roots capability' });
-    expect((await failureOf(t.execute({}, exec(t.name, noRoots)))).message).toContain('roots: UNAVAILABLE: the client did not declare the roots capability');
+    const noRoots = answers({
+      ok: false,
+      code: 'UNAVAILABLE',
+      message: 'the client did not declare the roots capability',
+    });
+    expect((await failureOf(t.execute({}, exec(t.name, noRoots)))).message).toContain(
+      'roots: UNAVAILABLE: the client did not declare the roots capability',
+    );
   });
 
   test('input_required_result_elicitation greets an accepted name, reports another action, and returns any refusal as its error', async () => {
@@ -128,7 +153,9 @@ describe('the conformance reference tools', () => {
     expect(accept.asked[0]?.params).toMatchObject({ inputKey: 'user_name', message: 'What is your name?' });
     const decline = client(() => ({ ok: true, result: { action: 'decline' } }));
     expect(textOf(await t.execute({}, exec(t.name, decline)))).toBe('No name given (decline)');
-    expect((await failureOf(t.execute({}, exec(t.name, client(PENDING))))).message).toContain('PENDING: elicitation asked in this input round');
+    expect((await failureOf(t.execute({}, exec(t.name, client(PENDING))))).message).toContain(
+      'PENDING: elicitation asked in this input round',
+    );
   });
 
   test('multi_round asks the colour only once the name is answered, and joins both', async () => {
@@ -136,19 +163,29 @@ describe('the conformance reference tools', () => {
     const pendingFirst = client(PENDING);
     await failureOf(t.execute({}, exec(t.name, pendingFirst)));
     expect(pendingFirst.asked.map((r) => r.params['inputKey'])).toEqual(['name']);
-    const both = client((req) => ({ ok: true, result: { action: 'accept', content: req.params['inputKey'] === 'name' ? { name: 'Ada' } : { color: 'green' } } as JsonObject }));
+    const both = client((req) => ({
+      ok: true,
+      result: {
+        action: 'accept',
+        content: req.params['inputKey'] === 'name' ? { name: 'Ada' } : { color: 'green' },
+      } as JsonObject,
+    }));
     expect(textOf(await t.execute({}, exec(t.name, both)))).toBe('Ada likes green');
   });
 
   test('capabilities falls back to sampling only when elicitation is UNAVAILABLE', async () => {
     const t = await open('test_input_required_result_capabilities');
-    const noElicit = client((req): ClientAnswer =>
-      req.kind === 'elicitation'
-        ? { ok: false, code: 'UNAVAILABLE', message: 'the client did not declare the elicitation capability' }
-        : { ok: true, result: { role: 'assistant', content: { type: 'text', text: 'B' }, model: 'm' } },
+    const noElicit = client(
+      (req): ClientAnswer =>
+        req.kind === 'elicitation'
+          ? { ok: false, code: 'UNAVAILABLE', message: 'the client did not declare the elicitation capability' }
+          : { ok: true, result: { role: 'assistant', content: { type: 'text', text: 'B' }, model: 'm' } },
     );
     expect(textOf(await t.execute({}, exec(t.name, noElicit)))).toBe('Sampling fallback: B');
-    expect(noElicit.asked.map((r) => [r.kind, r.params['inputKey']])).toEqual([['elicitation', 'preference'], ['sampling', 'fallback_sample']]);
+    expect(noElicit.asked.map((r) => [r.kind, r.params['inputKey']])).toEqual([
+      ['elicitation', 'preference'],
+      ['sampling', 'fallback_sample'],
+    ]);
     const pending = client(PENDING);
     expect((await failureOf(t.execute({}, exec(t.name, pending)))).message).toContain('PENDING');
     expect(pending.asked).toHaveLength(1);

@@ -3,7 +3,8 @@ import { describeCapabilities, describeHost } from '../../host/src/manifest/desc
 import { parseManifest } from '../../host/src/manifest/parse.js';
 import { manifestWith, yamlOf } from './helpers.js';
 
-const words = (caps: Record<string, unknown>) => describeCapabilities(parseManifest(yamlOf(manifestWith({ capabilities: caps })), 'd.yaml'));
+const words = (caps: Record<string, unknown>) =>
+  describeCapabilities(parseManifest(yamlOf(manifestWith({ capabilities: caps })), 'd.yaml'));
 
 describe('describeCapabilities says what a tool may touch in plain words', () => {
   test('a manifest with no grants says so, with its default limits', () => {
@@ -19,7 +20,10 @@ describe('describeCapabilities says what a tool may touch in plain words', () =>
   });
 
   test('hosts, ports and globs are spelled out', () => {
-    const lines = words({ allowed_hosts: ['docs.example.com', '127.0.0.1:8080', '*.example.org', 'any.example.net:*', '[::1]:9000'], memory: { max_http_response_bytes: 512 * 1024 } });
+    const lines = words({
+      allowed_hosts: ['docs.example.com', '127.0.0.1:8080', '*.example.org', 'any.example.net:*', '[::1]:9000'],
+      memory: { max_http_response_bytes: 512 * 1024 },
+    });
     expect(lines).toContain('may connect to docs.example.com (https, port 443; http, port 80)');
     expect(lines).toContain('may connect to 127.0.0.1 (port 8080)');
     expect(lines).toContain('may connect to any subdomain of example.org (https, port 443; http, port 80)');
@@ -30,7 +34,9 @@ describe('describeCapabilities says what a tool may touch in plain words', () =>
   });
 
   test('read-only and read-write mounts are told apart, naming the host folder as written', () => {
-    const lines = words({ allowed_paths: { '/data': { host: './workspace', mode: 'ro' }, '/out': { host: '/srv/out', mode: 'rw' } } });
+    const lines = words({
+      allowed_paths: { '/data': { host: './workspace', mode: 'ro' }, '/out': { host: '/srv/out', mode: 'rw' } },
+    });
     expect(lines).toContain('may read /data (host ./workspace)');
     expect(lines).toContain('may read and write /out (host /srv/out)');
     expect(lines).toContain('may write up to 64 MiB to /out in each call');
@@ -39,7 +45,13 @@ describe('describeCapabilities says what a tool may touch in plain words', () =>
   });
 
   test('memory, time, secrets and config are listed', () => {
-    const lines = words({ memory: { max_pages: 160 }, timeout_ms: 5000, max_output_bytes: 1536 * 1024, secrets: ['GITHUB_TOKEN'], config: { user_agent: 'toolgate' } });
+    const lines = words({
+      memory: { max_pages: 160 },
+      timeout_ms: 5000,
+      max_output_bytes: 1536 * 1024,
+      secrets: ['GITHUB_TOKEN'],
+      config: { user_agent: 'toolgate' },
+    });
     expect(lines).toContain('may use up to 10 MiB of memory');
     expect(lines).toContain('each call may run up to 5 s');
     expect(lines).toContain('each result may be up to 1.5 MiB');

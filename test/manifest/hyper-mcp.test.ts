@@ -7,7 +7,14 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { loadManifestFile, loadToolsFromDirs, ManifestError, parseManifest, pluginFromManifest, type LoadedPlugin } from '../../host/src/manifest/index.js';
+import {
+  loadManifestFile,
+  loadToolsFromDirs,
+  ManifestError,
+  parseManifest,
+  pluginFromManifest,
+  type LoadedPlugin,
+} from '../../host/src/manifest/index.js';
 import { Pipeline } from '../../host/src/pipeline/index.js';
 import { ToolRegistry, type JsonObject } from '../../host/src/tool/index.js';
 
@@ -20,7 +27,15 @@ let dir: string;
 const plugins: LoadedPlugin[] = [];
 
 function manifest(name: string, wasm: string, extra: string[] = []): string {
-  return ['apiVersion: toolgate/v1', `name: ${name}`, 'version: 1.0.0', `description: ${name} test plugin`, `module: { path: ${wasm}, abi: hyper-mcp }`, ...extra, ''].join('\n');
+  return [
+    'apiVersion: toolgate/v1',
+    `name: ${name}`,
+    'version: 1.0.0',
+    `description: ${name} test plugin`,
+    `module: { path: ${wasm}, abi: hyper-mcp }`,
+    ...extra,
+    '',
+  ].join('\n');
 }
 
 async function write(name: string, text: string): Promise<string> {
@@ -54,7 +69,8 @@ function pipelineOf(p: LoadedPlugin): Pipeline {
   return new Pipeline({ tools });
 }
 
-const textOf = (r: { content: readonly { type: string }[] }): string => (r.content[0] as unknown as { text: string }).text;
+const textOf = (r: { content: readonly { type: string }[] }): string =>
+  (r.content[0] as unknown as { text: string }).text;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'toolgate-hyper-'));
@@ -66,16 +82,31 @@ afterAll(async () => {
 
 describe('manifest: module.abi', () => {
   test('module.abi defaults to toolgate, so manifests written before it stay valid', () => {
-    const m = parseManifest(['apiVersion: toolgate/v1', 'name: greet', 'version: 1.0.0', 'description: d', `module: { path: ${GREET} }`, ''].join('\n'), 'greet.yaml');
+    const m = parseManifest(
+      [
+        'apiVersion: toolgate/v1',
+        'name: greet',
+        'version: 1.0.0',
+        'description: d',
+        `module: { path: ${GREET} }`,
+        '',
+      ].join('\n'),
+      'greet.yaml',
+    );
     expect(m.module.abi).toBe('toolgate');
   });
 
   test('module.abi is toolgate or hyper-mcp; anything else is refused naming the file, field and rule', () => {
-    expect(() => parseManifest(manifest('p', V1).replace('abi: hyper-mcp', 'abi: wasi'), 'p.yaml')).toThrow(/p\.yaml: module\.abi: must be one of "toolgate", "hyper-mcp"/);
+    expect(() => parseManifest(manifest('p', V1).replace('abi: hyper-mcp', 'abi: wasi'), 'p.yaml')).toThrow(
+      /p\.yaml: module\.abi: must be one of "toolgate", "hyper-mcp"/,
+    );
   });
 
   test('a hyper-mcp manifest may not set parameters, inputSchema, input, output, annotations or module.entry: the module describes them', () => {
-    const text = manifest('p', V1, ['parameters: { a: { type: string } }', 'output: { render: text }']).replace('abi: hyper-mcp', 'abi: hyper-mcp, entry: call');
+    const text = manifest('p', V1, ['parameters: { a: { type: string } }', 'output: { render: text }']).replace(
+      'abi: hyper-mcp',
+      'abi: hyper-mcp, entry: call',
+    );
     let err: unknown;
     try {
       parseManifest(text, 'p.yaml');
@@ -85,7 +116,9 @@ describe('manifest: module.abi', () => {
     expect(err).toBeInstanceOf(ManifestError);
     const issues = (err as ManifestError).issues.map((i) => i.path);
     expect(issues).toEqual(expect.arrayContaining(['parameters', 'output', 'module.entry']));
-    expect((err as ManifestError).message).toMatch(/parameters: is not allowed when module\.abi is hyper-mcp: the module describes its own tools/);
+    expect((err as ManifestError).message).toMatch(
+      /parameters: is not allowed when module\.abi is hyper-mcp: the module describes its own tools/,
+    );
   });
 
   test('a hyper-mcp plugin name may not contain "__" or end with "_" (it prefixes every served name)', () => {
@@ -112,7 +145,12 @@ describe('tools from the module', () => {
     const p = await load('fx1', V1);
     expect(p.tools.map((t) => t.name)).toEqual(['fx1__echo', 'fx1__add', 'fx1__fail', 'fx1__envelope']);
     const echo = p.tools[0];
-    expect(echo?.inputSchema).toEqual({ type: 'object', properties: { text: { type: 'string', maxLength: 64 } }, required: ['text'], additionalProperties: false });
+    expect(echo?.inputSchema).toEqual({
+      type: 'object',
+      properties: { text: { type: 'string', maxLength: 64 } },
+      required: ['text'],
+      additionalProperties: false,
+    });
     expect(echo?.title).toBe('Echo');
     expect(echo?.annotations?.readOnlyHint).toBe(true);
     expect(p.problems).toEqual([]);
@@ -153,7 +191,10 @@ describe('tools from the module', () => {
     const nully = p.tools.find((t) => t.name === 'fxn__nully');
     expect(nully?.title).toBeUndefined();
     expect(nully?.annotations).toEqual({ readOnlyHint: true });
-    expect(nully?.inputSchema).toEqual({ type: 'object', properties: { v: { type: ['string', 'null'], default: null } } });
+    expect(nully?.inputSchema).toEqual({
+      type: 'object',
+      properties: { v: { type: ['string', 'null'], default: null } },
+    });
     const r = await pipelineOf(p).call('fxn__nully', {});
     expect(r.isError).toBe(false);
     expect(r.content).toEqual([{ type: 'text', text: 'null members dropped' }]);
@@ -162,7 +203,9 @@ describe('tools from the module', () => {
   test('arguments are validated against the described schema before the module runs (the module writes a file when it runs)', async () => {
     const data = join(dir, 'data');
     await mkdir(data, { recursive: true });
-    const pipeline = pipelineOf(await load('fx2v', V2, ['capabilities:', `  allowed_paths: { /data: { host: ${data}, mode: rw } }`]));
+    const pipeline = pipelineOf(
+      await load('fx2v', V2, ['capabilities:', `  allowed_paths: { /data: { host: ${data}, mode: rw } }`]),
+    );
     const log = join(data, 'calls.log');
     const tooLong = await pipeline.call('fx2v__record', { note: 'far more than ten characters' });
     expect(tooLong.error?.code).toBe('INVALID_ARGS');
@@ -189,10 +232,20 @@ describe('bad descriptions', () => {
     expect(messages[2]).toMatch(/tools\[6\]\.name: "echo" is described twice/);
   });
 
-  test('a tool whose served name collides with a tool already registered is refused with the file; the plugin\'s other tools load', async () => {
+  test("a tool whose served name collides with a tool already registered is refused with the file; the plugin's other tools load", async () => {
     const first = join(dir, 'collide');
     await mkdir(first, { recursive: true });
-    await writeFile(join(first, 'a.yaml'), ['apiVersion: toolgate/v1', 'name: fxc__echo', 'version: 1.0.0', 'description: a native tool taking the name', `module: { path: ${GREET}, entry: greet }`, ''].join('\n'));
+    await writeFile(
+      join(first, 'a.yaml'),
+      [
+        'apiVersion: toolgate/v1',
+        'name: fxc__echo',
+        'version: 1.0.0',
+        'description: a native tool taking the name',
+        `module: { path: ${GREET}, entry: greet }`,
+        '',
+      ].join('\n'),
+    );
     await writeFile(join(first, 'b.yaml'), manifest('fxc', V1));
     const { tools, plugins: loaded, errors } = await loadToolsFromDirs([first]);
     plugins.push(...loaded);
@@ -213,7 +266,7 @@ describe('bad descriptions', () => {
     await Promise.all(tools.map((t) => t.dispose?.()));
   });
 
-  test('a describe export that spins is refused within the manifest\'s timeout', async () => {
+  test("a describe export that spins is refused within the manifest's timeout", async () => {
     const t0 = performance.now();
     const err = await refusal('spin', V1, ['capabilities:', '  timeout_ms: 400', '  config: { mode: spin }']);
     expect(performance.now() - t0).toBeLessThan(5000);
@@ -227,7 +280,7 @@ describe('bad descriptions', () => {
     expect(err.message).toMatch(/export describe of .* failed at load/);
   });
 
-  test('a module importing hyper-mcp\'s own host functions (not mapped yet) is refused at load naming the import', async () => {
+  test("a module importing hyper-mcp's own host functions (not mapped yet) is refused at load naming the import", async () => {
     const err = await refusal('hostfn', join(ROOT, 'test/fixtures/build/hyper_host_imports.wasm'), []);
     expect(err.message).toMatch(/hostfn\.yaml: .*export list_tools .* failed at load: .*notify_progress/);
   });
@@ -260,12 +313,20 @@ describe('resources, prompts and completions of a v2 module', () => {
     expect(p.surface?.resources.map((r) => r['uri'])).toEqual(['mem://fixture/readme']);
     expect(p.surface?.resourceTemplates.map((r) => r['uriTemplate'])).toEqual(['mem://fixture/items/{id}']);
     expect(p.surface?.prompts.map((r) => r['name'])).toEqual(['greeting']);
-    expect(p.operations.map((o) => o.name)).toEqual(['fxs__resources__read', 'fxs__prompts__get', 'fxs__completion__complete']);
+    expect(p.operations.map((o) => o.name)).toEqual([
+      'fxs__resources__read',
+      'fxs__prompts__get',
+      'fxs__completion__complete',
+    ]);
     const pipeline = pipelineOf(p);
     const read = await pipeline.call('fxs__resources__read', { uri: 'mem://fixture/items/42' }, { operation: true });
-    expect(read.structuredContent).toEqual({ contents: [{ uri: 'mem://fixture/items/42', mimeType: 'text/plain', text: 'contents of mem://fixture/items/42' }] });
+    expect(read.structuredContent).toEqual({
+      contents: [{ uri: 'mem://fixture/items/42', mimeType: 'text/plain', text: 'contents of mem://fixture/items/42' }],
+    });
     // an operation is not a tool: tools/call and the tool list never reach it
-    expect((await pipeline.call('fxs__resources__read', { uri: 'mem://fixture/readme' })).error?.code).toBe('UNKNOWN_TOOL');
+    expect((await pipeline.call('fxs__resources__read', { uri: 'mem://fixture/readme' })).error?.code).toBe(
+      'UNKNOWN_TOOL',
+    );
   });
 
   test('a URI the module did not list and no template matches is never passed to the module', async () => {
@@ -276,7 +337,11 @@ describe('resources, prompts and completions of a v2 module', () => {
 
   test('completion refs reach the module without MCP\'s "ref/" prefix, as hyper-mcp sends them', async () => {
     const pipeline = pipelineOf(await load('fxk', V2));
-    const r = await pipeline.call('fxk__completion__complete', { ref: { type: 'ref/prompt', name: 'greeting' }, argument: { name: 'who', value: 'al' } }, { operation: true });
+    const r = await pipeline.call(
+      'fxk__completion__complete',
+      { ref: { type: 'ref/prompt', name: 'greeting' }, argument: { name: 'who', value: 'al' } },
+      { operation: true },
+    );
     expect(r.structuredContent).toEqual({ completion: { values: ['prompt', 'alpha', 'alps'], hasMore: false } });
   });
 

@@ -18,7 +18,8 @@ afterEach(async () => {
 function io(cwd: string) {
   let last = { code: -1, out: '', err: '' };
   return {
-    run: async (args: string[]) => (last = await runShipped(['inspect', ...args], { cwd, env: { TOOLGATE_HOME: join(cwd, '.toolgate-home') } })),
+    run: async (args: string[]) =>
+      (last = await runShipped(['inspect', ...args], { cwd, env: { TOOLGATE_HOME: join(cwd, '.toolgate-home') } })),
     out: () => last.out,
     err: () => last.err,
   };
@@ -36,8 +37,16 @@ async function fetchTool(folder: string) {
         description: 'Fetch a page from an allowed host.',
         module: { path: 'fetch.wasm', entry: 'run' },
         parameters: { url: { type: 'string', required: true, description: 'Absolute https URL' } },
-        output: { schema: { type: 'object', properties: { status: { type: 'integer' } } }, render: { template: 'status {{status}}' } },
-        capabilities: { allowed_hosts: ['docs.example.com'], allowed_paths: { '/data': { host: './workspace', mode: 'ro' } }, timeout_ms: 5000, secrets: ['GITHUB_TOKEN'] },
+        output: {
+          schema: { type: 'object', properties: { status: { type: 'integer' } } },
+          render: { template: 'status {{status}}' },
+        },
+        capabilities: {
+          allowed_hosts: ['docs.example.com'],
+          allowed_paths: { '/data': { host: './workspace', mode: 'ro' } },
+          timeout_ms: 5000,
+          secrets: ['GITHUB_TOKEN'],
+        },
         annotations: { title: 'Fetch URL', readOnlyHint: true, openWorldHint: true },
       }),
     ),
@@ -53,7 +62,9 @@ describe('toolgate inspect', () => {
     expect(text).toContain('fetch_url 1.0.0 — Fetch URL');
     expect(text).toContain('Fetch a page from an allowed host.');
     expect(text).toContain(`manifest: ${file}`);
-    expect(text).toContain(`sha256: ${createHash('sha256').update(FAKE_WASM).digest('hex')} (not pinned by the manifest)`);
+    expect(text).toContain(
+      `sha256: ${createHash('sha256').update(FAKE_WASM).digest('hex')} (not pinned by the manifest)`,
+    );
     expect(text).toContain('entry:  run');
     expect(text).toContain('"required": [\n    "url"\n  ]'.replace(/\n/g, '\n  '));
     expect(text).toContain('render:   template "status {{status}}"');
@@ -71,7 +82,11 @@ describe('toolgate inspect', () => {
     expect((await t.run(['fetch_url', '--manifests', 'm', '--json'])).code).toBe(0);
     const report = JSON.parse(t.out()) as Record<string, unknown>;
     expect(report['name']).toBe('fetch_url');
-    expect(report['inputSchema']).toMatchObject({ type: 'object', properties: { url: { type: 'string' } }, required: ['url'] });
+    expect(report['inputSchema']).toMatchObject({
+      type: 'object',
+      properties: { url: { type: 'string' } },
+      required: ['url'],
+    });
     expect(report['capabilityDescription']).toContain('receives secret GITHUB_TOKEN');
     expect(report['module']).toMatchObject({ path: join(dir, 'm', 'fetch.wasm'), entry: 'run', pinned: false });
   });
@@ -86,7 +101,11 @@ describe('toolgate inspect', () => {
 
   test('a manifest that fails to load exits 2 and names the file, key path and rule', async () => {
     await fetchTool('m');
-    const bad = await writeFileIn(dir, 'm/zz.yaml', yamlOf(manifestWith({ name: 'broken', capabilities: { memory: { max_pages: 70000 } } })));
+    const bad = await writeFileIn(
+      dir,
+      'm/zz.yaml',
+      yamlOf(manifestWith({ name: 'broken', capabilities: { memory: { max_pages: 70000 } } })),
+    );
     const t = io(dir);
     expect((await t.run(['fetch_url', '--manifests', 'm'])).code).toBe(2);
     expect(t.err()).toContain(`${bad}: capabilities.memory.max_pages: must be <= 65536`);

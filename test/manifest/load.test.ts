@@ -30,7 +30,11 @@ async function failure(p: Promise<unknown>): Promise<ManifestError> {
 describe('loadManifestFile', () => {
   test('module.path is resolved against the manifest folder, not the working directory', async () => {
     await writeFileIn(dir, 'modules/demo.wasm', FAKE_WASM);
-    const file = await writeFileIn(dir, 'tools/sub/demo.yaml', yamlOf(manifestWith({ module: { path: '../../modules/demo.wasm' } })));
+    const file = await writeFileIn(
+      dir,
+      'tools/sub/demo.yaml',
+      yamlOf(manifestWith({ module: { path: '../../modules/demo.wasm' } })),
+    );
     const loaded = await loadManifestFile(file);
     expect(loaded.file).toBe(file);
     expect(loaded.modulePath).toBe(join(dir, 'modules/demo.wasm'));
@@ -40,14 +44,22 @@ describe('loadManifestFile', () => {
 
   test('a module whose bytes match module.sha256 loads', async () => {
     await writeFileIn(dir, 'demo.wasm', FAKE_WASM);
-    const file = await writeFileIn(dir, 'demo.yaml', yamlOf(manifestWith({ module: { path: 'demo.wasm', sha256: sha(FAKE_WASM).toUpperCase() } })));
+    const file = await writeFileIn(
+      dir,
+      'demo.yaml',
+      yamlOf(manifestWith({ module: { path: 'demo.wasm', sha256: sha(FAKE_WASM).toUpperCase() } })),
+    );
     expect((await loadManifestFile(file)).sha256).toBe(sha(FAKE_WASM));
   });
 
   test('a sha256 mismatch is refused naming the file, the expected and the actual digest', async () => {
     await writeFileIn(dir, 'demo.wasm', FAKE_WASM);
     const wrong = '0'.repeat(64);
-    const file = await writeFileIn(dir, 'demo.yaml', yamlOf(manifestWith({ module: { path: 'demo.wasm', sha256: wrong } })));
+    const file = await writeFileIn(
+      dir,
+      'demo.yaml',
+      yamlOf(manifestWith({ module: { path: 'demo.wasm', sha256: wrong } })),
+    );
     const err = await failure(loadManifestFile(file));
     expect(err.code).toBe('SHA256_MISMATCH');
     expect(err.file).toBe(file);
@@ -57,15 +69,25 @@ describe('loadManifestFile', () => {
   });
 
   test('a missing module names the resolved path and says to build it; make examples only for the shipped examples', async () => {
-    const file = await writeFileIn(dir, 'm/demo.yaml', yamlOf(manifestWith({ module: { path: '../build/nothere.wasm' } })));
+    const file = await writeFileIn(
+      dir,
+      'm/demo.yaml',
+      yamlOf(manifestWith({ module: { path: '../build/nothere.wasm' } })),
+    );
     const err = await failure(loadManifestFile(file));
     expect(err.code).toBe('MODULE_MISSING');
     expect(err.path).toBe('module.path');
     expect(err.message).toContain(join(dir, 'build/nothere.wasm'));
     expect(err.message).toContain('(build the module first)');
     expect(err.message).not.toContain('make examples');
-    const example = await writeFileIn(dir, 'm/example.yaml', yamlOf(manifestWith({ module: { path: '../pdk-examples/wat/build/nothere.wasm' } })));
-    expect((await failure(loadManifestFile(example))).message).toContain('(build the example modules with `make examples`)');
+    const example = await writeFileIn(
+      dir,
+      'm/example.yaml',
+      yamlOf(manifestWith({ module: { path: '../pdk-examples/wat/build/nothere.wasm' } })),
+    );
+    expect((await failure(loadManifestFile(example))).message).toContain(
+      '(build the example modules with `make examples`)',
+    );
   });
 
   test('a missing manifest file is a READ_FAILED error naming it', async () => {
@@ -90,7 +112,14 @@ describe('loadManifestFile', () => {
     const file = await writeFileIn(
       dir,
       'demo.yaml',
-      yamlOf(manifestWith({ module: { path: 'demo.wasm' }, capabilities: { allowed_paths: { '/data': { host: './workspace', mode: 'ro' }, '/out': { host: absDir, mode: 'rw' } } } })),
+      yamlOf(
+        manifestWith({
+          module: { path: 'demo.wasm' },
+          capabilities: {
+            allowed_paths: { '/data': { host: './workspace', mode: 'ro' }, '/out': { host: absDir, mode: 'rw' } },
+          },
+        }),
+      ),
     );
     const loaded = await loadManifestFile(file);
     expect(loaded.allowedPaths).toEqual({
@@ -103,7 +132,16 @@ describe('loadManifestFile', () => {
 
   test('an allowed_paths host that does not exist is refused with its key path', async () => {
     await writeFileIn(dir, 'demo.wasm', FAKE_WASM);
-    const file = await writeFileIn(dir, 'demo.yaml', yamlOf(manifestWith({ module: { path: 'demo.wasm' }, capabilities: { allowed_paths: { '/data': { host: './nope' } } } })));
+    const file = await writeFileIn(
+      dir,
+      'demo.yaml',
+      yamlOf(
+        manifestWith({
+          module: { path: 'demo.wasm' },
+          capabilities: { allowed_paths: { '/data': { host: './nope' } } },
+        }),
+      ),
+    );
     const err = await failure(loadManifestFile(file));
     expect(err.code).toBe('PATH_INVALID');
     expect(err.path).toBe('capabilities.allowed_paths["/data"].host');
@@ -112,7 +150,16 @@ describe('loadManifestFile', () => {
 
   test('an allowed_paths host that is a file is refused', async () => {
     await writeFileIn(dir, 'demo.wasm', FAKE_WASM);
-    const file = await writeFileIn(dir, 'demo.yaml', yamlOf(manifestWith({ module: { path: 'demo.wasm' }, capabilities: { allowed_paths: { '/data': { host: 'demo.wasm' } } } })));
+    const file = await writeFileIn(
+      dir,
+      'demo.yaml',
+      yamlOf(
+        manifestWith({
+          module: { path: 'demo.wasm' },
+          capabilities: { allowed_paths: { '/data': { host: 'demo.wasm' } } },
+        }),
+      ),
+    );
     const err = await failure(loadManifestFile(file));
     expect(err.code).toBe('PATH_INVALID');
     expect(err.rule).toContain('must be a directory');
@@ -134,7 +181,16 @@ describe('a mount may not contain $TOOLGATE_HOME (it holds the approval secret)'
     await mkdir(join(dir, 'home/tools/demo'), { recursive: true });
     await writeFileIn(dir, 'home/approval-secret', 'the-secret\n');
     await writeFileIn(dir, 'demo.wasm', FAKE_WASM);
-    const file = await writeFileIn(dir, 'demo.yaml', yamlOf(manifestWith({ module: { path: 'demo.wasm' }, capabilities: { allowed_paths: { '/all': { host, mode: 'ro' } } } })));
+    const file = await writeFileIn(
+      dir,
+      'demo.yaml',
+      yamlOf(
+        manifestWith({
+          module: { path: 'demo.wasm' },
+          capabilities: { allowed_paths: { '/all': { host, mode: 'ro' } } },
+        }),
+      ),
+    );
     const err = await failure(loadManifestFile(file));
     expect(err.code).toBe('PATH_INVALID');
     expect(err.path).toBe('capabilities.allowed_paths["/all"].host');
@@ -145,7 +201,16 @@ describe('a mount may not contain $TOOLGATE_HOME (it holds the approval secret)'
     process.env.TOOLGATE_HOME = join(dir, 'home');
     await mkdir(join(dir, 'home/tools/demo/data'), { recursive: true });
     await writeFileIn(dir, 'demo.wasm', FAKE_WASM);
-    const file = await writeFileIn(dir, 'demo.yaml', yamlOf(manifestWith({ module: { path: 'demo.wasm' }, capabilities: { allowed_paths: { '/data': { host: './home/tools/demo/data' } } } })));
+    const file = await writeFileIn(
+      dir,
+      'demo.yaml',
+      yamlOf(
+        manifestWith({
+          module: { path: 'demo.wasm' },
+          capabilities: { allowed_paths: { '/data': { host: './home/tools/demo/data' } } },
+        }),
+      ),
+    );
     const loaded = await loadManifestFile(file);
     expect(loaded.allowedPaths['/data']?.host).toBe(await realpath(join(dir, 'home/tools/demo/data')));
   });
@@ -155,12 +220,21 @@ describe('a mount may not contain $TOOLGATE_HOME (it holds the approval secret)'
     ['the folder of installed tools', './home/tools'],
     ["an installed tool's folder (its manifest.yaml)", './home/tools/demo'],
     ['the module blobs', './home/blobs'],
-    ['the store\'s staging folder', './home/tmp'],
+    ["the store's staging folder", './home/tmp'],
   ])('a grant of %s is refused (a tool could rewrite the policies or grow its own grants)', async (_label, host) => {
     process.env.TOOLGATE_HOME = join(dir, 'home');
     await mkdir(join(dir, host), { recursive: true });
     await writeFileIn(dir, 'demo.wasm', FAKE_WASM);
-    const file = await writeFileIn(dir, 'demo.yaml', yamlOf(manifestWith({ module: { path: 'demo.wasm' }, capabilities: { allowed_paths: { '/h': { host, mode: 'rw' } } } })));
+    const file = await writeFileIn(
+      dir,
+      'demo.yaml',
+      yamlOf(
+        manifestWith({
+          module: { path: 'demo.wasm' },
+          capabilities: { allowed_paths: { '/h': { host, mode: 'rw' } } },
+        }),
+      ),
+    );
     const err = await failure(loadManifestFile(file));
     expect(err.code).toBe('PATH_INVALID');
     expect(err.path).toBe('capabilities.allowed_paths["/h"].host');
@@ -170,16 +244,28 @@ describe('a mount may not contain $TOOLGATE_HOME (it holds the approval secret)'
   test.each([
     ['the cache itself', './home/cache'],
     ['the prepared-module cache', './home/cache/prepared'],
-  ])("a grant of %s is refused (a tool that wrote prepared modules could unsandbox the next start's tools)", async (_label, host) => {
-    process.env.TOOLGATE_HOME = join(dir, 'home');
-    await mkdir(join(dir, 'home/cache/prepared'), { recursive: true });
-    await writeFileIn(dir, 'demo.wasm', FAKE_WASM);
-    const file = await writeFileIn(dir, 'demo.yaml', yamlOf(manifestWith({ module: { path: 'demo.wasm' }, capabilities: { allowed_paths: { '/c': { host, mode: 'rw' } } } })));
-    const err = await failure(loadManifestFile(file));
-    expect(err.code).toBe('PATH_INVALID');
-    expect(err.path).toBe('capabilities.allowed_paths["/c"].host');
-    expect(err.rule).toContain("inside toolgate's cache");
-  });
+  ])(
+    "a grant of %s is refused (a tool that wrote prepared modules could unsandbox the next start's tools)",
+    async (_label, host) => {
+      process.env.TOOLGATE_HOME = join(dir, 'home');
+      await mkdir(join(dir, 'home/cache/prepared'), { recursive: true });
+      await writeFileIn(dir, 'demo.wasm', FAKE_WASM);
+      const file = await writeFileIn(
+        dir,
+        'demo.yaml',
+        yamlOf(
+          manifestWith({
+            module: { path: 'demo.wasm' },
+            capabilities: { allowed_paths: { '/c': { host, mode: 'rw' } } },
+          }),
+        ),
+      );
+      const err = await failure(loadManifestFile(file));
+      expect(err.code).toBe('PATH_INVALID');
+      expect(err.path).toBe('capabilities.allowed_paths["/c"].host');
+      expect(err.rule).toContain("inside toolgate's cache");
+    },
+  );
 });
 
 describe('loadManifestDirs', () => {
@@ -190,7 +276,11 @@ describe('loadManifestDirs', () => {
 
   test('one bad manifest is reported and skipped while the others load', async () => {
     await tool('m', 'a.yaml', 'alpha');
-    const bad = await writeFileIn(dir, 'm/b.yaml', yamlOf(manifestWith({ name: 'beta', capabilities: { timeout_ms: -1 } })));
+    const bad = await writeFileIn(
+      dir,
+      'm/b.yaml',
+      yamlOf(manifestWith({ name: 'beta', capabilities: { timeout_ms: -1 } })),
+    );
     await tool('m', 'c.yml', 'gamma');
     const { manifests, errors } = await loadManifestDirs([join(dir, 'm')]);
     expect(manifests.map((m) => m.manifest.name)).toEqual(['alpha', 'gamma']);
@@ -213,7 +303,11 @@ describe('loadManifestDirs', () => {
   test('a duplicate tool name is an error naming both files, and the first one wins', async () => {
     const first = await tool('one', 'x.yaml', 'same');
     await writeFileIn(dir, 'two/same.wasm', new Uint8Array([...FAKE_WASM, 1, 2, 3]));
-    const second = await writeFileIn(dir, 'two/y.yaml', yamlOf(manifestWith({ name: 'same', module: { path: 'same.wasm' } })));
+    const second = await writeFileIn(
+      dir,
+      'two/y.yaml',
+      yamlOf(manifestWith({ name: 'same', module: { path: 'same.wasm' } })),
+    );
     const { manifests, errors } = await loadManifestDirs([join(dir, 'one'), join(dir, 'two')]);
     expect(manifests).toHaveLength(1);
     expect(manifests[0]?.file).toBe(first);

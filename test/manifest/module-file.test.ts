@@ -59,16 +59,22 @@ describe('a module is a regular, size-capped WebAssembly file', () => {
     const file = await manifestFor('id_ed25519');
     const err = await refusal(loadManifestFile(file));
     expect(err.code).toBe('MODULE_INVALID');
-    expect(err.message).toContain(`${file}: module.path: module file ${join(dir, 'id_ed25519')} is not a WebAssembly module`);
+    expect(err.message).toContain(
+      `${file}: module.path: module file ${join(dir, 'id_ed25519')} is not a WebAssembly module`,
+    );
     const passwd = await refusal(loadManifestFile(await manifestFor('/etc/passwd')));
     expect(passwd.rule).toContain('/etc/passwd is not a WebAssembly module');
   });
 
   test('the wasm version is checked too, and an empty file is not a module', async () => {
     await writeFileIn(dir, 'v2.wasm', new Uint8Array([0, 0x61, 0x73, 0x6d, 2, 0, 0, 0]));
-    expect((await refusal(loadManifestFile(await manifestFor('v2.wasm')))).rule).toContain('is not a WebAssembly module');
+    expect((await refusal(loadManifestFile(await manifestFor('v2.wasm')))).rule).toContain(
+      'is not a WebAssembly module',
+    );
     await writeFileIn(dir, 'empty.wasm', new Uint8Array(0));
-    expect((await refusal(loadManifestFile(await manifestFor('empty.wasm')))).rule).toContain('is not a WebAssembly module');
+    expect((await refusal(loadManifestFile(await manifestFor('empty.wasm')))).rule).toContain(
+      'is not a WebAssembly module',
+    );
   });
 
   test('a module over the cap is refused from its size, before it is read (a 65 MiB sparse file, default cap 64 MiB)', async () => {
@@ -76,14 +82,18 @@ describe('a module is a regular, size-capped WebAssembly file', () => {
     await truncate(big, DEFAULT_MAX_MODULE_BYTES + 1024 * 1024);
     const err = await refusal(loadManifestFile(await manifestFor('big.wasm')));
     expect(err.code).toBe('MODULE_INVALID');
-    expect(err.rule).toBe(`module file ${big} must be at most ${DEFAULT_MAX_MODULE_BYTES} bytes (it is ${DEFAULT_MAX_MODULE_BYTES + 1024 * 1024})`);
+    expect(err.rule).toBe(
+      `module file ${big} must be at most ${DEFAULT_MAX_MODULE_BYTES} bytes (it is ${DEFAULT_MAX_MODULE_BYTES + 1024 * 1024})`,
+    );
   });
 
   test('the cap is a loading option: maxModuleBytes lowers it for one load and for a folder', async () => {
     await writeFileIn(dir, 'demo.wasm', new Uint8Array([...FAKE_WASM, ...new Uint8Array(100)]));
     const file = await manifestFor('demo.wasm');
     expect((await loadManifestFile(file)).wasm.length).toBe(108);
-    expect((await refusal(loadManifestFile(file, { maxModuleBytes: 64 }))).rule).toContain('must be at most 64 bytes (it is 108)');
+    expect((await refusal(loadManifestFile(file, { maxModuleBytes: 64 }))).rule).toContain(
+      'must be at most 64 bytes (it is 108)',
+    );
     const { manifests, errors } = await loadManifestDirs([dir], { maxModuleBytes: 64 });
     expect(manifests).toEqual([]);
     expect(errors[0]?.code).toBe('MODULE_INVALID');
@@ -92,7 +102,11 @@ describe('a module is a regular, size-capped WebAssembly file', () => {
   test('local manifests may point at a module outside their folder, also through a symlink (the examples do)', async () => {
     await writeFileIn(dir, 'elsewhere/build/demo.wasm', FAKE_WASM);
     await symlink(join(dir, 'elsewhere/build/demo.wasm'), join(dir, 'link.wasm'));
-    const nested = await writeFileIn(dir, 'manifests/demo.yaml', yamlOf(manifestWith({ module: { path: '../elsewhere/build/demo.wasm' } })));
+    const nested = await writeFileIn(
+      dir,
+      'manifests/demo.yaml',
+      yamlOf(manifestWith({ module: { path: '../elsewhere/build/demo.wasm' } })),
+    );
     expect((await loadManifestFile(nested)).wasm).toEqual(FAKE_WASM);
     expect((await loadManifestFile(await manifestFor('link.wasm'))).wasm).toEqual(FAKE_WASM);
   });
@@ -115,14 +129,18 @@ describe('readModuleFile with a folder (packages)', () => {
     await writeFileIn(dir, 'victim-private-key.txt', FAKE_WASM);
     await writeFileIn(tool, 'ok.wasm', FAKE_WASM);
     await symlink(join(dir, 'victim-private-key.txt'), join(tool, 'sneaky.wasm'));
-    expect(await readModuleFile(join(tool, 'ok.wasm'), { maxBytes: 1024, within: tool })).toEqual(Buffer.from(FAKE_WASM));
+    expect(await readModuleFile(join(tool, 'ok.wasm'), { maxBytes: 1024, within: tool })).toEqual(
+      Buffer.from(FAKE_WASM),
+    );
     for (const path of [join(tool, '../victim-private-key.txt'), join(tool, 'sneaky.wasm')]) {
       const err = await readModuleFile(path, { maxBytes: 1024, within: tool }).then(
         () => undefined,
         (e: unknown) => e,
       );
       expect(err).toBeInstanceOf(FileRuleError);
-      expect((err as FileRuleError).rule).toContain(`must be inside the tool's folder ${tool} (it resolves to ${join(dir, 'victim-private-key.txt')})`);
+      expect((err as FileRuleError).rule).toContain(
+        `must be inside the tool's folder ${tool} (it resolves to ${join(dir, 'victim-private-key.txt')})`,
+      );
     }
   });
 });

@@ -2,7 +2,11 @@
 // send their clients: a shared token bucket; past it a notice is dropped (never queued), counted,
 // and reported in the server log at most once a second. Requests are not notices.
 import { expect, test } from 'vitest';
-import { pluginNoticeLimit, PLUGIN_NOTICE_BURST, PLUGIN_NOTICES_PER_SECOND } from '../../host/src/manifest/notice-limit.js';
+import {
+  pluginNoticeLimit,
+  PLUGIN_NOTICE_BURST,
+  PLUGIN_NOTICES_PER_SECOND,
+} from '../../host/src/manifest/notice-limit.js';
 import type { CallClient, ClientRequest } from '../../host/src/tool/index.js';
 
 function counting(): CallClient & { sent: number; asked: number } {

@@ -8,7 +8,11 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { ManifestError } from '../../host/src/manifest/errors.js';
 import { loadManifestFile } from '../../host/src/manifest/load.js';
 import { openCache, openCacheFolder } from '../../host/src/cache-files/index.js';
-import { manifestParseCacheStats, parseManifestCached, useManifestParseCache } from '../../host/src/manifest/parse-cache.js';
+import {
+  manifestParseCacheStats,
+  parseManifestCached,
+  useManifestParseCache,
+} from '../../host/src/manifest/parse-cache.js';
 import { parseManifest } from '../../host/src/manifest/parse.js';
 import { FAKE_WASM, manifestWith, tempDir, writeFileIn, yamlOf } from './helpers.js';
 
@@ -33,7 +37,8 @@ afterEach(async () => {
   await cleanup();
 });
 
-const entries = async (): Promise<string[]> => (await readdir(cache).catch(() => [] as string[])).filter((f) => f.endsWith('.json'));
+const entries = async (): Promise<string[]> =>
+  (await readdir(cache).catch(() => [] as string[])).filter((f) => f.endsWith('.json'));
 
 async function writeTool(over: Record<string, unknown> = {}): Promise<string> {
   await writeFileIn(dir, 'demo.wasm', FAKE_WASM);
@@ -42,7 +47,13 @@ async function writeTool(over: Record<string, unknown> = {}): Promise<string> {
 
 describe('parsed manifests on disk', () => {
   test('a manifest loaded twice is answered from the cache the second time, equal to a fresh parse', async () => {
-    const file = await writeTool({ inputSchema: { type: 'object', properties: { text: { type: 'string', pattern: '^[a-z]+$' } }, required: ['text'] } });
+    const file = await writeTool({
+      inputSchema: {
+        type: 'object',
+        properties: { text: { type: 'string', pattern: '^[a-z]+$' } },
+        required: ['text'],
+      },
+    });
     const first = await loadManifestFile(file);
     const stored = await entries();
     expect(stored).toHaveLength(1);
@@ -89,7 +100,14 @@ describe('parsed manifests on disk', () => {
     const cut = good.indexOf('\n');
     const [seal, json] = [good.slice(0, cut), JSON.parse(good.slice(cut + 1)) as object];
     const resealed = (over: object): string => `${seal}\n${JSON.stringify({ ...json, ...over })}`;
-    for (const bad of ['not json', good.slice(0, good.length >> 1), resealed({ key: 'another' }), resealed({ format: 0 }), 'null', `${seal}\nnull`]) {
+    for (const bad of [
+      'not json',
+      good.slice(0, good.length >> 1),
+      resealed({ key: 'another' }),
+      resealed({ format: 0 }),
+      'null',
+      `${seal}\nnull`,
+    ]) {
       await writeFile(path, bad);
       expect((await loadManifestFile(file)).manifest).toStrictEqual(fresh);
       expect(await readFile(path, 'utf8')).toBe(good);
@@ -121,8 +139,12 @@ describe('parsed manifests on disk', () => {
 
   test('every bundled example and conformance manifest is stored, and its hit equals a fresh parse', async () => {
     const files = [
-      ...(await readdir(join(ROOT, 'manifests'))).filter((f) => f.endsWith('.yaml')).map((f) => join(ROOT, 'manifests', f)),
-      ...(await readdir(join(ROOT, 'manifests', 'conformance'))).filter((f) => f.endsWith('.yaml')).map((f) => join(ROOT, 'manifests', 'conformance', f)),
+      ...(await readdir(join(ROOT, 'manifests')))
+        .filter((f) => f.endsWith('.yaml'))
+        .map((f) => join(ROOT, 'manifests', f)),
+      ...(await readdir(join(ROOT, 'manifests', 'conformance')))
+        .filter((f) => f.endsWith('.yaml'))
+        .map((f) => join(ROOT, 'manifests', 'conformance', f)),
     ];
     expect(files.length).toBeGreaterThan(10);
     for (const file of files) {

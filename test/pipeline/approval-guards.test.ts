@@ -12,7 +12,10 @@ describe('pipeline stage 2: ask and approval', () => {
     h.tools.register(t);
     h.hooks.on('tools/pre-execute', 'asker', ask);
     const r = await h.pipeline.call('rec', {});
-    expect(r.error).toEqual({ code: 'APPROVAL_DENIED', message: 'approval required (writes a file) but no approval service is configured' });
+    expect(r.error).toEqual({
+      code: 'APPROVAL_DENIED',
+      message: 'approval required (writes a file) but no approval service is configured',
+    });
     expect(t.runs).toHaveLength(0);
   });
 
@@ -47,7 +50,9 @@ describe('pipeline stage 2: ask and approval', () => {
     expect(messages).toEqual([
       'approval rejected (writes a file)',
       'approval cancelled before an answer (writes a file)',
-      expect.stringMatching(/^no approval channel available \(writes a file\); to answer asks, run toolgate in a terminal, .*--policy-set dev/),
+      expect.stringMatching(
+        /^no approval channel available \(writes a file\); to answer asks, run toolgate in a terminal, .*--policy-set dev/,
+      ),
     ]);
   });
 
@@ -72,7 +77,8 @@ describe('pipeline stage 2: ask and approval', () => {
 });
 
 describe('pipeline stage 3: guards', () => {
-  const denyEnv: Guard = (exec) => (String(exec.arguments.path ?? '').includes('.env') ? 'path matches **/.env*' : undefined);
+  const denyEnv: Guard = (exec) =>
+    String(exec.arguments.path ?? '').includes('.env') ? 'path matches **/.env*' : undefined;
   const allowAll: PreExecuteListener = () => ({ kind: 'allow' });
   const passAlong: PreExecuteListener = (_e, next) => next();
 
@@ -84,7 +90,8 @@ describe('pipeline stage 3: guards', () => {
       (h: ReturnType<typeof harness>) => void h.hooks.on('tools/pre-execute', 'allow_all', allowAll),
       (h: ReturnType<typeof harness>) => void h.hooks.on('tools/pre-execute', 'pass', passAlong),
     ];
-    for (const a of steps) for (const b of steps) for (const c of steps) if (new Set([a, b, c]).size === 3) orders.push([a, b, c]);
+    for (const a of steps)
+      for (const b of steps) for (const c of steps) if (new Set([a, b, c]).size === 3) orders.push([a, b, c]);
     expect(orders).toHaveLength(6);
     for (const order of orders) {
       const h = harness();
@@ -133,7 +140,10 @@ describe('pipeline stage 3: guards', () => {
     const off = h.hooks.guard('thrower', () => {
       throw new Error('cannot parse path');
     });
-    expect((await h.pipeline.call('rec', {})).error).toEqual({ code: 'LISTENER_ERROR', message: 'guard "thrower" threw: cannot parse path' });
+    expect((await h.pipeline.call('rec', {})).error).toEqual({
+      code: 'LISTENER_ERROR',
+      message: 'guard "thrower" threw: cannot parse path',
+    });
     off();
     h.hooks.guard('async_by_mistake', (async () => undefined) as unknown as Guard);
     expect((await h.pipeline.call('rec', {})).error?.code).toBe('LISTENER_ERROR');

@@ -24,7 +24,11 @@ function asking(kind: ClientRequest['kind']) {
     name: 'asker',
     description: 'asks its client',
     async execute(_args: Readonly<JsonObject>, exec: { client?: CallClient; signal: AbortSignal }) {
-      const answer: ClientAnswer | undefined = await exec.client?.request({ kind, params: { maxTokens: 10 } }, exec.signal, 1000);
+      const answer: ClientAnswer | undefined = await exec.client?.request(
+        { kind, params: { maxTokens: 10 } },
+        exec.signal,
+        1000,
+      );
       return answer === undefined ? null : (JSON.parse(JSON.stringify(answer)) as JsonObject);
     },
   };
@@ -36,7 +40,8 @@ describe('client-request guards', () => {
       const h = harness();
       h.tools.register(asking('sampling') as never);
       const pass = (): undefined => undefined;
-      const deny = (req: Readonly<ClientRequest>): string | undefined => (req.kind === 'sampling' ? 'no model for tools' : undefined);
+      const deny = (req: Readonly<ClientRequest>): string | undefined =>
+        req.kind === 'sampling' ? 'no model for tools' : undefined;
       if (order === 'deny-first') {
         h.hooks.clientRequest('deny', deny);
         h.hooks.clientRequest('pass', pass);
@@ -47,10 +52,16 @@ describe('client-request guards', () => {
       const client = fakeClient();
       const result = await h.pipeline.call('asker', {}, { client });
       expect(result.isError).toBe(false);
-      expect(result.structuredContent).toEqual({ ok: false, code: 'DENIED', message: 'sampling request denied by policy: no model for tools' });
+      expect(result.structuredContent).toEqual({
+        ok: false,
+        code: 'DENIED',
+        message: 'sampling request denied by policy: no model for tools',
+      });
       expect(client.asked).toEqual([]);
       const trail = (result.meta as { decision: { clientRequests?: unknown } }).decision;
-      expect(trail.clientRequests).toEqual([{ kind: 'sampling', outcome: 'denied', by: 'deny', reason: 'no model for tools' }]);
+      expect(trail.clientRequests).toEqual([
+        { kind: 'sampling', outcome: 'denied', by: 'deny', reason: 'no model for tools' },
+      ]);
     }
   });
 
@@ -73,7 +84,9 @@ describe('client-request guards', () => {
     const ok = await h2.pipeline.call('asker', {}, { client: client2 });
     expect(ok.structuredContent).toEqual({ ok: true, result: { action: 'accept' } });
     expect(client2.asked).toEqual([{ kind: 'elicitation', params: { maxTokens: 10 } }]);
-    expect((ok.meta as { decision: { clientRequests?: unknown } }).decision.clientRequests).toEqual([{ kind: 'elicitation', outcome: 'answered' }]);
+    expect((ok.meta as { decision: { clientRequests?: unknown } }).decision.clientRequests).toEqual([
+      { kind: 'elicitation', outcome: 'answered' },
+    ]);
   });
 
   test('a call without a client (CLI, HTTP API) gets UNAVAILABLE; guards still judge first', async () => {

@@ -53,7 +53,7 @@ describe('pipeline: the call deadline', () => {
     expect(t.runs).toHaveLength(0);
   });
 
-  it("a signal a wrapper hands down bounds a wrapper below it that never calls next()", async () => {
+  it('a signal a wrapper hands down bounds a wrapper below it that never calls next()', async () => {
     const h = harness();
     h.tools.register(recordingTool({ timeoutMs: 8_000 }));
     h.hooks.on('tools/execute', 'short', (_e, next) => next({ signal: AbortSignal.timeout(200) }));

@@ -38,13 +38,18 @@ describe('pipeline stage 4: tools/execute', () => {
     h.tools.register(t);
     h.hooks.on('tools/execute', 'sneaky', (_e, next) => next({ arguments: { path: '/etc' } } as never));
     const r = await h.pipeline.call('rec', { path: 'ok' });
-    expect(r.error).toEqual({ code: 'LISTENER_ERROR', message: 'execute wrapper "sneaky": next() may replace only the signal, not "arguments"' });
+    expect(r.error).toEqual({
+      code: 'LISTENER_ERROR',
+      message: 'execute wrapper "sneaky": next() may replace only the signal, not "arguments"',
+    });
     expect(t.runs).toHaveLength(0);
   });
 
   it("a wrapper's own result, returned without next(), is re-validated against output.schema", async () => {
     const h = harness();
-    const t = recordingTool({ output: { schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } } });
+    const t = recordingTool({
+      output: { schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } },
+    });
     h.tools.register(t);
     let value: Json = { n: 'not a number' };
     h.hooks.on('tools/execute', 'cache', () => ({ ok: true, value }));
@@ -60,7 +65,13 @@ describe('pipeline stage 4: tools/execute', () => {
   it('a thrown body becomes an isError outcome before wrappers see it; ToolFailure keeps its code', async () => {
     const h = harness();
     let fail: unknown = new Error('disk on fire');
-    h.tools.register(recordingTool({ body: () => { throw fail; } }));
+    h.tools.register(
+      recordingTool({
+        body: () => {
+          throw fail;
+        },
+      }),
+    );
     const seenByWrapper: unknown[] = [];
     h.hooks.on('tools/execute', 'watch', async (_e, next) => {
       const out = await next();
@@ -81,7 +92,15 @@ describe('pipeline stage 4: tools/execute', () => {
   it('a wrapper may retry by calling next() again', async () => {
     const h = harness();
     let attempts = 0;
-    h.tools.register(recordingTool({ body: () => { attempts++; if (attempts < 3) throw new Error('flaky'); return { attempts }; } }));
+    h.tools.register(
+      recordingTool({
+        body: () => {
+          attempts++;
+          if (attempts < 3) throw new Error('flaky');
+          return { attempts };
+        },
+      }),
+    );
     h.hooks.on('tools/execute', 'retry', async (_e, next) => {
       let out = await next();
       for (let i = 0; i < 5 && !out.ok; i++) out = await next();
@@ -93,12 +112,16 @@ describe('pipeline stage 4: tools/execute', () => {
 
   it("the tool's timeoutMs is enforced even when a native body ignores its signal", async () => {
     const h = harness();
-    h.tools.register(recordingTool({ timeoutMs: 40, body: () => new Promise((r) => setTimeout(() => r('late'), 2000)) }));
+    h.tools.register(
+      recordingTool({ timeoutMs: 40, body: () => new Promise((r) => setTimeout(() => r('late'), 2000)) }),
+    );
     const started = Date.now();
     const r = await h.pipeline.call('rec', {});
     expect(Date.now() - started).toBeLessThan(1500);
     expect(r.error?.code).toBe('TIMEOUT');
-    expect(r.error?.message).toMatch(/^tool "rec" did not finish within its deadline of 40 ms \(set by the timeout of tool "rec"\); it ran out in tools\/execute \(the tool's body\)$/);
+    expect(r.error?.message).toMatch(
+      /^tool "rec" did not finish within its deadline of 40 ms \(set by the timeout of tool "rec"\); it ran out in tools\/execute \(the tool's body\)$/,
+    );
   });
 
   it("a wrapper's deadline signal ends the body with TIMEOUT", async () => {
@@ -123,7 +146,14 @@ describe('pipeline stage 4: tools/execute', () => {
   it('cancellation after dispatch keeps a more specific failure', async () => {
     const h = harness();
     const caller = new AbortController();
-    h.tools.register(recordingTool({ body: () => { caller.abort(); throw new ToolFailure('OUTPUT_TOO_LARGE', 'output over 1 MiB'); } }));
+    h.tools.register(
+      recordingTool({
+        body: () => {
+          caller.abort();
+          throw new ToolFailure('OUTPUT_TOO_LARGE', 'output over 1 MiB');
+        },
+      }),
+    );
     const r = await h.pipeline.call('rec', {}, { signal: caller.signal });
     expect(r.error).toEqual({ code: 'OUTPUT_TOO_LARGE', message: 'output over 1 MiB' });
   });
@@ -131,7 +161,12 @@ describe('pipeline stage 4: tools/execute', () => {
   it("the body's value is validated against output.schema (INVALID_OUTPUT), and a non-JSON value is refused", async () => {
     const h = harness();
     let value: unknown = { n: 'x' };
-    h.tools.register(recordingTool({ output: { schema: { type: 'object', properties: { n: { type: 'integer' } } } }, body: () => value as Json }));
+    h.tools.register(
+      recordingTool({
+        output: { schema: { type: 'object', properties: { n: { type: 'integer' } } } },
+        body: () => value as Json,
+      }),
+    );
     expect((await h.pipeline.call('rec', {})).error?.code).toBe('INVALID_OUTPUT');
     value = { n: 1, f: () => 1 };
     expect((await h.pipeline.call('rec', {})).error?.code).toBe('INVALID_OUTPUT');
@@ -175,7 +210,8 @@ describe('pipeline: signal hygiene', () => {
     h.hooks.on('tools/pre-execute', 'ask', () => ({ kind: 'ask' }));
     h.hooks.on('tools/execute', 'deadline', (_e, next) => next({ signal: new AbortController().signal }));
     const caller = new AbortController();
-    for (let i = 0; i < 20; i++) expect((await h.pipeline.call('rec', {}, { signal: caller.signal })).isError).toBe(false);
+    for (let i = 0; i < 20; i++)
+      expect((await h.pipeline.call('rec', {}, { signal: caller.signal })).isError).toBe(false);
     expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
   });
 });
@@ -186,7 +222,13 @@ describe('pipeline: output rendering', () => {
     const value = { user: { name: 'Ada', tags: ['x', 'y'] }, n: 2 };
     h.tools.register(recordingTool({ name: 'j', output: { render: 'json' }, body: () => value }));
     h.tools.register(recordingTool({ name: 't', output: { render: 'text' }, body: () => 'plain words' }));
-    h.tools.register(recordingTool({ name: 'tpl', output: { render: { template: 'Hi {{user.name}} ({{user.tags.1}}, {{n}}, {{missing}})' } }, body: () => value }));
+    h.tools.register(
+      recordingTool({
+        name: 'tpl',
+        output: { render: { template: 'Hi {{user.name}} ({{user.tags.1}}, {{n}}, {{missing}})' } },
+        body: () => value,
+      }),
+    );
     expect(text(await h.pipeline.call('j', {}))).toBe(JSON.stringify(value));
     expect(text(await h.pipeline.call('t', {}))).toBe('plain words');
     expect(text(await h.pipeline.call('tpl', {}))).toBe('Hi Ada (y, 2, )');

@@ -9,7 +9,9 @@ export interface Harness {
   logs: { level: string; msg: string | undefined }[];
 }
 
-export function harness(options: { approval?: ApprovalService; approvalTimeoutMs?: number; listenerTimeoutMs?: number } = {}): Harness {
+export function harness(
+  options: { approval?: ApprovalService; approvalTimeoutMs?: number; listenerTimeoutMs?: number } = {},
+): Harness {
   const logs: Harness['logs'] = [];
   const logger: PipelineLogger = {
     warn: (_o, msg) => void logs.push({ level: 'warn', msg }),
@@ -23,7 +25,9 @@ export function harness(options: { approval?: ApprovalService; approvalTimeoutMs
 
 /** A tool that records each body run and returns what `body` returns (default: its arguments). */
 export function recordingTool(
-  over: Partial<ToolDefinition> & { body?: (args: Readonly<JsonObject>, signal: AbortSignal) => Promise<Json> | Json } = {},
+  over: Partial<ToolDefinition> & {
+    body?: (args: Readonly<JsonObject>, signal: AbortSignal) => Promise<Json> | Json;
+  } = {},
 ): ToolDefinition & { runs: Readonly<JsonObject>[] } {
   const runs: Readonly<JsonObject>[] = [];
   const { body, ...rest } = over;

@@ -42,7 +42,10 @@ describe('pipeline stage 5: tools/post-execute', () => {
     h.tools.register(recordingTool({ body: () => ({ n: 1 }) }));
     h.hooks.on('tools/post-execute', 'both', (call) => call.accept({ content: [], value: { n: 2 } } as never));
     const r = await h.pipeline.call('rec', {});
-    expect(r.error).toEqual({ code: 'LISTENER_ERROR', message: 'post-execute listener "both": accept() takes content or a value, not both' });
+    expect(r.error).toEqual({
+      code: 'LISTENER_ERROR',
+      message: 'post-execute listener "both": accept() takes content or a value, not both',
+    });
   });
 
   it('accept() with blocks that are not content is LISTENER_ERROR naming every content kind, and each of the five kinds is accepted', async () => {
@@ -52,7 +55,8 @@ describe('pipeline stage 5: tools/post-execute', () => {
     const r = await h.pipeline.call('rec', {});
     expect(r.error).toEqual({
       code: 'LISTENER_ERROR',
-      message: 'post-execute listener "bad": content must be an array of content blocks, each of type text, image, audio, resource, resource_link',
+      message:
+        'post-execute listener "bad": content must be an array of content blocks, each of type text, image, audio, resource, resource_link',
     });
     const h2 = harness();
     h2.tools.register(recordingTool({ body: () => ({ n: 1 }) }));
@@ -92,14 +96,25 @@ describe('pipeline stage 5: tools/post-execute', () => {
 
   it('denials and failures pass through post-execute too', async () => {
     const h = harness();
-    h.tools.register(recordingTool({ body: () => { throw new Error('bang'); } }));
+    h.tools.register(
+      recordingTool({
+        body: () => {
+          throw new Error('bang');
+        },
+      }),
+    );
     h.tools.register(recordingTool({ name: 'other' }));
-    h.hooks.on('tools/pre-execute', 'deny_other', (exec, next) => (exec.name === 'other' ? { kind: 'deny', reason: 'not other' } : next()));
+    h.hooks.on('tools/pre-execute', 'deny_other', (exec, next) =>
+      exec.name === 'other' ? { kind: 'deny', reason: 'not other' } : next(),
+    );
     const seen: [boolean, string | undefined][] = [];
     h.hooks.on('tools/post-execute', 'watch', (call) => void seen.push([call.result.isError, call.result.error?.code]));
     await h.pipeline.call('other', {});
     await h.pipeline.call('rec', {});
-    expect(seen).toEqual([[true, 'DENIED'], [true, 'TOOL_ERROR']]);
+    expect(seen).toEqual([
+      [true, 'DENIED'],
+      [true, 'TOOL_ERROR'],
+    ]);
   });
 
   it('a post-execute listener that throws gives LISTENER_ERROR', async () => {
@@ -108,7 +123,10 @@ describe('pipeline stage 5: tools/post-execute', () => {
     h.hooks.on('tools/post-execute', 'bad', () => {
       throw new Error('nope');
     });
-    expect((await h.pipeline.call('rec', {})).error).toEqual({ code: 'LISTENER_ERROR', message: 'post-execute listener "bad" threw: nope' });
+    expect((await h.pipeline.call('rec', {})).error).toEqual({
+      code: 'LISTENER_ERROR',
+      message: 'post-execute listener "bad" threw: nope',
+    });
   });
 });
 
@@ -148,10 +166,23 @@ describe('pipeline stage 6: finalizeContent', () => {
 
   it('finalizeContent returning undefined keeps the content; throwing gives TOOL_ERROR', async () => {
     const h = harness();
-    h.tools.register(recordingTool({ name: 'keep', body: () => 'x', output: { render: 'text' }, finalizeContent: () => undefined }));
-    h.tools.register(recordingTool({ name: 'boom', body: () => 'x', finalizeContent: () => { throw new Error('bad finalize'); } }));
+    h.tools.register(
+      recordingTool({ name: 'keep', body: () => 'x', output: { render: 'text' }, finalizeContent: () => undefined }),
+    );
+    h.tools.register(
+      recordingTool({
+        name: 'boom',
+        body: () => 'x',
+        finalizeContent: () => {
+          throw new Error('bad finalize');
+        },
+      }),
+    );
     expect(text(await h.pipeline.call('keep', {}))).toBe('x');
-    expect((await h.pipeline.call('boom', {})).error).toEqual({ code: 'TOOL_ERROR', message: 'finalizeContent of tool "boom" threw: bad finalize' });
+    expect((await h.pipeline.call('boom', {})).error).toEqual({
+      code: 'TOOL_ERROR',
+      message: 'finalizeContent of tool "boom" threw: bad finalize',
+    });
   });
 });
 
@@ -197,14 +228,20 @@ describe('pipeline stage 7: freeze and tools/result', () => {
   it('observers get the decision trail: which listener decided and why', async () => {
     const h = harness();
     h.tools.register(recordingTool({ sensitiveArguments: true }));
-    h.hooks.on('tools/pre-execute', 'plan_mode', (exec, next) => (exec.arguments.path === 'w' ? { kind: 'deny', reason: 'read-only plan' } : next()));
+    h.hooks.on('tools/pre-execute', 'plan_mode', (exec, next) =>
+      exec.arguments.path === 'w' ? { kind: 'deny', reason: 'read-only plan' } : next(),
+    );
     const records: CallRecord[] = [];
     h.hooks.on('tools/result', 'audit', (_r, rec) => void records.push(rec));
     await h.pipeline.call('rec', { path: 'w' }, { agent: 'planner' });
     const rec = records[0];
     expect(rec?.agent).toBe('planner');
     expect(rec?.sensitiveArguments).toBe(true);
-    expect(rec?.trail).toMatchObject({ decision: { kind: 'deny', reason: 'read-only plan' }, decidedBy: 'plan_mode', final: 'denied' });
+    expect(rec?.trail).toMatchObject({
+      decision: { kind: 'deny', reason: 'read-only plan' },
+      decidedBy: 'plan_mode',
+      final: 'denied',
+    });
   });
 });
 
@@ -219,9 +256,20 @@ describe('pipeline: explain', () => {
       return exec.arguments.path === 'ask' ? { kind: 'ask', reason: 'sensitive' } : next();
     });
     h.hooks.guard('env', (exec) => (exec.arguments.path === '.env' ? 'no dotenv' : undefined));
-    expect(await h.pipeline.explain('rec', { path: 'ok' })).toMatchObject({ outcome: 'allow', trail: { decidedBy: 'default' } });
-    expect(await h.pipeline.explain('rec', { path: 'ask' })).toMatchObject({ outcome: 'ask', reason: 'sensitive', trail: { decidedBy: 'asker' } });
-    expect(await h.pipeline.explain('rec', { path: '.env' })).toMatchObject({ outcome: 'deny', code: 'GUARD_DENIED', reason: 'no dotenv' });
+    expect(await h.pipeline.explain('rec', { path: 'ok' })).toMatchObject({
+      outcome: 'allow',
+      trail: { decidedBy: 'default' },
+    });
+    expect(await h.pipeline.explain('rec', { path: 'ask' })).toMatchObject({
+      outcome: 'ask',
+      reason: 'sensitive',
+      trail: { decidedBy: 'asker' },
+    });
+    expect(await h.pipeline.explain('rec', { path: '.env' })).toMatchObject({
+      outcome: 'deny',
+      code: 'GUARD_DENIED',
+      reason: 'no dotenv',
+    });
     expect(await h.pipeline.explain('rec', { path: 5 })).toMatchObject({ outcome: 'invalid-args' });
     expect(await h.pipeline.explain('zzz', {})).toMatchObject({ outcome: 'unknown-tool' });
     expect(dry).toEqual([true, true, true]);

@@ -18,7 +18,11 @@ describe('pipeline stage 2: tools/pre-execute', () => {
     const t = recordingTool();
     h.tools.register(t);
     const order: string[] = [];
-    h.hooks.on('tools/pre-execute', 'first', () => (order.push('first'), { kind: 'deny', reason: 'no writes in plan mode' }));
+    h.hooks.on(
+      'tools/pre-execute',
+      'first',
+      () => (order.push('first'), { kind: 'deny', reason: 'no writes in plan mode' }),
+    );
     h.hooks.on('tools/pre-execute', 'second', (_e, next) => (order.push('second'), next()));
     const r = await h.pipeline.call('rec', {});
     expect(r.error).toEqual({ code: 'DENIED', message: 'no writes in plan mode' });
@@ -42,7 +46,10 @@ describe('pipeline stage 2: tools/pre-execute', () => {
     expect(r.error?.code).toBe('DENIED');
     expect(r.meta?.decision).toMatchObject({
       decidedBy: 'denier',
-      steps: [{ id: 'allower', kind: 'pass' }, { id: 'denier', kind: 'deny', reason: 'later says no' }],
+      steps: [
+        { id: 'allower', kind: 'pass' },
+        { id: 'denier', kind: 'deny', reason: 'later says no' },
+      ],
     });
     expect(t.runs).toHaveLength(0);
   });
@@ -99,14 +106,19 @@ describe('pipeline stage 2: tools/pre-execute', () => {
     h.tools.register(recordingTool());
     h.hooks.on('tools/pre-execute', 'stuck', () => new Promise(() => {}));
     const r = await h.pipeline.call('rec', {});
-    expect(r.error).toEqual({ code: 'LISTENER_ERROR', message: 'pre-execute listener "stuck" gave no decision within 50 ms' });
+    expect(r.error).toEqual({
+      code: 'LISTENER_ERROR',
+      message: 'pre-execute listener "stuck" gave no decision within 50 ms',
+    });
   });
 
   it('listeners run in registration order, and a removed listener no longer runs', async () => {
     const h = harness();
     h.tools.register(recordingTool());
     const order: string[] = [];
-    const mk = (id: string): PreExecuteListener => (_e, next) => (order.push(id), next());
+    const mk =
+      (id: string): PreExecuteListener =>
+      (_e, next) => (order.push(id), next());
     h.hooks.on('tools/pre-execute', 'a', mk('a'));
     const offB = h.hooks.on('tools/pre-execute', 'b', mk('b'));
     h.hooks.on('tools/pre-execute', 'c', mk('c'));

@@ -16,7 +16,9 @@ describe('render: mcp', () => {
       { type: 'resource', resource: { uri: 'test://b', blob: 'AAEC' } },
       { type: 'resource_link', uri: 'file:///x.txt', name: 'x.txt', mimeType: 'text/plain' },
     ];
-    h.tools.register(recordingTool({ output: { render: 'mcp' }, body: () => ({ content, structuredContent: { n: 1 } }) }));
+    h.tools.register(
+      recordingTool({ output: { render: 'mcp' }, body: () => ({ content, structuredContent: { n: 1 } }) }),
+    );
     const r = await h.pipeline.call('rec', {});
     expect(r.isError).toBe(false);
     expect(r.content).toEqual(content);
@@ -25,7 +27,12 @@ describe('render: mcp', () => {
 
   test('a malformed block is INVALID_OUTPUT naming the field, never passed on to the client', async () => {
     const h = harness();
-    h.tools.register(recordingTool({ output: { render: 'mcp' }, body: () => ({ content: [{ type: 'image', data: 'not base64!', mimeType: 'image/png' }] }) }));
+    h.tools.register(
+      recordingTool({
+        output: { render: 'mcp' },
+        body: () => ({ content: [{ type: 'image', data: 'not base64!', mimeType: 'image/png' }] }),
+      }),
+    );
     const r = await h.pipeline.call('rec', {});
     expect(r.error?.code).toBe('INVALID_OUTPUT');
     expect(r.error?.message).toContain('content.0.data: must be base64');
@@ -36,6 +43,8 @@ describe('render: mcp', () => {
 
   test('output.schema together with render: mcp is refused, naming the field', () => {
     const h = harness();
-    expect(() => h.tools.register(recordingTool({ output: { render: 'mcp', schema: { type: 'object' } } }))).toThrow(/output\.schema.*render: mcp/);
+    expect(() => h.tools.register(recordingTool({ output: { render: 'mcp', schema: { type: 'object' } } }))).toThrow(
+      /output\.schema.*render: mcp/,
+    );
   });
 });

@@ -11,7 +11,14 @@ const tool = (name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition
 
 function counts(host: PluginHost): number[] {
   const s = host.hooks.snapshot();
-  return [host.tools.list().length, s['tools/pre-execute'].length, s['tools/execute'].length, s['tools/post-execute'].length, s['tools/result'].length, s.guards.length];
+  return [
+    host.tools.list().length,
+    s['tools/pre-execute'].length,
+    s['tools/execute'].length,
+    s['tools/post-execute'].length,
+    s['tools/result'].length,
+    s.guards.length,
+  ];
 }
 
 let hosts: PluginHost[] = [];
@@ -31,20 +38,28 @@ describe('plugin host', () => {
     let ticks = 0;
     let effectUndone = false;
     let childUndone = false;
-    const handle = host.root.plugin((ctx: Context) => {
-      ctx.tool(tool('a'));
-      ctx.on('tools/pre-execute', 'pre', (_e, next) => next());
-      ctx.on('tools/execute', 'wrap', (_e, next) => next());
-      ctx.on('tools/post-execute', 'post', () => {});
-      ctx.on('tools/result', 'obs', () => {});
-      ctx.guard('g', () => undefined);
-      ctx.setInterval(() => void ticks++, 5);
-      ctx.effect(() => () => void (effectUndone = true));
-      ctx.plugin((child) => {
-        child.tool(tool('b'));
-        child.effect(() => () => void (childUndone = true));
-      }, null, { name: 'child' });
-    }, null, { name: 'policy' });
+    const handle = host.root.plugin(
+      (ctx: Context) => {
+        ctx.tool(tool('a'));
+        ctx.on('tools/pre-execute', 'pre', (_e, next) => next());
+        ctx.on('tools/execute', 'wrap', (_e, next) => next());
+        ctx.on('tools/post-execute', 'post', () => {});
+        ctx.on('tools/result', 'obs', () => {});
+        ctx.guard('g', () => undefined);
+        ctx.setInterval(() => void ticks++, 5);
+        ctx.effect(() => () => void (effectUndone = true));
+        ctx.plugin(
+          (child) => {
+            child.tool(tool('b'));
+            child.effect(() => () => void (childUndone = true));
+          },
+          null,
+          { name: 'child' },
+        );
+      },
+      null,
+      { name: 'policy' },
+    );
     expect(counts(host)).toEqual([2, 1, 1, 1, 1, 1]);
     await new Promise((r) => setTimeout(r, 30));
     expect(ticks).toBeGreaterThan(0);
@@ -74,17 +89,23 @@ describe('plugin host', () => {
     const host = newHost();
     let caught: unknown;
     try {
-      host.root.plugin((ctx) => {
-        ctx.tool(tool('half'));
-        ctx.guard('g', () => undefined);
-        throw new Error('bad config: "max" must be a number');
-      }, null, { name: 'rate_limit' });
+      host.root.plugin(
+        (ctx) => {
+          ctx.tool(tool('half'));
+          ctx.guard('g', () => undefined);
+          throw new Error('bad config: "max" must be a number');
+        },
+        null,
+        { name: 'rate_limit' },
+      );
     } catch (err) {
       caught = err;
     }
     expect(caught).toBeInstanceOf(PluginError);
     expect((caught as PluginError).plugin).toBe('root/rate_limit');
-    expect((caught as Error).message).toBe('plugin "root/rate_limit" failed to apply: bad config: "max" must be a number');
+    expect((caught as Error).message).toBe(
+      'plugin "root/rate_limit" failed to apply: bad config: "max" must be a number',
+    );
     expect(counts(host)).toEqual([0, 0, 0, 0, 0, 0]);
   });
 
@@ -110,10 +131,14 @@ describe('plugin host', () => {
     const host = newHost();
     host.root.plugin((ctx) => void ctx.tool(tool('shared', { description: 'first' })), null, { name: 'first' });
     expect(() =>
-      host.root.plugin((ctx) => {
-        ctx.on('tools/pre-execute', 'x', (_e, next) => next());
-        ctx.tool(tool('shared', { description: 'second' }));
-      }, null, { name: 'second' }),
+      host.root.plugin(
+        (ctx) => {
+          ctx.on('tools/pre-execute', 'x', (_e, next) => next());
+          ctx.tool(tool('shared', { description: 'second' }));
+        },
+        null,
+        { name: 'second' },
+      ),
     ).toThrow('plugin "root/second" failed to apply: tool "shared": name: a tool with this name is already registered');
     expect(host.tools.get('shared')?.definition.description).toBe('first');
     expect(host.hooks.snapshot()['tools/pre-execute']).toHaveLength(0);
@@ -133,7 +158,9 @@ describe('plugin host', () => {
     const host = newHost();
     let released = false;
     const handle = host.root.plugin((ctx) => {
-      ctx.tool(tool('pooled', { dispose: () => new Promise<void>((r) => setTimeout(() => ((released = true), r()), 20)) }));
+      ctx.tool(
+        tool('pooled', { dispose: () => new Promise<void>((r) => setTimeout(() => ((released = true), r()), 20)) }),
+      );
     }, null);
     await handle.dispose();
     expect(released).toBe(true);
@@ -142,7 +169,10 @@ describe('plugin host', () => {
   it('a plugin registered through ctx runs in the pipeline in mount order', async () => {
     const host = newHost();
     host.root.plugin((ctx) => void ctx.tool(tool('t')), null);
-    host.root.plugin((ctx) => void ctx.on('tools/pre-execute', 'first', () => ({ kind: 'deny', reason: 'first wins' })), null);
+    host.root.plugin(
+      (ctx) => void ctx.on('tools/pre-execute', 'first', () => ({ kind: 'deny', reason: 'first wins' })),
+      null,
+    );
     host.root.plugin((ctx) => void ctx.on('tools/pre-execute', 'second', () => ({ kind: 'allow' })), null);
     const r = await host.pipeline.call('t', {});
     expect(r.error).toEqual({ code: 'DENIED', message: 'first wins' });

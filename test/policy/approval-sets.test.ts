@@ -17,8 +17,15 @@ afterEach(async () => {
   cleanup = undefined;
 });
 
-interface Pending { id: string; callId: string; tool: string }
-interface CallResult { isError: boolean; error?: { code: string; message: string } }
+interface Pending {
+  id: string;
+  callId: string;
+  tool: string;
+}
+interface CallResult {
+  isError: boolean;
+  error?: { code: string; message: string };
+}
 
 async function pending(url: string): Promise<Pending[]> {
   const res = await fetch(`${url}/v1/approvals`, { headers: auth });
@@ -27,9 +34,11 @@ async function pending(url: string): Promise<Pending[]> {
 }
 
 function call(url: string, tool: string, args: object): Promise<CallResult> {
-  return fetch(`${url}/v1/tools/${tool}/call`, { method: 'POST', headers: auth, body: JSON.stringify({ arguments: args }) }).then(
-    async (r) => (await r.json()) as CallResult,
-  );
+  return fetch(`${url}/v1/tools/${tool}/call`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ arguments: args }),
+  }).then(async (r) => (await r.json()) as CallResult);
 }
 
 const V1 = [
@@ -50,9 +59,12 @@ test("an approval channel answers only its own set's calls: a set rewritten with
   const policies = join(dir.path, 'policies');
   mkdirSync(policies);
   writeFileSync(join(policies, 'set.yaml'), V1);
-  server = await startHttp(['--http', '127.0.0.1:0', '--token', TOKEN, '--manifests', FIXTURE_MANIFESTS, '--policies', policies], {
-    TOOLGATE_HOME: join(dir.path, 'home'),
-  });
+  server = await startHttp(
+    ['--http', '127.0.0.1:0', '--token', TOKEN, '--manifests', FIXTURE_MANIFESTS, '--policies', policies],
+    {
+      TOOLGATE_HOME: join(dir.path, 'home'),
+    },
+  );
   const url = server.url;
 
   // v1: the call waits in the queue.
@@ -65,7 +77,11 @@ test("an approval channel answers only its own set's calls: a set rewritten with
 
   // Rewrite to v2 and wait until v2 serves (its marker denies wasm_fail).
   writeFileSync(join(policies, 'set.yaml'), V2);
-  await waitFor('v2 to serve', async () => ((await call(url, 'wasm_fail', {})).error?.code === 'DENIED' ? true : undefined), 15_000);
+  await waitFor(
+    'v2 to serve',
+    async () => ((await call(url, 'wasm_fail', {})).error?.code === 'DENIED' ? true : undefined),
+    15_000,
+  );
 
   // The attack: a v2 call must be denied at once, and never appear where v1's queue could approve it.
   const t0 = performance.now();
@@ -76,7 +92,11 @@ test("an approval channel answers only its own set's calls: a set rewritten with
   expect(now.map((p) => p.id)).toEqual([held?.id]);
 
   // The v1 call is still its own set's: v1's queue answers it and it runs.
-  const res = await fetch(`${url}/v1/approvals/${held?.id ?? ''}`, { method: 'POST', headers: auth, body: JSON.stringify({ outcome: 'allowed-once' }) });
+  const res = await fetch(`${url}/v1/approvals/${held?.id ?? ''}`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ outcome: 'allowed-once' }),
+  });
   expect(res.status).toBe(200);
   expect((await first).isError).toBe(false);
   expect(await pending(url)).toEqual([]);

@@ -14,12 +14,19 @@ afterEach(removeTemps);
 const SECRET = 'ghp_0123456789abcdefghijklmnopqrstuvwxyzAB';
 
 async function audited(): Promise<{ s: Setup; file: string }> {
-  const s = await setup({}, [
-    tool('ls'),
-    tool('rm'),
-    tool('login', { sensitiveArguments: true }),
-    tool('gh', { capabilities: { allowedHosts: [], allowedPaths: {}, secrets: ['GH_TOKEN'] }, execute: () => ({ ok: true }) }),
-  ], { env: { GH_TOKEN: 'declared-secret-value-123' } });
+  const s = await setup(
+    {},
+    [
+      tool('ls'),
+      tool('rm'),
+      tool('login', { sensitiveArguments: true }),
+      tool('gh', {
+        capabilities: { allowedHosts: [], allowedPaths: {}, secrets: ['GH_TOKEN'] },
+        execute: () => ({ ok: true }),
+      }),
+    ],
+    { env: { GH_TOKEN: 'declared-secret-value-123' } },
+  );
   const file = join(s.tmp, 'logs', 'audit.jsonl');
   await s.policies.dispose();
   s.write({
@@ -34,7 +41,10 @@ async function audited(): Promise<{ s: Setup; file: string }> {
   return { s, file };
 }
 
-const lines = (file: string): string[] => readFileSync(file, 'utf8').split('\n').filter((l) => l !== '');
+const lines = (file: string): string[] =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
 
 test('one record per call with callId, tool, agent, arguments, decision chain, duration, outcome and error code', async () => {
   const { s, file } = await audited();
@@ -44,10 +54,23 @@ test('one record per call with callId, tool, agent, arguments, decision chain, d
     const unknown = await s.call('nope', {});
     const recs = lines(file).map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(recs).toHaveLength(3);
-    expect(recs[0]).toMatchObject({ callId: ok.meta?.callId, tool: 'ls', agent: 'agent-7', arguments: { dir: '/tmp' }, outcome: 'ok', prev: GENESIS, seq: 0 });
+    expect(recs[0]).toMatchObject({
+      callId: ok.meta?.callId,
+      tool: 'ls',
+      agent: 'agent-7',
+      arguments: { dir: '/tmp' },
+      outcome: 'ok',
+      prev: GENESIS,
+      seq: 0,
+    });
     expect(recs[0]?.decision).toMatchObject({ final: 'allowed', decidedBy: 'default' });
     expect(typeof recs[0]?.durationMs).toBe('number');
-    expect(recs[1]).toMatchObject({ callId: denied.meta?.callId, tool: 'rm', outcome: 'error', error: { code: 'DENIED' } });
+    expect(recs[1]).toMatchObject({
+      callId: denied.meta?.callId,
+      tool: 'rm',
+      outcome: 'error',
+      error: { code: 'DENIED' },
+    });
     expect(recs[1]?.decision).toMatchObject({ final: 'denied', decidedBy: 'no-rm', decision: { kind: 'deny' } });
     expect(recs[2]).toMatchObject({ callId: unknown.meta?.callId, tool: 'nope', error: { code: 'UNKNOWN_TOOL' } });
     expect(recs[1]?.prev).toBe(recs[0]?.hash);

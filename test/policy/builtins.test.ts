@@ -11,17 +11,28 @@ afterEach(async () => {
   removeTemps();
 });
 
-async function withSet(yaml: string, ...args: Parameters<typeof setup> extends [unknown, ...infer R] ? R : never): Promise<Setup> {
+async function withSet(
+  yaml: string,
+  ...args: Parameters<typeof setup> extends [unknown, ...infer R] ? R : never
+): Promise<Setup> {
   const s = await setup({ '10-set.yaml': yaml }, ...args);
   open.push(s);
   return s;
 }
 
-const caps = (over: Partial<ToolCapabilities>): ToolCapabilities => ({ allowedHosts: [], allowedPaths: {}, secrets: [], ...over });
+const caps = (over: Partial<ToolCapabilities>): ToolCapabilities => ({
+  allowedHosts: [],
+  allowedPaths: {},
+  secrets: [],
+  ...over,
+});
 
 describe('deny-tools / allow-tools', () => {
   test('deny-tools denies a listed tool (globs too) and lets others run', async () => {
-    const s = await withSet('entries:\n  - { id: org-deny, use: deny-tools, with: { tools: [rm, "shell_*"], reason: no destructive shells } }\n', [tool('rm'), tool('shell_exec'), tool('ls')]);
+    const s = await withSet(
+      'entries:\n  - { id: org-deny, use: deny-tools, with: { tools: [rm, "shell_*"], reason: no destructive shells } }\n',
+      [tool('rm'), tool('shell_exec'), tool('ls')],
+    );
     const rm = await s.call('rm');
     expect(rm.error?.code).toBe('DENIED');
     expect(text(rm)).toContain('no destructive shells (policy "org-deny")');
@@ -30,7 +41,10 @@ describe('deny-tools / allow-tools', () => {
   });
 
   test('allow-tools allows listed tools and denies the rest (exclusive by default)', async () => {
-    const s = await withSet('entries:\n  - { id: only-ls, use: allow-tools, with: { tools: [ls] } }\n', [tool('rm'), tool('ls')]);
+    const s = await withSet('entries:\n  - { id: only-ls, use: allow-tools, with: { tools: [ls] } }\n', [
+      tool('rm'),
+      tool('ls'),
+    ]);
     expect((await s.call('ls')).isError).toBe(false);
     const rm = await s.call('rm');
     expect(rm.error?.code).toBe('DENIED');
@@ -52,7 +66,12 @@ describe('deny-args', () => {
 
   test('a string argument matching **/.env* at any depth is denied; the reason names the key, not the value', async () => {
     const s = await withSet(yaml, [tool('read')]);
-    for (const args of [{ path: '.env' }, { path: '/srv/app/.env.local' }, { nested: { list: ['ok', 'conf/.env'] } }, { path: 'a/./b/../.env' }]) {
+    for (const args of [
+      { path: '.env' },
+      { path: '/srv/app/.env.local' },
+      { nested: { list: ['ok', 'conf/.env'] } },
+      { path: 'a/./b/../.env' },
+    ]) {
       const r = await s.call('read', args);
       expect(r.error?.code, JSON.stringify(args)).toBe('DENIED');
     }
@@ -115,7 +134,9 @@ describe('ask', () => {
 
   test('ask lets a later deny stand without asking anyone', async () => {
     const approval = new InMemoryApprovalService([], 'allowed-once');
-    const s = await withSet(`${yaml}\n  - { id: no-fetch, use: deny-tools, with: { tools: [fetch] } }\n`, tools, { approval });
+    const s = await withSet(`${yaml}\n  - { id: no-fetch, use: deny-tools, with: { tools: [fetch] } }\n`, tools, {
+      approval,
+    });
     expect((await s.call('fetch')).error?.code).toBe('DENIED');
     expect(approval.requests).toHaveLength(0);
   });
@@ -123,8 +144,17 @@ describe('ask', () => {
 
 describe('guard-paths / guard-hosts / plan-mode', () => {
   test('guard-paths denies path arguments under a protected glob, also when spelled with .. or file://', async () => {
-    const s = await withSet('entries:\n  - { id: red-paths, use: guard-paths, with: { deny: ["/etc/**", "**/.ssh/**"] } }\n', [tool('read')]);
-    for (const p of ['/etc/passwd', '/tmp/../etc/shadow', 'file:///etc/hosts', '/home/u/.ssh/id_rsa', { nested: ['/etc/x'] }]) {
+    const s = await withSet(
+      'entries:\n  - { id: red-paths, use: guard-paths, with: { deny: ["/etc/**", "**/.ssh/**"] } }\n',
+      [tool('read')],
+    );
+    for (const p of [
+      '/etc/passwd',
+      '/tmp/../etc/shadow',
+      'file:///etc/hosts',
+      '/home/u/.ssh/id_rsa',
+      { nested: ['/etc/x'] },
+    ]) {
       const r = await s.call('read', typeof p === 'string' ? { path: p } : p);
       expect(r.error?.code, JSON.stringify(p)).toBe('GUARD_DENIED');
     }
@@ -144,19 +174,25 @@ describe('guard-paths / guard-hosts / plan-mode', () => {
   });
 
   test('guard-paths maps a guest path through the mount to the host path it stands for', async () => {
-    const s = await withSet('entries:\n  - { id: red-paths, use: guard-paths, with: { deny: ["/srv/work/secret/**"], mounts: false } }\n', [
-      tool('work', { capabilities: caps({ allowedPaths: { '/data': { host: '/srv/work', mode: 'rw' } } }) }),
-    ]);
+    const s = await withSet(
+      'entries:\n  - { id: red-paths, use: guard-paths, with: { deny: ["/srv/work/secret/**"], mounts: false } }\n',
+      [tool('work', { capabilities: caps({ allowedPaths: { '/data': { host: '/srv/work', mode: 'rw' } } }) })],
+    );
     expect((await s.call('work', { path: '/data/secret/key' })).error?.code).toBe('GUARD_DENIED');
     expect((await s.call('work', { path: '/data/public/x' })).isError).toBe(false);
   });
 
   test('guard-hosts denies URL and host arguments and allowed_hosts that hit the deny list', async () => {
-    const s = await withSet('entries:\n  - { id: red-hosts, use: guard-hosts, with: { deny: ["169.254.169.254", "*.internal", "localhost"] } }\n', [
-      tool('fetch'),
-      tool('meta', { capabilities: caps({ allowedHosts: ['169.254.169.254'] }) }),
-    ]);
-    for (const url of ['http://169.254.169.254/latest/meta-data', 'https://db.corp.internal:5432/x', 'http://2852039166/', 'localhost:8080']) {
+    const s = await withSet(
+      'entries:\n  - { id: red-hosts, use: guard-hosts, with: { deny: ["169.254.169.254", "*.internal", "localhost"] } }\n',
+      [tool('fetch'), tool('meta', { capabilities: caps({ allowedHosts: ['169.254.169.254'] }) })],
+    );
+    for (const url of [
+      'http://169.254.169.254/latest/meta-data',
+      'https://db.corp.internal:5432/x',
+      'http://2852039166/',
+      'localhost:8080',
+    ]) {
       expect((await s.call('fetch', { url })).error?.code, url).toBe('GUARD_DENIED');
     }
     expect((await s.call('meta')).error?.code).toBe('GUARD_DENIED');
@@ -164,14 +200,20 @@ describe('guard-paths / guard-hosts / plan-mode', () => {
   });
 
   test('guard-hosts with an allow list refuses every other host', async () => {
-    const s = await withSet('entries:\n  - { id: only-docs, use: guard-hosts, with: { allow: ["docs.example.com", "*.github.com"] } }\n', [tool('fetch')]);
+    const s = await withSet(
+      'entries:\n  - { id: only-docs, use: guard-hosts, with: { allow: ["docs.example.com", "*.github.com"] } }\n',
+      [tool('fetch')],
+    );
     expect((await s.call('fetch', { url: 'https://docs.example.com/a' })).isError).toBe(false);
     expect((await s.call('fetch', { url: 'https://api.github.com/x' })).isError).toBe(false);
     expect((await s.call('fetch', { url: 'https://evil.example.net/' })).error?.code).toBe('GUARD_DENIED');
   });
 
   test('plan-mode runs only readOnlyHint tools', async () => {
-    const s = await withSet('entries:\n  - { id: plan, use: plan-mode }\n', [tool('look', { annotations: { readOnlyHint: true } }), tool('touch')]);
+    const s = await withSet('entries:\n  - { id: plan, use: plan-mode }\n', [
+      tool('look', { annotations: { readOnlyHint: true } }),
+      tool('touch'),
+    ]);
     expect((await s.call('look')).isError).toBe(false);
     const r = await s.call('touch');
     expect(r.error?.code).toBe('GUARD_DENIED');
@@ -181,7 +223,10 @@ describe('guard-paths / guard-hosts / plan-mode', () => {
 
 describe('rate-limit', () => {
   test('a token bucket per tool denies the call over the burst and refills with time', async () => {
-    const s = await withSet('entries:\n  - { id: slow-down, use: rate-limit, with: { capacity: 2, refillPerSecond: 20 } }\n', [tool('a'), tool('b')]);
+    const s = await withSet(
+      'entries:\n  - { id: slow-down, use: rate-limit, with: { capacity: 2, refillPerSecond: 20 } }\n',
+      [tool('a'), tool('b')],
+    );
     expect((await s.call('a')).isError).toBe(false);
     expect((await s.call('a')).isError).toBe(false);
     const third = await s.call('a');
@@ -193,14 +238,20 @@ describe('rate-limit', () => {
   });
 
   test('per agent: each agent has its own bucket', async () => {
-    const s = await withSet('entries:\n  - { id: per-agent, use: rate-limit, with: { capacity: 1, refillPerSecond: 0.001, per: [agent] } }\n', [tool('a')]);
+    const s = await withSet(
+      'entries:\n  - { id: per-agent, use: rate-limit, with: { capacity: 1, refillPerSecond: 0.001, per: [agent] } }\n',
+      [tool('a')],
+    );
     expect((await s.call('a', {}, { agent: 'x' })).isError).toBe(false);
     expect((await s.call('a', {}, { agent: 'x' })).error?.code).toBe('RATE_LIMITED');
     expect((await s.call('a', {}, { agent: 'y' })).isError).toBe(false);
   });
 
   test('policy explain (dry run) counts nothing', async () => {
-    const s = await withSet('entries:\n  - { id: once, use: rate-limit, with: { capacity: 1, refillPerSecond: 0.001 } }\n', [tool('a')]);
+    const s = await withSet(
+      'entries:\n  - { id: once, use: rate-limit, with: { capacity: 1, refillPerSecond: 0.001 } }\n',
+      [tool('a')],
+    );
     for (let i = 0; i < 5; i++) expect((await s.host.pipeline.explain('a', {})).outcome).toBe('allow');
     expect((await s.call('a')).isError).toBe(false);
     expect((await s.host.pipeline.explain('a', {})).outcome).toBe('deny');
@@ -226,7 +277,9 @@ describe('deadline / retry', () => {
     const s = await withSet('entries:\n  - { id: short, use: deadline, with: { ms: 30 } }\n', [
       tool('polite', {
         execute: (_a, exec) =>
-          new Promise((_r, reject) => exec.signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true })),
+          new Promise((_r, reject) =>
+            exec.signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true }),
+          ),
       }),
     ]);
     expect((await s.call('polite')).error?.code).toBe('TIMEOUT');
@@ -252,7 +305,10 @@ describe('deadline / retry', () => {
   test('retry repeats an idempotent tool until it succeeds, within the attempt bound', async () => {
     const ok = flaky('idem', true, 2);
     const never = flaky('idem_bad', true, 100);
-    const s = await withSet('entries:\n  - { id: again, use: retry, with: { attempts: 3, backoffMs: 5 } }\n', [ok.def, never.def]);
+    const s = await withSet('entries:\n  - { id: again, use: retry, with: { attempts: 3, backoffMs: 5 } }\n', [
+      ok.def,
+      never.def,
+    ]);
     const r = await s.call('idem');
     expect(r.isError).toBe(false);
     expect(ok.runs).toBe(3);
@@ -262,14 +318,18 @@ describe('deadline / retry', () => {
 
   test('retry never repeats a tool without idempotentHint', async () => {
     const once = flaky('mutating', false, 1);
-    const s = await withSet('entries:\n  - { id: again, use: retry, with: { attempts: 5, backoffMs: 1 } }\n', [once.def]);
+    const s = await withSet('entries:\n  - { id: again, use: retry, with: { attempts: 5, backoffMs: 1 } }\n', [
+      once.def,
+    ]);
     expect((await s.call('mutating')).error?.code).toBe('TOOL_ERROR');
     expect(once.runs).toBe(1);
   });
 
   test('retry stops once the caller aborted', async () => {
     const never = flaky('idem', true, 100);
-    const s = await withSet('entries:\n  - { id: again, use: retry, with: { attempts: 10, backoffMs: 40 } }\n', [never.def]);
+    const s = await withSet('entries:\n  - { id: again, use: retry, with: { attempts: 10, backoffMs: 40 } }\n', [
+      never.def,
+    ]);
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 60);
     const r = await s.call('idem', {}, { signal: ac.signal });
@@ -284,30 +344,50 @@ describe('deadline / retry', () => {
 describe('redact / max-output', () => {
   test('redact removes secrets, tokens and emails from the canonical value, so structuredContent and content are clean', async () => {
     const secret = 'hunter2-very-secret-value';
-    const s = await withSet('entries:\n  - { id: scrub, use: redact }\n', [
-      tool('leaky', {
-        capabilities: { allowedHosts: [], allowedPaths: {}, secrets: ['LEAKY_SECRET'] },
-        execute: () => ({ token: 'ghp_abcdefghijklmnopqrstuvwxyz0123456789', owner: 'alice@example.com', nested: [{ v: `key is ${secret}` }], n: 1 }),
-      }),
-    ], { env: { LEAKY_SECRET: secret } });
+    const s = await withSet(
+      'entries:\n  - { id: scrub, use: redact }\n',
+      [
+        tool('leaky', {
+          capabilities: { allowedHosts: [], allowedPaths: {}, secrets: ['LEAKY_SECRET'] },
+          execute: () => ({
+            token: 'ghp_abcdefghijklmnopqrstuvwxyz0123456789',
+            owner: 'alice@example.com',
+            nested: [{ v: `key is ${secret}` }],
+            n: 1,
+          }),
+        }),
+      ],
+      { env: { LEAKY_SECRET: secret } },
+    );
     const r = await s.call('leaky');
     expect(r.isError).toBe(false);
     const all = JSON.stringify(r);
     expect(all).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
     expect(all).not.toContain('alice@example.com');
     expect(all).not.toContain(secret);
-    expect(r.structuredContent).toEqual({ token: '[REDACTED]', owner: '[REDACTED]', nested: [{ v: 'key is [REDACTED]' }], n: 1 });
+    expect(r.structuredContent).toEqual({
+      token: '[REDACTED]',
+      owner: '[REDACTED]',
+      nested: [{ v: 'key is [REDACTED]' }],
+      n: 1,
+    });
     expect(text(r)).toContain('[REDACTED]');
   });
 
   test('redact leaves clean values untouched', async () => {
-    const s = await withSet('entries:\n  - { id: scrub, use: redact }\n', [tool('clean', { execute: () => ({ a: 'nothing to hide' }) })]);
+    const s = await withSet('entries:\n  - { id: scrub, use: redact }\n', [
+      tool('clean', { execute: () => ({ a: 'nothing to hide' }) }),
+    ]);
     expect((await s.call('clean')).structuredContent).toEqual({ a: 'nothing to hide' });
   });
 
   test('redact cleans the message of a failed result too (it has no value to replace)', async () => {
     const s = await withSet('entries:\n  - { id: scrub, use: redact }\n', [
-      tool('fails', { execute: () => { throw new Error('auth failed for token=abcd1234efgh with sk-ant-0123456789abcdefghij'); } }),
+      tool('fails', {
+        execute: () => {
+          throw new Error('auth failed for token=abcd1234efgh with sk-ant-0123456789abcdefghij');
+        },
+      }),
     ]);
     const r = await s.call('fails');
     expect(r.error?.code).toBe('TOOL_ERROR');
@@ -343,7 +423,9 @@ describe('metrics', () => {
     await s.call('ls');
     await s.call('rm');
     await s.call('slow');
-    const unregister = s.services.metrics.gauge('toolgate_live_instances', 'Live sandbox instances per tool.', () => [{ labels: { tool: 'ls' }, value: 3 }]);
+    const unregister = s.services.metrics.gauge('toolgate_live_instances', 'Live sandbox instances per tool.', () => [
+      { labels: { tool: 'ls' }, value: 3 },
+    ]);
     const out = s.services.metrics.renderMetrics();
     unregister();
     expect(out).toContain('toolgate_calls_total{outcome="ok",tool="ls"} 2');

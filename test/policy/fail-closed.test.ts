@@ -37,7 +37,10 @@ describe('red lines are guards', () => {
   test('deny-tools denies a tool that allow-tools allows, in both orders', async () => {
     const allow = '{ id: allow-echo, use: allow-tools, with: { tools: [echo] } }';
     const deny = '{ id: deny-echo, use: deny-tools, with: { tools: [echo] } }';
-    for (const order of [[allow, deny], [deny, allow]]) {
+    for (const order of [
+      [allow, deny],
+      [deny, allow],
+    ]) {
       const cwd = project(order);
       const r = await call(cwd, 'echo', { text: 'hi' });
       expect(r.isError, order.join(' | ')).toBe(true);
@@ -51,7 +54,10 @@ describe('red lines are guards', () => {
 
   test('deny-args denies what a module that allows everything and comes first would let through', async () => {
     const allowAll = resolve(import.meta.dirname, 'fixtures/allow-all.mjs');
-    const cwd = project([`{ id: yes, use: ${JSON.stringify(allowAll)} }`, '{ id: no-env, use: deny-args, with: { patterns: [{ glob: "**/.env*" }] } }']);
+    const cwd = project([
+      `{ id: yes, use: ${JSON.stringify(allowAll)} }`,
+      '{ id: no-env, use: deny-args, with: { patterns: [{ glob: "**/.env*" }] } }',
+    ]);
     const r = await call(cwd, 'echo', { text: 'conf/.env' });
     expect(r.error?.code).toBe('DENIED');
     expect(r.meta?.decision).toMatchObject({ decidedBy: 'yes', guard: { id: 'no-env' } });
@@ -93,7 +99,17 @@ describe('plan-mode reads capabilities, never annotations', () => {
 });
 
 describe('deny-args matches normalised values', () => {
-  const attacks = ['.ENV', '%2Eenv', 'a%2F.env', '%252Eenv', 'http://127.0.0.1:8080/%2eenv', './a/../.env', 'a\\.env', 's3://bucket/x/.Env.local', 'file:///srv/%2e%65nv'];
+  const attacks = [
+    '.ENV',
+    '%2Eenv',
+    'a%2F.env',
+    '%252Eenv',
+    'http://127.0.0.1:8080/%2eenv',
+    './a/../.env',
+    'a\\.env',
+    's3://bucket/x/.Env.local',
+    'file:///srv/%2e%65nv',
+  ];
 
   test('deny-args matches percent-encoded, re-encoded, dotted, backslashed, URL and upper-case spellings of a denied path', async () => {
     const cwd = project(['{ id: no-env, use: deny-args, with: { patterns: [{ glob: "**/.env*" }] } }']);
@@ -108,13 +124,17 @@ describe('deny-args matches normalised values', () => {
   });
 
   test('deny-args with caseSensitive: true matches case as written', async () => {
-    const cwd = project(['{ id: no-env, use: deny-args, with: { patterns: [{ glob: "**/.env*" }], caseSensitive: true } }']);
+    const cwd = project([
+      '{ id: no-env, use: deny-args, with: { patterns: [{ glob: "**/.env*" }], caseSensitive: true } }',
+    ]);
     expect((await call(cwd, 'echo', { text: '.ENV' })).isError).toBe(false);
     expect((await call(cwd, 'echo', { text: '%2Eenv' })).error?.code).toBe('DENIED');
   });
 
   test('the deny-args reason names the argument and never the value, even with a custom reason', async () => {
-    const cwd = project(['{ id: no-env, use: deny-args, with: { patterns: [{ glob: "**/.env*" }], reason: dotenv files hold secrets } }']);
+    const cwd = project([
+      '{ id: no-env, use: deny-args, with: { patterns: [{ glob: "**/.env*" }], reason: dotenv files hold secrets } }',
+    ]);
     const value = 'secret-dir-4f2a/.env';
     const r = await call(cwd, 'echo', { text: value });
     expect(r.error?.code).toBe('DENIED');
@@ -123,7 +143,9 @@ describe('deny-args matches normalised values', () => {
   });
 
   test('deny-args with caseSensitive of the wrong type is a configuration error naming the key', async () => {
-    const cwd = project(['{ id: no-env, use: deny-args, with: { patterns: [{ glob: "**/.env*" }], caseSensitive: "no" } }']);
+    const cwd = project([
+      '{ id: no-env, use: deny-args, with: { patterns: [{ glob: "**/.env*" }], caseSensitive: "no" } }',
+    ]);
     const r = await cli(cwd, ['call', 'echo', '--args', '{"text":"x"}', '--policies', 'pol']);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/10\.yaml.*entries\[0\] \(id "no-env"\).*with\.caseSensitive/);
@@ -135,7 +157,11 @@ describe('smaller rules', () => {
     const cwd = project(['{ id: once, use: rate-limit, with: { capacity: 1, refillPerSecond: 0.001 } }']);
     // Each `toolgate call` is a new process with full buckets: drive two calls through one runtime.
     const { createRuntime } = await import('../../host/src/cli/runtime.js');
-    const rt = await createRuntime({ io: captureIO(cwd, { TOOLGATE_HOME: join(cwd, 'home') }), manifests: [], policies: 'pol' });
+    const rt = await createRuntime({
+      io: captureIO(cwd, { TOOLGATE_HOME: join(cwd, 'home') }),
+      manifests: [],
+      policies: 'pol',
+    });
     try {
       expect((await rt.pipeline.call('echo', { text: 'a' })).isError).toBe(false);
       const second = await rt.pipeline.call('echo', { text: 'b' });
@@ -149,7 +175,10 @@ describe('smaller rules', () => {
   test('approvals timeout_ms bounds how long a person gets to answer', async () => {
     const { setup, tool } = await import('./helpers.js');
     const s = await setup(
-      { 'set.yaml': 'entries:\n  - { id: approvals, use: approvals, with: { channels: [queue], timeout_ms: 200 } }\n  - { id: ask-x, use: ask, with: { tools: [x] } }\n' },
+      {
+        'set.yaml':
+          'entries:\n  - { id: approvals, use: approvals, with: { channels: [queue], timeout_ms: 200 } }\n  - { id: ask-x, use: ask, with: { tools: [x] } }\n',
+      },
       [tool('x')],
     );
     const close = s.services.queue.openForAnswers(); // as `serve --http` does: someone could answer
@@ -166,7 +195,10 @@ describe('smaller rules', () => {
   });
 
   test('toolgate call with an ask routed to the queue is denied at once: no server runs, so nobody could answer', async () => {
-    const cwd = project(['{ id: approvals, use: approvals, with: { channels: [tty, queue] } }', '{ id: ask-echo, use: ask, with: { tools: [echo] } }']);
+    const cwd = project([
+      '{ id: approvals, use: approvals, with: { channels: [tty, queue] } }',
+      '{ id: ask-echo, use: ask, with: { tools: [echo] } }',
+    ]);
     const r = await call(cwd, 'echo', { text: 'x' });
     expect(r.error?.code).toBe('APPROVAL_DENIED');
     expect(text(r)).toContain('no approval channel available');
@@ -194,7 +226,10 @@ describe('smaller rules', () => {
 
   test('a deadline policy bounds a pre-execute listener that never answers', async () => {
     const hang = resolve(import.meta.dirname, 'fixtures/hang.mjs');
-    const cwd = project(['{ id: short, use: deadline, with: { ms: 300 } }', `{ id: hang, use: ${JSON.stringify(hang)}, with: { stage: pre } }`]);
+    const cwd = project([
+      '{ id: short, use: deadline, with: { ms: 300 } }',
+      `{ id: hang, use: ${JSON.stringify(hang)}, with: { stage: pre } }`,
+    ]);
     const t0 = performance.now();
     const r = await call(cwd, 'echo', { text: 'x' });
     expect(r.error?.code).toBe('TIMEOUT');
@@ -251,7 +286,17 @@ describe('redact scrubs keys as well as values', () => {
     const args = { data: { [secret]: 'v', nested: { [token]: 1, [`${secret}`.toUpperCase()]: 2 }, [`${secret}-`]: 3 } };
     // The built binary: the secret comes from the process environment, as for a user.
     const run = await runToolgate(
-      ['call', 'mirror', '--args', JSON.stringify(args), '--manifests', join(cwd, 'tools'), '--policies', join(cwd, 'pol'), '--json'],
+      [
+        'call',
+        'mirror',
+        '--args',
+        JSON.stringify(args),
+        '--manifests',
+        join(cwd, 'tools'),
+        '--policies',
+        join(cwd, 'pol'),
+        '--json',
+      ],
       { TOOLGATE_HOME: join(cwd, 'home'), MIRROR_SECRET: secret },
     );
     expect(run.code, run.stdout + run.stderr).toBe(0);
@@ -263,7 +308,9 @@ describe('redact scrubs keys as well as values', () => {
       expect(where).not.toContain(token);
     }
     // Both keys that came out the same are kept: neither value is lost.
-    expect(r.structuredContent).toEqual({ data: { '[REDACTED]': 'v', nested: { '[REDACTED]': 1, [secret.toUpperCase()]: 2 }, '[REDACTED]-': 3 } });
+    expect(r.structuredContent).toEqual({
+      data: { '[REDACTED]': 'v', nested: { '[REDACTED]': 1, [secret.toUpperCase()]: 2 }, '[REDACTED]-': 3 },
+    });
   });
 });
 
@@ -278,17 +325,23 @@ describe('policy file errors say where', () => {
 
   test('policy file errors give the file, line, column, entry and key', async () => {
     // A YAML syntax error: the file and the line and column the parser stopped at.
-    expect(await refused('entries:\n  - { id: a, use: deny-tools, with: { tools: [x] }\n')).toMatch(/10\.yaml: not valid YAML \(line 3, column 1\): /);
+    expect(await refused('entries:\n  - { id: a, use: deny-tools, with: { tools: [x] }\n')).toMatch(
+      /10\.yaml: not valid YAML \(line 3, column 1\): /,
+    );
     // A bad value: entry, key path and where the value is written.
-    expect(await refused('entries:\n  - id: ok\n    use: metrics\n  - id: cap\n    use: max-output\n    with:\n      bytes: -1\n')).toMatch(
-      /10\.yaml: entries\[1\] \(id "cap"\): with\.bytes: .* \(line 7, column 14\)/,
-    );
+    expect(
+      await refused(
+        'entries:\n  - id: ok\n    use: metrics\n  - id: cap\n    use: max-output\n    with:\n      bytes: -1\n',
+      ),
+    ).toMatch(/10\.yaml: entries\[1\] \(id "cap"\): with\.bytes: .* \(line 7, column 14\)/);
     // An unknown key: where that key is written.
-    expect(await refused('entries:\n  - id: a\n    use: deny-tools\n    with:\n      tools: [x]\n      tool: [y]\n')).toMatch(
-      /10\.yaml: entries\[0\] \(id "a"\): with: Unrecognized key: "tool" \(line 6, column 13\)/,
-    );
+    expect(
+      await refused('entries:\n  - id: a\n    use: deny-tools\n    with:\n      tools: [x]\n      tool: [y]\n'),
+    ).toMatch(/10\.yaml: entries\[0\] \(id "a"\): with: Unrecognized key: "tool" \(line 6, column 13\)/);
     // An unknown built-in.
-    expect(await refused('entries:\n  - { id: x, use: nope }\n')).toMatch(/10\.yaml: entries\[0\] \(id "x"\)\.use: unknown policy "nope" .*\(line 2, column 19\)/);
+    expect(await refused('entries:\n  - { id: x, use: nope }\n')).toMatch(
+      /10\.yaml: entries\[0\] \(id "x"\)\.use: unknown policy "nope" .*\(line 2, column 19\)/,
+    );
   });
 });
 
@@ -296,11 +349,24 @@ describe('policy explain reports what the pipeline decides', () => {
   test('policy explain reports the outcome the pipeline gives; an argument the sandbox will refuse is a note beside it, not a denial', async () => {
     const cwd = project(['{ id: ask-net, use: ask, with: { capabilities: [network] } }']);
     const manifests = join(ROOT, 'manifests');
-    const explain = (tool: string, args: object) => cli(cwd, ['policy', 'explain', tool, '--args', JSON.stringify(args), '--policies', 'pol', '--manifests', manifests]);
+    const explain = (tool: string, args: object) =>
+      cli(cwd, [
+        'policy',
+        'explain',
+        tool,
+        '--args',
+        JSON.stringify(args),
+        '--policies',
+        'pol',
+        '--manifests',
+        manifests,
+      ]);
     const far = await explain('fetch_url', { url: 'https://example.com/x' });
     expect(far.code).toBe(1);
     expect(far.out).toContain('outcome:    ask');
-    expect(far.out).toContain('sandbox:    note: the sandbox will refuse argument "url": it names example.com:443, which is not in the tool\'s allowed_hosts');
+    expect(far.out).toContain(
+      'sandbox:    note: the sandbox will refuse argument "url": it names example.com:443, which is not in the tool\'s allowed_hosts',
+    );
     const near = await explain('fetch_url', { url: 'http://127.0.0.1:8080/page' });
     expect(near.out).toContain('outcome:    ask');
     expect(near.out).not.toContain('sandbox:');
@@ -317,7 +383,18 @@ describe('policy explain reports what the pipeline decides', () => {
     const cwd = project(['{ id: allow-fetch, use: allow-tools, with: { tools: [fetch_url] } }']);
     const manifests = join(ROOT, 'manifests');
     const args = { url: 'http://169.254.169.254/latest' };
-    const ex = await cli(cwd, ['policy', 'explain', 'fetch_url', '--args', JSON.stringify(args), '--policies', 'pol', '--manifests', manifests, '--json']);
+    const ex = await cli(cwd, [
+      'policy',
+      'explain',
+      'fetch_url',
+      '--args',
+      JSON.stringify(args),
+      '--policies',
+      'pol',
+      '--manifests',
+      manifests,
+      '--json',
+    ]);
     expect(ex.code).toBe(0);
     const e = JSON.parse(ex.out) as { outcome: string; sandbox?: string };
     expect(e.outcome).toBe('allow');
@@ -331,10 +408,13 @@ describe('policy explain reports what the pipeline decides', () => {
 });
 
 describe('approvals belong to their set', () => {
-  test("unloading a set cancels its pending approvals: the waiting call is denied, not left to a queue no set serves", async () => {
+  test('unloading a set cancels its pending approvals: the waiting call is denied, not left to a queue no set serves', async () => {
     const { setup, tool } = await import('./helpers.js');
     const s = await setup(
-      { 'set.yaml': 'entries:\n  - { id: approvals, use: approvals, with: { channels: [queue] } }\n  - { id: ask-x, use: ask, with: { tools: [x] } }\n' },
+      {
+        'set.yaml':
+          'entries:\n  - { id: approvals, use: approvals, with: { channels: [queue] } }\n  - { id: ask-x, use: ask, with: { tools: [x] } }\n',
+      },
       [tool('x')],
     );
     const close = s.services.queue.openForAnswers();

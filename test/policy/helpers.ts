@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { createPluginHost, type PluginHost } from '../../host/src/plugin/index.js';
-import { createPolicyServices, mountPolicies, type PolicyController, type PolicyServices } from '../../host/src/policy/index.js';
+import {
+  createPolicyServices,
+  mountPolicies,
+  type PolicyController,
+  type PolicyServices,
+} from '../../host/src/policy/index.js';
 import type { ApprovalService } from '../../host/src/pipeline/index.js';
 import type { Json, JsonObject, ToolDefinition, ToolResult } from '../../host/src/tool/index.js';
 
@@ -57,9 +62,13 @@ export async function setup(
     ...(opts.approval ? { approval: opts.approval } : {}),
     ...(opts.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: opts.approvalTimeoutMs } : {}),
   });
-  host.root.plugin((ctx) => {
-    for (const t of tools) ctx.tool(t);
-  }, undefined, { name: 'test-tools' });
+  host.root.plugin(
+    (ctx) => {
+      for (const t of tools) ctx.tool(t);
+    },
+    undefined,
+    { name: 'test-tools' },
+  );
   const services = createPolicyServices({ auditPath: join(tmp, 'audit.jsonl'), env: opts.env ?? {}, tty: noTty() });
   let policies: PolicyController;
   try {

@@ -54,7 +54,9 @@ describe('red lines are not dodged by volume, keys, padding or nesting', () => {
     const s = await redLines();
     const many = `${Array.from({ length: 100 }, (_, i) => `https://ok${i}.example.com/`).join(' ')} http://2852039166/`;
     expect((await s.call('any', { text: many })).error?.code).toBe('GUARD_DENIED');
-    expect((await s.call('any', { url: 'https://ok.example.com/login?next=http://127.1:9000/v1/approvals' })).error?.code).toBe('GUARD_DENIED');
+    expect(
+      (await s.call('any', { url: 'https://ok.example.com/login?next=http://127.1:9000/v1/approvals' })).error?.code,
+    ).toBe('GUARD_DENIED');
     expect((await s.call('any', { url: 'https://ok.example.com/a://b://c' })).isError).toBe(false);
   });
 });
@@ -75,7 +77,12 @@ describe('a deny-args glob covers every spelling of what it names, and what that
   });
 
   test('guard-paths likewise: a path beneath a denied name, or with a trailing slash, is refused', async () => {
-    const s = await setup({ '10-red.yaml': 'entries:\n  - { id: no-keys, use: guard-paths, with: { deny: ["**/.ssh*", "/etc/shadow"] } }\n' }, [tool('any')]);
+    const s = await setup(
+      {
+        '10-red.yaml': 'entries:\n  - { id: no-keys, use: guard-paths, with: { deny: ["**/.ssh*", "/etc/shadow"] } }\n',
+      },
+      [tool('any')],
+    );
     open.push(s);
     for (const bad of ['/home/u/.ssh/id_ed25519', '/home/u/.ssh/', '/etc/shadow/', 'work/.ssh/config']) {
       expect((await s.call('any', { path: bad })).error?.code, bad).toBe('GUARD_DENIED');

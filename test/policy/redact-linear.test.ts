@@ -33,7 +33,9 @@ describe('built-in redaction runs in linear time on hostile output', () => {
   });
 
   test('the patterns keep their meaning: labels stay, a lone header stays, case does not hide a label', () => {
-    expect(redactText('Authorization: Bearer abcdefgh12345 and bearer zyxwvuts9876')).toBe('Authorization: Bearer [REDACTED] and bearer [REDACTED]');
+    expect(redactText('Authorization: Bearer abcdefgh12345 and bearer zyxwvuts9876')).toBe(
+      'Authorization: Bearer [REDACTED] and bearer [REDACTED]',
+    );
     expect(redactText('API_KEY="sk-live-value" Password: hunter22')).toBe('API_KEY="[REDACTED]" Password: [REDACTED]');
     expect(redactText('-----BEGIN RSA PRIVATE KEY----- alone')).toBe('-----BEGIN RSA PRIVATE KEY----- alone');
     expect(redactText('mail a@b.io', { emails: false })).toBe('mail a@b.io');

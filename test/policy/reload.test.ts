@@ -25,7 +25,10 @@ const setYaml = (tag: string): string =>
 
 test('reload under concurrent calls never lets through a call both sets deny and never mixes two sets in one call', async () => {
   tagLog().clear();
-  const s = await setup({ 'set.yaml': setYaml('A') }, [tool('secret'), tool('open', { execute: async () => (await sleep(2), 'ok') })]);
+  const s = await setup({ 'set.yaml': setYaml('A') }, [
+    tool('secret'),
+    tool('open', { execute: async () => (await sleep(2), 'ok') }),
+  ]);
   try {
     let stop = false;
     let reloads = 0;
@@ -71,10 +74,7 @@ test('reload under concurrent calls never lets through a call both sets deny and
 
 test('a call in flight finishes under the set it started with', async () => {
   tagLog().clear();
-  const s = await setup(
-    { 'set.yaml': setYaml('A').replace('delayMs: 3', 'delayMs: 150') },
-    [tool('open')],
-  );
+  const s = await setup({ 'set.yaml': setYaml('A').replace('delayMs: 3', 'delayMs: 150') }, [tool('open')]);
   try {
     const inflight = s.call('open');
     await until('the call is pinned to set A', () => s.policies.pinnedCalls === 1);
@@ -82,15 +82,25 @@ test('a call in flight finishes under the set it started with', async () => {
     expect((await s.policies.reload()).ok).toBe(true);
     const r = await inflight;
     const after = await s.call('open');
-    expect(tagLog().get(String(r.meta?.callId))?.every((x) => x.endsWith(':A'))).toBe(true);
-    expect(tagLog().get(String(after.meta?.callId))?.every((x) => x.endsWith(':B'))).toBe(true);
+    expect(
+      tagLog()
+        .get(String(r.meta?.callId))
+        ?.every((x) => x.endsWith(':A')),
+    ).toBe(true);
+    expect(
+      tagLog()
+        .get(String(after.meta?.callId))
+        ?.every((x) => x.endsWith(':B')),
+    ).toBe(true);
   } finally {
     await s.cleanup();
   }
 });
 
 test('a retired set is disposed only when its last in-flight call has finished; no pins leak', async () => {
-  const state = ((globalThis as { __toolgateCounter?: { calls: number; disposed: number; intervals: number; services: string[] } }).__toolgateCounter = {
+  const state = ((
+    globalThis as { __toolgateCounter?: { calls: number; disposed: number; intervals: number; services: string[] } }
+  ).__toolgateCounter = {
     calls: 0,
     disposed: 0,
     intervals: 0,
@@ -115,14 +125,17 @@ test('a retired set is disposed only when its last in-flight call has finished; 
     await s.host.pipeline.explain('open', {});
     await s.call('no_such_tool');
     // every call's pin is released; only the explain's short-lived pin may still be held
-    await until('the calls\' pins are released', () => s.policies.pinnedCalls <= 1);
+    await until("the calls' pins are released", () => s.policies.pinnedCalls <= 1);
   } finally {
     await s.cleanup();
   }
 });
 
 test('a set that fails validation is rejected whole and the old one keeps serving', async () => {
-  const s = await setup({ 'a.yaml': 'entries:\n  - { id: no-rm, use: deny-tools, with: { tools: [rm] } }\n' }, [tool('rm'), tool('ls')]);
+  const s = await setup({ 'a.yaml': 'entries:\n  - { id: no-rm, use: deny-tools, with: { tools: [rm] } }\n' }, [
+    tool('rm'),
+    tool('ls'),
+  ]);
   const events: PolicyEvent[] = [];
   s.services.events.on('rejected', (e) => events.push(e));
   s.services.events.on('changed', (e) => events.push(e));
@@ -146,7 +159,9 @@ test('a set that fails validation is rejected whole and the old one keeps servin
 });
 
 test('a module that throws at load is rejected whole: the entries mounted before it are undone', async () => {
-  const s = await setup({ 'a.yaml': 'entries:\n  - { id: no-rm, use: deny-tools, with: { tools: [rm] } }\n' }, [tool('rm')]);
+  const s = await setup({ 'a.yaml': 'entries:\n  - { id: no-rm, use: deny-tools, with: { tools: [rm] } }\n' }, [
+    tool('rm'),
+  ]);
   try {
     const before = s.host.hooks.snapshot();
     s.write({
@@ -168,7 +183,9 @@ test('a module that throws at load is rejected whole: the entries mounted before
 });
 
 test('an accepted reload swaps the set, emits changed, and removes the old listeners', async () => {
-  const s = await setup({ 'a.yaml': 'entries:\n  - { id: no-rm, use: deny-tools, with: { tools: [rm] } }\n' }, [tool('rm')]);
+  const s = await setup({ 'a.yaml': 'entries:\n  - { id: no-rm, use: deny-tools, with: { tools: [rm] } }\n' }, [
+    tool('rm'),
+  ]);
   const changed: PolicyEvent[] = [];
   s.services.events.on('changed', (e) => changed.push(e));
   try {

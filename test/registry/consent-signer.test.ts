@@ -34,7 +34,12 @@ beforeEach(() => {
 });
 afterEach(() => removeDir(cwd));
 
-const env = (): NodeJS.ProcessEnv => ({ PATH: process.env.PATH ?? '', HOME: cwd, TOOLGATE_HOME: home, TOOLGATE_LOG_LEVEL: 'silent' });
+const env = (): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH ?? '',
+  HOME: cwd,
+  TOOLGATE_HOME: home,
+  TOOLGATE_LOG_LEVEL: 'silent',
+});
 
 async function tgz(signed: boolean): Promise<string> {
   const dir = writeToolDir(join(cwd, 'src'), { version: '1.0.0', wasm, hosts: ['api.example.com'] });
@@ -58,7 +63,11 @@ describe('the consent review names the signer and whether it is trusted', () => 
     expect((await run(trustAddCommand, ['acme', `${key}.pub`], { home, cwd })).code).toBe(0);
     const pkg = await tgz(true);
     // script(1) gives the command a terminal, as a person's shell would.
-    const proc = spawn('script', ['-qec', `${process.execPath} ${MAIN} install ${pkg}`, '/dev/null'], { cwd, env: env(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const proc = spawn('script', ['-qec', `${process.execPath} ${MAIN} install ${pkg}`, '/dev/null'], {
+      cwd,
+      env: env(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
     const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000);
@@ -71,7 +80,11 @@ describe('the consent review names the signer and whether it is trusted', () => 
     clearTimeout(timer);
     const review = out.slice(0, out.indexOf('[y/N]')).replace(/\r/g, '');
     expect(review).toContain('may connect to api.example.com');
-    expect(review).toMatch(new RegExp(`registry_echo@1\\.0\\.0: signed by acme \\(${keyId}\\), a trusted publisher key\\n(.*\\n)?Install registry_echo@1\\.0\\.0 with these capabilities\\? $`));
+    expect(review).toMatch(
+      new RegExp(
+        `registry_echo@1\\.0\\.0: signed by acme \\(${keyId}\\), a trusted publisher key\\n(.*\\n)?Install registry_echo@1\\.0\\.0 with these capabilities\\? $`,
+      ),
+    );
     expect(out).toContain('CONSENT_DECLINED');
     expect(code).toBe(1);
     expect((await readLock(storeLayout(home).lock)).tools).toEqual({});
@@ -80,8 +93,12 @@ describe('the consent review names the signer and whether it is trusted', () => 
   it('signed by a key this store does not trust (--allow-unsigned): the review says NOT trusted and names the key id', async () => {
     const res = await install([await tgz(true), '--allow-unsigned']);
     expect(res.code).toBe(2);
-    expect(res.err).toContain(`registry_echo@1.0.0: signed by ${keyId}, NOT a trusted publisher key (installing only because of --allow-unsigned)`);
-    expect(res.err.indexOf('NOT a trusted publisher key (installing')).toBeLessThan(res.err.indexOf('error CONSENT_REQUIRED'));
+    expect(res.err).toContain(
+      `registry_echo@1.0.0: signed by ${keyId}, NOT a trusted publisher key (installing only because of --allow-unsigned)`,
+    );
+    expect(res.err.indexOf('NOT a trusted publisher key (installing')).toBeLessThan(
+      res.err.indexOf('error CONSENT_REQUIRED'),
+    );
   });
 
   it('unsigned (--allow-unsigned): the review says nobody signed it', async () => {

@@ -42,7 +42,11 @@ beforeAll(async () => {
 afterAll(() => removeDir(work));
 
 /** Spawns the CLI paused at `stage`, waits for it to get there, then SIGKILLs it. */
-async function killAt(home: string, stage: string, args: string[] = ['install', v2, '--yes', '--quiet']): Promise<void> {
+async function killAt(
+  home: string,
+  stage: string,
+  args: string[] = ['install', v2, '--yes', '--quiet'],
+): Promise<void> {
   const child = spawn(process.execPath, [entry, ...args], {
     cwd: work,
     env: { ...process.env, TOOLGATE_HOME: home, TOOLGATE_TEST_PAUSE_AT: stage },
@@ -91,7 +95,9 @@ describe('a kill -9 mid-install', () => {
       const verified = await run(verifyCommand, [], opts);
       expect(verified.code, verified.err).toBe(0);
       expect((await readLock(layout.lock)).tools['registry_echo']?.version).toBe(expected);
-      const manifest = parseYaml(readFileSync(join(installedManifestDir(home), 'registry_echo', 'manifest.yaml'), 'utf8')) as { version: string };
+      const manifest = parseYaml(
+        readFileSync(join(installedManifestDir(home), 'registry_echo', 'manifest.yaml'), 'utf8'),
+      ) as { version: string };
       expect(manifest.version).toBe(expected);
       expect(existsSync(layout.txn)).toBe(false);
       expect(readdirSync(layout.tmp)).toEqual([]);
@@ -126,7 +132,10 @@ describe('a kill -9 mid-install', () => {
     const home = join(work, 'home-spawned-verify');
     expect((await run(trustAddCommand, ['pub', `${key}.pub`], { home, cwd: work })).code).toBe(0);
     expect((await run(installCommand, [v1, '--yes', '--quiet'], { home, cwd: work })).code).toBe(0);
-    const out = execFileSync(process.execPath, [entry, 'verify'], { cwd: work, env: { ...process.env, TOOLGATE_HOME: home } }).toString();
+    const out = execFileSync(process.execPath, [entry, 'verify'], {
+      cwd: work,
+      env: { ...process.env, TOOLGATE_HOME: home },
+    }).toString();
     expect(out).toBe('ok: 1 installed tool(s) verified\n');
   });
 });

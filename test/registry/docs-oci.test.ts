@@ -35,7 +35,12 @@ afterAll(async () => {
 
 function toolgate(args: string[]): Promise<{ code: number; out: string; err: string }> {
   return new Promise((done) => {
-    const env = { PATH: process.env.PATH ?? '', HOME: work, TOOLGATE_HOME: join(work, 'home'), TOOLGATE_LOG_LEVEL: 'silent' };
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOME: work,
+      TOOLGATE_HOME: join(work, 'home'),
+      TOOLGATE_LOG_LEVEL: 'silent',
+    };
     execFile(process.execPath, [MAIN, ...args], { cwd: work, env }, (err, out, errText) => {
       done({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, out, err: errText });
     });
@@ -46,7 +51,10 @@ describe("docs/registry.md's local OCI registry", () => {
   it('the config block is valid YAML with filesystem storage, a 127.0.0.1 address and no auth section', () => {
     const config = parseYaml(documentedConfig()) as Record<string, unknown>;
     expect(config).not.toHaveProperty('auth');
-    expect(config).toMatchObject({ storage: { filesystem: { rootdirectory: expect.any(String) } }, http: { addr: expect.stringMatching(/^127\.0\.0\.1:\d+$/) } });
+    expect(config).toMatchObject({
+      storage: { filesystem: { rootdirectory: expect.any(String) } },
+      http: { addr: expect.stringMatching(/^127\.0\.0\.1:\d+$/) },
+    });
   });
 
   it('started as documented, it answers /v2/ without credentials and toolgate publishes to and installs from it', async () => {

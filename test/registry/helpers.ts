@@ -92,7 +92,13 @@ export interface TestIO {
   stdin: PassThrough;
 }
 
-export function makeIO(opts: { home: string; cwd: string; isTTY?: boolean; stdin?: string; env?: Record<string, string> }): TestIO {
+export function makeIO(opts: {
+  home: string;
+  cwd: string;
+  isTTY?: boolean;
+  stdin?: string;
+  env?: Record<string, string>;
+}): TestIO {
   let out = '';
   let err = '';
   const stdin = new PassThrough();
@@ -129,7 +135,11 @@ export async function run(command: Command, argv: string[], opts: Parameters<typ
     const code = await command.run(argv, t.io);
     return { code, out: t.out(), err: t.err() };
   }
-  const r = await runShipped([...command.path, ...argv], { cwd: opts.cwd, env: { TOOLGATE_HOME: opts.home, ...(opts.env ?? {}) }, stdin: opts.stdin ?? '' });
+  const r = await runShipped([...command.path, ...argv], {
+    cwd: opts.cwd,
+    env: { TOOLGATE_HOME: opts.home, ...(opts.env ?? {}) },
+    stdin: opts.stdin ?? '',
+  });
   return { code: r.code as ExitCode, out: r.out, err: r.err };
 }
 
@@ -140,7 +150,10 @@ export interface StaticServer {
 }
 
 /** Serves files under `root` read-only on 127.0.0.1 (a static HTTP index host). */
-export async function serveStatic(root: string, opts: { status?: number; redirects?: Record<string, string> } = {}): Promise<StaticServer> {
+export async function serveStatic(
+  root: string,
+  opts: { status?: number; redirects?: Record<string, string> } = {},
+): Promise<StaticServer> {
   const hits: string[] = [];
   const server: Server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
@@ -204,7 +217,16 @@ export async function startRegistry(base?: Record<string, unknown>): Promise<Oci
   const port = await freePort();
   const config = join(dir, 'config.yml');
   const http = { ...(base?.['http'] as object | undefined), addr: `127.0.0.1:${port}` };
-  writeFileSync(config, stringifyYaml({ version: 0.1, ...base, log: { level: 'error' }, storage: { filesystem: { rootdirectory: storage } }, http }));
+  writeFileSync(
+    config,
+    stringifyYaml({
+      version: 0.1,
+      ...base,
+      log: { level: 'error' },
+      storage: { filesystem: { rootdirectory: storage } },
+      http,
+    }),
+  );
   const child: ChildProcess = spawn('/usr/bin/docker-registry', ['serve', config], { stdio: 'ignore' });
   const host = `127.0.0.1:${port}`;
   const deadline = Date.now() + 15_000;

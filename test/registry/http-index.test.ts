@@ -7,7 +7,17 @@ import { installCommand } from '../../host/src/cli/commands/registry-install.js'
 import { keygenCommand } from '../../host/src/cli/commands/registry-keygen.js';
 import { publishCommand } from '../../host/src/cli/commands/registry-publish.js';
 import { trustAddCommand } from '../../host/src/cli/commands/registry-trust.js';
-import { digestOf, maxSatisfying, packageFromDir, packageFromTgz, packageToTgz, readLock, satisfies, storeLayout, type IndexFile } from '../../host/src/registry/index.js';
+import {
+  digestOf,
+  maxSatisfying,
+  packageFromDir,
+  packageFromTgz,
+  packageToTgz,
+  readLock,
+  satisfies,
+  storeLayout,
+  type IndexFile,
+} from '../../host/src/registry/index.js';
 import { buildWat, removeDir, run, serveStatic, tempDir, writeToolDir, type StaticServer } from './helpers.js';
 
 let work: string;
@@ -82,7 +92,10 @@ describe('install from a static HTTP index', () => {
     expect(res.err).toMatch(/downloaded registry_echo@1.2.0: [\d.]+ (B|KiB)/);
     const lock = await readLock(storeLayout(home).lock);
     expect(lock.tools['registry_echo']?.source).toBe(ref);
-    const upgrade = await run(installCommand, [`${server.url}/index.json#registry_echo`, '--yes', '--quiet'], { home, cwd });
+    const upgrade = await run(installCommand, [`${server.url}/index.json#registry_echo`, '--yes', '--quiet'], {
+      home,
+      cwd,
+    });
     expect(upgrade.out).toBe('upgraded registry_echo@2.0.0 (was 1.2.0) signed by pub\n');
     expect(upgrade.err).not.toContain('downloading');
   });
@@ -95,13 +108,17 @@ describe('install from a static HTTP index', () => {
     writeFileSync(tgz, bytes);
     const res = await run(installCommand, [`${server.url}/index.json#registry_echo@1.0.0`, '--yes'], { home, cwd });
     expect(res.code).toBe(1);
-    expect(res.err).toMatch(/error DIGEST_MISMATCH: registry_echo@1.0.0: downloaded bytes have digest sha256:[0-9a-f]{64}, expected sha256:/);
+    expect(res.err).toMatch(
+      /error DIGEST_MISMATCH: registry_echo@1.0.0: downloaded bytes have digest sha256:[0-9a-f]{64}, expected sha256:/,
+    );
   });
 
   it('a manifest swapped on the server, index digests updated, still fails the publisher signature', async () => {
     await publish('1.0.0', { hosts: [] });
     const original = packageFromTgz(readFileSync(join(site, 'packages', 'registry_echo-1.0.0.tgz')), 'orig');
-    const evil = await packageFromDir(writeToolDir(join(cwd, 'evil'), { version: '1.0.0', wasm, hosts: ['exfil.example.net'] }));
+    const evil = await packageFromDir(
+      writeToolDir(join(cwd, 'evil'), { version: '1.0.0', wasm, hosts: ['exfil.example.net'] }),
+    );
     const tgz = packageToTgz({ ...evil, signature: original.signature! });
     writeFileSync(join(site, 'packages', 'registry_echo-1.0.0.tgz'), tgz);
     const index = readIndex();
@@ -110,7 +127,10 @@ describe('install from a static HTTP index', () => {
     entry.digest = digestOf(tgz);
     entry.files = { ...evil.digests } as Record<string, string>;
     writeFileSync(join(site, 'index.json'), JSON.stringify(index));
-    const res = await run(installCommand, [`${server.url}/index.json#registry_echo`, '--yes', '--allow-unsigned'], { home, cwd });
+    const res = await run(installCommand, [`${server.url}/index.json#registry_echo`, '--yes', '--allow-unsigned'], {
+      home,
+      cwd,
+    });
     expect(res.code).toBe(1);
     expect(res.err).toContain('error BAD_SIGNATURE');
   });
@@ -139,7 +159,7 @@ describe('install from a static HTTP index', () => {
     expect(accepted.err).toContain('WARNING');
   });
 
-  it('a tool name an object inherits (constructor, toString, __proto__) is looked up as the index\'s own entry only: NOT_FOUND', async () => {
+  it("a tool name an object inherits (constructor, toString, __proto__) is looked up as the index's own entry only: NOT_FOUND", async () => {
     await publish('1.0.0');
     const constructor = await run(installCommand, [`${server.url}/index.json#constructor`, '--yes'], { home, cwd });
     expect(constructor.err).toContain('error NOT_FOUND: ');
@@ -158,7 +178,10 @@ describe('install from a static HTTP index', () => {
     const noTool = await run(installCommand, [`${server.url}/index.json#nope`, '--yes'], { home, cwd });
     expect(noTool.err).toContain('error NOT_FOUND: ');
     expect(noTool.err).toContain('the index has no tool named nope');
-    const noVersion = await run(installCommand, [`${server.url}/index.json#registry_echo@^2.0.0`, '--yes'], { home, cwd });
+    const noVersion = await run(installCommand, [`${server.url}/index.json#registry_echo@^2.0.0`, '--yes'], {
+      home,
+      cwd,
+    });
     expect(noVersion.err).toContain('no version of registry_echo matches "^2.0.0" (has 1.0.0)');
     const noIndex = await run(installCommand, [`${server.url}/missing.json#registry_echo`, '--yes'], { home, cwd });
     expect(noIndex.err).toContain('error NOT_FOUND');
@@ -175,7 +198,9 @@ describe('install from a static HTTP index', () => {
 
   it('a redirect to plain http outside 127.0.0.0/8 is refused at that hop', async () => {
     await publish('1.0.0');
-    const redirecting = await serveStatic(site, { redirects: { '/packages/registry_echo-1.0.0.tgz': 'http://registry.example.com/registry_echo.tgz' } });
+    const redirecting = await serveStatic(site, {
+      redirects: { '/packages/registry_echo-1.0.0.tgz': 'http://registry.example.com/registry_echo.tgz' },
+    });
     try {
       const res = await run(installCommand, [`${redirecting.url}/index.json#registry_echo`, '--yes'], { home, cwd });
       expect(res.code).toBe(1);
@@ -187,7 +212,10 @@ describe('install from a static HTTP index', () => {
   });
 
   it('plain http to a host outside 127.0.0.0/8 is refused before connecting unless --insecure', async () => {
-    const res = await run(installCommand, ['http://registry.example.com/index.json#registry_echo', '--yes'], { home, cwd });
+    const res = await run(installCommand, ['http://registry.example.com/index.json#registry_echo', '--yes'], {
+      home,
+      cwd,
+    });
     expect(res.code).toBe(1);
     expect(res.err).toContain('error INSECURE_TRANSPORT');
     expect(res.err).toContain('pass --insecure');

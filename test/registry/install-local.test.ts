@@ -13,7 +13,18 @@ import { trustAddCommand, trustListCommand, trustRemoveCommand } from '../../hos
 import { uninstallCommand } from '../../host/src/cli/commands/registry-uninstall.js';
 import { verifyCommand } from '../../host/src/cli/commands/registry-verify.js';
 import { loadManifestDirs } from '../../host/src/manifest/index.js';
-import { digestOf, installedManifestDir, installedManifestDirs, packageFromDir, packageFromTgz, packageToTgz, readLock, readTar, storeLayout, writeTar } from '../../host/src/registry/index.js';
+import {
+  digestOf,
+  installedManifestDir,
+  installedManifestDirs,
+  packageFromDir,
+  packageFromTgz,
+  packageToTgz,
+  readLock,
+  readTar,
+  storeLayout,
+  writeTar,
+} from '../../host/src/registry/index.js';
 import { buildWat, makeIO, removeDir, run, tempDir, writeToolDir } from './helpers.js';
 
 let work: string;
@@ -47,8 +58,16 @@ async function trustAcme(): Promise<void> {
   expect((await run(trustAddCommand, ['acme', `${key}.pub`], opts())).code).toBe(0);
 }
 
-async function signedTgz(version: string, extra: Partial<Parameters<typeof writeToolDir>[1]> = {}, signWith = key): Promise<string> {
-  const dir = writeToolDir(join(cwd, `src-${version}-${Math.random().toString(16).slice(2)}`), { version, wasm: version.startsWith('1') ? wasm1 : wasm2, ...extra });
+async function signedTgz(
+  version: string,
+  extra: Partial<Parameters<typeof writeToolDir>[1]> = {},
+  signWith = key,
+): Promise<string> {
+  const dir = writeToolDir(join(cwd, `src-${version}-${Math.random().toString(16).slice(2)}`), {
+    version,
+    wasm: version.startsWith('1') ? wasm1 : wasm2,
+    ...extra,
+  });
   const out = join(cwd, `pkg-${version}-${Math.random().toString(16).slice(2)}.tgz`);
   const packed = await run(packCommand, [dir, '--out', out, '--key', signWith], opts());
   expect(packed.code, packed.err).toBe(0);
@@ -135,7 +154,8 @@ describe('install from a .tgz or a folder', () => {
     const tgz = await signedTgz('1.0.0');
     const unpacked = join(cwd, 'unpacked');
     mkdirSync(unpacked);
-    for (const e of readTar(gunzipSync(readFileSync(tgz)), 't', { maxEntries: 8, maxTotalBytes: 1 << 20 })) writeFileSync(join(unpacked, e.name), e.data);
+    for (const e of readTar(gunzipSync(readFileSync(tgz)), 't', { maxEntries: 8, maxTotalBytes: 1 << 20 }))
+      writeFileSync(join(unpacked, e.name), e.data);
     const res = await run(installCommand, [unpacked, '--yes'], opts());
     expect(res.code, res.err).toBe(0);
     expect(res.out).toBe('installed registry_echo@1.0.0 signed by acme\n');
@@ -158,7 +178,9 @@ describe('install from a .tgz or a folder', () => {
     const tgz = await signedTgz('1.0.0', {}, otherKey);
     const res = await run(installCommand, [tgz, '--yes'], opts());
     expect(res.code).toBe(1);
-    expect(res.err).toMatch(/error UNKNOWN_SIGNER: registry_echo@1.0.0 is signed by ed25519:[0-9a-f]{16}, which is not a trusted/);
+    expect(res.err).toMatch(
+      /error UNKNOWN_SIGNER: registry_echo@1.0.0 is signed by ed25519:[0-9a-f]{16}, which is not a trusted/,
+    );
   });
 
   it('a manifest changed after signing fails the signature, even with --allow-unsigned', async () => {
@@ -201,7 +223,10 @@ describe('consent', () => {
 
   it('on a terminal, the person answering decides', async () => {
     await trustAcme();
-    const tgz = await signedTgz('1.0.0', { paths: { '/data': { host: '/srv/data', mode: 'rw' } }, secrets: ['API_TOKEN'] });
+    const tgz = await signedTgz('1.0.0', {
+      paths: { '/data': { host: '/srv/data', mode: 'rw' } },
+      secrets: ['API_TOKEN'],
+    });
     const no = await run(installCommand, [tgz], { ...opts(), isTTY: true, stdin: 'n\n' });
     expect(no.code).toBe(1);
     expect(no.err).toContain('may read and write /data (host /srv/data)');
@@ -251,9 +276,20 @@ describe('the ceiling and the lockfile', () => {
   it('the ceiling refuses a package that asks for more, whatever the answer', async () => {
     await trustAcme();
     const ceiling = join(cwd, 'ceiling.yaml');
-    writeFileSync(ceiling, 'allowed_hosts: ["*.example.com"]\nallow_rw_paths: false\nmax_pages: 32\nmax_timeout_ms: 5000\n');
-    const greedy = await signedTgz('1.0.0', { hosts: ['api.example.com', 'evil.example.net'], paths: { '/w': { host: '/tmp/w', mode: 'rw' } }, maxPages: 64 });
-    const res = await run(installCommand, [greedy, '--yes', '--ceiling', ceiling], { ...opts(), isTTY: true, stdin: 'y\n' });
+    writeFileSync(
+      ceiling,
+      'allowed_hosts: ["*.example.com"]\nallow_rw_paths: false\nmax_pages: 32\nmax_timeout_ms: 5000\n',
+    );
+    const greedy = await signedTgz('1.0.0', {
+      hosts: ['api.example.com', 'evil.example.net'],
+      paths: { '/w': { host: '/tmp/w', mode: 'rw' } },
+      maxPages: 64,
+    });
+    const res = await run(installCommand, [greedy, '--yes', '--ceiling', ceiling], {
+      ...opts(),
+      isTTY: true,
+      stdin: 'y\n',
+    });
     expect(res.code).toBe(1);
     expect(res.err).toContain('error CEILING_EXCEEDED');
     expect(res.err).toContain('network host evil.example.net is outside the allowed hosts [*.example.com]');
@@ -333,7 +369,10 @@ describe('the installed store', () => {
     await trustAcme();
     expect((await run(installCommand, [await signedTgz('1.0.0'), '--yes'], opts())).code).toBe(0);
     const manifest = join(installedManifestDir(home), 'registry_echo', 'manifest.yaml');
-    writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('allowed_hosts: []', 'allowed_hosts: ["evil.example.net"]'));
+    writeFileSync(
+      manifest,
+      readFileSync(manifest, 'utf8').replace('allowed_hosts: []', 'allowed_hosts: ["evil.example.net"]'),
+    );
     const direct = await loadManifestDirs([join(installedManifestDir(home), 'registry_echo')]);
     expect(direct.manifests[0]?.manifest.capabilities.allowed_hosts).toEqual(['evil.example.net']);
     const { dirs, problems } = await installedManifestDirs(home);
@@ -345,7 +384,10 @@ describe('the installed store', () => {
     await trustAcme();
     expect((await run(installCommand, [await signedTgz('1.0.0'), '--yes'], opts())).code).toBe(0);
     const manifest = join(installedManifestDir(home), 'registry_echo', 'manifest.yaml');
-    writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('allowed_hosts: []', 'allowed_hosts: ["evil.example.net"]'));
+    writeFileSync(
+      manifest,
+      readFileSync(manifest, 'utf8').replace('allowed_hosts: []', 'allowed_hosts: ["evil.example.net"]'),
+    );
     const res = await run(verifyCommand, [], opts());
     expect(res.code).toBe(1);
     expect(res.err).toContain(`registry_echo: ${manifest}: installed manifest has digest`);

@@ -14,7 +14,15 @@ import { packCommand } from '../../host/src/cli/commands/registry-pack.js';
 import { publishCommand } from '../../host/src/cli/commands/registry-publish.js';
 import { trustAddCommand } from '../../host/src/cli/commands/registry-trust.js';
 import { verifyCommand } from '../../host/src/cli/commands/registry-verify.js';
-import { digestOf, keyIdOf, readLock, readTar, signedStatement, storeLayout, writeTar } from '../../host/src/registry/index.js';
+import {
+  digestOf,
+  keyIdOf,
+  readLock,
+  readTar,
+  signedStatement,
+  storeLayout,
+  writeTar,
+} from '../../host/src/registry/index.js';
 import { runToolgate } from '../server/helpers.js';
 import { buildWat, removeDir, run, serveStatic, startRegistry, tempDir, writeToolDir } from './helpers.js';
 
@@ -48,7 +56,10 @@ const opts = (): { home: string; cwd: string } => ({ home, cwd });
 function folderLinking(libPath: string, main?: string): string {
   const dir = writeToolDir(join(cwd, 'tool'), { version: '1.0.0', wasm: mainWasm });
   const manifest = join(dir, 'manifest.yaml');
-  let text = readFileSync(manifest, 'utf8').replace(/^ {2}entry: .*$/m, (line) => `${line}\n  link:\n    lib: ${JSON.stringify(libPath)}`);
+  let text = readFileSync(manifest, 'utf8').replace(
+    /^ {2}entry: .*$/m,
+    (line) => `${line}\n  link:\n    lib: ${JSON.stringify(libPath)}`,
+  );
   if (main !== undefined) text = text.replace(/^ {2}path: .*$/m, `  path: ${JSON.stringify(main)}`);
   writeFileSync(manifest, text);
   return dir;
@@ -67,7 +78,8 @@ async function installed(): Promise<boolean> {
 
 function entriesOf(tgz: string): Map<string, Buffer> {
   const out = new Map<string, Buffer>();
-  for (const e of readTar(gunzipSync(readFileSync(tgz)), tgz, { maxEntries: 64, maxTotalBytes: 1 << 26 })) out.set(e.name, Buffer.from(e.data));
+  for (const e of readTar(gunzipSync(readFileSync(tgz)), tgz, { maxEntries: 64, maxTotalBytes: 1 << 26 }))
+    out.set(e.name, Buffer.from(e.data));
   return out;
 }
 
@@ -78,10 +90,15 @@ function handCraft(out: string, files: Record<string, Buffer>): string {
   const privateKey = createPrivateKey(readFileSync(key, 'utf8'));
   const signature = {
     signer: keyIdOf(createPublicKey(privateKey)),
-    signature: sign(null, Buffer.from(signedStatement('registry_echo', '1.0.0', digests)), privateKey).toString('base64'),
+    signature: sign(null, Buffer.from(signedStatement('registry_echo', '1.0.0', digests)), privateKey).toString(
+      'base64',
+    ),
   };
   const info = { format: 'toolgate-package/v1', name: 'registry_echo', version: '1.0.0', files: digests, signature };
-  const entries = [{ name: 'toolgate-package.json', data: Buffer.from(JSON.stringify(info)) }, ...Object.entries(files).map(([name, data]) => ({ name, data }))];
+  const entries = [
+    { name: 'toolgate-package.json', data: Buffer.from(JSON.stringify(info)) },
+    ...Object.entries(files).map(([name, data]) => ({ name, data })),
+  ];
   writeFileSync(out, gzipSync(writeTar(entries.sort((a, b) => (a.name < b.name ? -1 : 1)))));
   return out;
 }
@@ -103,7 +120,9 @@ describe('a package manifest names only files inside the package', () => {
     copyFileSync(libWasm, join(cwd, 'lib.wasm'));
     const byDots = await run(packCommand, [folderLinking('../lib.wasm'), '--out', join(cwd, 'a.tgz')], opts());
     expect(byDots.code).not.toBe(0);
-    expect(byDots.err).toContain(`module.link.lib: module file ${join(cwd, 'lib.wasm')} must be inside the tool's folder`);
+    expect(byDots.err).toContain(
+      `module.link.lib: module file ${join(cwd, 'lib.wasm')} must be inside the tool's folder`,
+    );
     removeDir(join(cwd, 'tool'));
     const dir = folderLinking('./lib.wasm');
     symlinkSync(join(cwd, 'lib.wasm'), join(dir, 'lib.wasm'));
@@ -119,13 +138,23 @@ describe('a package manifest names only files inside the package', () => {
     copyFileSync(libWasm, join(dir, 'lib.wasm'));
     const link = await run(packCommand, [dir, '--out', join(cwd, 'a.tgz')], opts());
     expect(link.code).not.toBe(0);
-    expect(link.err).toContain(`module.link.lib: module file ${join(dir, 'lib.wasm')} must be named relative to the tool's folder (it is an absolute path)`);
+    expect(link.err).toContain(
+      `module.link.lib: module file ${join(dir, 'lib.wasm')} must be named relative to the tool's folder (it is an absolute path)`,
+    );
     removeDir(join(cwd, 'tool'));
     const main = honestFolder();
-    writeFileSync(join(main, 'manifest.yaml'), readFileSync(join(main, 'manifest.yaml'), 'utf8').replace(/^ {2}path: .*$/m, `  path: ${JSON.stringify(join(main, 'registry_linked.wasm'))}`));
+    writeFileSync(
+      join(main, 'manifest.yaml'),
+      readFileSync(join(main, 'manifest.yaml'), 'utf8').replace(
+        /^ {2}path: .*$/m,
+        `  path: ${JSON.stringify(join(main, 'registry_linked.wasm'))}`,
+      ),
+    );
     const res = await run(packCommand, [main, '--out', join(cwd, 'b.tgz')], opts());
     expect(res.code).not.toBe(0);
-    expect(res.err).toContain(`module.path: module file ${join(main, 'registry_linked.wasm')} must be named relative to the tool's folder (it is an absolute path)`);
+    expect(res.err).toContain(
+      `module.path: module file ${join(main, 'registry_linked.wasm')} must be named relative to the tool's folder (it is an absolute path)`,
+    );
   });
 
   it('install ./dir refuses a module.link path outside the folder and installs nothing', async () => {
@@ -137,9 +166,14 @@ describe('a package manifest names only files inside the package', () => {
 
   it('install refuses a hand-crafted, validly signed package whose manifest links an absolute path, naming the field and the path', async () => {
     // what the old pack wrote: module.path rewritten, module.link left pointing anywhere on disk
-    const manifest = readFileSync(join(folderLinking(libWasm), 'manifest.yaml'), 'utf8')
-      .replace(/^ {2}path: .*$/m, `  path: module.wasm\n  sha256: ${digestOf(readFileSync(mainWasm)).slice(7)}`);
-    const tgz = handCraft(join(cwd, 'hostile.tgz'), { 'manifest.yaml': Buffer.from(manifest), 'module.wasm': readFileSync(mainWasm) });
+    const manifest = readFileSync(join(folderLinking(libWasm), 'manifest.yaml'), 'utf8').replace(
+      /^ {2}path: .*$/m,
+      `  path: module.wasm\n  sha256: ${digestOf(readFileSync(mainWasm)).slice(7)}`,
+    );
+    const tgz = handCraft(join(cwd, 'hostile.tgz'), {
+      'manifest.yaml': Buffer.from(manifest),
+      'module.wasm': readFileSync(mainWasm),
+    });
     const res = await run(installCommand, [tgz, '--yes'], opts());
     expect(res.code).not.toBe(0);
     expect(res.err).toContain('error BAD_PACKAGE');
@@ -148,9 +182,14 @@ describe('a package manifest names only files inside the package', () => {
   });
 
   it('install refuses a package whose manifest links a path out of the package by ../', async () => {
-    const manifest = readFileSync(join(folderLinking('../../lib.wasm'), 'manifest.yaml'), 'utf8')
-      .replace(/^ {2}path: .*$/m, `  path: module.wasm\n  sha256: ${digestOf(readFileSync(mainWasm)).slice(7)}`);
-    const tgz = handCraft(join(cwd, 'dots.tgz'), { 'manifest.yaml': Buffer.from(manifest), 'module.wasm': readFileSync(mainWasm) });
+    const manifest = readFileSync(join(folderLinking('../../lib.wasm'), 'manifest.yaml'), 'utf8').replace(
+      /^ {2}path: .*$/m,
+      `  path: module.wasm\n  sha256: ${digestOf(readFileSync(mainWasm)).slice(7)}`,
+    );
+    const tgz = handCraft(join(cwd, 'dots.tgz'), {
+      'manifest.yaml': Buffer.from(manifest),
+      'module.wasm': readFileSync(mainWasm),
+    });
     const res = await run(installCommand, [tgz, '--yes'], opts());
     expect(res.code).not.toBe(0);
     expect(res.err).toContain('module.link.lib: "../../lib.wasm" is not a file of the package');
@@ -164,23 +203,43 @@ describe('linked modules are packed, signed, pinned and re-checked like the main
     expect((await run(packCommand, [honestFolder(), '--out', out, '--key', key], opts())).code).toBe(0);
     const files = entriesOf(out);
     const libDigest = digestOf(readFileSync(libWasm));
-    expect([...files.keys()].sort()).toEqual(['README.md', 'link-1.wasm', 'manifest.yaml', 'module.wasm', 'toolgate-package.json']);
+    expect([...files.keys()].sort()).toEqual([
+      'README.md',
+      'link-1.wasm',
+      'manifest.yaml',
+      'module.wasm',
+      'toolgate-package.json',
+    ]);
     expect(files.get('link-1.wasm')).toEqual(readFileSync(libWasm));
-    expect(files.get('manifest.yaml')?.toString()).toMatch(new RegExp(`lib:\\s*\\n\\s*path: link-1\\.wasm\\s*\\n\\s*sha256: ${libDigest.slice(7)}`));
-    const info = JSON.parse(files.get('toolgate-package.json')?.toString() ?? '{}') as { files: Record<string, string> };
+    expect(files.get('manifest.yaml')?.toString()).toMatch(
+      new RegExp(`lib:\\s*\\n\\s*path: link-1\\.wasm\\s*\\n\\s*sha256: ${libDigest.slice(7)}`),
+    );
+    const info = JSON.parse(files.get('toolgate-package.json')?.toString() ?? '{}') as {
+      files: Record<string, string>;
+    };
     expect(info.files['link-1.wasm']).toBe(libDigest);
 
     // the signature covers the linked module: the same package with another lib is BAD_SIGNATURE
     const swapped = new Map(files);
     swapped.set('link-1.wasm', readFileSync(swappedWasm));
-    const manifest = (files.get('manifest.yaml')?.toString() ?? '').replace(libDigest.slice(7), digestOf(readFileSync(swappedWasm)).slice(7));
+    const manifest = (files.get('manifest.yaml')?.toString() ?? '').replace(
+      libDigest.slice(7),
+      digestOf(readFileSync(swappedWasm)).slice(7),
+    );
     swapped.set('manifest.yaml', Buffer.from(manifest));
-    const listing = JSON.parse(files.get('toolgate-package.json')?.toString() ?? '{}') as { files: Record<string, string> };
+    const listing = JSON.parse(files.get('toolgate-package.json')?.toString() ?? '{}') as {
+      files: Record<string, string>;
+    };
     listing.files['link-1.wasm'] = digestOf(readFileSync(swappedWasm));
     listing.files['manifest.yaml'] = digestOf(Buffer.from(manifest));
     swapped.set('toolgate-package.json', Buffer.from(JSON.stringify(listing)));
     const tampered = join(cwd, 'tampered.tgz');
-    writeFileSync(tampered, gzipSync(writeTar([...swapped].map(([name, data]) => ({ name, data })).sort((a, b) => (a.name < b.name ? -1 : 1)))));
+    writeFileSync(
+      tampered,
+      gzipSync(
+        writeTar([...swapped].map(([name, data]) => ({ name, data })).sort((a, b) => (a.name < b.name ? -1 : 1))),
+      ),
+    );
     const res = await run(installCommand, [tampered, '--yes'], opts());
     expect(res.code).not.toBe(0);
     expect(res.err).toContain('BAD_SIGNATURE');
@@ -233,7 +292,9 @@ describe('linked modules are packed, signed, pinned and re-checked like the main
       .replace(`../../blobs/sha256/${libHex}`, swappedWasm)
       .replace(libHex, digestOf(readFileSync(swappedWasm)).slice(7));
     writeFileSync(file, text);
-    const lock = JSON.parse(readFileSync(layout.lock, 'utf8')) as { tools: Record<string, { installedManifest: string }> };
+    const lock = JSON.parse(readFileSync(layout.lock, 'utf8')) as {
+      tools: Record<string, { installedManifest: string }>;
+    };
     (lock.tools['registry_echo'] as { installedManifest: string }).installedManifest = digestOf(Buffer.from(text));
     writeFileSync(layout.lock, JSON.stringify(lock, null, 2));
 
@@ -252,12 +313,18 @@ describe('linked modules travel through every registry', () => {
     const libDigest = digestOf(readFileSync(libWasm));
     const site = join(cwd, 'site');
     expect((await run(publishCommand, [tgz, '--to', site, '--key', key], opts())).code).toBe(0);
-    const index = JSON.parse(readFileSync(join(site, 'index.json'), 'utf8')) as { tools: Record<string, { versions: Record<string, { files: Record<string, string> }> }> };
+    const index = JSON.parse(readFileSync(join(site, 'index.json'), 'utf8')) as {
+      tools: Record<string, { versions: Record<string, { files: Record<string, string> }> }>;
+    };
     expect(index.tools['registry_echo']?.versions['1.0.0']?.files['link-1.wasm']).toBe(libDigest);
     const server = await serveStatic(site);
     const registry = await startRegistry();
     try {
-      const http = await run(installCommand, [`${server.url}/index.json#registry_echo@1.0.0`, '--yes', '--quiet'], opts());
+      const http = await run(
+        installCommand,
+        [`${server.url}/index.json#registry_echo@1.0.0`, '--yes', '--quiet'],
+        opts(),
+      );
       expect(http.code, http.err).toBe(0);
       expect((await readLock(storeLayout(home).lock)).tools['registry_echo']?.digests['link-1.wasm']).toBe(libDigest);
 
@@ -268,7 +335,9 @@ describe('linked modules travel through every registry', () => {
       expect(pushed.code, pushed.err).toBe(0);
       const oci = await run(installCommand, [ref, '--yes', '--quiet'], { home: ociHome, cwd });
       expect(oci.code, oci.err).toBe(0);
-      expect((await readLock(storeLayout(ociHome).lock)).tools['registry_echo']?.digests['link-1.wasm']).toBe(libDigest);
+      expect((await readLock(storeLayout(ociHome).lock)).tools['registry_echo']?.digests['link-1.wasm']).toBe(
+        libDigest,
+      );
       const called = await runToolgate(['call', 'registry_echo', '--args', '{}'], { TOOLGATE_HOME: ociHome });
       expect(called.code, called.stderr).toBe(0);
       expect(called.stdout.trim()).toBe('1');
@@ -294,12 +363,17 @@ describe('the install consent names the linked modules', () => {
     expect((await run(packCommand, [honestFolder(), '--out', v1, '--key', key], opts())).code).toBe(0);
     expect((await run(installCommand, [v1, '--yes'], opts())).code).toBe(0);
     const dir = join(cwd, 'tool');
-    writeFileSync(join(dir, 'manifest.yaml'), readFileSync(join(dir, 'manifest.yaml'), 'utf8').replace('version: 1.0.0', 'version: 1.1.0'));
+    writeFileSync(
+      join(dir, 'manifest.yaml'),
+      readFileSync(join(dir, 'manifest.yaml'), 'utf8').replace('version: 1.0.0', 'version: 1.1.0'),
+    );
     copyFileSync(swappedWasm, join(dir, 'lib.wasm'));
     const v2 = join(cwd, 'v2.tgz');
     expect((await run(packCommand, [dir, '--out', v2, '--key', key], opts())).code).toBe(0);
     const res = await run(installCommand, [v2, '--yes'], opts());
     expect(res.code, res.err).toBe(0);
-    expect(res.err).toContain(`registry_echo: linked modules:\n  links module link-1.wasm (${digestOf(readFileSync(swappedWasm))}) for imports from "lib"`);
+    expect(res.err).toContain(
+      `registry_echo: linked modules:\n  links module link-1.wasm (${digestOf(readFileSync(swappedWasm))}) for imports from "lib"`,
+    );
   });
 });

@@ -11,7 +11,17 @@ import { publishCommand } from '../../host/src/cli/commands/registry-publish.js'
 import { trustAddCommand } from '../../host/src/cli/commands/registry-trust.js';
 import { verifyCommand } from '../../host/src/cli/commands/registry-verify.js';
 import { digestOf, readLock, storeLayout, type LockEntry } from '../../host/src/registry/index.js';
-import { buildWat, removeDir, run, serveStatic, startRegistry, tempDir, writeToolDir, type OciRegistry, type StaticServer } from './helpers.js';
+import {
+  buildWat,
+  removeDir,
+  run,
+  serveStatic,
+  startRegistry,
+  tempDir,
+  writeToolDir,
+  type OciRegistry,
+  type StaticServer,
+} from './helpers.js';
 
 let work: string;
 let wasm1: string;
@@ -74,7 +84,10 @@ function src(version: string, name = 'registry_echo', extra: { hosts?: string[] 
 }
 
 async function publish(dir: string, to: string, force = false): Promise<string> {
-  const res = await run(publishCommand, [dir, '--to', to, '--key', key, ...(force ? ['--force'] : [])], { home: work, cwd });
+  const res = await run(publishCommand, [dir, '--to', to, '--key', key, ...(force ? ['--force'] : [])], {
+    home: work,
+    cwd,
+  });
   expect(res.code, res.err).toBe(0);
   return res.out.trim();
 }
@@ -194,7 +207,8 @@ describe('install --locked', () => {
     await publish(src('1.0.0'), site);
     await publish(src('1.0.0', 'other_echo'), site);
     const a = await store('a');
-    for (const tool of ['registry_echo', 'other_echo']) expect((await install(a, [`${server.url}/index.json#${tool}`, '--yes', '--quiet'])).code).toBe(0);
+    for (const tool of ['registry_echo', 'other_echo'])
+      expect((await install(a, [`${server.url}/index.json#${tool}`, '--yes', '--quiet'])).code).toBe(0);
     const keyId = (await entryOf(a))?.signer?.keyId ?? '';
     expect(keyId).toMatch(/^ed25519:[0-9a-f]{16}$/);
 
@@ -202,7 +216,9 @@ describe('install --locked', () => {
     server.hits.length = 0;
     const refused = await toolgate(b, ['install', '--locked', join(a, 'toolgate.lock'), '--yes']);
     expect(refused.code, refused.err).toBe(1);
-    expect(refused.err).toContain(`error UNKNOWN_SIGNER: other_echo@1.0.0, registry_echo@1.0.0: the lockfile pins them as signed by pub (${keyId})`);
+    expect(refused.err).toContain(
+      `error UNKNOWN_SIGNER: other_echo@1.0.0, registry_echo@1.0.0: the lockfile pins them as signed by pub (${keyId})`,
+    );
     expect(refused.err).toContain('nothing was downloaded');
     expect(refused.err).toContain('`toolgate trust add pub pub.key.pub`');
     expect(server.hits).toEqual([]);
@@ -213,7 +229,10 @@ describe('install --locked', () => {
     const installed = await toolgate(b, ['install', '--locked', join(a, 'toolgate.lock'), '--yes']);
     expect(installed.code, installed.err).toBe(0);
     expect(installed.out).toBe('installed other_echo@1.0.0\ninstalled registry_echo@1.0.0\n');
-    expect(server.hits.filter((h) => h.endsWith('.tgz')).sort()).toEqual(['/packages/other_echo-1.0.0.tgz', '/packages/registry_echo-1.0.0.tgz']);
+    expect(server.hits.filter((h) => h.endsWith('.tgz')).sort()).toEqual([
+      '/packages/other_echo-1.0.0.tgz',
+      '/packages/registry_echo-1.0.0.tgz',
+    ]);
   });
 
   it('needs consent (--yes) without a terminal; the review names each signer and that it is trusted', async () => {

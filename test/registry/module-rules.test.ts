@@ -47,7 +47,9 @@ describe('pack and install take a module only from inside the tool folder', () =
     const out = join(cwd, 'leak.tgz');
     const res = await run(packCommand, [dir, '--out', out], opts());
     expect(res.code).not.toBe(0);
-    expect(res.err).toContain(`error BAD_PACKAGE: ${join(dir, 'manifest.yaml')}: module.path: module file ${join(cwd, 'victim-private-key.txt')} must be inside the tool's folder`);
+    expect(res.err).toContain(
+      `error BAD_PACKAGE: ${join(dir, 'manifest.yaml')}: module.path: module file ${join(cwd, 'victim-private-key.txt')} must be inside the tool's folder`,
+    );
     expect(existsSync(out)).toBe(false);
   });
 
@@ -75,7 +77,7 @@ describe('pack and install take a module only from inside the tool folder', () =
   it('install ./dir refuses /etc/passwd as a module and installs nothing', async () => {
     const res = await run(installCommand, [folderPointingAt('/etc/passwd'), '--yes', '--allow-unsigned'], opts());
     expect(res.code).not.toBe(0);
-    expect(res.err).toContain('module.path: module file /etc/passwd must be inside the tool\'s folder');
+    expect(res.err).toContain("module.path: module file /etc/passwd must be inside the tool's folder");
     expect(await installed()).toBe(false);
   });
 
@@ -112,13 +114,25 @@ describe('pack and install take a module only from inside the tool folder', () =
     const hex = digestOf(fake).slice('sha256:'.length);
     const entries = readTar(gunzipSync(readFileSync(tgz)), 't', { maxEntries: 8, maxTotalBytes: 1 << 20 }).map((e) => {
       if (e.name === 'module.wasm') return { name: e.name, data: fake };
-      if (e.name === 'manifest.yaml') return { name: e.name, data: Buffer.from(Buffer.from(e.data).toString('utf8').replace(/sha256: .*/, `sha256: ${hex}`)) };
+      if (e.name === 'manifest.yaml')
+        return {
+          name: e.name,
+          data: Buffer.from(
+            Buffer.from(e.data)
+              .toString('utf8')
+              .replace(/sha256: .*/, `sha256: ${hex}`),
+          ),
+        };
       return e;
     });
     const byName = new Map(entries.map((e) => [e.name, e.data]));
-    const info = JSON.parse(Buffer.from(byName.get('toolgate-package.json') as Uint8Array).toString('utf8')) as { files: Record<string, string> };
+    const info = JSON.parse(Buffer.from(byName.get('toolgate-package.json') as Uint8Array).toString('utf8')) as {
+      files: Record<string, string>;
+    };
     for (const name of Object.keys(info.files)) info.files[name] = digestOf(byName.get(name) as Uint8Array);
-    const rebuilt = entries.map((e) => (e.name === 'toolgate-package.json' ? { name: e.name, data: Buffer.from(JSON.stringify(info)) } : e));
+    const rebuilt = entries.map((e) =>
+      e.name === 'toolgate-package.json' ? { name: e.name, data: Buffer.from(JSON.stringify(info)) } : e,
+    );
     writeFileSync(tgz, gzipSync(writeTar(rebuilt)));
     const res = await run(installCommand, [tgz, '--yes', '--allow-unsigned'], opts());
     expect(res.code).not.toBe(0);

@@ -9,7 +9,15 @@ import { keygenCommand } from '../../host/src/cli/commands/registry-keygen.js';
 import { publishCommand } from '../../host/src/cli/commands/registry-publish.js';
 import { trustAddCommand } from '../../host/src/cli/commands/registry-trust.js';
 import { verifyCommand } from '../../host/src/cli/commands/registry-verify.js';
-import { digestOf, OCI_ANNOTATIONS, OCI_MEDIA, packageFromDir, publishPackage, readLock, storeLayout } from '../../host/src/registry/index.js';
+import {
+  digestOf,
+  OCI_ANNOTATIONS,
+  OCI_MEDIA,
+  packageFromDir,
+  publishPackage,
+  readLock,
+  storeLayout,
+} from '../../host/src/registry/index.js';
 import { buildWat, removeDir, run, startRegistry, tempDir, writeToolDir, type OciRegistry } from './helpers.js';
 
 let work: string;
@@ -44,8 +52,16 @@ beforeEach(async () => {
 afterEach(() => removeDir(cwd));
 
 async function publish(version: string, tag: string, opts: { sign?: boolean; hosts?: string[] } = {}): Promise<string> {
-  const dir = writeToolDir(join(cwd, `src-${version}-${tag}`), { version, wasm: version.startsWith('1') ? wasm1 : wasm2, hosts: opts.hosts ?? [] });
-  const res = await run(publishCommand, [dir, '--to', `${repo}:${tag}`, ...(opts.sign === false ? [] : ['--key', key])], { home, cwd });
+  const dir = writeToolDir(join(cwd, `src-${version}-${tag}`), {
+    version,
+    wasm: version.startsWith('1') ? wasm1 : wasm2,
+    hosts: opts.hosts ?? [],
+  });
+  const res = await run(
+    publishCommand,
+    [dir, '--to', `${repo}:${tag}`, ...(opts.sign === false ? [] : ['--key', key])],
+    { home, cwd },
+  );
   expect(res.code, res.err).toBe(0);
   return res.out.trim();
 }
@@ -60,12 +76,22 @@ describe('OCI registry', () => {
     const manifestDigest = await publish('1.0.0', '1.0.0');
     expect(manifestDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
     const path = repo.slice('oci://'.length).split('/').slice(1).join('/');
-    const res = await fetch(`http://${registry.host}/v2/${path}/manifests/1.0.0`, { headers: { accept: OCI_MEDIA.manifest } });
+    const res = await fetch(`http://${registry.host}/v2/${path}/manifests/1.0.0`, {
+      headers: { accept: OCI_MEDIA.manifest },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('docker-content-digest')).toBe(manifestDigest);
-    const manifest = (await res.json()) as { config: { mediaType: string }; layers: Array<{ mediaType: string; digest: string }>; annotations: Record<string, string> };
+    const manifest = (await res.json()) as {
+      config: { mediaType: string };
+      layers: Array<{ mediaType: string; digest: string }>;
+      annotations: Record<string, string>;
+    };
     expect(manifest.config.mediaType).toBe('application/vnd.wasm.config.v0+json');
-    expect(manifest.layers.map((l) => l.mediaType)).toEqual(['application/wasm', 'application/vnd.toolgate.manifest.v1+yaml', 'text/markdown']);
+    expect(manifest.layers.map((l) => l.mediaType)).toEqual([
+      'application/wasm',
+      'application/vnd.toolgate.manifest.v1+yaml',
+      'text/markdown',
+    ]);
     expect(manifest.layers[0]?.digest).toBe(digestOf(readFileSync(wasm1)));
     expect(manifest.annotations[OCI_ANNOTATIONS.signer]).toMatch(/^ed25519:[0-9a-f]{16}$/);
     expect(manifest.annotations[OCI_ANNOTATIONS.version]).toBe('1.0.0');
@@ -109,9 +135,18 @@ describe('OCI registry', () => {
     const published = (await (
       await fetch(`http://${registry.host}/v2/${path}/manifests/1.0.0`, { headers: { accept: OCI_MEDIA.manifest } })
     ).json()) as { annotations: Record<string, string> };
-    const signer = { keyId: published.annotations[OCI_ANNOTATIONS.signer] ?? '', signature: published.annotations[OCI_ANNOTATIONS.signature] ?? '' };
-    const evil = await packageFromDir(writeToolDir(join(cwd, 'evil'), { version: '1.0.0', wasm: wasm1, hosts: ['exfil.example.net'] }));
-    await publishPackage({ ...evil, signature: { signer: signer.keyId, signature: signer.signature } }, `${repo}:1.0.0`, { insecure: false, force: false });
+    const signer = {
+      keyId: published.annotations[OCI_ANNOTATIONS.signer] ?? '',
+      signature: published.annotations[OCI_ANNOTATIONS.signature] ?? '',
+    };
+    const evil = await packageFromDir(
+      writeToolDir(join(cwd, 'evil'), { version: '1.0.0', wasm: wasm1, hosts: ['exfil.example.net'] }),
+    );
+    await publishPackage(
+      { ...evil, signature: { signer: signer.keyId, signature: signer.signature } },
+      `${repo}:1.0.0`,
+      { insecure: false, force: false },
+    );
     const res = await run(installCommand, [`${repo}:1.0.0`, '--yes', '--allow-unsigned'], { home, cwd });
     expect(res.code).toBe(1);
     expect(res.err).toContain('error BAD_SIGNATURE');

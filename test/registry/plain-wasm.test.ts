@@ -11,7 +11,17 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { installCommand } from '../../host/src/cli/commands/registry-install.js';
 import { verifyCommand } from '../../host/src/cli/commands/registry-verify.js';
 import { installedManifestDirs, readLock, storeLayout } from '../../host/src/registry/index.js';
-import { buildWat, removeDir, run, serveStatic, startRegistry, tempDir, writeToolDir, type OciRegistry, type StaticServer } from './helpers.js';
+import {
+  buildWat,
+  removeDir,
+  run,
+  serveStatic,
+  startRegistry,
+  tempDir,
+  writeToolDir,
+  type OciRegistry,
+  type StaticServer,
+} from './helpers.js';
 
 let work: string;
 let wasm: Buffer;
@@ -32,10 +42,13 @@ async function startProxy(target: string): Promise<typeof proxy> {
   const [host, port] = target.split(':');
   const srv: Server = createServer((req, res) => {
     hits.push(`${req.method ?? ''} ${req.url ?? ''}`);
-    const up = httpRequest({ host, port: Number(port), path: req.url, method: req.method, headers: req.headers }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
+    const up = httpRequest(
+      { host, port: Number(port), path: req.url, method: req.method, headers: req.headers },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      },
+    );
     req.pipe(up);
   });
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
@@ -47,14 +60,24 @@ async function startProxy(target: string): Promise<typeof proxy> {
 }
 
 /** Pushes a plain wasm artifact the way other tools publish one (raw distribution API). */
-async function pushPlain(repo: string, tag: string, layers: Array<{ mediaType: string; bytes: Uint8Array }>): Promise<string> {
+async function pushPlain(
+  repo: string,
+  tag: string,
+  layers: Array<{ mediaType: string; bytes: Uint8Array }>,
+): Promise<string> {
   const base = `http://${registry.host}/v2/${repo}`;
-  const config = Buffer.from(JSON.stringify({ architecture: 'wasm', os: 'wasip1', layerDigests: layers.map((l) => digest(l.bytes)) }));
+  const config = Buffer.from(
+    JSON.stringify({ architecture: 'wasm', os: 'wasip1', layerDigests: layers.map((l) => digest(l.bytes)) }),
+  );
   for (const bytes of [config, ...layers.map((l) => l.bytes)]) {
     const start = await fetch(`${base}/blobs/uploads/`, { method: 'POST' });
     const url = new URL(start.headers.get('location') ?? '', base);
     url.searchParams.set('digest', digest(bytes));
-    const put = await fetch(url, { method: 'PUT', body: bytes, headers: { 'content-type': 'application/octet-stream' } });
+    const put = await fetch(url, {
+      method: 'PUT',
+      body: bytes,
+      headers: { 'content-type': 'application/octet-stream' },
+    });
     expect(put.status).toBe(201);
   }
   const manifest = Buffer.from(
@@ -65,7 +88,11 @@ async function pushPlain(repo: string, tag: string, layers: Array<{ mediaType: s
       layers: layers.map((l) => ({ mediaType: l.mediaType, digest: digest(l.bytes), size: l.bytes.length })),
     }),
   );
-  const put = await fetch(`${base}/manifests/${tag}`, { method: 'PUT', body: manifest, headers: { 'content-type': 'application/vnd.oci.image.manifest.v1+json' } });
+  const put = await fetch(`${base}/manifests/${tag}`, {
+    method: 'PUT',
+    body: manifest,
+    headers: { 'content-type': 'application/vnd.oci.image.manifest.v1+json' },
+  });
   expect(put.status).toBe(201);
   return digest(manifest);
 }
@@ -95,9 +122,16 @@ afterEach(async () => {
 
 /** The user's manifest for the module (its module.path is replaced by the pinned module). */
 function userManifest(extra: { sha256?: string } = {}): string {
-  const dir = writeToolDir(join(cwd, `manifest-${++counter}`), { version: '1.0.0', wasm: join(work, 'registry_echo.wasm') });
+  const dir = writeToolDir(join(cwd, `manifest-${++counter}`), {
+    version: '1.0.0',
+    wasm: join(work, 'registry_echo.wasm'),
+  });
   const file = join(dir, 'manifest.yaml');
-  if (extra.sha256 !== undefined) writeFileSync(file, readFileSync(file, 'utf8').replace('  entry: registry_echo', `  entry: registry_echo\n  sha256: ${extra.sha256}`));
+  if (extra.sha256 !== undefined)
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace('  entry: registry_echo', `  entry: registry_echo\n  sha256: ${extra.sha256}`),
+    );
   return file;
 }
 
@@ -121,7 +155,14 @@ describe('plain wasm OCI artifacts', () => {
     const repo = `plain/case${++counter}/echo`;
     const artifact = await pushPlain(repo, 'latest', [{ mediaType: 'application/wasm', bytes: wasm }]);
     const manifest = userManifest();
-    const res = await install([`oci://${registry.host}/${repo}`, '--manifest', manifest, '--yes', '--allow-unsigned', '--quiet']);
+    const res = await install([
+      `oci://${registry.host}/${repo}`,
+      '--manifest',
+      manifest,
+      '--yes',
+      '--allow-unsigned',
+      '--quiet',
+    ]);
     expect(res.code, res.err).toBe(0);
     expect(res.out).toBe('installed registry_echo@1.0.0\n');
     const entry = (await readLock(storeLayout(home).lock)).tools['registry_echo'];
@@ -137,7 +178,18 @@ describe('plain wasm OCI artifacts', () => {
     const repo = `plain/case${++counter}/echo`;
     await pushPlain(repo, 'stable', [{ mediaType: 'application/wasm', bytes: wasm }]);
     const manifest = userManifest();
-    expect((await install([`oci://${registry.host}/${repo}:stable`, '--manifest', manifest, '--yes', '--allow-unsigned', '--quiet'])).code).toBe(0);
+    expect(
+      (
+        await install([
+          `oci://${registry.host}/${repo}:stable`,
+          '--manifest',
+          manifest,
+          '--yes',
+          '--allow-unsigned',
+          '--quiet',
+        ])
+      ).code,
+    ).toBe(0);
     await pushPlain(repo, 'stable', [{ mediaType: 'application/wasm', bytes: wasm2 }]);
     const fresh = join(cwd, 'fresh');
     const res = await install(['--locked', storeLayout(home).lock, '--yes', '--allow-unsigned', '--quiet'], fresh);
@@ -149,7 +201,14 @@ describe('plain wasm OCI artifacts', () => {
     const repo = `plain/case${++counter}/echo`;
     await pushPlain(repo, '1', [{ mediaType: 'application/wasm', bytes: wasm }]);
     const manifest = userManifest({ sha256: digest(wasm2).slice('sha256:'.length) });
-    const res = await install([`oci://${registry.host}/${repo}:1`, '--manifest', manifest, '--yes', '--allow-unsigned', '--quiet']);
+    const res = await install([
+      `oci://${registry.host}/${repo}:1`,
+      '--manifest',
+      manifest,
+      '--yes',
+      '--allow-unsigned',
+      '--quiet',
+    ]);
     expect(res.code).toBe(1);
     expect(res.err).toContain(`error DIGEST_MISMATCH: ${manifest}: module.sha256`);
   });
@@ -160,12 +219,26 @@ describe('plain wasm OCI artifacts', () => {
       { mediaType: 'application/wasm', bytes: wasm },
       { mediaType: 'application/wasm', bytes: wasm2 },
     ]);
-    const res = await install([`oci://${registry.host}/${two}:1`, '--manifest', userManifest(), '--yes', '--allow-unsigned', '--quiet']);
+    const res = await install([
+      `oci://${registry.host}/${two}:1`,
+      '--manifest',
+      userManifest(),
+      '--yes',
+      '--allow-unsigned',
+      '--quiet',
+    ]);
     expect(res.code).toBe(1);
     expect(res.err).toContain('must have exactly one application/wasm layer');
     const fake = `plain/case${++counter}/echo`;
     await pushPlain(fake, '1', [{ mediaType: 'application/wasm', bytes: Buffer.from('#!/bin/sh\necho not wasm\n') }]);
-    const notWasm = await install([`oci://${registry.host}/${fake}:1`, '--manifest', userManifest(), '--yes', '--allow-unsigned', '--quiet']);
+    const notWasm = await install([
+      `oci://${registry.host}/${fake}:1`,
+      '--manifest',
+      userManifest(),
+      '--yes',
+      '--allow-unsigned',
+      '--quiet',
+    ]);
     expect(notWasm.code).toBe(1);
     expect(notWasm.err).toContain('error BAD_PACKAGE');
     expect(notWasm.err).toContain('module.wasm');
@@ -191,7 +264,9 @@ describe('plain .wasm files and URLs', () => {
     const url = `${server.url}/echo.wasm`;
     const refused = await install([url, '--yes', '--allow-unsigned', '--quiet']);
     expect(refused.code).toBe(1);
-    expect(refused.err).toContain(`error BAD_PACKAGE: ${url}: is a plain WebAssembly module with no toolgate manifest; pass --manifest FILE`);
+    expect(refused.err).toContain(
+      `error BAD_PACKAGE: ${url}: is a plain WebAssembly module with no toolgate manifest; pass --manifest FILE`,
+    );
     expect(server.hits).toEqual([]);
     const res = await install([url, '--manifest', userManifest(), '--yes', '--allow-unsigned', '--quiet']);
     expect(res.code, res.err).toBe(0);

@@ -40,7 +40,10 @@ describe('ceiling', () => {
   });
 
   it('the ceiling names every excess: rw paths, memory, timeout, secrets', () => {
-    const ceiling = parseCeiling('allow_rw_paths: false\nmax_pages: 8\nmax_timeout_ms: 500\nallowed_secrets: []\n', 'c.yaml');
+    const ceiling = parseCeiling(
+      'allow_rw_paths: false\nmax_pages: 8\nmax_timeout_ms: 500\nallowed_secrets: []\n',
+      'c.yaml',
+    );
     const caps: CapabilitySet = { ...base, paths: [{ guest: '/w', host: '/tmp', mode: 'rw' }], secrets: ['TOKEN'] };
     expect(ceilingViolations(caps, ceiling)).toEqual([
       'read-write mount /w -> /tmp is not allowed (allow_rw_paths: false)',
@@ -65,7 +68,9 @@ describe('capability growth', () => {
     expect(diffCapabilities(base, { ...base, maxHttpResponseBytes: 2 << 20 }).grew).toBe(true);
     expect(diffCapabilities(base, { ...base, secrets: ['TOKEN'] }).grew).toBe(true);
     expect(diffCapabilities(base, { ...base, maxVarBytes: 8 << 20 }).lines).toEqual(['+ vars: 1 MiB -> 8 MiB']);
-    expect(ceilingViolations({ ...base, maxVarBytes: 8 << 20 }, parseCeiling('max_var_bytes: 1048576\n', 'c.yaml'))).toEqual(['memory.max_var_bytes 8388608 is above the ceiling of 1048576']);
+    expect(
+      ceilingViolations({ ...base, maxVarBytes: 8 << 20 }, parseCeiling('max_var_bytes: 1048576\n', 'c.yaml')),
+    ).toEqual(['memory.max_var_bytes 8388608 is above the ceiling of 1048576']);
   });
 });
 
@@ -79,7 +84,9 @@ describe('capabilities.mcp in the registry', () => {
     delete old.mcp;
     expect(diffCapabilities(old as CapabilitySet, sampling).grew).toBe(true);
     const ceiling = parseCeiling('allowed_mcp: [logging, progress]\n', 'c.yaml');
-    expect(ceilingViolations({ ...base, mcp: ['logging', 'sampling'] }, ceiling)).toEqual(['mcp client feature sampling is not in the allowed features']);
+    expect(ceilingViolations({ ...base, mcp: ['logging', 'sampling'] }, ceiling)).toEqual([
+      'mcp client feature sampling is not in the allowed features',
+    ]);
     expect(() => parseCeiling('allowed_mcp: [telepathy]\n', 'bad.yaml')).toThrow(/bad\.yaml: allowed_mcp/);
   });
 });
@@ -87,7 +94,9 @@ describe('capabilities.mcp in the registry', () => {
 describe('signatures', () => {
   it('the signed statement lists name, version and every file digest in name order', () => {
     const text = signedStatement('t', '1.0.0', { 'module.wasm': 'sha256:bb', 'manifest.yaml': 'sha256:aa' });
-    expect(text).toBe('toolgate-package-signature-v1\nname t\nversion 1.0.0\nfile manifest.yaml sha256:aa\nfile module.wasm sha256:bb\n');
+    expect(text).toBe(
+      'toolgate-package-signature-v1\nname t\nversion 1.0.0\nfile manifest.yaml sha256:aa\nfile module.wasm sha256:bb\n',
+    );
     const a = generateSigningKey();
     const b = generateSigningKey();
     expect(a.keyId).toMatch(/^ed25519:[0-9a-f]{16}$/);

@@ -66,11 +66,19 @@ describe('ranges through the CLI', () => {
 
   it('install tool@1.x installs the highest 1.x from an HTTP index; a malformed range is a usage error (exit 2) naming the forms', async () => {
     const index = `${server?.url ?? ''}/index.json`;
-    const r = await tg(['install', `${index}#registry_echo@1.x`, '--yes', '--allow-unsigned', '--json'], { env: { TOOLGATE_HOME: home } });
+    const r = await tg(['install', `${index}#registry_echo@1.x`, '--yes', '--allow-unsigned', '--json'], {
+      env: { TOOLGATE_HOME: home },
+    });
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ tools: [{ name: 'registry_echo', version: '1.4.0', outcome: 'installed' }] });
-    const union = await tg(['install', `${index}#registry_echo@^1 || ^2`, '--yes', '--allow-unsigned', '--json'], { env: { TOOLGATE_HOME: home } });
-    expect(JSON.parse(union.stdout)).toMatchObject({ tools: [{ version: '2.0.0', outcome: 'upgraded', previousVersion: '1.4.0' }] });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      tools: [{ name: 'registry_echo', version: '1.4.0', outcome: 'installed' }],
+    });
+    const union = await tg(['install', `${index}#registry_echo@^1 || ^2`, '--yes', '--allow-unsigned', '--json'], {
+      env: { TOOLGATE_HOME: home },
+    });
+    expect(JSON.parse(union.stdout)).toMatchObject({
+      tools: [{ version: '2.0.0', outcome: 'upgraded', previousVersion: '1.4.0' }],
+    });
     const bad = await tg(['install', `${index}#registry_echo@one.two`, '--yes'], { env: { TOOLGATE_HOME: home } });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('"one.two" is not a version range (npm ranges: 1.2.3, ^1.2, ~1.2, 1.x');

@@ -92,7 +92,11 @@ test('a running `toolgate serve` picks up a tool installed into its store, and d
   const removed = await run(uninstallCommand, ['picked_up'], opts);
   expect(removed.code, removed.err).toBe(0);
   await waitFor('list_changed after uninstall', () => (changes > before ? true : undefined));
-  await waitFor('picked_up gone from tools/list', async () => (!(await names()).includes('picked_up') ? true : undefined));
-  await expect(s.client.callTool({ name: 'picked_up', arguments: { text: 'x' } })).rejects.toThrow(/Unknown tool: picked_up/);
+  await waitFor('picked_up gone from tools/list', async () =>
+    !(await names()).includes('picked_up') ? true : undefined,
+  );
+  await expect(s.client.callTool({ name: 'picked_up', arguments: { text: 'x' } })).rejects.toThrow(
+    /Unknown tool: picked_up/,
+  );
   expect(s.stderr()).not.toMatch(/"level":(50|60)/);
 });

@@ -42,7 +42,9 @@ function deadPid(): number {
 }
 
 function nonce(): string {
-  return Math.random().toString(16).slice(2, 10).padEnd(8, '0') + Math.random().toString(16).slice(2, 10).padEnd(8, '0');
+  return (
+    Math.random().toString(16).slice(2, 10).padEnd(8, '0') + Math.random().toString(16).slice(2, 10).padEnd(8, '0')
+  );
 }
 
 describe('crash leftovers', () => {
@@ -88,7 +90,9 @@ describe('crash leftovers', () => {
     const mutex = storeLayout(home).mutex;
     writeFileSync(mutex, `${process.pid} 1 ${nonce()}\n`);
     expect(await tryLock(mutex)).toMatch(/^[0-9a-f]{16}$/);
-    expect(readFileSync(mutex, 'utf8')).toMatch(new RegExp(`^${process.pid} ${processStart(process.pid)} [0-9a-f]{16}\\n$`));
+    expect(readFileSync(mutex, 'utf8')).toMatch(
+      new RegExp(`^${process.pid} ${processStart(process.pid)} [0-9a-f]{16}\\n$`),
+    );
   });
 
   it('a lock in the old pid-only format whose process is gone is taken over', async () => {
@@ -143,7 +147,10 @@ describe('crash leftovers', () => {
     try {
       // Every child holds its locks (stays alive) until all have answered, so a loser sees a live winner.
       const readies = children.map(
-        (c) => new Promise<void>((r) => c.stdout.on('data', (chunk: Buffer) => (chunk.toString().includes('ready') ? r() : undefined))),
+        (c) =>
+          new Promise<void>((r) =>
+            c.stdout.on('data', (chunk: Buffer) => (chunk.toString().includes('ready') ? r() : undefined)),
+          ),
       );
       await Promise.all(readies);
       writeFileSync(go, '');

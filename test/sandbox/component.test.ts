@@ -5,7 +5,17 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { loadSandboxTool, SandboxLoadError, type SandboxTool } from '../../host/src/sandbox/index.js';
-import { capturingLogger, failure, fixture, moduleSpec, never, text, until, utf8, type SpecOverrides } from './core-helpers.js';
+import {
+  capturingLogger,
+  failure,
+  fixture,
+  moduleSpec,
+  never,
+  text,
+  until,
+  utf8,
+  type SpecOverrides,
+} from './core-helpers.js';
 
 const open: SandboxTool[] = [];
 const servers: Server[] = [];
@@ -20,12 +30,16 @@ afterAll(async () => {
 });
 
 async function hostile(over: SpecOverrides = {}): Promise<(args: object) => Promise<string>> {
-  const tool = await loadSandboxTool(moduleSpec('js_hostile', 'call', { abi: 'component', limits: { timeoutMs: 5_000 }, ...over }));
+  const tool = await loadSandboxTool(
+    moduleSpec('js_hostile', 'call', { abi: 'component', limits: { timeoutMs: 5_000 }, ...over }),
+  );
   open.push(tool);
   return async (args) => text(await tool.call(utf8(JSON.stringify(args)), { signal: never() }));
 }
 
-async function serve(handle: (path: string, res: import('node:http').ServerResponse) => void): Promise<{ port: number; requests: string[] }> {
+async function serve(
+  handle: (path: string, res: import('node:http').ServerResponse) => void,
+): Promise<{ port: number; requests: string[] }> {
   const requests: string[] = [];
   const server = createServer((req, res) => {
     requests.push(req.url ?? '/');
@@ -45,7 +59,7 @@ async function loadError(over: SpecOverrides & { wasm: Uint8Array }): Promise<Sa
   return err as SandboxLoadError;
 }
 
-describe('a JavaScript tool runs in the sandbox through toolgate\'s world', () => {
+describe("a JavaScript tool runs in the sandbox through toolgate's world", () => {
   it('returns its string, and its console.log lines reach the log', async () => {
     const { logger, lines } = capturingLogger();
     const call = await hostile({ logger });
@@ -86,7 +100,10 @@ describe('a JavaScript tool runs in the sandbox through toolgate\'s world', () =
   it('fetch reaches an allowed host through the gate', async () => {
     const site = await serve((_p, res) => res.end('hello from the site'));
     const call = await hostile({ allowedHosts: [`127.0.0.1:${site.port}`] });
-    expect(JSON.parse(await call({ mode: 'fetch', url: `http://127.0.0.1:${site.port}/page` }))).toEqual({ status: 200, body: 'hello from the site' });
+    expect(JSON.parse(await call({ mode: 'fetch', url: `http://127.0.0.1:${site.port}/page` }))).toEqual({
+      status: 200,
+      body: 'hello from the site',
+    });
     expect(site.requests).toEqual(['/page']);
   });
 
@@ -113,7 +130,7 @@ describe('a JavaScript tool runs in the sandbox through toolgate\'s world', () =
   });
 });
 
-describe('a component that is not toolgate\'s world is refused at load', () => {
+describe("a component that is not toolgate's world is refused at load", () => {
   it('a component built against a world with an extra import is WRONG_WORLD, naming what differs', async () => {
     const err = await loadError({ wasm: fixture('js_other_world') });
     expect(err.code).toBe('WRONG_WORLD');
@@ -140,7 +157,10 @@ describe('a component that is not toolgate\'s world is refused at load', () => {
   });
 
   it('a component tool that asks for file mounts is refused: the world has no files', async () => {
-    const err = await loadError({ wasm: fixture('js_hostile'), allowedPaths: { '/data': { host: '/tmp', mode: 'ro' } } });
+    const err = await loadError({
+      wasm: fixture('js_hostile'),
+      allowedPaths: { '/data': { host: '/tmp', mode: 'ro' } },
+    });
     expect(err.code).toBe('BAD_SPEC');
     expect(err.message).toMatch(/allowedPaths .* not in toolgate's world/);
   });

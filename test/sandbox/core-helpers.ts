@@ -2,7 +2,12 @@
 import { readFileSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
 import { expect } from 'vitest';
-import { DEFAULT_LIMITS, type SandboxExecution, type SandboxLimits, type SandboxToolSpec } from '../../host/src/sandbox/index.js';
+import {
+  DEFAULT_LIMITS,
+  type SandboxExecution,
+  type SandboxLimits,
+  type SandboxToolSpec,
+} from '../../host/src/sandbox/index.js';
 import { ToolFailure, type ErrorCode } from '../../host/src/tool/index.js';
 
 const BUILD = new URL('../fixtures/build/', import.meta.url);
@@ -56,7 +61,11 @@ export async function failure(p: Promise<unknown>, code: ErrorCode): Promise<Too
   throw new Error(`expected ${code}, but the call succeeded`);
 }
 
-export interface LogRecord { level: number; msg: string; tool?: string }
+export interface LogRecord {
+  level: number;
+  msg: string;
+  tool?: string;
+}
 
 export function capturingLogger(): { logger: Logger; lines: LogRecord[] } {
   const lines: LogRecord[] = [];

@@ -40,7 +40,7 @@ async function externalAfterGc(): Promise<number> {
 }
 
 describe('teardown releases the instance at once', () => {
-  it('a torn-down instance releases its channel at once, not at the call\'s original deadline', async () => {
+  it("a torn-down instance releases its channel at once, not at the call's original deadline", async () => {
     // 1 MiB channels (the default limits) make one leaked channel plain to see
     const tool = await kit('burn', { limits: { timeoutMs: 30_000 } });
     await tool.call(Uint8Array.of(4), { signal: never() });
@@ -68,7 +68,8 @@ describe('teardown releases the instance at once', () => {
     const tool = await kit('burn', { limits: { timeoutMs: 30_000 } });
     await tool.call(Uint8Array.of(4), { signal: never() });
     const base = await externalAfterGc();
-    for (let i = 0; i < 8; i++) await failure(tool.call(Uint8Array.of(31), { signal: never(), timeoutMs: 20 }), 'TIMEOUT');
+    for (let i = 0; i < 8; i++)
+      await failure(tool.call(Uint8Array.of(31), { signal: never(), timeoutMs: 20 }), 'TIMEOUT');
     let grown = Infinity;
     for (let i = 0; i < 20 && grown >= 3 * 1024 * 1024; i++) {
       await sleep(50);
@@ -98,11 +99,14 @@ describe('a long-lived instance holds nothing per call', () => {
   });
 });
 
-describe('a deadline is TIMEOUT from whichever layer; only the caller\'s own abort is ABORTED', () => {
-  it('a caller signal aborted by a TIMEOUT deadline (the pipeline\'s timer) is answered TIMEOUT', async () => {
+describe("a deadline is TIMEOUT from whichever layer; only the caller's own abort is ABORTED", () => {
+  it("a caller signal aborted by a TIMEOUT deadline (the pipeline's timer) is answered TIMEOUT", async () => {
     const tool = await kit('burn', { limits: { timeoutMs: 5000 } });
     const deadline = new AbortController();
-    setTimeout(() => deadline.abort(new ToolFailure('TIMEOUT', 'tool "t_burn" did not finish within its deadline of 100 ms')), 100);
+    setTimeout(
+      () => deadline.abort(new ToolFailure('TIMEOUT', 'tool "t_burn" did not finish within its deadline of 100 ms')),
+      100,
+    );
     const err = await failure(tool.call(Uint8Array.of(31), { signal: deadline.signal }), 'TIMEOUT');
     expect(err.message).toMatch(/deadline of 100 ms/);
   });
@@ -148,9 +152,17 @@ describe('a deadline is TIMEOUT from whichever layer; only the caller\'s own abo
 
   it("through the pipeline too: a caller's own AbortSignal.timeout is TIMEOUT, its plain abort ABORTED (one mapping, signals/)", async () => {
     const h = harness();
-    h.tools.register(recordingTool({ timeoutMs: 5000, body: (_a, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve('late'))) }));
+    h.tools.register(
+      recordingTool({
+        timeoutMs: 5000,
+        body: (_a, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve('late'))),
+      }),
+    );
     const timedOut = await h.pipeline.call('rec', {}, { signal: AbortSignal.timeout(40) });
-    expect(timedOut.error).toEqual({ code: 'TIMEOUT', message: 'call to "rec" did not finish within its caller\'s deadline' });
+    expect(timedOut.error).toEqual({
+      code: 'TIMEOUT',
+      message: 'call to "rec" did not finish within its caller\'s deadline',
+    });
     const caller = new AbortController();
     setTimeout(() => caller.abort(), 40);
     const aborted = await h.pipeline.call('rec', {}, { signal: caller.signal });
@@ -164,7 +176,16 @@ describe('a deadline is TIMEOUT from whichever layer; only the caller\'s own abo
       const out = await new Promise<string>((resolve, reject) => {
         execFile(
           process.execPath,
-          ['dist/cli/main.js', 'call', 'spin_short', '--manifests', 'test/fixtures/server-manifests', '--policies', policies, '--json'],
+          [
+            'dist/cli/main.js',
+            'call',
+            'spin_short',
+            '--manifests',
+            'test/fixtures/server-manifests',
+            '--policies',
+            policies,
+            '--json',
+          ],
           { cwd: root, timeout: 20_000 },
           (error, stdout) => (stdout ? resolve(stdout) : reject(error ?? new Error('no output'))),
         );
@@ -206,11 +227,17 @@ describe("the pipeline's clock is the deadline's one owner (architecture.md §3.
   // The sandbox's own limit is far off: only the clock's deadline can end these calls.
   for (const path of ['in-thread', 'worker'] as const) {
     it(`a call under the clock's deadline ends with the clock's TIMEOUT, not a second sandbox one (${path})`, async () => {
-      const tool = await kit('spin', { limits: { timeoutMs: 5000 }, execution: path === 'worker' ? { path: 'worker' } : { sliceMs: 60_000 } });
+      const tool = await kit('spin', {
+        limits: { timeoutMs: 5000 },
+        execution: path === 'worker' ? { path: 'worker' } : { sliceMs: 60_000 },
+      });
       const clock = new CallClock('t_spin', never(), { ms: 150, source: 'a test' });
       try {
         const t0 = performance.now();
-        const err = await failure(tool.call(new Uint8Array(0), { signal: clock.signal, remainingMs: clock.remainingMs }), 'TIMEOUT');
+        const err = await failure(
+          tool.call(new Uint8Array(0), { signal: clock.signal, remainingMs: clock.remainingMs }),
+          'TIMEOUT',
+        );
         expect(err.message).toBe(clock.timeoutReason?.message);
         expect(err.message).toMatch(/deadline of 150 ms \(set by a test\)/);
         expect(performance.now() - t0).toBeLessThan(4000);
@@ -250,7 +277,10 @@ describe('an idle pool costs no CPU', () => {
   it('an idle pool settles: no thread of the process keeps a core busy (the worker never spins unbounded)', async () => {
     const tool = await kit('slow_echo', { pool: { max: 2 }, execution: { path: 'worker' } });
     // two live instances, both just back from a call (the moment a worker might still be spinning)
-    await Promise.all([tool.call(Uint8Array.of(1), { signal: never() }), tool.call(Uint8Array.of(2), { signal: never() })]);
+    await Promise.all([
+      tool.call(Uint8Array.of(1), { signal: never() }),
+      tool.call(Uint8Array.of(2), { signal: never() }),
+    ]);
     expect(tool.stats()).toMatchObject({ live: 2, busy: 0 });
     // Per thread CPU time, not wall-clock shares: a spinning worker keeps using CPU whatever the
     // machine's load, while booting the spare ends by itself. Within 10 s a 500 ms window must come

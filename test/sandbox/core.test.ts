@@ -1,7 +1,18 @@
 // The sandbox core: happy path, reuse, limits on sizes, errors reported bounded and sanitized.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadSandboxTool, type SandboxExecution, type SandboxTool } from '../../host/src/sandbox/index.js';
-import { capturingLogger, EXECUTION_PATHS, failure, kitSpec, moduleSpec, never, text, until, utf8, type SpecOverrides } from './core-helpers.js';
+import {
+  capturingLogger,
+  EXECUTION_PATHS,
+  failure,
+  kitSpec,
+  moduleSpec,
+  never,
+  text,
+  until,
+  utf8,
+  type SpecOverrides,
+} from './core-helpers.js';
 
 const open: SandboxTool[] = [];
 /** The path of the describe block running (each block below runs on both). */
@@ -61,7 +72,7 @@ for (const [where, path] of EXECUTION_PATHS) {
     });
 
     describe('WASI supplied by toolgate', () => {
-      it('a WASI module runs without Node\'s WASI: _initialize ran, stdout goes to the log, no environment is visible', async () => {
+      it("a WASI module runs without Node's WASI: _initialize ran, stdout goes to the log, no environment is visible", async () => {
         process.env.TOOLGATE_TEST_LEAK = 'leaked';
         const { logger, lines } = capturingLogger();
         const tool = await loadSandboxTool(moduleSpec('core_wasi', 'run', { logger, execution }));

@@ -1,7 +1,12 @@
 // Tables are memory the memory cap does not see (issue 24): their growth is capped in the module and
 // a module declaring more than the table budget is refused at load (architecture.md §4).
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadSandboxTool, SandboxLoadError, type SandboxExecution, type SandboxTool } from '../../host/src/sandbox/index.js';
+import {
+  loadSandboxTool,
+  SandboxLoadError,
+  type SandboxExecution,
+  type SandboxTool,
+} from '../../host/src/sandbox/index.js';
 import { EXECUTION_PATHS, fixture, kitSpec, moduleSpec, never, utf8 } from './core-helpers.js';
 
 const MiB = 1024 * 1024;
@@ -13,7 +18,10 @@ afterEach(async () => {
 });
 
 async function loadError(p: Promise<unknown>): Promise<SandboxLoadError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(SandboxLoadError);
   return err as SandboxLoadError;
 }
@@ -29,7 +37,9 @@ for (const [where, path] of EXECUTION_PATHS) {
       const warm = await loadSandboxTool(kitSpec('greet', { execution }));
       open.push(warm);
       await warm.call(utf8('x'), { signal: never() });
-      const tool = await loadSandboxTool(moduleSpec('hostile_table_grow', 'grow', { execution, limits: { maxPages: 256, timeoutMs: 20_000 } }));
+      const tool = await loadSandboxTool(
+        moduleSpec('hostile_table_grow', 'grow', { execution, limits: { maxPages: 256, timeoutMs: 20_000 } }),
+      );
       open.push(tool);
       const before = process.memoryUsage().rss;
       const out = await tool.call(new Uint8Array(0), { signal: never() });
@@ -46,7 +56,9 @@ describe('tables declared beyond the budget', () => {
   it('a module declaring tables beyond the budget is refused at load, naming the table', async () => {
     const err = await loadError(loadSandboxTool(moduleSpec('hostile_table_huge', 'run')));
     expect(err.code).toBe('TABLES_OVER_BUDGET');
-    expect(err.message).toMatch(/tool "t_run": table 1 \(externref\) declares 4194304 initial entries; with the 16 of the tables before it that is over the table budget of 65536 entries/);
+    expect(err.message).toMatch(
+      /tool "t_run": table 1 \(externref\) declares 4194304 initial entries; with the 16 of the tables before it that is over the table budget of 65536 entries/,
+    );
   });
 
   it('a linked module importing a table over the budget is refused at load, naming the module and the import', async () => {
@@ -58,6 +70,8 @@ describe('tables declared beyond the budget', () => {
     });
     const err = await loadError(loadSandboxTool(spec));
     expect(err.code).toBe('TABLES_OVER_BUDGET');
-    expect(err.message).toMatch(/tool "t_run", module\.link "extra": imported table "lib\.table" \(funcref\) declares 4194304 initial entries; the table budget is 65536 entries/);
+    expect(err.message).toMatch(
+      /tool "t_run", module\.link "extra": imported table "lib\.table" \(funcref\) declares 4194304 initial entries; the table budget is 65536 entries/,
+    );
   });
 });

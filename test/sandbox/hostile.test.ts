@@ -3,9 +3,24 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadSandboxTool, SandboxLoadError, type SandboxExecution, type SandboxTool } from '../../host/src/sandbox/index.js';
+import {
+  loadSandboxTool,
+  SandboxLoadError,
+  type SandboxExecution,
+  type SandboxTool,
+} from '../../host/src/sandbox/index.js';
 import { watchLoop } from '../support/loop-watch.js';
-import { EXECUTION_PATHS, failure, kitSpec, moduleSpec, never, text, until, utf8, type SpecOverrides } from './core-helpers.js';
+import {
+  EXECUTION_PATHS,
+  failure,
+  kitSpec,
+  moduleSpec,
+  never,
+  text,
+  until,
+  utf8,
+  type SpecOverrides,
+} from './core-helpers.js';
 
 const open: SandboxTool[] = [];
 /** The path of the describe block running (the run-time rules below hold on both). */
@@ -33,9 +48,19 @@ describe('refused at load, naming the tool and the rule', () => {
   const cases: [string, string, string, RegExp][] = [
     ['hostile_min_over_cap', 'run', 'MEMORY_OVER_CAP', /tool "t_run": memory minimum is 300 pages; max_pages is 256/],
     ['hostile_env_import', 'run', 'FORBIDDEN_IMPORT', /import "env\.system" is from namespace "env"/],
-    ['hostile_unknown_host_fn', 'run', 'FORBIDDEN_IMPORT', /import "extism:host\/env\.exec_shell" is not an Extism host function/],
+    [
+      'hostile_unknown_host_fn',
+      'run',
+      'FORBIDDEN_IMPORT',
+      /import "extism:host\/env\.exec_shell" is not an Extism host function/,
+    ],
     ['hostile_import_memory', 'run', 'FORBIDDEN_IMPORT', /import "extism:host\/env\.memory" is a memory/],
-    ['hostile_wasi_unknown', 'run', 'FORBIDDEN_IMPORT', /import "wasi_snapshot_preview1\.sock_open" is not a WASI function/],
+    [
+      'hostile_wasi_unknown',
+      'run',
+      'FORBIDDEN_IMPORT',
+      /import "wasi_snapshot_preview1\.sock_open" is not a WASI function/,
+    ],
     ['hostile_shared_memory', 'run', 'BAD_MODULE', /shared memory is not allowed/],
     ['hostile_memory64', 'run', 'BAD_MODULE', /memory64 is not allowed/],
     ['hostile_two_memories', 'run', 'BAD_MODULE', /declares 2 memories; at most one/],
@@ -50,13 +75,25 @@ describe('refused at load, naming the tool and the rule', () => {
 
   it('malformed bytes are BAD_MODULE with a clear reason', async () => {
     const spec = kitSpec('greet');
-    await refused(loadSandboxTool({ ...spec, wasm: utf8('not wasm at all') }), 'BAD_MODULE', /malformed module: not a WebAssembly module/);
+    await refused(
+      loadSandboxTool({ ...spec, wasm: utf8('not wasm at all') }),
+      'BAD_MODULE',
+      /malformed module: not a WebAssembly module/,
+    );
     const truncated = spec.wasm.subarray(0, spec.wasm.length - 7);
-    await refused(loadSandboxTool({ ...spec, wasm: truncated }), 'BAD_MODULE', /tool "t_greet": malformed module: .*runs past the end/);
+    await refused(
+      loadSandboxTool({ ...spec, wasm: truncated }),
+      'BAD_MODULE',
+      /tool "t_greet": malformed module: .*runs past the end/,
+    );
   });
 
   it('a module whose sha256 differs from the pinned one is refused', async () => {
-    await refused(loadSandboxTool({ ...kitSpec('greet'), sha256: '0'.repeat(64) }), 'BAD_MODULE', /the manifest pins 0{64}/);
+    await refused(
+      loadSandboxTool({ ...kitSpec('greet'), sha256: '0'.repeat(64) }),
+      'BAD_MODULE',
+      /the manifest pins 0{64}/,
+    );
   });
 
   it('a bad spec is a load error naming the key path', async () => {
@@ -146,9 +183,15 @@ for (const [where, path] of EXECUTION_PATHS) {
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
       const port = (server.address() as AddressInfo).port;
       try {
-        const tool = await load('core_kit', 'http_get', { allowedHosts: [`127.0.0.1:${port}`], limits: { timeoutMs: 10_000 } });
+        const tool = await load('core_kit', 'http_get', {
+          allowedHosts: [`127.0.0.1:${port}`],
+          limits: { timeoutMs: 10_000 },
+        });
         const get = (url: string, timeoutMs?: number): Promise<Uint8Array> =>
-          tool.call(utf8(JSON.stringify({ url })), { signal: never(), ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
+          tool.call(utf8(JSON.stringify({ url })), {
+            signal: never(),
+            ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+          });
         expect(text(await get(`http://127.0.0.1:${port}/ok`))).toBe('200 ok');
         const denied = await failure(get(`http://127.0.0.2:${port}/ok`), 'TOOL_ERROR');
         expect(denied.message).toMatch(/^http_request refused: .*127\.0\.0\.2/);
@@ -180,7 +223,9 @@ for (const [where, path] of EXECUTION_PATHS) {
       const port = (server.address() as AddressInfo).port;
       try {
         const tool = await load('core_kit', 'http_headers_of', { allowedHosts: [`127.0.0.1:${port}`] });
-        const request = utf8(JSON.stringify({ url: `http://127.0.0.1:${port}/p`, method: 'POST', headers: { 'x-token': 'abc' } }));
+        const request = utf8(
+          JSON.stringify({ url: `http://127.0.0.1:${port}/p`, method: 'POST', headers: { 'x-token': 'abc' } }),
+        );
         const headers = JSON.parse(text(await tool.call(request, { signal: never() }))) as Record<string, string>;
         expect(headers).toMatchObject({ 'x-method': 'POST', 'x-body-bytes': String(request.length), 'x-token': 'abc' });
       } finally {
@@ -225,5 +270,3 @@ for (const [where, path] of EXECUTION_PATHS) {
     });
   });
 }
-
-

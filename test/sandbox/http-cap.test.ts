@@ -7,7 +7,11 @@ const MiB = 1024 * 1024;
 const never = (): AbortSignal => new AbortController().signal;
 
 /** Streams `total` bytes in 64 KiB chunks, honouring backpressure; records how many it wrote. */
-function stream(res: ServerResponse, total: number, written: { bytes: number; finished: boolean; closed: boolean }): void {
+function stream(
+  res: ServerResponse,
+  total: number,
+  written: { bytes: number; finished: boolean; closed: boolean },
+): void {
   const chunk = Buffer.alloc(64 * 1024, 0x61);
   const pump = (): void => {
     while (written.bytes < total) {
@@ -78,7 +82,9 @@ describe('response bytes are capped while reading, never after buffering', () =>
     peak = Math.max(peak, process.memoryUsage().rss);
     expect(out, 'outcome').toEqual({ ok: false, error: `response larger than ${MiB} bytes` });
     const growth = (peak - before) / MiB;
-    console.log(`64 MiB response, cap 1 MiB: ${elapsed.toFixed(1)} ms, peak RSS growth ${growth.toFixed(1)} MiB, server wrote ${(chunked.bytes / MiB).toFixed(1)} MiB before the connection closed`);
+    console.log(
+      `64 MiB response, cap 1 MiB: ${elapsed.toFixed(1)} ms, peak RSS growth ${growth.toFixed(1)} MiB, server wrote ${(chunked.bytes / MiB).toFixed(1)} MiB before the connection closed`,
+    );
     expect(growth, `peak RSS growth ${growth.toFixed(1)} MiB`).toBeLessThan(24);
     // The connection was aborted: the server never got to write the whole 64 MiB.
     await closed(chunked);

@@ -62,9 +62,9 @@ beforeAll(async () => {
       if (req.method === 'HEAD') res.end();
       else res.end(); // the client is expected to give up on the declaration alone
     } else if (u.pathname === '/echo') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ method: seen.method, headers: seen.headers, body: seen.body }),
-      );
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ method: seen.method, headers: seen.headers, body: seen.body }));
     } else {
       res.writeHead(200, { 'content-type': 'text/plain', 'x-test': 'a' }).end(`hello from a ${u.pathname}${u.search}`);
     }
@@ -135,7 +135,10 @@ describe('allowed_hosts decides which host and port a module reaches', () => {
     const gate = createHttpGate(policy([a.authority]));
     const bad = { method: 7, url: a.url('/'), headers: {} } as unknown as HttpRequestSpec;
     expectError(await gate.request(bad, never()), /^invalid request: method/);
-    expectError(await gate.request({ ...get(a.url('/')), method: 'CONNECT' }, never()), /method "CONNECT" is not allowed/);
+    expectError(
+      await gate.request({ ...get(a.url('/')), method: 'CONNECT' }, never()),
+      /method "CONNECT" is not allowed/,
+    );
   });
 
   it('an invalid allowed_hosts entry is a configuration error naming the entry', () => {
@@ -151,7 +154,9 @@ describe('every redirect hop is checked again', () => {
     const out = await gate.request(get(a.url('/to-b')), never());
     expectError(
       out,
-      new RegExp(`^redirect to http://127\\.0\\.0\\.2:${b.port}/secret refused: host 127\\.0\\.0\\.2:${b.port} is not in allowed_hosts$`),
+      new RegExp(
+        `^redirect to http://127\\.0\\.0\\.2:${b.port}/secret refused: host 127\\.0\\.0\\.2:${b.port} is not in allowed_hosts$`,
+      ),
     );
     expect(b.requests).toHaveLength(0);
   });
@@ -178,7 +183,10 @@ describe('every redirect hop is checked again', () => {
 
   it('a redirect to a non-http scheme is refused', async () => {
     const gate = createHttpGate(policy([a.authority]));
-    expectError(await gate.request(get(a.url('/to-file')), never()), /^redirect to file:\/\/\/etc\/passwd refused: scheme file:/);
+    expectError(
+      await gate.request(get(a.url('/to-file')), never()),
+      /^redirect to file:\/\/\/etc\/passwd refused: scheme file:/,
+    );
   });
 
   it('a 303 after a POST continues as a GET without the body, and credentials stay with their origin', async () => {
@@ -202,7 +210,10 @@ describe('every redirect hop is checked again', () => {
 describe('names resolve once, to addresses that are checked, and the connection goes there', () => {
   it('localhost is refused when only a public-looking name is listed', async () => {
     const gate = createHttpGate(policy(['docs.example.com']));
-    expectError(await gate.request(get(`http://localhost:${a.port}/`), never()), /^host localhost:\d+ is not in allowed_hosts$/);
+    expectError(
+      await gate.request(get(`http://localhost:${a.port}/`), never()),
+      /^host localhost:\d+ is not in allowed_hosts$/,
+    );
   });
 
   it('a listed name that resolves to loopback is refused unless that address is listed too', async () => {
@@ -228,10 +239,22 @@ describe('names resolve once, to addresses that are checked, and the connection 
       'v6meta.example.com': ['fd00:ec2::254'],
     });
     const gate = createHttpGate(policy(['*.example.com:*'], { lookup }));
-    expectError(await gate.request(get('http://internal.example.com/'), never()), /resolves to 10\.0\.0\.1, a private address/);
-    expectError(await gate.request(get('http://meta.example.com/'), never()), /resolves to 169\.254\.169\.254, a cloud metadata address/);
-    expectError(await gate.request(get('http://mixed.example.com/'), never()), /resolves to 10\.0\.0\.9, 192\.168\.1\.7, and none of them is allowed/);
-    expectError(await gate.request(get('http://v6meta.example.com/'), never()), /resolves to fd00:ec2::254, a cloud metadata address/);
+    expectError(
+      await gate.request(get('http://internal.example.com/'), never()),
+      /resolves to 10\.0\.0\.1, a private address/,
+    );
+    expectError(
+      await gate.request(get('http://meta.example.com/'), never()),
+      /resolves to 169\.254\.169\.254, a cloud metadata address/,
+    );
+    expectError(
+      await gate.request(get('http://mixed.example.com/'), never()),
+      /resolves to 10\.0\.0\.9, 192\.168\.1\.7, and none of them is allowed/,
+    );
+    expectError(
+      await gate.request(get('http://v6meta.example.com/'), never()),
+      /resolves to fd00:ec2::254, a cloud metadata address/,
+    );
   });
 
   it('a DNS answer the host grammar cannot read (a zone id, a name, garbage) is refused, never connected to raw', async () => {
@@ -243,7 +266,10 @@ describe('names resolve once, to addresses that are checked, and the connection 
     });
     const gate = createHttpGate(policy(['*.example.com:*', `[::1]:${v6.port}`], { lookup }));
     const before = v6.requests.length;
-    expectError(await gate.request(get(`http://zoned.example.com:${v6.port}/`), never()), /resolved to "::1%lo", which is not an IP address this sandbox can check/);
+    expectError(
+      await gate.request(get(`http://zoned.example.com:${v6.port}/`), never()),
+      /resolved to "::1%lo", which is not an IP address this sandbox can check/,
+    );
     expectError(await gate.request(get('http://linklocal.example.com/'), never()), /resolved to "fe80::1%eth0"/);
     expectError(await gate.request(get('http://named.example.com/'), never()), /resolved to "localhost"/);
     expectError(await gate.request(get('http://junk.example.com/'), never()), /resolved to "127\.0\.0\.1 extra"/);
@@ -253,8 +279,14 @@ describe('names resolve once, to addresses that are checked, and the connection 
   it('an IP literal URL is refused unless that literal is listed, even when a name for it is', async () => {
     const gate = createHttpGate(policy([`localhost:${a.port}`, '*.example.com:*']));
     const before = a.requests.length;
-    expectError(await gate.request(get(a.url('/')), never()), new RegExp(`^host 127\\.0\\.0\\.1:${a.port} is not in allowed_hosts$`));
-    expectError(await gate.request(get('http://169.254.169.254/latest/meta-data/'), never()), /^host 169\.254\.169\.254:80 is not in allowed_hosts$/);
+    expectError(
+      await gate.request(get(a.url('/')), never()),
+      new RegExp(`^host 127\\.0\\.0\\.1:${a.port} is not in allowed_hosts$`),
+    );
+    expectError(
+      await gate.request(get('http://169.254.169.254/latest/meta-data/'), never()),
+      /^host 169\.254\.169\.254:80 is not in allowed_hosts$/,
+    );
     expect(a.requests.length).toBe(before);
   });
 
@@ -275,11 +307,14 @@ describe('names resolve once, to addresses that are checked, and the connection 
 
   it('a name that does not resolve is an error outcome', async () => {
     const gate = createHttpGate(policy(['nowhere.example.com'], { lookup: staticLookup({}) }));
-    expectError(await gate.request(get('http://nowhere.example.com/'), never()), /^cannot resolve nowhere\.example\.com/);
+    expectError(
+      await gate.request(get('http://nowhere.example.com/'), never()),
+      /^cannot resolve nowhere\.example\.com/,
+    );
   });
 });
 
-describe("a name is reached through whichever of its DNS answers the rules allow", () => {
+describe('a name is reached through whichever of its DNS answers the rules allow', () => {
   // Stock Debian maps `::1 localhost` before 127.0.0.1: the resolver's order is not the user's
   // intent, so each case below gives the answers itself and does not read /etc/hosts.
   const bothListed = (): string[] => [`localhost:${a.port}`, a.authority];
@@ -353,7 +388,9 @@ describe("a name is reached through whichever of its DNS answers the rules allow
       const refused = createHttpGate(policy(listed, { lookup }));
       expectError(
         await refused.request(get(hop.url('/landed')), never()),
-        new RegExp(`^redirect to http://next\\.example\\.com:${a2.port}/landed refused: next\\.example\\.com resolves to ::1, 127\\.0\\.0\\.1, and none of them is allowed: `),
+        new RegExp(
+          `^redirect to http://next\\.example\\.com:${a2.port}/landed refused: next\\.example\\.com resolves to ::1, 127\\.0\\.0\\.1, and none of them is allowed: `,
+        ),
       );
     } finally {
       await hop.close();
@@ -410,7 +447,10 @@ describe('the module does not control framing or routing headers', () => {
     const gate = createHttpGate(policy([a.authority], { maxRequestBytes: 16 }));
     const before = a.requests.length;
     expectError(await gate.request(get(a.url('/'), { 'x-a': 'v\r\nX-Injected: 1' }), never()), /line break/);
-    expectError(await gate.request(get(a.url('/'), { 'x-big': 'v'.repeat(40_000) }), never()), /request headers larger than/);
+    expectError(
+      await gate.request(get(a.url('/'), { 'x-big': 'v'.repeat(40_000) }), never()),
+      /request headers larger than/,
+    );
     expectError(
       await gate.request({ method: 'POST', url: a.url('/'), headers: {}, body: new Uint8Array(17) }, never()),
       /^request body larger than 16 bytes$/,

@@ -81,7 +81,10 @@ describe('connection reuse follows the checked addresses', () => {
       // Second request, same URL, new answer: it must go to 127.0.0.2:port (nothing listens there
       // unless the moved server happens to have that port), never over the pooled socket to one.
       const before = one.requests.length;
-      const second = await gate.request({ method: 'GET', url: `http://svc.example.com:${port}/`, headers: {} }, never());
+      const second = await gate.request(
+        { method: 'GET', url: `http://svc.example.com:${port}/`, headers: {} },
+        never(),
+      );
       expect(one.requests.length).toBe(before);
       if (moved.port === port) expect(second.ok && text(second.body)).toBe('moved');
       else expect(second).toEqual({ ok: false, error: `connection to svc.example.com:${port} refused` });

@@ -25,9 +25,23 @@ beforeAll(async () => {
   execFileSync(
     'openssl',
     [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1',
-      '-subj', `/CN=${NAME}`, '-addext', `subjectAltName=DNS:${NAME}`,
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-days',
+      '1',
+      '-subj',
+      `/CN=${NAME}`,
+      '-addext',
+      `subjectAltName=DNS:${NAME}`,
     ],
     { stdio: 'ignore', timeout: 20_000 },
   );
@@ -69,7 +83,8 @@ describe('https keeps the name for TLS while connecting to the checked address',
     });
     const out = await gate.request({ method: 'GET', url: `https://${NAME}:${port}/`, headers: {} }, never());
     expect(out.ok).toBe(false);
-    if (!out.ok) expect(out.error).toMatch(new RegExp(`^request to ${NAME.replace(/\./g, '\\.')}:${port} failed: .*CERT`));
+    if (!out.ok)
+      expect(out.error).toMatch(new RegExp(`^request to ${NAME.replace(/\./g, '\\.')}:${port} failed: .*CERT`));
   });
 
   it('a certificate for another name is refused even though the address is the same', async () => {

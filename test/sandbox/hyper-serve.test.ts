@@ -10,8 +10,18 @@ const url = (u: unknown) => bytes({ mode: 'url', message: 'Sign in', url: u, eli
 describe('URL-mode elicitation goes only where capabilities.allowed_hosts reaches', () => {
   const hosts = ['auth.example.com', '*.corp.example'];
   test('an allowed https host passes, marked as checked; the timeout (seconds) is taken out of the params', () => {
-    const r = hyperElicitation(bytes({ mode: 'url', message: 'm', url: 'https://auth.example.com/x', elicitationId: 'e', timeout: 1.5 }), hosts);
-    expect(r).toEqual({ ok: true, value: { params: { mode: 'url', message: 'm', url: 'https://auth.example.com/x', elicitationId: 'e' }, timeoutMs: 1500, urlChecked: true } });
+    const r = hyperElicitation(
+      bytes({ mode: 'url', message: 'm', url: 'https://auth.example.com/x', elicitationId: 'e', timeout: 1.5 }),
+      hosts,
+    );
+    expect(r).toEqual({
+      ok: true,
+      value: {
+        params: { mode: 'url', message: 'm', url: 'https://auth.example.com/x', elicitationId: 'e' },
+        timeoutMs: 1500,
+        urlChecked: true,
+      },
+    });
     expect(hyperElicitation(url('https://sso.corp.example/'), hosts).ok).toBe(true);
   });
   test.each([
@@ -38,19 +48,31 @@ describe('URL-mode elicitation goes only where capabilities.allowed_hosts reache
 
 describe('logs, progress and notifications', () => {
   test('a log line needs an MCP level; data that is not text is sent as its JSON text', () => {
-    expect(hyperLog(bytes({ level: 'warning', data: { a: 1 } }))).toEqual({ ok: true, value: { level: 'warning', line: '{"a":1}' } });
+    expect(hyperLog(bytes({ level: 'warning', data: { a: 1 } }))).toEqual({
+      ok: true,
+      value: { level: 'warning', line: '{"a":1}' },
+    });
     expect(hyperLog(bytes({ level: 'loud', data: 'x' })).ok).toBe(false);
     expect(hyperLog(bytes('{')).ok).toBe(false);
   });
   test('progress must be a finite number; null members are absent', () => {
-    expect(hyperProgress(bytes({ progressToken: 't', progress: 2, total: null, message: null }))).toEqual({ ok: true, value: { progress: 2, total: undefined, message: undefined } });
+    expect(hyperProgress(bytes({ progressToken: 't', progress: 2, total: null, message: null }))).toEqual({
+      ok: true,
+      value: { progress: 2, total: undefined, message: undefined },
+    });
     expect(hyperProgress(bytes({ progressToken: 't', progress: '2' })).ok).toBe(false);
   });
   test('a notification index toolgate does not know, or params of the wrong shape, are refused', () => {
-    expect(hyperNotification(new Uint8Array([0]))).toEqual({ ok: true, value: { method: 'notifications/tools/list_changed', params: {} } });
+    expect(hyperNotification(new Uint8Array([0]))).toEqual({
+      ok: true,
+      value: { method: 'notifications/tools/list_changed', params: {} },
+    });
     expect(hyperNotification(new Uint8Array([9])).ok).toBe(false);
     const updated = new Uint8Array([3, ...bytes({ uri: 'mem://x', extra: 'dropped' })]);
-    expect(hyperNotification(updated)).toEqual({ ok: true, value: { method: 'notifications/resources/updated', params: { uri: 'mem://x' } } });
+    expect(hyperNotification(updated)).toEqual({
+      ok: true,
+      value: { method: 'notifications/resources/updated', params: { uri: 'mem://x' } },
+    });
     expect(hyperNotification(new Uint8Array([3, ...bytes({})])).ok).toBe(false);
   });
 });

@@ -33,7 +33,8 @@ describe('which path a call takes', () => {
     const onWarning = (w: Error): void => void warnings.push(w.message);
     process.on('warning', onWarning);
     const tool = await load('core_kit', 'greet');
-    for (const name of ['a', 'bé', 'c']) expect(text(await tool.call(utf8(name), { signal: never() }))).toBe(`Hello, ${name}`);
+    for (const name of ['a', 'bé', 'c'])
+      expect(text(await tool.call(utf8(name), { signal: never() }))).toBe(`Hello, ${name}`);
     process.off('warning', onWarning);
     expect(warnings.filter((w) => /WASI/.test(w))).toEqual([]);
     expect(tool.paths()).toEqual({ inThread: 3, worker: 0, moved: 0 });
@@ -108,7 +109,7 @@ describe('stopped on the calling thread', () => {
     expect(tool.stats()).toMatchObject({ busy: 0, queued: 0 });
   });
 
-  it('a caller\'s abort while a call is under way on the calling thread is ABORTED, and its instance is torn down', async () => {
+  it("a caller's abort while a call is under way on the calling thread is ABORTED, and its instance is torn down", async () => {
     // No timer or signal listener is armed for such a call (call-control.ts): the control is polled
     // by the fuel check and once the call returns. The abort lands in the microtask after the one
     // that runs the module, so only the poll after the call can see it.
@@ -124,7 +125,7 @@ describe('stopped on the calling thread', () => {
     expect(tool.paths()).toEqual({ inThread: 3, worker: 0, moved: 0 });
   });
 
-  it('a caller\'s abort before its call reaches the module on the calling thread is ABORTED without running it', async () => {
+  it("a caller's abort before its call reaches the module on the calling thread is ABORTED without running it", async () => {
     const tool = await load('core_kit', 'burn', { execution: { sliceMs: 60_000 } });
     await tool.call(Uint8Array.of(4), { signal: never() });
     const ac = new AbortController();
@@ -138,13 +139,16 @@ describe('stopped on the calling thread', () => {
   });
 
   it('a start function that never returns is TIMEOUT while it is instantiated on the calling thread', async () => {
-    const tool = await load('hostile_start_loop', 'run', { execution: { sliceMs: 60_000 }, limits: { timeoutMs: 200 } });
+    const tool = await load('hostile_start_loop', 'run', {
+      execution: { sliceMs: 60_000 },
+      limits: { timeoutMs: 200 },
+    });
     await failure(tool.call(new Uint8Array(0), { signal: never() }), 'TIMEOUT');
     expect(tool.paths()).toEqual({ inThread: 1, worker: 0, moved: 0 });
     await until(() => tool.stats().live === 0);
   });
 
-  it('deep recursion overflowing the calling thread\'s stack is re-run in a worker (its own stack decides)', async () => {
+  it("deep recursion overflowing the calling thread's stack is re-run in a worker (its own stack decides)", async () => {
     const tool = await load('core_kit', 'recurse', { execution: { sliceMs: 60_000 } });
     const err = await failure(tool.call(new Uint8Array(0), { signal: never() }), 'TOOL_ERROR');
     expect(err.message).toMatch(/Maximum call stack size exceeded/);
@@ -153,7 +157,10 @@ describe('stopped on the calling thread', () => {
 
   it('an HTTP request would block the calling thread: the call moves to a worker and is refused there as before', async () => {
     const tool = await load('core_kit', 'http_get');
-    const err = await failure(tool.call(utf8(JSON.stringify({ url: 'http://127.0.0.1:9/' })), { signal: never() }), 'TOOL_ERROR');
+    const err = await failure(
+      tool.call(utf8(JSON.stringify({ url: 'http://127.0.0.1:9/' })), { signal: never() }),
+      'TOOL_ERROR',
+    );
     expect(err.message).toMatch(/^http_request refused: .*127\.0\.0\.1:9/);
     expect(tool.paths()).toEqual({ inThread: 0, worker: 1, moved: 1 });
   });
@@ -184,7 +191,9 @@ describe('what a call on the calling thread loads', () => {
       process.stdout.write(JSON.stringify({ out: new TextDecoder().decode(out), paths: tool.paths(), loaded }));
       await tool.close();
     `;
-    const report = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 })) as { out: string; paths: { inThread: number }; loaded: string[] };
+    const report = JSON.parse(
+      execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 }),
+    ) as { out: string; paths: { inThread: number }; loaded: string[] };
     expect(report.out).toBe('{"a":1}');
     expect(report.paths.inThread).toBe(1);
     expect(report.loaded).toEqual([]);
@@ -195,27 +204,38 @@ describe('heavy instructions and host calls are charged by the work they do', ()
   // Each round of these loops is one instruction or one host call doing megabytes of work.
   const LOOPS = ['fill_loop', 'copy_loop', 'table_loop', 'random_loop', 'write_loop'] as const;
 
-  it.each(LOOPS)('%s: a loop of heavy rounds on the calling thread still ends TIMEOUT at its deadline there', async (entry) => {
-    const tool = await load('hostile_heavy_loop', entry, { execution: { sliceMs: 60_000 }, limits: { timeoutMs: 300 } });
-    const t0 = performance.now();
-    await failure(tool.call(new Uint8Array(0), { signal: never() }), 'TIMEOUT');
-    const took = performance.now() - t0;
-    expect(took).toBeGreaterThanOrEqual(295);
-    expect(took).toBeLessThan(1000);
-    expect(tool.paths()).toEqual({ inThread: 1, worker: 0, moved: 0 });
-  });
+  it.each(LOOPS)(
+    '%s: a loop of heavy rounds on the calling thread still ends TIMEOUT at its deadline there',
+    async (entry) => {
+      const tool = await load('hostile_heavy_loop', entry, {
+        execution: { sliceMs: 60_000 },
+        limits: { timeoutMs: 300 },
+      });
+      const t0 = performance.now();
+      await failure(tool.call(new Uint8Array(0), { signal: never() }), 'TIMEOUT');
+      const took = performance.now() - t0;
+      expect(took).toBeGreaterThanOrEqual(295);
+      expect(took).toBeLessThan(1000);
+      expect(tool.paths()).toEqual({ inThread: 1, worker: 0, moved: 0 });
+    },
+  );
 
-  it.each(LOOPS)('%s: with the default slice the calling thread is given back at the slice, and the call moves to a worker', async (entry) => {
-    // a first tool of the module loads the SDK and compiles; the measured one starts warm
-    await load('hostile_heavy_loop', entry, { limits: { timeoutMs: 300 } }).then((t) => t.call(new Uint8Array(0), { signal: never() })).catch(() => undefined);
-    const tool = await load('hostile_heavy_loop', entry, { limits: { timeoutMs: 3000 } });
-    const t0 = performance.now();
-    let back = Infinity;
-    setTimeout(() => (back = performance.now() - t0), 0);
-    await failure(tool.call(new Uint8Array(0), { signal: never() }), 'TIMEOUT');
-    expect(tool.paths()).toEqual({ inThread: 0, worker: 1, moved: 1 });
-    // the slice is 20 ms and a round a few ms; spawning the instance and the worker, and a loaded
-    // machine, add their own (a plain spin measured up to 170 ms here); held, it would be 3000 ms
-    expect(back).toBeLessThan(1000);
-  });
+  it.each(LOOPS)(
+    '%s: with the default slice the calling thread is given back at the slice, and the call moves to a worker',
+    async (entry) => {
+      // a first tool of the module loads the SDK and compiles; the measured one starts warm
+      await load('hostile_heavy_loop', entry, { limits: { timeoutMs: 300 } })
+        .then((t) => t.call(new Uint8Array(0), { signal: never() }))
+        .catch(() => undefined);
+      const tool = await load('hostile_heavy_loop', entry, { limits: { timeoutMs: 3000 } });
+      const t0 = performance.now();
+      let back = Infinity;
+      setTimeout(() => (back = performance.now() - t0), 0);
+      await failure(tool.call(new Uint8Array(0), { signal: never() }), 'TIMEOUT');
+      expect(tool.paths()).toEqual({ inThread: 0, worker: 1, moved: 1 });
+      // the slice is 20 ms and a round a few ms; spawning the instance and the worker, and a loaded
+      // machine, add their own (a plain spin measured up to 170 ms here); held, it would be 3000 ms
+      expect(back).toBeLessThan(1000);
+    },
+  );
 });

@@ -14,7 +14,8 @@ const register = (address: string, port: number): void => void removers.push(reg
 describe('own listening sockets', () => {
   it('a loopback bind covers every spelling of loopback and unspecified on that port only', () => {
     register('127.0.0.1', 4100);
-    for (const a of ['127.0.0.1', '127.0.0.9', '::ffff:127.0.0.1', '::ffff:7f00:1', '::1', '0.0.0.0', '::']) expect(isOwnListener(a, 4100), a).toBe(true);
+    for (const a of ['127.0.0.1', '127.0.0.9', '::ffff:127.0.0.1', '::ffff:7f00:1', '::1', '0.0.0.0', '::'])
+      expect(isOwnListener(a, 4100), a).toBe(true);
     expect(isOwnListener('127.0.0.1', 4101)).toBe(false);
     expect(isOwnListener('93.184.216.34', 4100)).toBe(false);
   });
@@ -49,11 +50,17 @@ describe('own listening sockets', () => {
     try {
       const gate = createHttpGate({ allowedHosts: [server.authority], maxResponseBytes: 1024, timeoutMs: 5000 });
       const remove = registerOwnListener('127.0.0.1', server.port);
-      const refused = await gate.request({ method: 'GET', url: `http://127.1:${server.port}/`, headers: {} }, new AbortController().signal);
+      const refused = await gate.request(
+        { method: 'GET', url: `http://127.1:${server.port}/`, headers: {} },
+        new AbortController().signal,
+      );
       expect(refused).toEqual({ ok: false, error: expect.stringMatching(/own server/) as unknown as string });
       expect(server.connections()).toBe(0);
       remove();
-      const allowed = await gate.request({ method: 'GET', url: server.url('/'), headers: {} }, new AbortController().signal);
+      const allowed = await gate.request(
+        { method: 'GET', url: server.url('/'), headers: {} },
+        new AbortController().signal,
+      );
       expect(allowed.ok).toBe(true);
       await gate.close();
     } finally {

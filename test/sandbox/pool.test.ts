@@ -36,14 +36,14 @@ describe('pool', () => {
     expect(tool.stats()).toEqual({ live: 2, busy: 0, idle: 2, queued: 0 });
   });
 
-  it('two concurrent calls never see each other\'s output (architecture.md §8.6)', async () => {
+  it("two concurrent calls never see each other's output (architecture.md §8.6)", async () => {
     const tool = await kit('slow_echo', { pool: { max: 2 } });
     const inputs = Array.from({ length: 12 }, (_, i) => `${String.fromCharCode(97 + i)}-${i * 7}`);
     const outs = await Promise.all(inputs.map((s) => tool.call(utf8(s), { signal: never() })));
     expect(outs.map(text)).toEqual(inputs);
   });
 
-  it('a queued call\'s deadline counts: it is answered TIMEOUT and leaves the queue', async () => {
+  it("a queued call's deadline counts: it is answered TIMEOUT and leaves the queue", async () => {
     const tool = await kit('burn', { pool: { max: 1 }, limits: { timeoutMs: 5000 } });
     const ac = new AbortController();
     const busy = tool.call(Uint8Array.of(31), { signal: ac.signal });
@@ -113,7 +113,9 @@ describe('pool', () => {
   });
 
   it('close() answers running and queued calls ABORTED and terminates every instance', async () => {
-    const tool = await loadSandboxTool(kitSpec('burn', { execution: { path: 'worker' }, pool: { max: 1 }, limits: { timeoutMs: 5000 } }));
+    const tool = await loadSandboxTool(
+      kitSpec('burn', { execution: { path: 'worker' }, pool: { max: 1 }, limits: { timeoutMs: 5000 } }),
+    );
     const running = tool.call(Uint8Array.of(31), { signal: never() });
     const queued = tool.call(Uint8Array.of(2), { signal: never() });
     running.catch(() => undefined);
@@ -138,7 +140,10 @@ describe('pool', () => {
   it('each instance gets its own host state: vars are per instance (architecture.md §8.9)', async () => {
     const tool = await kit('counter', { pool: { max: 2 } });
     // two overlapping calls need two instances; each starts its own counter at 1
-    const [a, b] = await Promise.all([tool.call(new Uint8Array(0), { signal: never() }), tool.call(new Uint8Array(0), { signal: never() })]);
+    const [a, b] = await Promise.all([
+      tool.call(new Uint8Array(0), { signal: never() }),
+      tool.call(new Uint8Array(0), { signal: never() }),
+    ]);
     expect([a[0], b[0]]).toEqual([1, 1]);
   });
 });

@@ -8,7 +8,16 @@ import { PREEMPT_CHECK, PREEMPT_NAMESPACE } from '../../host/src/sandbox/module/
 import { prepareModule } from '../../host/src/sandbox/module/prepare.js';
 import { WASI_IMPORT_NAMES } from '../../host/src/sandbox/wasi/index.js';
 import type { JsonObject } from '../../host/src/tool/index.js';
-import { ROOT, VARIANTS, compatCases, compatServer, corpusModules, hasCompat, outcome, type Outcome } from './preempt-helpers.js';
+import {
+  ROOT,
+  VARIANTS,
+  compatCases,
+  compatServer,
+  corpusModules,
+  hasCompat,
+  outcome,
+  type Outcome,
+} from './preempt-helpers.js';
 
 const HOST_NAMESPACES = new Set(['extism:host/env', 'wasi_snapshot_preview1']);
 
@@ -17,11 +26,19 @@ function prepare(file: string, preempt: boolean) {
   const bytes = new Uint8Array(readFileSync(file));
   let links: string[] = [];
   try {
-    links = WebAssembly.Module.imports(new WebAssembly.Module(bytes)).map((i) => i.module).filter((m) => !HOST_NAMESPACES.has(m));
+    links = WebAssembly.Module.imports(new WebAssembly.Module(bytes))
+      .map((i) => i.module)
+      .filter((m) => !HOST_NAMESPACES.has(m));
   } catch {
     // V8 refuses it too (memory64, two memories): prepare must refuse it alike
   }
-  const opts = { tool: 'eq', maxPages: 65536, wasiImportNames: WASI_IMPORT_NAMES, linkNamespaces: [...new Set(links)], preempt };
+  const opts = {
+    tool: 'eq',
+    maxPages: 65536,
+    wasiImportNames: WASI_IMPORT_NAMES,
+    linkNamespaces: [...new Set(links)],
+    preempt,
+  };
   try {
     return prepareModule(bytes, opts);
   } catch (err) {
@@ -34,8 +51,20 @@ describe('every module we build and every compat module is instrumented', () => 
 
   it('the corpus holds the hostile fixtures, the example tools and (when present) the compat modules', () => {
     const names = files.map((f) => basename(f));
-    expect(names).toEqual(expect.arrayContaining(['hostile_start_loop.wasm', 'core_kit.wasm', 'greet.wasm', 'hash.wasm', 'json_query.wasm', 'text_stats.wasm']));
-    if (hasCompat) expect(names).toEqual(expect.arrayContaining(['loop-forever.wasm', 'hello_haskell.wasm', 'fs.wasm', 'circular-lhs.wasm']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'hostile_start_loop.wasm',
+        'core_kit.wasm',
+        'greet.wasm',
+        'hash.wasm',
+        'json_query.wasm',
+        'text_stats.wasm',
+      ]),
+    );
+    if (hasCompat)
+      expect(names).toEqual(
+        expect.arrayContaining(['loop-forever.wasm', 'hello_haskell.wasm', 'fs.wasm', 'circular-lhs.wasm']),
+      );
   });
 
   for (const file of files) {
@@ -69,7 +98,10 @@ const EXAMPLE_ARGS: Record<string, JsonObject> = {
   grep_files: { pattern: 'sandbox|policy', path: '/data', ignore_case: true, max_results: 5 },
   hash: { text: 'hello', algorithm: 'sha512', encoding: 'base64' },
   json_query: { json: '{"a":[1,2,{"b":[3,4]}]}', path: '$.a[2].b[-1]' },
-  markdown_to_text: { markdown: '# Title\n\nSome *em* and [a link](http://x.test/).\n\n- one\n- two', keep_links: true },
+  markdown_to_text: {
+    markdown: '# Title\n\nSome *em* and [a link](http://x.test/).\n\n- one\n- two',
+    keep_links: true,
+  },
   text_stats: { text: 'the cat and the hat\n\nthe second paragraph', top: 3 },
 };
 
@@ -110,7 +142,15 @@ describe.skipIf(!hasCompat)('the shared compat corpus gives the same results ins
       ran.push(`${c.name}: ${'ok' in result ? 'ok' : 'load' in result ? 'load error' : result.error}`);
     }
     // the corpus ran for real: values, refusals at load, tool errors and the timeout
-    expect(ran).toEqual(expect.arrayContaining(['hello_text_output: ok', 'circular_link: ok', 'code_functions_host_fn: load error', 'loop_forever_timeout: TIMEOUT', 'fail_error_set: TOOL_ERROR']));
+    expect(ran).toEqual(
+      expect.arrayContaining([
+        'hello_text_output: ok',
+        'circular_link: ok',
+        'code_functions_host_fn: load error',
+        'loop_forever_timeout: TIMEOUT',
+        'fail_error_set: TOOL_ERROR',
+      ]),
+    );
   }, 120_000);
 });
 

@@ -21,9 +21,18 @@ export const VARIANTS = {
 
 /** Every .wasm we build (fixtures, example tools) and the compat corpus. */
 export function corpusModules(): string[] {
-  const dirs = [join(ROOT, 'test/fixtures/build'), ...readdirSync(join(ROOT, 'pdk-examples')).map((d) => join(ROOT, 'pdk-examples', d, 'build'))];
+  const dirs = [
+    join(ROOT, 'test/fixtures/build'),
+    ...readdirSync(join(ROOT, 'pdk-examples')).map((d) => join(ROOT, 'pdk-examples', d, 'build')),
+  ];
   if (hasCompat) dirs.push(join(COMPAT, 'wasm'));
-  return dirs.filter((d) => existsSync(d)).flatMap((d) => readdirSync(d).filter((f) => f.endsWith('.wasm')).map((f) => join(d, f)));
+  return dirs
+    .filter((d) => existsSync(d))
+    .flatMap((d) =>
+      readdirSync(d)
+        .filter((f) => f.endsWith('.wasm'))
+        .map((f) => join(d, f)),
+    );
 }
 
 export type Outcome = { ok: unknown } | { load: string } | { error: string; message: string };
@@ -64,9 +73,18 @@ export async function compatServer(): Promise<{ base: string; stop(): void }> {
   return { base: `http://127.0.0.1:${port}`, stop: () => void child.kill() };
 }
 
-export interface CompatCase { name: string; manifest: string; args: JsonObject; raw_input?: string }
+export interface CompatCase {
+  name: string;
+  manifest: string;
+  args: JsonObject;
+  raw_input?: string;
+}
 
 export function compatCases(base: string): CompatCase[] {
   const doc = JSON.parse(readFileSync(join(COMPAT, 'cases.json'), 'utf8')) as { cases: CompatCase[] };
-  return doc.cases.map((c) => ({ ...c, manifest: join(COMPAT, c.manifest), args: JSON.parse(JSON.stringify(c.args ?? {}).replaceAll('{{BASE}}', base)) as JsonObject }));
+  return doc.cases.map((c) => ({
+    ...c,
+    manifest: join(COMPAT, c.manifest),
+    args: JSON.parse(JSON.stringify(c.args ?? {}).replaceAll('{{BASE}}', base)) as JsonObject,
+  }));
 }

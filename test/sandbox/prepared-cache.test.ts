@@ -29,13 +29,20 @@ afterEach(async () => {
 const echoSpec = (over: Partial<SandboxToolSpec> = {}): SandboxToolSpec => moduleSpec('server_spin', 'echo', over);
 
 /** Loads the tool afresh (as a new process would), calls it once, and says where its module came from. */
-async function loadAndCall(spec: SandboxToolSpec, input: string): Promise<{ out: string; fromDisk: number; prepared: number }> {
+async function loadAndCall(
+  spec: SandboxToolSpec,
+  input: string,
+): Promise<{ out: string; fromDisk: number; prepared: number }> {
   forgetCompiledModules();
   const before = { ...preparedCacheStats };
   const tool = await loadSandboxTool(spec);
   try {
     const out = text(await tool.call(utf8(input), { signal: never() }));
-    return { out, fromDisk: preparedCacheStats.fromDisk - before.fromDisk, prepared: preparedCacheStats.prepared - before.prepared };
+    return {
+      out,
+      fromDisk: preparedCacheStats.fromDisk - before.fromDisk,
+      prepared: preparedCacheStats.prepared - before.prepared,
+    };
   } finally {
     await tool.close();
   }
@@ -49,7 +56,8 @@ async function useCacheAt(root: string, warn: (message: string) => void = () => 
   return folder !== undefined;
 }
 
-const entries = async (folder: string): Promise<string[]> => (await readdir(folder)).filter((f) => f.endsWith('.bin')).sort();
+const entries = async (folder: string): Promise<string[]> =>
+  (await readdir(folder)).filter((f) => f.endsWith('.bin')).sort();
 
 test('a module prepared once is read back by the next load and answers the same; another memory cap is prepared on its own', async () => {
   const cache = join(dir, 'prepared');
@@ -112,7 +120,11 @@ test('a cache folder that cannot be written leaves loads and calls working, and 
   expect(warnings).toEqual([]);
   const { logger, lines } = capturingLogger();
   for (let i = 0; i < 2; i++) {
-    expect(await loadAndCall(echoSpec({ logger }), '{"text":"still"}')).toEqual({ out: '{"text":"still"}', fromDisk: 0, prepared: 1 });
+    expect(await loadAndCall(echoSpec({ logger }), '{"text":"still"}')).toEqual({
+      out: '{"text":"still"}',
+      fromDisk: 0,
+      prepared: 1,
+    });
   }
   expect(lines).toEqual([]);
 });
@@ -120,10 +132,24 @@ test('a cache folder that cannot be written leaves loads and calls working, and 
 test('toolgate call with a $TOOLGATE_HOME whose cache cannot be made answers as usual with nothing on stderr, and a second run reads the cache', async () => {
   const entry = await toolgateEntry();
   const run = (home: string) =>
-    promisify(execFile)(process.execPath, [entry, 'call', 'greet', '--args', '{"name":"cache"}', '--manifests', join(ROOT, 'manifests/greet.yaml'), '--policies', 'none'], {
-      cwd: dir,
-      env: { PATH: process.env['PATH'] ?? '', HOME: dir, TOOLGATE_HOME: home },
-    });
+    promisify(execFile)(
+      process.execPath,
+      [
+        entry,
+        'call',
+        'greet',
+        '--args',
+        '{"name":"cache"}',
+        '--manifests',
+        join(ROOT, 'manifests/greet.yaml'),
+        '--policies',
+        'none',
+      ],
+      {
+        cwd: dir,
+        env: { PATH: process.env['PATH'] ?? '', HOME: dir, TOOLGATE_HOME: home },
+      },
+    );
   const blocked = join(dir, 'blocked-home');
   await mkdir(blocked);
   await writeFile(join(blocked, 'cache'), 'not a folder');
@@ -135,7 +161,8 @@ test('toolgate call with a $TOOLGATE_HOME whose cache cannot be made answers as 
   const prepared = join(home, 'cache/prepared');
   await run(home);
   // a file is only ever replaced by a rename, so an unchanged inode means it was read, not rebuilt
-  const inodes = async () => Promise.all((await entries(prepared)).map(async (f) => [f, (await stat(join(prepared, f))).ino]));
+  const inodes = async () =>
+    Promise.all((await entries(prepared)).map(async (f) => [f, (await stat(join(prepared, f))).ino]));
   const cached = await inodes();
   expect(cached.length).toBeGreaterThan(0);
   const again = await run(home);

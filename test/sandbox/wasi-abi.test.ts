@@ -1,14 +1,44 @@
 // toolgate's preview1 functions called directly (no libc in between), so each rule is proven at the
 // import boundary itself: struct layouts, errno values, pointer checks, caps.
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { closeSync, openSync } from 'node:fs';
 import { assertOpenedInside } from '../../host/src/sandbox/wasi/host-file.js';
-import { createWasiImports, MAX_IO_BYTES, MAX_OPEN_FDS, WASI_IMPORT_NAMES, type WasiMount } from '../../host/src/sandbox/wasi/index.js';
+import {
+  createWasiImports,
+  MAX_IO_BYTES,
+  MAX_OPEN_FDS,
+  WASI_IMPORT_NAMES,
+  type WasiMount,
+} from '../../host/src/sandbox/wasi/index.js';
 
-const E = { SUCCESS: 0, BADF: 8, EXIST: 20, FAULT: 21, INVAL: 28, MFILE: 33, NOENT: 44, NOTDIR: 54, NOSYS: 52, NOTSUP: 58, PERM: 63, ROFS: 69, NOTCAPABLE: 76 } as const;
+const E = {
+  SUCCESS: 0,
+  BADF: 8,
+  EXIST: 20,
+  FAULT: 21,
+  INVAL: 28,
+  MFILE: 33,
+  NOENT: 44,
+  NOTDIR: 54,
+  NOSYS: 52,
+  NOTSUP: 58,
+  PERM: 63,
+  ROFS: 69,
+  NOTCAPABLE: 76,
+} as const;
 const RIGHT_FD_READ = 1n << 1n;
 const RIGHT_FD_WRITE = 1n << 6n;
 const O_CREAT = 1;
@@ -56,7 +86,14 @@ function harness(mounts: WasiMount[], pages = 2, getMemory?: () => WebAssembly.M
 }
 
 /** path_open relative to dirFd; returns [errno, fd]. */
-function open(h: Harness, dirFd: number, path: string, oflags = 0, rights = RIGHT_FD_READ, follow = 1): [number, number] {
+function open(
+  h: Harness,
+  dirFd: number,
+  path: string,
+  oflags = 0,
+  rights = RIGHT_FD_READ,
+  follow = 1,
+): [number, number] {
   const [p, n] = h.str(1024, path);
   const rc = h.call('path_open', dirFd, follow, p, n, oflags, rights, 0n, 0, 512);
   return [rc, h.view().getUint32(512, true)];
@@ -83,14 +120,52 @@ afterEach(() => {
 describe('the import set', () => {
   it('WASI_IMPORT_NAMES lists every wasi_snapshot_preview1 function and createWasiImports provides exactly those', () => {
     const preview1 = [
-      'args_get', 'args_sizes_get', 'clock_res_get', 'clock_time_get', 'environ_get', 'environ_sizes_get',
-      'fd_advise', 'fd_allocate', 'fd_close', 'fd_datasync', 'fd_fdstat_get', 'fd_fdstat_set_flags',
-      'fd_fdstat_set_rights', 'fd_filestat_get', 'fd_filestat_set_size', 'fd_filestat_set_times', 'fd_pread',
-      'fd_prestat_dir_name', 'fd_prestat_get', 'fd_pwrite', 'fd_read', 'fd_readdir', 'fd_renumber', 'fd_seek',
-      'fd_sync', 'fd_tell', 'fd_write', 'path_create_directory', 'path_filestat_get', 'path_filestat_set_times',
-      'path_link', 'path_open', 'path_readlink', 'path_remove_directory', 'path_rename', 'path_symlink',
-      'path_unlink_file', 'poll_oneoff', 'proc_exit', 'proc_raise', 'random_get', 'sched_yield', 'sock_accept',
-      'sock_recv', 'sock_send', 'sock_shutdown',
+      'args_get',
+      'args_sizes_get',
+      'clock_res_get',
+      'clock_time_get',
+      'environ_get',
+      'environ_sizes_get',
+      'fd_advise',
+      'fd_allocate',
+      'fd_close',
+      'fd_datasync',
+      'fd_fdstat_get',
+      'fd_fdstat_set_flags',
+      'fd_fdstat_set_rights',
+      'fd_filestat_get',
+      'fd_filestat_set_size',
+      'fd_filestat_set_times',
+      'fd_pread',
+      'fd_prestat_dir_name',
+      'fd_prestat_get',
+      'fd_pwrite',
+      'fd_read',
+      'fd_readdir',
+      'fd_renumber',
+      'fd_seek',
+      'fd_sync',
+      'fd_tell',
+      'fd_write',
+      'path_create_directory',
+      'path_filestat_get',
+      'path_filestat_set_times',
+      'path_link',
+      'path_open',
+      'path_readlink',
+      'path_remove_directory',
+      'path_rename',
+      'path_symlink',
+      'path_unlink_file',
+      'poll_oneoff',
+      'proc_exit',
+      'proc_raise',
+      'random_get',
+      'sched_yield',
+      'sock_accept',
+      'sock_recv',
+      'sock_send',
+      'sock_shutdown',
     ];
     expect([...WASI_IMPORT_NAMES].sort()).toEqual(preview1);
     const h = harness(mounts());
@@ -106,11 +181,19 @@ describe('the import set', () => {
   });
 
   it('an invalid mount is refused with an error naming the mount field and rule', () => {
-    expect(() => harness([{ guest: '/x', host: join(root, 'missing'), mode: 'ro' }])).toThrow(/mounts\[0\]\.host: .*missing does not exist/);
-    expect(() => harness([{ guest: 'data', host: join(root, 'ro'), mode: 'ro' }])).toThrow(/mounts\[0\]\.guest: must be an absolute guest path/);
-    expect(() => harness([...mounts(), { guest: '/z', host: join(root, 'ro'), mode: 'rx' as 'ro' }])).toThrow(/mounts\[2\]\.mode/);
+    expect(() => harness([{ guest: '/x', host: join(root, 'missing'), mode: 'ro' }])).toThrow(
+      /mounts\[0\]\.host: .*missing does not exist/,
+    );
+    expect(() => harness([{ guest: 'data', host: join(root, 'ro'), mode: 'ro' }])).toThrow(
+      /mounts\[0\]\.guest: must be an absolute guest path/,
+    );
+    expect(() => harness([...mounts(), { guest: '/z', host: join(root, 'ro'), mode: 'rx' as 'ro' }])).toThrow(
+      /mounts\[2\]\.mode/,
+    );
     writeFileSync(join(root, 'plain'), '');
-    expect(() => harness([{ guest: '/p', host: join(root, 'plain'), mode: 'ro' }])).toThrow(/mounts\[0\]\.host: .* is not a directory/);
+    expect(() => harness([{ guest: '/p', host: join(root, 'plain'), mode: 'ro' }])).toThrow(
+      /mounts\[0\]\.host: .* is not a directory/,
+    );
   });
 });
 
@@ -379,7 +462,13 @@ describe('process surface', () => {
     process.env.TOOLGATE_ABI_SECRET = 'x';
     try {
       const mem = new WebAssembly.Memory({ initial: 1 });
-      const wasi = createWasiImports({ mounts: [], getMemory: () => mem, writeStdout: () => undefined, writeStderr: () => undefined, args: ['tool', 'ä'] });
+      const wasi = createWasiImports({
+        mounts: [],
+        getMemory: () => mem,
+        writeStdout: () => undefined,
+        writeStderr: () => undefined,
+        args: ['tool', 'ä'],
+      });
       const v = new DataView(mem.buffer);
       expect(wasi.environ_sizes_get?.(0, 4)).toBe(0);
       expect([v.getUint32(0, true), v.getUint32(4, true)]).toEqual([0, 0]);
@@ -420,7 +509,12 @@ describe('a module lying about import types', () => {
     const bytes = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'build', 'fs_badsig.wasm'));
     let memory: WebAssembly.Memory | undefined;
     const stdout: string[] = [];
-    const wasi = createWasiImports({ mounts: [], getMemory: () => memory, writeStdout: (b) => stdout.push(Buffer.from(b).toString()), writeStderr: () => undefined });
+    const wasi = createWasiImports({
+      mounts: [],
+      getMemory: () => memory,
+      writeStdout: (b) => stdout.push(Buffer.from(b).toString()),
+      writeStderr: () => undefined,
+    });
     const instance = await WebAssembly.instantiate(new WebAssembly.Module(bytes), { wasi_snapshot_preview1: wasi });
     memory = instance.exports.memory as WebAssembly.Memory;
     const ex = instance.exports as Record<string, () => number | bigint>;

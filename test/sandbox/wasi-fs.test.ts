@@ -1,7 +1,19 @@
 // toolgate's WASI file system, exercised by a real wasi-libc module (test/fixtures/fs_probe.c)
 // against real temp dirs. Errno numbers are preview1's: wasi-libc uses them as its errno values.
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -148,7 +160,11 @@ describe('reading through an ro mount', () => {
     const p = await probe(MOUNTS());
     const n = p.call('probe_list', '/data', '<out>', 4000);
     expect(n).toBeGreaterThan(0);
-    const names = p.out(n).split('\n').filter((s) => s !== '' && s !== '.' && s !== '..').sort();
+    const names = p
+      .out(n)
+      .split('\n')
+      .filter((s) => s !== '' && s !== '.' && s !== '..')
+      .sort();
     expect(names).toEqual(readdirSync(join(root, 'ro')).sort());
     const sub = p.call('probe_list', '/data/sub', '<out>', 4000);
     expect(p.out(sub).split('\n').filter(Boolean)).toEqual(['inner.txt']);
@@ -296,7 +312,13 @@ describe('ro refuses every write; rw allows them inside the mount', () => {
     expect(p.call('probe_unlink', '/work/dir/moved.txt')).toBe(0);
     expect(p.call('probe_rmdir', '/work/dir')).toBe(0);
     expect(p.call('probe_rmdir', '/work/old')).toBe(0);
-    expect(readdirSync(rw).sort()).toEqual(['abs_dangling_out', 'dangling_in', 'dangling_out', 'dirlink', 'existing.txt']);
+    expect(readdirSync(rw).sort()).toEqual([
+      'abs_dangling_out',
+      'dangling_in',
+      'dangling_out',
+      'dirlink',
+      'existing.txt',
+    ]);
   });
 
   it('rename from ro to rw mount cannot copy data out and the mount root cannot be removed', async () => {

@@ -1,7 +1,16 @@
 // End to end: a wasi-libc Extism tool (test/fixtures/fs_tool.c) loaded with loadSandboxTool, so the
 // core's worker wires toolgate's WASI in place of Node's. The architecture.md §8.3 escapes must fail there too.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,7 +51,10 @@ const run = (input: string): Promise<Uint8Array> => tool.call(utf8(input), { sig
 describe('WASI through the sandbox worker', () => {
   it('a tool reads and lists an ro mount through loadSandboxTool', async () => {
     expect(text(await run('read /data/hello.txt'))).toBe('hello from ro');
-    const names = text(await run('list /data')).split('\n').filter((n) => n && n !== '.' && n !== '..').sort();
+    const names = text(await run('list /data'))
+      .split('\n')
+      .filter((n) => n && n !== '.' && n !== '..')
+      .sort();
     expect(names).toEqual(['dirlink', 'hello.txt']);
   });
 

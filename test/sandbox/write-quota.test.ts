@@ -24,9 +24,18 @@ beforeAll(async () => {
   const mounts = { '/work': { host: join(root, 'rw'), mode: 'rw' as const, maxBytes: QUOTA } };
   tool = await loadSandboxTool(moduleSpec('fs_hog', 'fs_hog', { allowedPaths: mounts, pool: { max: 1 } }));
   mkdirSync(join(root, 'flood'));
-  const floodMounts = { '/work': { host: join(root, 'flood'), mode: 'rw' as const, maxBytes: QUOTA, maxEntries: ENTRIES } };
-  flooder = await loadSandboxTool({ ...moduleSpec('fs_hog', 'fs_hog', { allowedPaths: floodMounts, pool: { max: 1 } }), name: 't_fs_hog_flood' });
-  quick = await loadSandboxTool({ ...moduleSpec('fs_hog', 'fs_hog', { allowedPaths: mounts, pool: { max: 1 } }), name: 't_fs_hog_quick', limits: { ...moduleSpec('fs_hog', 'fs_hog').limits, timeoutMs: 1000 } });
+  const floodMounts = {
+    '/work': { host: join(root, 'flood'), mode: 'rw' as const, maxBytes: QUOTA, maxEntries: ENTRIES },
+  };
+  flooder = await loadSandboxTool({
+    ...moduleSpec('fs_hog', 'fs_hog', { allowedPaths: floodMounts, pool: { max: 1 } }),
+    name: 't_fs_hog_flood',
+  });
+  quick = await loadSandboxTool({
+    ...moduleSpec('fs_hog', 'fs_hog', { allowedPaths: mounts, pool: { max: 1 } }),
+    name: 't_fs_hog_quick',
+    limits: { ...moduleSpec('fs_hog', 'fs_hog').limits, timeoutMs: 1000 },
+  });
 });
 
 afterAll(async () => {
@@ -41,7 +50,9 @@ const size = (name: string): number => statSync(join(root, 'rw', name)).size;
 describe('a write quota per rw mount and per call', () => {
   it('a module writing until refused gets ENOSPC at the quota, the result names the mount and the number, and the disk holds at most the quota', async () => {
     const err = await failure(tool.call(utf8('fill /work/a.bin'), { signal: never() }), 'QUOTA_EXCEEDED');
-    expect(err.message).toContain(`write quota exceeded: /work may take at most ${QUOTA} bytes per call (allowed_paths./work.max_bytes); the module got ENOSPC`);
+    expect(err.message).toContain(
+      `write quota exceeded: /work may take at most ${QUOTA} bytes per call (allowed_paths./work.max_bytes); the module got ENOSPC`,
+    );
     expect(size('a.bin')).toBe(QUOTA);
   });
 
@@ -72,7 +83,9 @@ describe('an entry quota per rw mount and per call (an inode flood of empty file
   it('a module creating empty files until refused gets ENOSPC after max_entries, and the result names the mount and allowed_paths.<guest>.max_entries', async () => {
     mkdirSync(join(root, 'flood', 'files'));
     const err = await failure(flooder.call(utf8('files /work/files'), { signal: never() }), 'QUOTA_EXCEEDED');
-    expect(err.message).toContain(`write quota exceeded: /work may get at most ${ENTRIES} new files and directories per call (allowed_paths./work.max_entries); the module got ENOSPC`);
+    expect(err.message).toContain(
+      `write quota exceeded: /work may get at most ${ENTRIES} new files and directories per call (allowed_paths./work.max_entries); the module got ENOSPC`,
+    );
     expect(entries('files')).toBe(ENTRIES);
   });
 
@@ -113,20 +126,40 @@ describe('allowed_paths.<guest>.max_bytes in a manifest', () => {
     `apiVersion: toolgate/v1\nname: q\nversion: 1.0.0\ndescription: d\nmodule: { path: q.wasm }\ncapabilities:\n  allowed_paths:\n    /out: ${grant}\n`;
 
   it('an rw mount without max_bytes gets the 64 MiB default; a set one is kept', () => {
-    expect(parseManifest(manifest('{ host: ./o, mode: rw }'), 'q.yaml').capabilities.allowed_paths['/out']?.max_bytes).toBe(64 * 1024 * 1024);
-    expect(parseManifest(manifest('{ host: ./o, mode: rw, max_bytes: 4096 }'), 'q.yaml').capabilities.allowed_paths['/out']?.max_bytes).toBe(4096);
+    expect(
+      parseManifest(manifest('{ host: ./o, mode: rw }'), 'q.yaml').capabilities.allowed_paths['/out']?.max_bytes,
+    ).toBe(64 * 1024 * 1024);
+    expect(
+      parseManifest(manifest('{ host: ./o, mode: rw, max_bytes: 4096 }'), 'q.yaml').capabilities.allowed_paths['/out']
+        ?.max_bytes,
+    ).toBe(4096);
   });
 
   it('an rw mount without max_entries gets the 10000 default; a set one is kept; on ro it is refused', () => {
-    expect(parseManifest(manifest('{ host: ./o, mode: rw }'), 'q.yaml').capabilities.allowed_paths['/out']?.max_entries).toBe(10_000);
-    expect(parseManifest(manifest('{ host: ./o, mode: rw, max_entries: 0 }'), 'q.yaml').capabilities.allowed_paths['/out']?.max_entries).toBe(0);
-    expect(() => parseManifest(manifest('{ host: ./o, mode: ro, max_entries: 10 }'), 'q.yaml')).toThrow(/capabilities\.allowed_paths\["\/out"\]\.max_entries: is allowed only when mode is rw/);
-    expect(() => parseManifest(manifest('{ host: ./o, mode: rw, max_entries: -1 }'), 'q.yaml')).toThrow(/max_entries: must be >= 0/);
-    expect(() => parseManifest(manifest('{ host: ./o, mode: rw, max_entries: many }'), 'q.yaml')).toThrow(/max_entries/);
+    expect(
+      parseManifest(manifest('{ host: ./o, mode: rw }'), 'q.yaml').capabilities.allowed_paths['/out']?.max_entries,
+    ).toBe(10_000);
+    expect(
+      parseManifest(manifest('{ host: ./o, mode: rw, max_entries: 0 }'), 'q.yaml').capabilities.allowed_paths['/out']
+        ?.max_entries,
+    ).toBe(0);
+    expect(() => parseManifest(manifest('{ host: ./o, mode: ro, max_entries: 10 }'), 'q.yaml')).toThrow(
+      /capabilities\.allowed_paths\["\/out"\]\.max_entries: is allowed only when mode is rw/,
+    );
+    expect(() => parseManifest(manifest('{ host: ./o, mode: rw, max_entries: -1 }'), 'q.yaml')).toThrow(
+      /max_entries: must be >= 0/,
+    );
+    expect(() => parseManifest(manifest('{ host: ./o, mode: rw, max_entries: many }'), 'q.yaml')).toThrow(
+      /max_entries/,
+    );
   });
 
   it('max_bytes on a read-only mount, zero or a negative number is refused naming the key', () => {
-    expect(() => parseManifest(manifest('{ host: ./o, mode: ro, max_bytes: 10 }'), 'q.yaml')).toThrow(/capabilities\.allowed_paths\["\/out"\]\.max_bytes: is allowed only when mode is rw/);
-    expect(() => parseManifest(manifest('{ host: ./o, mode: rw, max_bytes: 0 }'), 'q.yaml')).toThrow(/max_bytes: must be >= 1/);
+    expect(() => parseManifest(manifest('{ host: ./o, mode: ro, max_bytes: 10 }'), 'q.yaml')).toThrow(
+      /capabilities\.allowed_paths\["\/out"\]\.max_bytes: is allowed only when mode is rw/,
+    );
+    expect(() => parseManifest(manifest('{ host: ./o, mode: rw, max_bytes: 0 }'), 'q.yaml')).toThrow(
+      /max_bytes: must be >= 1/,
+    );
   });
 });

@@ -5,7 +5,12 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, test } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, type ClientCapabilities, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitRequestSchema,
+  type ClientCapabilities,
+  type ElicitRequest,
+  type ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { ApprovalQueue } from '../../host/src/approval/index.js';
 import { createRuntime, type Runtime } from '../../host/src/cli/index.js';
 import { serveHttp, SessionApprovals, SidecarCore, type HttpSidecar } from '../../host/src/server/index.js';
@@ -21,7 +26,14 @@ interface Rig {
 let rig: Rig | undefined;
 
 async function start(opts: { queue?: boolean } = {}): Promise<Rig> {
-  const io = { stdout: () => {}, stderr: () => {}, stdin: new PassThrough(), isTTY: false, env: { TOOLGATE_LOG_LEVEL: 'silent' }, cwd: ROOT };
+  const io = {
+    stdout: () => {},
+    stderr: () => {},
+    stdin: new PassThrough(),
+    isTTY: false,
+    env: { TOOLGATE_LOG_LEVEL: 'silent' },
+    cwd: ROOT,
+  };
   const approvals = new SessionApprovals();
   const queue = opts.queue === true ? new ApprovalQueue() : undefined;
   if (queue !== undefined) approvals.fallback = queue;
@@ -29,7 +41,9 @@ async function start(opts: { queue?: boolean } = {}): Promise<Rig> {
   // A policy that asks before the builtin echo runs.
   runtime.host.root.plugin(
     (ctx) => {
-      ctx.on('tools/pre-execute', 'ask-echo', (exec, next) => (exec.name === 'echo' ? { kind: 'ask', reason: 'echo needs a person' } : next()));
+      ctx.on('tools/pre-execute', 'ask-echo', (exec, next) =>
+        exec.name === 'echo' ? { kind: 'ask', reason: 'echo needs a person' } : next(),
+      );
     },
     undefined,
     { name: 'test-ask' },
@@ -40,7 +54,11 @@ async function start(opts: { queue?: boolean } = {}): Promise<Rig> {
   return rig;
 }
 
-async function connect(r: Rig, capabilities: ClientCapabilities, answer?: (req: ElicitRequest) => ElicitResult): Promise<Client> {
+async function connect(
+  r: Rig,
+  capabilities: ClientCapabilities,
+  answer?: (req: ElicitRequest) => ElicitResult,
+): Promise<Client> {
   const client = new Client({ name: 'ask-test', version: '1' }, { capabilities });
   if (answer !== undefined) client.setRequestHandler(ElicitRequestSchema, (req) => answer(req));
   await client.connect(new StreamableHTTPClientTransport(new URL(`${r.http.url}/mcp`)));
@@ -90,7 +108,9 @@ describe('ask over MCP', () => {
     const res = await client.callTool({ name: 'echo', arguments: { text: hidden } });
     expect(res.content).toEqual([{ type: 'text', text: hidden }]);
     const message = forms[0]?.params.message ?? '';
-    expect(message).toContain('safe-value\\u200b\\u2060\\ufeff\\u00ad\\udb40\\udc74\\u001b]8;;https://evil.example/\\u0007\\u202e');
+    expect(message).toContain(
+      'safe-value\\u200b\\u2060\\ufeff\\u00ad\\udb40\\udc74\\u001b]8;;https://evil.example/\\u0007\\u202e',
+    );
     expect(message).toMatch(/^[\x20-\x7e\n]+$/);
   });
 
@@ -134,18 +154,35 @@ describe('ask over MCP', () => {
     const pending = client.callTool({ name: 'echo', arguments: { text: 'queued' } });
     const approver = { authorization: `Bearer ${r.http.approvalSecret ?? ''}` };
     const list = await waitFor('the approval to be queued', async () => {
-      const body = (await (await fetch(`${r.http.url}/v1/approvals`, { headers: approver })).json()) as { approvals: { id: string; tool: string; reason: string }[] };
+      const body = (await (await fetch(`${r.http.url}/v1/approvals`, { headers: approver })).json()) as {
+        approvals: { id: string; tool: string; reason: string }[];
+      };
       return body.approvals.length > 0 ? body.approvals : undefined;
     });
     expect(list[0]).toMatchObject({ tool: 'echo', reason: 'echo needs a person' });
-    const missing = await fetch(`${r.http.url}/v1/approvals/not-an-id`, { method: 'POST', headers: approver, body: JSON.stringify({ outcome: 'allowed-once' }) });
+    const missing = await fetch(`${r.http.url}/v1/approvals/not-an-id`, {
+      method: 'POST',
+      headers: approver,
+      body: JSON.stringify({ outcome: 'allowed-once' }),
+    });
     expect(missing.status).toBe(404);
-    const badOutcome = await fetch(`${r.http.url}/v1/approvals/${list[0]?.id}`, { method: 'POST', headers: approver, body: JSON.stringify({ outcome: 'maybe' }) });
+    const badOutcome = await fetch(`${r.http.url}/v1/approvals/${list[0]?.id}`, {
+      method: 'POST',
+      headers: approver,
+      body: JSON.stringify({ outcome: 'maybe' }),
+    });
     expect(badOutcome.status).toBe(400);
     expect(await badOutcome.text()).toContain('outcome');
-    const unauthenticated = await fetch(`${r.http.url}/v1/approvals/${list[0]?.id}`, { method: 'POST', body: JSON.stringify({ outcome: 'allowed-once' }) });
+    const unauthenticated = await fetch(`${r.http.url}/v1/approvals/${list[0]?.id}`, {
+      method: 'POST',
+      body: JSON.stringify({ outcome: 'allowed-once' }),
+    });
     expect(unauthenticated.status).toBe(401);
-    const ok = await fetch(`${r.http.url}/v1/approvals/${list[0]?.id}`, { method: 'POST', headers: approver, body: JSON.stringify({ outcome: 'allowed-once' }) });
+    const ok = await fetch(`${r.http.url}/v1/approvals/${list[0]?.id}`, {
+      method: 'POST',
+      headers: approver,
+      body: JSON.stringify({ outcome: 'allowed-once' }),
+    });
     expect(ok.status).toBe(200);
     const res = await pending;
     expect(res.isError).toBe(false);
@@ -156,6 +193,8 @@ describe('ask over MCP', () => {
     const r = await start();
     const headers = { authorization: `Bearer ${r.http.approvalSecret ?? ''}` };
     expect((await fetch(`${r.http.url}/v1/approvals`, { headers })).status).toBe(404);
-    expect((await fetch(`${r.http.url}/v1/approvals/x`, { method: 'POST', headers, body: '{"outcome":"rejected"}' })).status).toBe(404);
+    expect(
+      (await fetch(`${r.http.url}/v1/approvals/x`, { method: 'POST', headers, body: '{"outcome":"rejected"}' })).status,
+    ).toBe(404);
   });
 });

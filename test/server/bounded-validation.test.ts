@@ -3,13 +3,20 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { FIXTURE_MANIFESTS, rawRequest, startHttp, type HttpProcess } from './helpers.js';
 
-const raw = (url: string, opts: { method?: string; path: string; body?: string }) => rawRequest(url, { ...opts, headers: { 'content-type': 'application/json' } });
-
+const raw = (url: string, opts: { method?: string; path: string; body?: string }) =>
+  rawRequest(url, { ...opts, headers: { 'content-type': 'application/json' } });
 
 describe('validation work per request is bounded', () => {
   let h: HttpProcess;
   beforeAll(async () => {
-    h = await startHttp(['--http', '127.0.0.1:0', '--manifests', FIXTURE_MANIFESTS, '--max-body', String(8 * 1024 * 1024)]);
+    h = await startHttp([
+      '--http',
+      '127.0.0.1:0',
+      '--manifests',
+      FIXTURE_MANIFESTS,
+      '--max-body',
+      String(8 * 1024 * 1024),
+    ]);
   });
   afterAll(async () => {
     await h?.stop();

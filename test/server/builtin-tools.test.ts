@@ -25,7 +25,9 @@ describe('serve offers agents only the tools they were given', () => {
     expect(names).not.toContain('echo');
     const client = await server.connect();
     expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('echo');
-    await expect(client.callTool({ name: 'echo', arguments: { text: 'smuggled' } })).rejects.toThrow(/Unknown tool: echo/);
+    await expect(client.callTool({ name: 'echo', arguments: { text: 'smuggled' } })).rejects.toThrow(
+      /Unknown tool: echo/,
+    );
     const api = await fetch(`${server.url}/v1/tools/echo/call`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -35,7 +37,14 @@ describe('serve offers agents only the tools they were given', () => {
   }, 60_000);
 
   it('--builtin-tools serves the built-in echo too', async () => {
-    server = await startHttp(['--http', '127.0.0.1:0', '--manifests', FIXTURE_MANIFESTS, '--no-watch', '--builtin-tools']);
+    server = await startHttp([
+      '--http',
+      '127.0.0.1:0',
+      '--manifests',
+      FIXTURE_MANIFESTS,
+      '--no-watch',
+      '--builtin-tools',
+    ]);
     expect(await toolNames(server.url)).toEqual(expect.arrayContaining(['echo', 'wasm_echo']));
     const client = await server.connect();
     const r = await client.callTool({ name: 'echo', arguments: { text: 'asked for' } });
@@ -49,7 +58,14 @@ describe('serve offers agents only the tools they were given', () => {
     const names = (JSON.parse(plain.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name);
     expect(names).toContain('wasm_echo');
     expect(names).not.toContain('echo');
-    const withEcho = await runToolgate(['schema', '--format', 'mcp', '--manifests', FIXTURE_MANIFESTS, '--builtin-tools']);
+    const withEcho = await runToolgate([
+      'schema',
+      '--format',
+      'mcp',
+      '--manifests',
+      FIXTURE_MANIFESTS,
+      '--builtin-tools',
+    ]);
     expect((JSON.parse(withEcho.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name)).toContain('echo');
   }, 60_000);
 
@@ -63,12 +79,23 @@ describe('serve offers agents only the tools they were given', () => {
 describe('serve names the policy set in force at start', () => {
   it('one line on stderr naming the set and where it came from', async () => {
     server = await startHttp(['--http', '127.0.0.1:0', '--manifests', FIXTURE_MANIFESTS, '--no-watch']);
-    const lines = server.stderr().split('\n').filter((l) => l.includes('policy set'));
+    const lines = server
+      .stderr()
+      .split('\n')
+      .filter((l) => l.includes('policy set'));
     expect(lines).toEqual([`toolgate serve: policy set "default" from ./policies: ${ROOT}/policies/default`]);
   }, 60_000);
 
   it('with --policies none it warns instead, on every start', async () => {
-    server = await startHttp(['--http', '127.0.0.1:0', '--manifests', FIXTURE_MANIFESTS, '--no-watch', '--policies', 'none']);
+    server = await startHttp([
+      '--http',
+      '127.0.0.1:0',
+      '--manifests',
+      FIXTURE_MANIFESTS,
+      '--no-watch',
+      '--policies',
+      'none',
+    ]);
     expect(server.stderr()).toContain('WARNING: running with NO policies (--policies none)');
     expect(server.stderr()).toContain('toolgate serve: no policies (--policies none)');
   }, 60_000);

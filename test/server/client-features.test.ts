@@ -50,7 +50,12 @@ function recorder(caps: ClientCapabilities = ALL): { seen: Seen; setup: (c: Clie
     if (caps.sampling !== undefined) {
       c.setRequestHandler(CreateMessageRequestSchema, (req) => {
         seen.samples.push(req.params);
-        return { role: 'assistant', content: { type: 'text', text: 'the model says hi' }, model: 'test-model', stopReason: 'endTurn' };
+        return {
+          role: 'assistant',
+          content: { type: 'text', text: 'the model says hi' },
+          model: 'test-model',
+          stopReason: 'endTurn',
+        };
       });
     }
     if (caps.roots !== undefined) {
@@ -62,7 +67,8 @@ function recorder(caps: ClientCapabilities = ALL): { seen: Seen; setup: (c: Clie
     if (caps.elicitation === undefined) return;
     c.setRequestHandler(ElicitRequestSchema, (req, extra) => {
       seen.elicits.push(req.params);
-      if (!seen.holdElicit) return seen.elicitAnswer ?? { action: 'accept', content: { username: 'ada', email: 'ada@example.com' } };
+      if (!seen.holdElicit)
+        return seen.elicitAnswer ?? { action: 'accept', content: { username: 'ada', email: 'ada@example.com' } };
       seen.elicitSignals.push(extra.signal);
       return new Promise(() => {}); // never answered
     });
@@ -161,11 +167,18 @@ describe.each(transports)('a tool and its MCP client over %s', (_name, start) =>
     const client = await rig.connect(ALL, () => {});
     const seen = progressOf(client);
     const result = await client.request(
-      { method: 'tools/call', params: { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: 'p-1' } } },
+      {
+        method: 'tools/call',
+        params: { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: 'p-1' } },
+      },
       CallToolResultSchema,
     );
     expect(result.isError).toBe(false);
-    expect(seen.map((p) => [p.progressToken, p.progress, p.total])).toEqual([['p-1', 0, 100], ['p-1', 50, 100], ['p-1', 100, 100]]);
+    expect(seen.map((p) => [p.progressToken, p.progress, p.total])).toEqual([
+      ['p-1', 0, 100],
+      ['p-1', 50, 100],
+      ['p-1', 100, 100],
+    ]);
   });
 
   test('progress that does not increase is not sent (the tool is told)', async () => {
@@ -176,7 +189,10 @@ describe.each(transports)('a tool and its MCP client over %s', (_name, start) =>
       CallToolResultSchema,
     );
     expect(textOf(result)).toBe('"101"');
-    expect(seen.map((p) => [p.progress, p.message])).toEqual([[10, 'ten'], [20, undefined]]);
+    expect(seen.map((p) => [p.progress, p.message])).toEqual([
+      [10, 'ten'],
+      [20, undefined],
+    ]);
   });
 
   test("a tool's sampling request reaches the client and the client's answer reaches the tool", async () => {
@@ -184,14 +200,19 @@ describe.each(transports)('a tool and its MCP client over %s', (_name, start) =>
     const client = await rig.connect(ALL, setup);
     const result = await client.callTool({ name: 'test_sampling', arguments: { prompt: 'Say hi "politely"' } });
     expect(textOf(result)).toBe('LLM response: the model says hi');
-    expect(seen.samples).toEqual([{ messages: [{ role: 'user', content: { type: 'text', text: 'Say hi "politely"' } }], maxTokens: 100 }]);
+    expect(seen.samples).toEqual([
+      { messages: [{ role: 'user', content: { type: 'text', text: 'Say hi "politely"' } }], maxTokens: 100 },
+    ]);
   });
 
   test("a tool's elicitation reaches the client's user and the answer reaches the tool", async () => {
     const { seen, setup } = recorder();
     const client = await rig.connect(ALL, setup);
     const result = await client.callTool({ name: 'test_elicitation', arguments: { message: 'Who are you?' } });
-    expect(JSON.parse(textOf(result).replace('User response: ', ''))).toEqual({ action: 'accept', content: { username: 'ada', email: 'ada@example.com' } });
+    expect(JSON.parse(textOf(result).replace('User response: ', ''))).toEqual({
+      action: 'accept',
+      content: { username: 'ada', email: 'ada@example.com' },
+    });
     expect(seen.elicits[0]?.message).toBe('Who are you?');
   });
 
@@ -228,10 +249,17 @@ describe.each(transports)('a tool and its MCP client over %s', (_name, start) =>
   test('roots params other than an optional inputKey string are INVALID_REQUEST and never reach the client', async () => {
     const { seen, setup } = recorder();
     const client = await rig.connect(ALL, setup);
-    const roots = async (params: string): Promise<unknown> => answerOf(await client.callTool({ name: 'client_roots_input', arguments: { params } }));
-    expect(await roots('{"cursor":"x"}')).toEqual({ error: { code: 'INVALID_REQUEST', message: 'roots params: only an inputKey string is allowed (got "cursor")' } });
-    expect(await roots('{"inputKey":7}')).toEqual({ error: { code: 'INVALID_REQUEST', message: 'roots params: only an inputKey string is allowed (got "inputKey")' } });
-    expect(await roots('[]')).toEqual({ error: { code: 'INVALID_REQUEST', message: 'roots params must be a JSON object' } });
+    const roots = async (params: string): Promise<unknown> =>
+      answerOf(await client.callTool({ name: 'client_roots_input', arguments: { params } }));
+    expect(await roots('{"cursor":"x"}')).toEqual({
+      error: { code: 'INVALID_REQUEST', message: 'roots params: only an inputKey string is allowed (got "cursor")' },
+    });
+    expect(await roots('{"inputKey":7}')).toEqual({
+      error: { code: 'INVALID_REQUEST', message: 'roots params: only an inputKey string is allowed (got "inputKey")' },
+    });
+    expect(await roots('[]')).toEqual({
+      error: { code: 'INVALID_REQUEST', message: 'roots params must be a JSON object' },
+    });
     expect(seen.roots).toEqual([]);
     expect(await roots('{}')).toEqual({ roots: ROOTS });
     expect(await roots('{"inputKey":"where"}')).toEqual({ roots: ROOTS });
@@ -250,7 +278,12 @@ describe.each(transports)('a tool and its MCP client over %s', (_name, start) =>
     });
     const sampled = await client.callTool({ name: 'test_input_required_result_sampling', arguments: {} });
     expect(textOf(sampled)).toBe('Sampling result: the model says hi');
-    expect(seen.samples).toEqual([{ messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }], maxTokens: 100 }]);
+    expect(seen.samples).toEqual([
+      {
+        messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }],
+        maxTokens: 100,
+      },
+    ]);
   });
 
   test('all three questions of one call (elicitation, sampling, roots) reach the client and their answers reach the tool', async () => {
@@ -305,7 +338,12 @@ describe.each(transports)('a tool and its MCP client over %s', (_name, start) =>
     const { seen, setup } = recorder();
     const client = await rig.connect(ALL, setup);
     const url = answerOf(await client.callTool({ name: 'client_elicit_url', arguments: {} }));
-    expect(url).toEqual({ error: { code: 'INVALID_REQUEST', message: 'elicitation params.mode: only "form" is allowed for tools (got "url")' } });
+    expect(url).toEqual({
+      error: {
+        code: 'INVALID_REQUEST',
+        message: 'elicitation params.mode: only "form" is allowed for tools (got "url")',
+      },
+    });
     const bad = answerOf(await client.callTool({ name: 'client_bad_params', arguments: {} }));
     expect(bad).toEqual({ error: { code: 'INVALID_REQUEST', message: 'sampling params must be a JSON object' } });
     expect(seen.elicits).toEqual([]);
@@ -328,11 +366,15 @@ describe.each(transports)('a tool and its MCP client over %s', (_name, start) =>
     seen.holdElicit = true;
     const client = await rig.connect(ALL, setup);
     const controller = new AbortController();
-    const pending = client.callTool({ name: 'client_elicit_wait', arguments: {} }, undefined, { signal: controller.signal });
+    const pending = client.callTool({ name: 'client_elicit_wait', arguments: {} }, undefined, {
+      signal: controller.signal,
+    });
     await waitFor('the elicitation request', () => seen.elicitSignals[0]);
     controller.abort();
     await expect(pending).rejects.toThrow();
-    await waitFor('the elicitation to be cancelled', () => (seen.elicitSignals[0]?.aborted === true ? true : undefined));
+    await waitFor('the elicitation to be cancelled', () =>
+      seen.elicitSignals[0]?.aborted === true ? true : undefined,
+    );
     seen.holdElicit = false;
     const again = await client.callTool({ name: 'client_elicit_wait', arguments: {} });
     expect(answerOf(again)).toEqual({ action: 'accept', content: { username: 'ada', email: 'ada@example.com' } });
@@ -349,11 +391,16 @@ describe('policy in front of what a tool asks its client', () => {
         'entries:\n  - id: no-sampling\n    use: client-requests\n    with: { deny: [sampling], reason: the model budget is not for tools }\n',
       );
       const { seen, setup } = recorder();
-      const s = await startStdio(['--manifests', CONFORMANCE, '--policies', join(dir.path, 'set'), '--no-watch'], { capabilities: ALL, setup });
+      const s = await startStdio(['--manifests', CONFORMANCE, '--policies', join(dir.path, 'set'), '--no-watch'], {
+        capabilities: ALL,
+        setup,
+      });
       try {
         const result = await s.client.callTool({ name: 'test_sampling', arguments: { prompt: 'spend tokens' } });
         expect(result.isError).toBe(true);
-        expect(textOf(result)).toBe('DENIED: sampling request denied by policy: the model budget is not for tools (policy "no-sampling")');
+        expect(textOf(result)).toBe(
+          'DENIED: sampling request denied by policy: the model budget is not for tools (policy "no-sampling")',
+        );
         expect(seen.samples).toEqual([]);
         // elicitation is not covered by this entry
         const asked = await s.client.callTool({ name: 'test_elicitation', arguments: { message: 'ok?' } });
@@ -367,16 +414,24 @@ describe('policy in front of what a tool asks its client', () => {
     }
   });
 
-  test("client-requests max_tokens denies a sampling request that asks for more; one within it goes through", async () => {
+  test('client-requests max_tokens denies a sampling request that asks for more; one within it goes through', async () => {
     const dir = await tempDir();
     try {
-      await writeFile(join(dir.path, 'p.yaml'), 'entries:\n  - id: small-samples\n    use: client-requests\n    with: { max_tokens: 50 }\n');
+      await writeFile(
+        join(dir.path, 'p.yaml'),
+        'entries:\n  - id: small-samples\n    use: client-requests\n    with: { max_tokens: 50 }\n',
+      );
       const { seen, setup } = recorder();
-      const s = await startStdio(['--manifests', CONFORMANCE, '--manifests', KIT, '--policies', dir.path, '--no-watch'], { capabilities: ALL, setup });
+      const s = await startStdio(
+        ['--manifests', CONFORMANCE, '--manifests', KIT, '--policies', dir.path, '--no-watch'],
+        { capabilities: ALL, setup },
+      );
       try {
         const big = await s.client.callTool({ name: 'test_sampling', arguments: { prompt: 'p' } });
         expect(textOf(big)).toContain('a sampling request may ask for at most 50 tokens (asked 100)');
-        const small = answerOf(await s.client.callTool({ name: 'client_sample_once', arguments: {} })) as { model?: string };
+        const small = answerOf(await s.client.callTool({ name: 'client_sample_once', arguments: {} })) as {
+          model?: string;
+        };
         expect(small.model).toBe('test-model');
         expect(seen.samples).toHaveLength(1);
       } finally {

@@ -12,7 +12,8 @@ describe('inputKey and roots params', () => {
     expect(inputKeyOf(req('roots', { inputKey: 'roots_request' }))).toBe('roots_request');
     expect(inputKeyOf(req('elicitation', { inputKey: 'a.b-C_9' }))).toBe('a.b-C_9');
     expect(inputKeyOf(req('sampling', { inputKey: 'x'.repeat(64) }))).toBe('x'.repeat(64));
-    for (const bad of ['', 'x'.repeat(65), 'has space', 'slash/key', 'é']) expect(inputKeyOf(req('roots', { inputKey: bad }))).toBeUndefined();
+    for (const bad of ['', 'x'.repeat(65), 'has space', 'slash/key', 'é'])
+      expect(inputKeyOf(req('roots', { inputKey: bad }))).toBeUndefined();
     expect(inputKeyOf(req('roots', { inputKey: 7 }))).toBeUndefined();
     expect(inputKeyOf(req('roots', {}))).toBeUndefined();
   });
@@ -20,13 +21,22 @@ describe('inputKey and roots params', () => {
   test('a string inputKey is stripped from every kind before validation, so it never reaches the client', () => {
     expect(checkedParams(req('sampling', { ...SAMPLE, inputKey: 'greeting' }))).toEqual({ ok: true, params: SAMPLE });
     const elicit = { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } };
-    expect(checkedParams(req('elicitation', { ...elicit, inputKey: 'user_name' }))).toEqual({ ok: true, params: elicit });
+    expect(checkedParams(req('elicitation', { ...elicit, inputKey: 'user_name' }))).toEqual({
+      ok: true,
+      params: elicit,
+    });
     expect(checkedParams(req('roots', { inputKey: 'roots' }))).toEqual({ ok: true, params: {} });
   });
 
   test('roots params are {} or an inputKey string; any other member is refused, naming it', () => {
     expect(checkedParams(req('roots', {}))).toEqual({ ok: true, params: {} });
-    expect(checkedParams(req('roots', { cursor: 'x', inputKey: 'k' }))).toEqual({ ok: false, message: 'roots params: only an inputKey string is allowed (got "cursor")' });
-    expect(checkedParams(req('roots', { inputKey: 1 }))).toEqual({ ok: false, message: 'roots params: only an inputKey string is allowed (got "inputKey")' });
+    expect(checkedParams(req('roots', { cursor: 'x', inputKey: 'k' }))).toEqual({
+      ok: false,
+      message: 'roots params: only an inputKey string is allowed (got "cursor")',
+    });
+    expect(checkedParams(req('roots', { inputKey: 1 }))).toEqual({
+      ok: false,
+      message: 'roots params: only an inputKey string is allowed (got "inputKey")',
+    });
   });
 });

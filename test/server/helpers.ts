@@ -16,8 +16,10 @@ const MAIN = join(ROOT, 'dist/cli/main.js');
 
 /** The built binary (tests run what users run). */
 export async function toolgateEntry(): Promise<string> {
-  if (!existsSync(MAIN)) throw new Error('dist/ is missing: run `npx tsc -p tsconfig.build.json` (or `make build`) first');
-  if (!existsSync(join(ROOT, 'test/fixtures/build/server_spin.wasm'))) throw new Error('run `make -C test/fixtures` first');
+  if (!existsSync(MAIN))
+    throw new Error('dist/ is missing: run `npx tsc -p tsconfig.build.json` (or `make build`) first');
+  if (!existsSync(join(ROOT, 'test/fixtures/build/server_spin.wasm')))
+    throw new Error('run `make -C test/fixtures` first');
   return MAIN;
 }
 
@@ -26,7 +28,11 @@ export function threadCount(pid: number): number {
   return readdirSync(`/proc/${pid}/task`).length;
 }
 
-export async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 10_000,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
@@ -42,7 +48,12 @@ export async function tempDir(): Promise<{ path: string; remove(): Promise<void>
 }
 
 function childEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TOOLGATE_HOME: join(tmpdir(), 'toolgate-server-test-home'), ...extra };
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    TOOLGATE_HOME: join(tmpdir(), 'toolgate-server-test-home'),
+    ...extra,
+  };
 }
 
 export interface StdioServer {
@@ -54,7 +65,13 @@ export interface StdioServer {
 
 export async function startStdio(
   args: string[],
-  opts: { capabilities?: ClientCapabilities; env?: Record<string, string>; setup?: (client: Client) => void; nodeArgs?: string[]; cwd?: string } = {},
+  opts: {
+    capabilities?: ClientCapabilities;
+    env?: Record<string, string>;
+    setup?: (client: Client) => void;
+    nodeArgs?: string[];
+    cwd?: string;
+  } = {},
 ): Promise<StdioServer> {
   const entry = await toolgateEntry();
   const transport = new StdioClientTransport({
@@ -81,15 +98,27 @@ export interface HttpProcess {
   /** e.g. http://127.0.0.1:40123 */
   url: string;
   stderr(): string;
-  connect(opts?: { headers?: Record<string, string>; capabilities?: ClientCapabilities; setup?: (c: Client) => void }): Promise<Client>;
+  connect(opts?: {
+    headers?: Record<string, string>;
+    capabilities?: ClientCapabilities;
+    setup?: (c: Client) => void;
+  }): Promise<Client>;
   /** SIGTERM, then waits for the exit code. */
   stop(): Promise<number | null>;
 }
 
 /** Spawns `serve --http ...`; resolves with the printed address, or rejects with the exit and stderr. */
-export async function startHttp(args: string[], env: Record<string, string> = {}, opts: { cwd?: string } = {}): Promise<HttpProcess> {
+export async function startHttp(
+  args: string[],
+  env: Record<string, string> = {},
+  opts: { cwd?: string } = {},
+): Promise<HttpProcess> {
   const entry = await toolgateEntry();
-  const proc = spawn(process.execPath, [entry, 'serve', ...args], { cwd: opts.cwd ?? ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [entry, 'serve', ...args], {
+    cwd: opts.cwd ?? ROOT,
+    env: childEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   let out = '';
   proc.stdout?.on('data', (d: Buffer) => {
@@ -108,7 +137,9 @@ export async function startHttp(args: string[], env: Record<string, string> = {}
     });
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(Object.assign(new Error(`serve exited with ${String(code)}: ${err}${out}`), { exitCode: code, stderr: err }));
+      reject(
+        Object.assign(new Error(`serve exited with ${String(code)}: ${err}${out}`), { exitCode: code, stderr: err }),
+      );
     });
   });
   const clients: Client[] = [];
@@ -117,7 +148,9 @@ export async function startHttp(args: string[], env: Record<string, string> = {}
     url,
     stderr: () => err,
     async connect(o = {}) {
-      const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: o.headers ?? {} } });
+      const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+        requestInit: { headers: o.headers ?? {} },
+      });
       const client = new Client({ name: 'toolgate-test', version: '1.0.0' }, { capabilities: o.capabilities ?? {} });
       o.setup?.(client);
       await client.connect(transport);
@@ -144,7 +177,11 @@ export async function runToolgate(
   opts: { cwd?: string } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const entry = await toolgateEntry();
-  const proc = spawn(process.execPath, [entry, ...args], { cwd: opts.cwd ?? ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [entry, ...args], {
+    cwd: opts.cwd ?? ROOT,
+    env: childEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -196,8 +233,13 @@ export function rawRequest(url: string, opts: RawOptions): Promise<RawReply> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
-        host: u.hostname, port: u.port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers ?? {},
-        ...(opts.from !== undefined ? { localAddress: opts.from } : {}), ...(opts.agent !== undefined ? { agent: opts.agent } : {}),
+        host: u.hostname,
+        port: u.port,
+        method: opts.method ?? 'GET',
+        path: opts.path,
+        headers: opts.headers ?? {},
+        ...(opts.from !== undefined ? { localAddress: opts.from } : {}),
+        ...(opts.agent !== undefined ? { agent: opts.agent } : {}),
       },
       (res) => {
         let body = '';
@@ -217,11 +259,15 @@ export const FS_TOOL = join(ROOT, 'test/fixtures/build/fs_tool.wasm');
 /** A manifest for `writer`: `{cmd: "write /out/NAME yes"}` writes NAME into `out`, mounted rw at /out. */
 export function writerManifest(out: string): string {
   return [
-    'apiVersion: toolgate/v1', 'name: writer', 'version: 1.0.0', 'description: Writes a file into /out (proves it ran).',
+    'apiVersion: toolgate/v1',
+    'name: writer',
+    'version: 1.0.0',
+    'description: Writes a file into /out (proves it ran).',
     `module: { path: ${FS_TOOL}, entry: fs_tool }`,
     'parameters: { cmd: { type: string, required: true } }',
     'input: { encoding: raw, parameter: cmd }',
     'output: { encoding: text }',
-    `capabilities: { allowed_paths: { /out: { host: ${out}, mode: rw } } }`, '',
+    `capabilities: { allowed_paths: { /out: { host: ${out}, mode: rw } } }`,
+    '',
   ].join('\n');
 }

@@ -2,7 +2,14 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, test } from 'vitest';
 import {
-  allowedHostsFor, checkHost, checkOrigin, checkToken, ConcurrencyLimit, isLoopback, parseBindAddress, tokenMatches,
+  allowedHostsFor,
+  checkHost,
+  checkOrigin,
+  checkToken,
+  ConcurrencyLimit,
+  isLoopback,
+  parseBindAddress,
+  tokenMatches,
 } from '../../host/src/server/index.js';
 
 const req = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
@@ -16,13 +23,20 @@ describe('bind addresses', () => {
   });
 
   test('loopback is 127.0.0.0/8, ::1 and localhost; 0.0.0.0 and other addresses are not', () => {
-    for (const h of ['127.0.0.1', '127.1.2.3', '::1', 'localhost', '::ffff:127.0.0.1']) expect(isLoopback(h)).toBe(true);
+    for (const h of ['127.0.0.1', '127.1.2.3', '::1', 'localhost', '::ffff:127.0.0.1'])
+      expect(isLoopback(h)).toBe(true);
     for (const h of ['0.0.0.0', '::', '10.0.0.1', '192.168.1.1', 'example.com']) expect(isLoopback(h)).toBe(false);
   });
 });
 
 describe('Host and Origin', () => {
-  const cfg = { allowedHosts: allowedHostsFor('127.0.0.1', []), port: 8787, allowedOrigins: ['http://ok.example'], token: undefined, approver: 'approver-secret' };
+  const cfg = {
+    allowedHosts: allowedHostsFor('127.0.0.1', []),
+    port: 8787,
+    allowedOrigins: ['http://ok.example'],
+    token: undefined,
+    approver: 'approver-secret',
+  };
 
   test('a loopback bind accepts only loopback names on its own port', () => {
     expect(checkHost(req({ host: '127.0.0.1:8787' }), cfg)).toBeUndefined();

@@ -6,7 +6,16 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ROOT, runToolgate, startHttp, startStdio, tempDir, waitFor, type HttpProcess, type StdioServer } from './helpers.js';
+import {
+  ROOT,
+  runToolgate,
+  startHttp,
+  startStdio,
+  tempDir,
+  waitFor,
+  type HttpProcess,
+  type StdioServer,
+} from './helpers.js';
 import { modernRpc } from './modern-rpc.js';
 
 const V1 = join(ROOT, 'test/fixtures/build/hyper_v1.wasm');
@@ -22,7 +31,15 @@ let stdio: StdioServer;
 let session: Client;
 
 const plugin = (name: string, wasm: string, extra: string[] = []) =>
-  ['apiVersion: toolgate/v1', `name: ${name}`, 'version: 1.0.0', `description: ${name} plugin`, `module: { path: ${wasm}, abi: hyper-mcp }`, ...extra, ''].join('\n');
+  [
+    'apiVersion: toolgate/v1',
+    `name: ${name}`,
+    'version: 1.0.0',
+    `description: ${name} plugin`,
+    `module: { path: ${wasm}, abi: hyper-mcp }`,
+    ...extra,
+    '',
+  ].join('\n');
 
 beforeAll(async () => {
   dir = await tempDir();
@@ -55,10 +72,16 @@ afterAll(async () => {
   await dir?.remove();
 });
 
-async function api(path: string, init: { method?: string; body?: unknown; secret?: string } = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+async function api(
+  path: string,
+  init: { method?: string; body?: unknown; secret?: string } = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${http.url}${path}`, {
     method: init.method ?? 'GET',
-    headers: { 'content-type': 'application/json', ...(init.secret !== undefined ? { authorization: `Bearer ${init.secret}` } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      ...(init.secret !== undefined ? { authorization: `Bearer ${init.secret}` } : {}),
+    },
     ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
@@ -69,7 +92,11 @@ describe('tools of hyper-mcp modules are first-class tools', () => {
     for (const client of [stdio.client, session]) {
       const { tools } = await client.listTools();
       const echo = tools.find((t) => t.name === 'fx1__echo');
-      expect(echo?.inputSchema).toMatchObject({ type: 'object', properties: { text: { type: 'string', maxLength: 64 } }, required: ['text'] });
+      expect(echo?.inputSchema).toMatchObject({
+        type: 'object',
+        properties: { text: { type: 'string', maxLength: 64 } },
+        required: ['text'],
+      });
       expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['fx1__add', 'fx2__record', 'fx2__envelope']));
       // operations are not tools
       expect(tools.some((t) => t.name.includes('__resources__'))).toBe(false);
@@ -79,18 +106,26 @@ describe('tools of hyper-mcp modules are first-class tools', () => {
     expect(names).toEqual(expect.arrayContaining(['fx1__echo', 'fx2__picture']));
   });
 
-  test('tools/call runs the module with the interface\'s envelope on both revisions', async () => {
+  test("tools/call runs the module with the interface's envelope on both revisions", async () => {
     const r = await stdio.client.callTool({ name: 'fx1__echo', arguments: { text: 'hi' } });
     expect(r.content).toEqual([{ type: 'text', text: 'v1 echo: hi' }]);
     const m = await modernRpc(http.url, 'tools/call', { name: 'fx2__envelope', arguments: { q: 1 } });
-    const sent = JSON.parse((m.message.result?.['content'] as { text: string }[])[0]?.text ?? '{}') as Record<string, unknown>;
+    const sent = JSON.parse((m.message.result?.['content'] as { text: string }[])[0]?.text ?? '{}') as Record<
+      string,
+      unknown
+    >;
     expect(sent['request']).toEqual({ name: 'envelope', arguments: { q: 1 } });
   });
 
   test('the /v1 API lists and calls them by served name; arguments off the schema are refused before the module runs', async () => {
     const list = await api('/v1/tools');
-    expect(((list.body as unknown as { tools: { name: string }[] }).tools ?? []).map((t) => t.name)).toEqual(expect.arrayContaining(['fx1__echo']));
-    const bad = await api('/v1/tools/fx1__echo/call', { method: 'POST', body: { arguments: { text: 'x'.repeat(65) } } });
+    expect(((list.body as unknown as { tools: { name: string }[] }).tools ?? []).map((t) => t.name)).toEqual(
+      expect.arrayContaining(['fx1__echo']),
+    );
+    const bad = await api('/v1/tools/fx1__echo/call', {
+      method: 'POST',
+      body: { arguments: { text: 'x'.repeat(65) } },
+    });
     expect((bad.body['error'] as { code: string }).code).toBe('INVALID_ARGS');
   });
 
@@ -101,7 +136,11 @@ describe('tools of hyper-mcp modules are first-class tools', () => {
   });
 
   test('ask names a module tool by its served name: the call waits for a person, then runs', async () => {
-    const secret = (await waitFor('the approval secret', () => readFile(join(dir.path, 'home', 'approval-secret'), 'utf8').catch(() => undefined))).trim();
+    const secret = (
+      await waitFor('the approval secret', () =>
+        readFile(join(dir.path, 'home', 'approval-secret'), 'utf8').catch(() => undefined),
+      )
+    ).trim();
     const pending = api('/v1/tools/fx1__add/call', { method: 'POST', body: { arguments: { a: 2, b: 40 } } });
     const ask = await waitFor('the ask', async () => {
       const { body } = await api('/v1/approvals', { secret });
@@ -117,7 +156,13 @@ describe('tools of hyper-mcp modules are first-class tools', () => {
     const schema = await runToolgate(['schema', '--manifests', manifests], env, 60_000);
     expect(schema.stdout).toContain('fx1__echo');
     const inspect = await runToolgate(['inspect', 'fx2__record', '--manifests', manifests, '--json'], env, 60_000);
-    const report = JSON.parse(inspect.stdout) as { abi: string; interface: string; tools: { name: string }[]; prompts: { name: string }[]; operations: string[] };
+    const report = JSON.parse(inspect.stdout) as {
+      abi: string;
+      interface: string;
+      tools: { name: string }[];
+      prompts: { name: string }[];
+      operations: string[];
+    };
     expect(report.abi).toBe('hyper-mcp');
     expect(report.interface).toBe('v2');
     expect(report.tools.map((t) => t.name)).toEqual(['fx2__record', 'fx2__envelope', 'fx2__picture']);
@@ -125,13 +170,23 @@ describe('tools of hyper-mcp modules are first-class tools', () => {
     const list = await runToolgate(['list', '--manifests', manifests, '--json'], env, 60_000);
     const rows = JSON.parse(list.stdout) as { name: string; serves?: string[] }[];
     expect(rows.find((r) => r.name === 'fx1')?.serves).toEqual(['fx1__echo', 'fx1__add', 'fx1__fail', 'fx1__envelope']);
-    expect(rows.find((r) => r.name === 'fx2')?.serves).toEqual(expect.arrayContaining(['fx2__record', 'fx2__prompts__get']));
+    expect(rows.find((r) => r.name === 'fx2')?.serves).toEqual(
+      expect.arrayContaining(['fx2__record', 'fx2__prompts__get']),
+    );
   }, 120_000);
 
   test('`policy explain` names module tools and operations by their served names', async () => {
     const env = { TOOLGATE_HOME: join(dir.path, 'home') };
     const explain = async (tool: string, args: string) =>
-      JSON.parse((await runToolgate(['policy', 'explain', tool, '--args', args, '--manifests', manifests, '--policies', policies, '--json'], env, 60_000)).stdout) as { outcome: string };
+      JSON.parse(
+        (
+          await runToolgate(
+            ['policy', 'explain', tool, '--args', args, '--manifests', manifests, '--policies', policies, '--json'],
+            env,
+            60_000,
+          )
+        ).stdout,
+      ) as { outcome: string };
     expect((await explain('fx1__fail', '{}')).outcome).toBe('deny');
     expect((await explain('fx1__add', '{"a":1,"b":2}')).outcome).toBe('ask');
     expect((await explain('fx2__prompts__get', '{"name":"greeting"}')).outcome).toBe('deny');
@@ -140,21 +195,31 @@ describe('tools of hyper-mcp modules are first-class tools', () => {
 });
 
 describe('resources, templates, prompts and completions from modules', () => {
-  test('resources/list and resources/templates/list on 2025-11-25 gather every module\'s', async () => {
+  test("resources/list and resources/templates/list on 2025-11-25 gather every module's", async () => {
     const { resources } = await stdio.client.listResources();
     expect(resources.map((r) => r.uri)).toEqual(expect.arrayContaining(['mem://fixture/readme', 'test://static-text']));
     const { resourceTemplates } = await stdio.client.listResourceTemplates();
-    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(expect.arrayContaining(['mem://fixture/items/{id}', 'test://template/{id}/data']));
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(
+      expect.arrayContaining(['mem://fixture/items/{id}', 'test://template/{id}/data']),
+    );
   });
 
   test('resources/read of a listed URI and of a template match on 2025-11-25; the audit log records the read', async () => {
     const listed = await session.readResource({ uri: 'mem://fixture/readme' });
-    expect(listed.contents).toEqual([{ uri: 'mem://fixture/readme', mimeType: 'text/plain', text: 'contents of mem://fixture/readme' }]);
+    expect(listed.contents).toEqual([
+      { uri: 'mem://fixture/readme', mimeType: 'text/plain', text: 'contents of mem://fixture/readme' },
+    ]);
     const templated = await stdio.client.readResource({ uri: 'test://template/7/data' });
-    expect(JSON.parse((templated.contents[0] as { text: string }).text)).toEqual({ id: '7', templateTest: true, data: 'Data for ID: 7' });
+    expect(JSON.parse((templated.contents[0] as { text: string }).text)).toEqual({
+      id: '7',
+      templateTest: true,
+      data: 'Data for ID: 7',
+    });
     const records = await waitFor('the audit record', async () => {
       const lines = (await readFile(audit, 'utf8').catch(() => '')).split('\n').filter((l) => l !== '');
-      const found = lines.map((l) => JSON.parse(l) as { tool?: string; arguments?: unknown }).filter((r) => r.tool === 'fx2__resources__read');
+      const found = lines
+        .map((l) => JSON.parse(l) as { tool?: string; arguments?: unknown })
+        .filter((r) => r.tool === 'fx2__resources__read');
       return found.length > 0 ? found : undefined;
     });
     expect(records[0]?.arguments).toEqual({ uri: 'mem://fixture/readme' });
@@ -167,22 +232,30 @@ describe('resources, templates, prompts and completions from modules', () => {
     expect(m.message.error?.data).toEqual({ uri: 'mem://nobody/here' });
   });
 
-  test('prompts/list and prompts/get on both revisions; deny-tools covers a plugin\'s prompts by its operation name', async () => {
+  test("prompts/list and prompts/get on both revisions; deny-tools covers a plugin's prompts by its operation name", async () => {
     const { prompts } = await stdio.client.listPrompts();
     expect(prompts.map((p) => p.name)).toEqual(expect.arrayContaining(['greeting', 'test_simple_prompt']));
     const simple = await session.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'a', arg2: 'b' } });
     expect(JSON.stringify(simple.messages)).toContain("arg1='a'");
     const modern = await modernRpc(http.url, 'prompts/get', { name: 'test_simple_prompt' });
     expect(modern.message.result?.['messages']).toHaveLength(1);
-    await expect(stdio.client.getPrompt({ name: 'greeting', arguments: { who: 'x' } })).rejects.toThrow(/DENIED: .*red line by served name/);
+    await expect(stdio.client.getPrompt({ name: 'greeting', arguments: { who: 'x' } })).rejects.toThrow(
+      /DENIED: .*red line by served name/,
+    );
     const denied = await modernRpc(http.url, 'prompts/get', { name: 'greeting', arguments: { who: 'x' } });
     expect(denied.message.error?.message).toMatch(/DENIED/);
   });
 
   test('completion/complete reaches the module that serves the reference, on both revisions', async () => {
-    const c = await stdio.client.complete({ ref: { type: 'ref/resource', uri: 'mem://fixture/items/{id}' }, argument: { name: 'id', value: 'al' } });
+    const c = await stdio.client.complete({
+      ref: { type: 'ref/resource', uri: 'mem://fixture/items/{id}' },
+      argument: { name: 'id', value: 'al' },
+    });
     expect(c.completion.values).toEqual(['resource', 'alpha', 'alps']);
-    const m = await modernRpc(http.url, 'completion/complete', { ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg1', value: 'par' } });
+    const m = await modernRpc(http.url, 'completion/complete', {
+      ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' },
+      argument: { name: 'arg1', value: 'par' },
+    });
     expect((m.message.result?.['completion'] as { values: string[] }).values).toEqual(['paris', 'park', 'party']);
   });
 
@@ -190,15 +263,28 @@ describe('resources, templates, prompts and completions from modules', () => {
     const list = await api('/v1/resources');
     expect((list.body['resources'] as { uri: string }[]).map((r) => r.uri)).toContain('test://static-binary');
     const read = await api(`/v1/resources/read?uri=${encodeURIComponent('test://static-text')}`);
-    expect(read.body['contents']).toEqual([{ uri: 'test://static-text', mimeType: 'text/plain', text: 'This is the content of the static text resource.' }]);
+    expect(read.body['contents']).toEqual([
+      { uri: 'test://static-text', mimeType: 'text/plain', text: 'This is the content of the static text resource.' },
+    ]);
     expect((await api('/v1/resources/read?uri=mem%3A%2F%2Fnobody')).status).toBe(404);
-    expect(((await api('/v1/prompts')).body['prompts'] as { name: string }[]).map((p) => p.name)).toContain('test_prompt_with_image');
-    const got = await api('/v1/prompts/test_prompt_with_arguments/get', { method: 'POST', body: { arguments: { arg1: 'x', arg2: 'y' } } });
+    expect(((await api('/v1/prompts')).body['prompts'] as { name: string }[]).map((p) => p.name)).toContain(
+      'test_prompt_with_image',
+    );
+    const got = await api('/v1/prompts/test_prompt_with_arguments/get', {
+      method: 'POST',
+      body: { arguments: { arg1: 'x', arg2: 'y' } },
+    });
     expect(JSON.stringify(got.body['messages'])).toContain("arg2='y'");
     const denied = await api('/v1/prompts/greeting/get', { method: 'POST', body: { arguments: { who: 'z' } } });
     expect(denied.status).toBe(422);
     expect((denied.body['error'] as { code: string }).code).toBe('DENIED');
-    const done = await api('/v1/completions', { method: 'POST', body: { ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg1', value: 'pa' } } });
+    const done = await api('/v1/completions', {
+      method: 'POST',
+      body: {
+        ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' },
+        argument: { name: 'arg1', value: 'pa' },
+      },
+    });
     expect(done.body['completion']).toMatchObject({ values: ['paris', 'park', 'party', 'pasta'] });
   });
 });

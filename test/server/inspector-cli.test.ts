@@ -9,7 +9,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ROOT, startHttp, tempDir, toolgateEntry, waitFor, type HttpProcess, writerManifest } from './helpers.js';
 
-const INSPECTOR = join(ROOT, 'test/inspector/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js');
+const INSPECTOR = join(
+  ROOT,
+  'test/inspector/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js',
+);
 const CONFORMANCE = join(ROOT, 'manifests/conformance');
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
@@ -18,7 +21,14 @@ let home: string;
 function inspector(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const proc = spawn(process.execPath, [INSPECTOR, '--cli', ...args], {
-      cwd: dir.path, env: { PATH: process.env.PATH ?? '', HOME: dir.path, TOOLGATE_HOME: home, MCP_CATALOG_PATH: join(dir.path, 'catalog.json') }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: dir.path,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: dir.path,
+        TOOLGATE_HOME: home,
+        MCP_CATALOG_PATH: join(dir.path, 'catalog.json'),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
@@ -46,12 +56,37 @@ afterAll(async () => {
 describe('the MCP Inspector CLI', () => {
   test('over stdio: it starts toolgate, lists the tools and calls one', async () => {
     const entry = await toolgateEntry();
-    const list = await inspector([process.execPath, entry, 'serve', '--stdio', '--manifests', CONFORMANCE, '--method', 'tools/list']);
+    const list = await inspector([
+      process.execPath,
+      entry,
+      'serve',
+      '--stdio',
+      '--manifests',
+      CONFORMANCE,
+      '--method',
+      'tools/list',
+    ]);
     expect(list.code, list.stderr).toBe(0);
-    expect((JSON.parse(list.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name)).toContain('test_simple_text');
-    const call = await inspector([process.execPath, entry, 'serve', '--stdio', '--manifests', CONFORMANCE, '--method', 'tools/call', '--tool-name', 'test_simple_text']);
+    expect((JSON.parse(list.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name)).toContain(
+      'test_simple_text',
+    );
+    const call = await inspector([
+      process.execPath,
+      entry,
+      'serve',
+      '--stdio',
+      '--manifests',
+      CONFORMANCE,
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'test_simple_text',
+    ]);
     expect(call.code, call.stderr).toBe(0);
-    expect(JSON.parse(call.stdout)).toMatchObject({ isError: false, content: [{ type: 'text', text: 'This is a simple text response for testing.' }] });
+    expect(JSON.parse(call.stdout)).toMatchObject({
+      isError: false,
+      content: [{ type: 'text', text: 'This is a simple text response for testing.' }],
+    });
   }, 90_000);
 
   describe('over Streamable HTTP', () => {
@@ -62,13 +97,20 @@ describe('the MCP Inspector CLI', () => {
       const manifests = join(dir.path, 'manifests');
       const policies = join(dir.path, 'policies');
       await Promise.all([mkdir(out), mkdir(manifests), mkdir(policies)]);
-      await writeFile(join(policies, 'set.yaml'), [
-        'entries:',
-        '  - { id: approvals, use: approvals, with: { channels: [queue] } }',
-        '  - { id: ask-writer, use: ask, with: { tools: [writer], reason: "writing needs a yes" } }', '',
-      ].join('\n'));
+      await writeFile(
+        join(policies, 'set.yaml'),
+        [
+          'entries:',
+          '  - { id: approvals, use: approvals, with: { channels: [queue] } }',
+          '  - { id: ask-writer, use: ask, with: { tools: [writer], reason: "writing needs a yes" } }',
+          '',
+        ].join('\n'),
+      );
       await writeFile(join(manifests, 'writer.yaml'), writerManifest(out));
-      server = await startHttp(['--http', '127.0.0.1:0', '--manifests', CONFORMANCE, '--manifests', manifests, '--policies', policies], { TOOLGATE_HOME: home });
+      server = await startHttp(
+        ['--http', '127.0.0.1:0', '--manifests', CONFORMANCE, '--manifests', manifests, '--policies', policies],
+        { TOOLGATE_HOME: home },
+      );
     });
     afterAll(async () => {
       await server?.stop();
@@ -77,22 +119,46 @@ describe('the MCP Inspector CLI', () => {
     test('it lists the tools and calls one', async () => {
       const list = await inspector([`${server.url}/mcp`, '--method', 'tools/list']);
       expect(list.code, list.stderr).toBe(0);
-      expect((JSON.parse(list.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name)).toEqual(expect.arrayContaining(['test_simple_text', 'writer']));
+      expect((JSON.parse(list.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name)).toEqual(
+        expect.arrayContaining(['test_simple_text', 'writer']),
+      );
       const call = await inspector([`${server.url}/mcp`, '--method', 'tools/call', '--tool-name', 'test_simple_text']);
       expect(call.code, call.stderr).toBe(0);
       expect(JSON.parse(call.stdout)).toMatchObject({ isError: false });
     }, 90_000);
 
     test('an ask it cannot answer waits on the configured channel, and the answer there lets the call run', async () => {
-      const secret = (await waitFor('the approval secret', () => readFile(join(home, 'approval-secret'), 'utf8').catch(() => undefined))).trim();
+      const secret = (
+        await waitFor('the approval secret', () =>
+          readFile(join(home, 'approval-secret'), 'utf8').catch(() => undefined),
+        )
+      ).trim();
       const auth = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' };
-      const call = inspector([`${server.url}/mcp`, '--method', 'tools/call', '--tool-name', 'writer', '--tool-arg', 'cmd=write /out/inspected yes']);
-      const pending = await waitFor('the approval', async () => {
-        const list = (await (await fetch(`${server.url}/v1/approvals`, { headers: auth })).json()) as { approvals: { id: string; tool: string }[] };
-        return list.approvals.find((a) => a.tool === 'writer');
-      }, 30_000);
+      const call = inspector([
+        `${server.url}/mcp`,
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'writer',
+        '--tool-arg',
+        'cmd=write /out/inspected yes',
+      ]);
+      const pending = await waitFor(
+        'the approval',
+        async () => {
+          const list = (await (await fetch(`${server.url}/v1/approvals`, { headers: auth })).json()) as {
+            approvals: { id: string; tool: string }[];
+          };
+          return list.approvals.find((a) => a.tool === 'writer');
+        },
+        30_000,
+      );
       expect(existsSync(join(out, 'inspected'))).toBe(false);
-      await fetch(`${server.url}/v1/approvals/${pending.id}`, { method: 'POST', headers: auth, body: JSON.stringify({ outcome: 'allowed-once' }) });
+      await fetch(`${server.url}/v1/approvals/${pending.id}`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ outcome: 'allowed-once' }),
+      });
       const done = await call;
       expect(done.code, done.stderr).toBe(0);
       expect(JSON.parse(done.stdout)).toMatchObject({ isError: false });

@@ -33,7 +33,11 @@ let server: HttpProcess;
 let dir: { path: string; remove(): Promise<void> };
 
 beforeAll(async () => {
-  site = createServer((_req, res) => res.end('<html><title>Sandbox notes</title><body><p>Tools run in a sandbox. Each call is checked.</p></body></html>'));
+  site = createServer((_req, res) =>
+    res.end(
+      '<html><title>Sandbox notes</title><body><p>Tools run in a sandbox. Each call is checked.</p></body></html>',
+    ),
+  );
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
   const port = (site.address() as AddressInfo).port;
   dir = await tempDir();
@@ -59,7 +63,11 @@ test('the TypeScript example fetches an allowed host through the gate and summar
   const port = (site.address() as AddressInfo).port;
   const result = await client.callTool({ name: 'summarise', arguments: { url: `http://127.0.0.1:${port}/notes` } });
   expect(result.isError ?? false, JSON.stringify(result.content)).toBe(false);
-  expect(result.structuredContent).toEqual({ title: 'Sandbox notes', words: 11, first_sentence: 'Sandbox notes Tools run in a sandbox.' });
+  expect(result.structuredContent).toEqual({
+    title: 'Sandbox notes',
+    words: 11,
+    first_sentence: 'Sandbox notes Tools run in a sandbox.',
+  });
 }, 30_000);
 
 test('a JavaScript tool that loops forever is TIMEOUT, and the server and the tool keep answering', async () => {

@@ -7,11 +7,42 @@ import { defineTool } from '../../host/src/tool/index.js';
 const ex = async () => ({});
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 test('validators compile on first use, yet a bad schema (unresolvable $ref, broken pattern, wrong type) is still refused at definition', () => {
-  expect(() => defineTool({ name: 'a', description: 'd', execute: ex, inputSchema: { type: 'object', properties: { x: { $ref: '#/$defs/nope' } } } })).toThrow(/inputSchema/);
-  expect(() => defineTool({ name: 'b', description: 'd', execute: ex, inputSchema: { type: 'object', properties: { x: { type: 'string', pattern: '(' } } } })).toThrow(/inputSchema/);
-  expect(() => defineTool({ name: 'c', description: 'd', execute: ex, inputSchema: { type: 'object', properties: { x: { type: 'nonsense' } } } })).toThrow(/inputSchema/);
-  const t = defineTool({ name: 'e', description: 'd', execute: ex, parameters: { n: { type: 'integer', default: 3 } } });
-  const t2 = defineTool({ name: 'f', description: 'd', execute: ex, parameters: { n: { type: 'integer', default: 3 } } });
+  expect(() =>
+    defineTool({
+      name: 'a',
+      description: 'd',
+      execute: ex,
+      inputSchema: { type: 'object', properties: { x: { $ref: '#/$defs/nope' } } },
+    }),
+  ).toThrow(/inputSchema/);
+  expect(() =>
+    defineTool({
+      name: 'b',
+      description: 'd',
+      execute: ex,
+      inputSchema: { type: 'object', properties: { x: { type: 'string', pattern: '(' } } },
+    }),
+  ).toThrow(/inputSchema/);
+  expect(() =>
+    defineTool({
+      name: 'c',
+      description: 'd',
+      execute: ex,
+      inputSchema: { type: 'object', properties: { x: { type: 'nonsense' } } },
+    }),
+  ).toThrow(/inputSchema/);
+  const t = defineTool({
+    name: 'e',
+    description: 'd',
+    execute: ex,
+    parameters: { n: { type: 'integer', default: 3 } },
+  });
+  const t2 = defineTool({
+    name: 'f',
+    description: 'd',
+    execute: ex,
+    parameters: { n: { type: 'integer', default: 3 } },
+  });
   expect(t.checkArguments({})).toEqual({ ok: true, args: { n: 3 } });
   expect(t2.checkArguments({ n: 'x' }).ok).toBe(false);
 });
@@ -25,9 +56,48 @@ test('the fast schema check never vouches for a schema the draft 2020-12 meta-sc
     seed = (seed * 1103515245 + 12345) % 2147483648;
     return seed % n;
   };
-  const values: unknown[] = [0, -1, 1.5, 3, 'x', '', true, false, null, [], ['a'], ['a', 'a'], ['string', 'number'], ['nope'], {}, { a: 1 }];
-  const keys = ['type', 'properties', 'additionalProperties', 'items', 'required', 'enum', 'default', 'const', 'multipleOf', 'title', 'description',
-    'format', 'minimum', 'maximum', 'exclusiveMinimum', 'minLength', 'maxItems', 'uniqueItems', 'readOnly', 'pattern', '$ref', 'oneOf'];
+  const values: unknown[] = [
+    0,
+    -1,
+    1.5,
+    3,
+    'x',
+    '',
+    true,
+    false,
+    null,
+    [],
+    ['a'],
+    ['a', 'a'],
+    ['string', 'number'],
+    ['nope'],
+    {},
+    { a: 1 },
+  ];
+  const keys = [
+    'type',
+    'properties',
+    'additionalProperties',
+    'items',
+    'required',
+    'enum',
+    'default',
+    'const',
+    'multipleOf',
+    'title',
+    'description',
+    'format',
+    'minimum',
+    'maximum',
+    'exclusiveMinimum',
+    'minLength',
+    'maxItems',
+    'uniqueItems',
+    'readOnly',
+    'pattern',
+    '$ref',
+    'oneOf',
+  ];
   const gen = (depth: number): unknown => {
     if (depth > 2 && rand(3) === 0) return rand(2) === 0;
     const s: Record<string, unknown> = {};
@@ -35,8 +105,10 @@ test('the fast schema check never vouches for a schema the draft 2020-12 meta-sc
     for (let i = 0; i < n; i++) {
       const k = keys[rand(keys.length)] as string;
       if (k === 'type') s[k] = ['string', 'object', 'integer', 'bogus', ['string', 'null'], [], 5][rand(7)];
-      else if (k === 'properties') s[k] = rand(4) === 0 ? values[rand(values.length)] : { a: gen(depth + 1), b: gen(depth + 1) };
-      else if (k === 'additionalProperties' || k === 'items') s[k] = rand(3) === 0 ? values[rand(values.length)] : gen(depth + 1);
+      else if (k === 'properties')
+        s[k] = rand(4) === 0 ? values[rand(values.length)] : { a: gen(depth + 1), b: gen(depth + 1) };
+      else if (k === 'additionalProperties' || k === 'items')
+        s[k] = rand(3) === 0 ? values[rand(values.length)] : gen(depth + 1);
       else s[k] = values[rand(values.length)];
     }
     return s;
@@ -50,7 +122,12 @@ test('the fast schema check never vouches for a schema the draft 2020-12 meta-sc
     }
   }
   expect(vouched).toBeGreaterThan(100); // the generator does reach the fast path
-  const dsl = defineTool({ name: 'g', description: 'd', execute: ex, parameters: { n: { type: 'integer', default: 3 }, s: { type: 'string', enum: ['a', 'b'] } } });
+  const dsl = defineTool({
+    name: 'g',
+    description: 'd',
+    execute: ex,
+    parameters: { n: { type: 'integer', default: 3 }, s: { type: 'string', enum: ['a', 'b'] } },
+  });
   expect(plainlyValid(dsl.inputSchema)).toBe(true);
   expect(plainlyValid({ type: 'object', properties: { x: { type: 'string', pattern: '^a' } } })).toBe(false);
 });
@@ -64,14 +141,58 @@ test("a default the fast check vouches for is one ajv accepts (4000 random scala
     seed = (seed * 1103515245 + 12345) % 2147483648;
     return seed % n;
   };
-  const scalars: unknown[] = [0, -0, 1, -1, 1.5, 3, 65536, 1e21, '', 'a', 'ab', '𝄞', 'é', '3', true, false, null, [], {}];
+  const scalars: unknown[] = [
+    0,
+    -0,
+    1,
+    -1,
+    1.5,
+    3,
+    65536,
+    1e21,
+    '',
+    'a',
+    'ab',
+    '𝄞',
+    'é',
+    '3',
+    true,
+    false,
+    null,
+    [],
+    {},
+  ];
   const pick = () => scalars[rand(scalars.length)];
   const gen = (): Record<string, unknown> => {
     const s: Record<string, unknown> = {};
     const n = rand(4);
     for (let i = 0; i < n; i++) {
-      const k = ['type', 'enum', 'const', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'description', 'format', 'multipleOf'][rand(12)] as string;
-      if (k === 'type') s[k] = ['string', 'integer', 'number', 'boolean', 'null', 'object', 'array', ['string', 'null'], ['integer', 'boolean']][rand(9)];
+      const k = [
+        'type',
+        'enum',
+        'const',
+        'minimum',
+        'maximum',
+        'exclusiveMinimum',
+        'exclusiveMaximum',
+        'minLength',
+        'maxLength',
+        'description',
+        'format',
+        'multipleOf',
+      ][rand(12)] as string;
+      if (k === 'type')
+        s[k] = [
+          'string',
+          'integer',
+          'number',
+          'boolean',
+          'null',
+          'object',
+          'array',
+          ['string', 'null'],
+          ['integer', 'boolean'],
+        ][rand(9)];
       else if (k === 'enum') s[k] = [pick(), pick(), pick()].slice(0, rand(3) + 1);
       else if (k === 'minLength' || k === 'maxLength') s[k] = rand(3);
       else if (k === 'description' || k === 'format') s[k] = 'x';
@@ -95,11 +216,20 @@ test("a default the fast check vouches for is one ajv accepts (4000 random scala
   expect(plainlySatisfies({ type: 'boolean' }, false)).toBe(true);
   expect(plainlySatisfies({ type: 'integer' }, 1.5)).toBe(false);
   // a default it cannot vouch for still goes to ajv, which refuses it at definition
-  expect(() => defineTool({ name: 'h', description: 'd', execute: ex, inputSchema: { type: 'object', properties: { n: { type: 'string', format: 'x', maxLength: 1, default: 'abc' } } } })).toThrow(/does not match its own schema/);
-  expect(() => defineTool({ name: 'i', description: 'd', execute: ex, parameters: { n: { type: 'integer', default: 1.5 } } })).toThrow(/does not match its own schema/);
+  expect(() =>
+    defineTool({
+      name: 'h',
+      description: 'd',
+      execute: ex,
+      inputSchema: { type: 'object', properties: { n: { type: 'string', format: 'x', maxLength: 1, default: 'abc' } } },
+    }),
+  ).toThrow(/does not match its own schema/);
+  expect(() =>
+    defineTool({ name: 'i', description: 'd', execute: ex, parameters: { n: { type: 'integer', default: 1.5 } } }),
+  ).toThrow(/does not match its own schema/);
 });
 
-test("defining tools with common parameters (defaults, and one named `pattern`) loads no ajv; their first check does", () => {
+test('defining tools with common parameters (defaults, and one named `pattern`) loads no ajv; their first check does', () => {
   // a fresh process on the built code: this one has ajv loaded by the tests above
   const probe = `
     import { createRequire } from 'node:module';
@@ -113,6 +243,19 @@ test("defining tools with common parameters (defaults, and one named `pattern`) 
     const atDefinition = loaded();
     const checked = tool.checkArguments({ pattern: 'x' });
     process.stdout.write(JSON.stringify({ atDefinition, checked, afterCheck: loaded() }));`;
-  const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', probe], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 }));
-  expect(out).toEqual({ atDefinition: false, checked: { ok: true, args: { pattern: 'x', path: '/data', max_results: 100, ignore_case: false, direction: 'encode' } }, afterCheck: true });
+  const out = JSON.parse(
+    execFileSync(process.execPath, ['--input-type=module', '-e', probe], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    }),
+  );
+  expect(out).toEqual({
+    atDefinition: false,
+    checked: {
+      ok: true,
+      args: { pattern: 'x', path: '/data', max_results: 100, ignore_case: false, direction: 'encode' },
+    },
+    afterCheck: true,
+  });
 });

@@ -49,7 +49,9 @@ test('adding, changing and removing a manifest in a watched folder notifies stdi
   await writeFile(join(dir.path, 'second.yaml'), manifest('second_tool', 'Changed while serving.'));
   await waitFor('list_changed after a change', () => (changes > before ? true : undefined));
   await waitFor('the new description', async () =>
-    (await s.client.listTools()).tools.find((t) => t.name === 'second_tool')?.description === 'Changed while serving.' ? true : undefined,
+    (await s.client.listTools()).tools.find((t) => t.name === 'second_tool')?.description === 'Changed while serving.'
+      ? true
+      : undefined,
   );
 
   const beforeRemove = changes;
@@ -71,19 +73,25 @@ test('a manifest present at start-up can be changed and removed while serving (l
   cleanup.push(() => s.close());
   const listed = async () => (await s.client.listTools()).tools;
   expect((await listed()).find((t) => t.name === 'early_tool')?.description).toBe('There from the start.');
-  expect((await s.client.callTool({ name: 'early_tool', arguments: { text: 'a' } })).structuredContent).toEqual({ text: 'a' });
+  expect((await s.client.callTool({ name: 'early_tool', arguments: { text: 'a' } })).structuredContent).toEqual({
+    text: 'a',
+  });
 
   await writeFile(join(dir.path, 'early.yaml'), manifest('early_tool', 'Changed while serving.'));
   await waitFor('list_changed after changing a start-up manifest', () => (changes >= 1 ? true : undefined));
   await waitFor('the changed description', async () =>
     (await listed()).find((t) => t.name === 'early_tool')?.description === 'Changed while serving.' ? true : undefined,
   );
-  expect((await s.client.callTool({ name: 'early_tool', arguments: { text: 'b' } })).structuredContent).toEqual({ text: 'b' });
+  expect((await s.client.callTool({ name: 'early_tool', arguments: { text: 'b' } })).structuredContent).toEqual({
+    text: 'b',
+  });
 
   const beforeRemove = changes;
   await rm(join(dir.path, 'early.yaml'));
   await waitFor('list_changed after removing a start-up manifest', () => (changes > beforeRemove ? true : undefined));
-  await waitFor('early_tool to be gone', async () => (!(await listed()).some((t) => t.name === 'early_tool') ? true : undefined));
+  await waitFor('early_tool to be gone', async () =>
+    !(await listed()).some((t) => t.name === 'early_tool') ? true : undefined,
+  );
   expect((await listed()).map((t) => t.name)).toContain('stays_tool');
   const gone = s.client.callTool({ name: 'early_tool', arguments: { text: 'c' } });
   await expect(gone).rejects.toThrow(/Unknown tool: early_tool/);
@@ -92,15 +100,23 @@ test('a manifest present at start-up can be changed and removed while serving (l
 test('with two folders naming the same tool the first folder wins, a broken file is skipped, and the rest load (concurrent read keeps the order)', async () => {
   const a = await tempDir();
   const b = await tempDir();
-  cleanup.push(() => a.remove(), () => b.remove());
-  for (let i = 0; i < 12; i++) await writeFile(join(a.path, `t${String(i).padStart(2, '0')}.yaml`), manifest(`tool_${i}`, `From the first folder, ${i}.`));
+  cleanup.push(
+    () => a.remove(),
+    () => b.remove(),
+  );
+  for (let i = 0; i < 12; i++)
+    await writeFile(
+      join(a.path, `t${String(i).padStart(2, '0')}.yaml`),
+      manifest(`tool_${i}`, `From the first folder, ${i}.`),
+    );
   await writeFile(join(a.path, 'broken.yaml'), 'apiVersion: toolgate/v1\nname: Bad Name\n');
   await writeFile(join(b.path, 'a.yaml'), manifest('tool_3', 'From the second folder.'));
   await writeFile(join(b.path, 'b.yaml'), manifest('only_second', 'Only in the second folder.'));
   const s: StdioServer = await startStdio(['--manifests', a.path, '--manifests', b.path]);
   cleanup.push(() => s.close());
   const tools = (await s.client.listTools()).tools;
-  for (let i = 0; i < 12; i++) expect(tools.find((t) => t.name === `tool_${i}`)?.description).toBe(`From the first folder, ${i}.`);
+  for (let i = 0; i < 12; i++)
+    expect(tools.find((t) => t.name === `tool_${i}`)?.description).toBe(`From the first folder, ${i}.`);
   expect(tools.map((t) => t.name)).toContain('only_second');
   expect(tools.map((t) => t.name)).not.toContain('Bad Name');
   await waitFor('the duplicate and the broken file reported on stderr', () =>
@@ -114,7 +130,9 @@ test('an HTTP session is notified too, and a broken manifest added while serving
   const h: HttpProcess = await startHttp(['--http', '127.0.0.1:0', '--manifests', dir.path]);
   cleanup.push(() => h.stop());
   let changes = 0;
-  const client = await h.connect({ setup: (c) => c.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changes += 1)) });
+  const client = await h.connect({
+    setup: (c) => c.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changes += 1)),
+  });
   await writeFile(join(dir.path, 'broken.yaml'), 'apiVersion: toolgate/v1\nname: Bad Name\n');
   await writeFile(join(dir.path, 'good.yaml'), manifest('good_tool', 'A good one.'));
   await waitFor('list_changed', () => (changes >= 1 ? true : undefined));
@@ -131,7 +149,14 @@ test('an accepted policy reload (the policy engine\'s "changed" event) notifies 
   const { createRuntime } = await import('../../host/src/cli/index.js');
   const { PolicyEvents } = await import('../../host/src/policy/index.js');
   const { serveHttp, SessionApprovals, SidecarCore } = await import('../../host/src/server/index.js');
-  const io = { stdout: () => {}, stderr: () => {}, stdin: new PassThrough(), isTTY: false, env: { TOOLGATE_LOG_LEVEL: 'silent' }, cwd: ROOT };
+  const io = {
+    stdout: () => {},
+    stderr: () => {},
+    stdin: new PassThrough(),
+    isTTY: false,
+    env: { TOOLGATE_LOG_LEVEL: 'silent' },
+    cwd: ROOT,
+  };
   const approvals = new SessionApprovals();
   const runtime = await createRuntime({ io, manifests: [], approval: approvals });
   const events = new PolicyEvents();

@@ -4,15 +4,31 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { cpuShare, FIXTURE_MANIFESTS, rawRequest as raw, runToolgate, startHttp, waitFor, type HttpProcess } from './helpers.js';
-
+import {
+  cpuShare,
+  FIXTURE_MANIFESTS,
+  rawRequest as raw,
+  runToolgate,
+  startHttp,
+  waitFor,
+  type HttpProcess,
+} from './helpers.js';
 
 const json = { 'content-type': 'application/json' };
 
 describe('toolgate serve --http 127.0.0.1:0', () => {
   let h: HttpProcess;
   beforeAll(async () => {
-    h = await startHttp(['--http', '127.0.0.1:0', '--manifests', FIXTURE_MANIFESTS, '--max-body', '65536', '--allow-origin', 'http://allowed.example']);
+    h = await startHttp([
+      '--http',
+      '127.0.0.1:0',
+      '--manifests',
+      FIXTURE_MANIFESTS,
+      '--max-body',
+      '65536',
+      '--allow-origin',
+      'http://allowed.example',
+    ]);
   });
   afterAll(async () => {
     await h?.stop();
@@ -31,7 +47,9 @@ describe('toolgate serve --http 127.0.0.1:0', () => {
     expect(r).toMatchObject({ isError: false, structuredContent: { text: 'over http' } });
     const bad = await client.callTool({ name: 'wasm_fail', arguments: {} });
     expect(bad.isError).toBe(true);
-    await expect(client.callTool({ name: 'nope', arguments: {} })).rejects.toSatisfy((e) => e instanceof McpError && e.code === ErrorCode.InvalidParams);
+    await expect(client.callTool({ name: 'nope', arguments: {} })).rejects.toSatisfy(
+      (e) => e instanceof McpError && e.code === ErrorCode.InvalidParams,
+    );
   });
 
   test('cancelling a call over HTTP answers the client at once and stops the spinning instance', async () => {
@@ -48,7 +66,9 @@ describe('toolgate serve --http 127.0.0.1:0', () => {
 
   test('50 concurrent calls over HTTP are all answered once, each with its own result', async () => {
     const client = await h.connect();
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => client.callTool({ name: 'wasm_echo', arguments: { text: `h${i}` } })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => client.callTool({ name: 'wasm_echo', arguments: { text: `h${i}` } })),
+    );
     results.forEach((r, i) => expect(r.structuredContent).toEqual({ text: `h${i}` }));
     expect(new Set(results.map((r) => r._meta?.['toolgate/callId'])).size).toBe(50);
   });
@@ -57,7 +77,12 @@ describe('toolgate serve --http 127.0.0.1:0', () => {
     const evil = await raw(h.url, { path: '/v1/tools', headers: { origin: 'http://evil.example' } });
     expect(evil.status).toBe(403);
     expect(evil.body).toContain('Origin');
-    const mcp = await raw(h.url, { method: 'POST', path: '/mcp', headers: { ...json, origin: 'https://evil.example' }, body: '{}' });
+    const mcp = await raw(h.url, {
+      method: 'POST',
+      path: '/mcp',
+      headers: { ...json, origin: 'https://evil.example' },
+      body: '{}',
+    });
     expect(mcp.status).toBe(403);
     expect((await raw(h.url, { path: '/v1/tools', headers: { origin: 'http://allowed.example' } })).status).toBe(200);
   });
@@ -80,9 +105,18 @@ describe('toolgate serve --http 127.0.0.1:0', () => {
   test('GET /v1/tools exports mcp, openai and anthropic shapes; a bad format is a 400', async () => {
     const mcp = JSON.parse((await raw(h.url, { path: '/v1/tools?format=mcp' })).body) as { tools: { name: string }[] };
     expect(mcp.tools.some((t) => t.name === 'wasm_echo')).toBe(true);
-    const openai = JSON.parse((await raw(h.url, { path: '/v1/tools?format=openai' })).body) as { type: string; function: { name: string; parameters: unknown } }[];
-    expect(openai.find((t) => t.function.name === 'wasm_echo')).toMatchObject({ type: 'function', function: { parameters: { type: 'object' } } });
-    const anthropic = JSON.parse((await raw(h.url, { path: '/v1/tools?format=anthropic' })).body) as { name: string; input_schema: unknown }[];
+    const openai = JSON.parse((await raw(h.url, { path: '/v1/tools?format=openai' })).body) as {
+      type: string;
+      function: { name: string; parameters: unknown };
+    }[];
+    expect(openai.find((t) => t.function.name === 'wasm_echo')).toMatchObject({
+      type: 'function',
+      function: { parameters: { type: 'object' } },
+    });
+    const anthropic = JSON.parse((await raw(h.url, { path: '/v1/tools?format=anthropic' })).body) as {
+      name: string;
+      input_schema: unknown;
+    }[];
     expect(anthropic.find((t) => t.name === 'wasm_echo')).toMatchObject({ input_schema: { type: 'object' } });
     const bad = await raw(h.url, { path: '/v1/tools?format=xml' });
     expect(bad.status).toBe(400);
@@ -90,20 +124,39 @@ describe('toolgate serve --http 127.0.0.1:0', () => {
   });
 
   test('POST /v1/tools/{name}/call returns the ToolResult: 200 even when isError, 404 for an unknown tool, 400 naming a bad field', async () => {
-    const ok = await raw(h.url, { method: 'POST', path: '/v1/tools/wasm_echo/call', headers: json, body: JSON.stringify({ arguments: { text: 'api' } }) });
+    const ok = await raw(h.url, {
+      method: 'POST',
+      path: '/v1/tools/wasm_echo/call',
+      headers: json,
+      body: JSON.stringify({ arguments: { text: 'api' } }),
+    });
     expect(ok.status).toBe(200);
     expect(JSON.parse(ok.body)).toMatchObject({ isError: false, structuredContent: { text: 'api' } });
     const failed = await raw(h.url, { method: 'POST', path: '/v1/tools/wasm_fail/call', headers: json, body: '{}' });
     expect(failed.status).toBe(200);
     expect(JSON.parse(failed.body)).toMatchObject({ isError: true, error: { code: 'TOOL_ERROR' } });
-    expect((await raw(h.url, { method: 'POST', path: '/v1/tools/nope/call', headers: json, body: '{}' })).status).toBe(404);
-    const badField = await raw(h.url, { method: 'POST', path: '/v1/tools/wasm_echo/call', headers: json, body: JSON.stringify({ arguments: 'text' }) });
+    expect((await raw(h.url, { method: 'POST', path: '/v1/tools/nope/call', headers: json, body: '{}' })).status).toBe(
+      404,
+    );
+    const badField = await raw(h.url, {
+      method: 'POST',
+      path: '/v1/tools/wasm_echo/call',
+      headers: json,
+      body: JSON.stringify({ arguments: 'text' }),
+    });
     expect(badField.status).toBe(400);
     expect(badField.body).toContain('arguments');
-    const extra = await raw(h.url, { method: 'POST', path: '/v1/tools/wasm_echo/call', headers: json, body: JSON.stringify({ args: {} }) });
+    const extra = await raw(h.url, {
+      method: 'POST',
+      path: '/v1/tools/wasm_echo/call',
+      headers: json,
+      body: JSON.stringify({ args: {} }),
+    });
     expect(extra.status).toBe(400);
     expect(extra.body).toContain('args');
-    expect((await raw(h.url, { method: 'POST', path: '/v1/tools/wasm_echo/call', headers: json, body: '{nope' })).status).toBe(400);
+    expect(
+      (await raw(h.url, { method: 'POST', path: '/v1/tools/wasm_echo/call', headers: json, body: '{nope' })).status,
+    ).toBe(400);
   });
 
   test('/metrics is Prometheus text counting calls; /healthz answers', async () => {
@@ -117,12 +170,19 @@ describe('toolgate serve --http 127.0.0.1:0', () => {
   });
 
   test('a call body without "arguments" is a 400 that shows the expected shape alongside the zod issue', async () => {
-    const r = await raw(h.url, { method: 'POST', path: '/v1/tools/wasm_echo/call', headers: json, body: JSON.stringify({ name: 'x' }) });
+    const r = await raw(h.url, {
+      method: 'POST',
+      path: '/v1/tools/wasm_echo/call',
+      headers: json,
+      body: JSON.stringify({ name: 'x' }),
+    });
     expect(r.status).toBe(400);
     const { error } = JSON.parse(r.body) as { error: { message: string } };
     expect(error.message).toMatch(/Unrecognized key.*"name"/);
     expect(error.message).toContain('expected {"arguments": {...}}');
-    const wrongType = JSON.parse((await raw(h.url, { method: 'POST', path: '/v1/tools/wasm_echo/call', headers: json, body: '[1]' })).body) as { error: { message: string } };
+    const wrongType = JSON.parse(
+      (await raw(h.url, { method: 'POST', path: '/v1/tools/wasm_echo/call', headers: json, body: '[1]' })).body,
+    ) as { error: { message: string } };
     expect(wrongType.error.message).toContain('expected {"arguments": {...}}');
   });
 
@@ -162,15 +222,21 @@ describe('bearer token', () => {
   });
 
   test('with TOOLGATE_TOKEN every request needs it (401 without, 200 with), compared in constant time', async () => {
-    const h = await startHttp(['--http', '0.0.0.0:0', '--manifests', FIXTURE_MANIFESTS], { TOOLGATE_TOKEN: 's3cret-token' });
+    const h = await startHttp(['--http', '0.0.0.0:0', '--manifests', FIXTURE_MANIFESTS], {
+      TOOLGATE_TOKEN: 's3cret-token',
+    });
     try {
       const url = h.url.replace('0.0.0.0', '127.0.0.1');
       const none = await raw(url, { path: '/v1/tools' });
       expect(none.status).toBe(401);
       expect(none.headers['www-authenticate']).toBe('Bearer');
       expect((await raw(url, { path: '/v1/tools', headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
-      expect((await raw(url, { path: '/v1/tools', headers: { authorization: 'Bearer s3cret-token-longer' } })).status).toBe(401);
-      expect((await raw(url, { path: '/v1/tools', headers: { authorization: 'Bearer s3cret-token' } })).status).toBe(200);
+      expect(
+        (await raw(url, { path: '/v1/tools', headers: { authorization: 'Bearer s3cret-token-longer' } })).status,
+      ).toBe(401);
+      expect((await raw(url, { path: '/v1/tools', headers: { authorization: 'Bearer s3cret-token' } })).status).toBe(
+        200,
+      );
       expect((await raw(url, { method: 'POST', path: '/mcp', headers: json, body: '{}' })).status).toBe(401);
     } finally {
       expect(await h.stop()).toBe(0);
@@ -199,7 +265,10 @@ describe('limits and shutdown', () => {
       for (let i = 0; i < 2; i++) {
         hung.push(
           new Promise((resolve) => {
-            const req = request({ host: u.hostname, port: u.port, method: 'POST', path: '/v1/tools/spin/call', headers: json }, resolve);
+            const req = request(
+              { host: u.hostname, port: u.port, method: 'POST', path: '/v1/tools/spin/call', headers: json },
+              resolve,
+            );
             req.on('error', resolve);
             req.end('{}');
             sockets.push(req);
@@ -211,7 +280,12 @@ describe('limits and shutdown', () => {
         return health.inFlight === 2 ? true : undefined;
       });
       // /healthz itself is one request at a time, so it got through; a third call does not
-      const third = await raw(h.url, { method: 'POST', path: '/v1/tools/wasm_echo/call', headers: json, body: JSON.stringify({ arguments: { text: 'x' } }) });
+      const third = await raw(h.url, {
+        method: 'POST',
+        path: '/v1/tools/wasm_echo/call',
+        headers: json,
+        body: JSON.stringify({ arguments: { text: 'x' } }),
+      });
       expect(third.status).toBe(429);
     } finally {
       for (const s of sockets) s.destroy(); // hanging up cancels the spinning calls

@@ -2,7 +2,16 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { EmptyResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { cpuShare, FIXTURE_MANIFESTS, ROOT, startStdio, threadCount, toolgateEntry, waitFor, type StdioServer } from './helpers.js';
+import {
+  cpuShare,
+  FIXTURE_MANIFESTS,
+  ROOT,
+  startStdio,
+  threadCount,
+  toolgateEntry,
+  waitFor,
+  type StdioServer,
+} from './helpers.js';
 
 describe('toolgate serve --stdio', () => {
   let s: StdioServer;
@@ -65,10 +74,12 @@ describe('toolgate serve --stdio', () => {
 
   test('an unknown method is a JSON-RPC MethodNotFound error', async () => {
     // (prompts/list is served now: modules may serve prompts; docs/mcp.md)
-    const err = await s.client.request({ method: 'toolgate/no-such-method', params: {} } as never, EmptyResultSchema).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const err = await s.client
+      .request({ method: 'toolgate/no-such-method', params: {} } as never, EmptyResultSchema)
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect((err as McpError).code).toBe(ErrorCode.MethodNotFound);
   });
 
@@ -91,7 +102,11 @@ describe('toolgate serve --stdio', () => {
     await waitFor('the spinning instance to stop', async () => ((await cpuShare(s.pid, 200)) < 0.1 ? true : undefined));
     // a worker's exit is asynchronous and the process may start other threads meanwhile, so wait for the count to settle
     // rather than sampling it once; a spin instance that was never torn down keeps it (and the CPU share) up
-    await waitFor('the thread count to come back down', () => (threadCount(s.pid) <= spinning ? true : undefined), 5_000);
+    await waitFor(
+      'the thread count to come back down',
+      () => (threadCount(s.pid) <= spinning ? true : undefined),
+      5_000,
+    );
     const next = await s.client.callTool({ name: 'wasm_echo', arguments: { text: 'after' } });
     expect(next.structuredContent).toEqual({ text: 'after' });
     // and the spinning tool itself still answers (its deadline here is the short one)
@@ -101,7 +116,9 @@ describe('toolgate serve --stdio', () => {
 
   test('50 concurrent calls are all answered, each once and with its own result', async () => {
     const results = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => s.client.callTool({ name: i % 5 === 0 ? 'echo' : 'wasm_echo', arguments: { text: `n${i}` } })),
+      Array.from({ length: 50 }, (_, i) =>
+        s.client.callTool({ name: i % 5 === 0 ? 'echo' : 'wasm_echo', arguments: { text: `n${i}` } }),
+      ),
     );
     expect(results).toHaveLength(50);
     results.forEach((r, i) => {
@@ -125,25 +142,46 @@ test('stdout carries nothing but JSON-RPC (garbage input, failing tools, progres
   proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const send = (m: unknown) => proc.stdin.write(`${JSON.stringify(m)}\n`);
-  send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+  send({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
   send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   proc.stdin.write('this is not json\n');
   send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'wasm_fail', arguments: {} } });
   send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'wasm_echo', arguments: { text: 'x' } } });
   send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'wasm_echo', arguments: 'not an object' } });
-  send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'wasm_echo', arguments: { text: 'p' }, _meta: { progressToken: 'tok' } } });
+  send({
+    jsonrpc: '2.0',
+    id: 5,
+    method: 'tools/call',
+    params: { name: 'wasm_echo', arguments: { text: 'p' }, _meta: { progressToken: 'tok' } },
+  });
   try {
     // answers to ids 1-5 (the garbage line's -32700 answer has id null)
-    await waitFor('five answers', () => (out.split('\n').filter((l) => /"id":[0-9]/.test(l)).length >= 5 ? true : undefined), 15_000);
+    await waitFor(
+      'five answers',
+      () => (out.split('\n').filter((l) => /"id":[0-9]/.test(l)).length >= 5 ? true : undefined),
+      15_000,
+    );
     const lines = out.split('\n').filter((l) => l.trim() !== '');
     for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
-    const byId = new Map(lines.map((l) => JSON.parse(l) as { id: number; result?: { isError?: boolean }; error?: { code: number } }).map((m) => [m.id, m]));
+    const byId = new Map(
+      lines
+        .map((l) => JSON.parse(l) as { id: number; result?: { isError?: boolean }; error?: { code: number } })
+        .map((m) => [m.id, m]),
+    );
     expect(byId.get(2)?.result?.isError).toBe(true);
     expect(byId.get(3)?.result?.isError).toBe(false);
     expect(byId.get(4)?.error?.code).toBe(ErrorCode.InvalidParams);
     // progress for the call that sent a progressToken: start, then end, then its answer
     const order = lines
-      .map((l) => JSON.parse(l) as { id?: number; method?: string; params?: { progressToken?: string; progress?: number } })
+      .map(
+        (l) =>
+          JSON.parse(l) as { id?: number; method?: string; params?: { progressToken?: string; progress?: number } },
+      )
       .filter((m) => m.id === 5 || m.params?.progressToken === 'tok')
       .map((m) => (m.id === 5 ? 'answer' : `progress ${m.params?.progress}`));
     expect(order).toEqual(['progress 0', 'progress 1', 'answer']);

@@ -5,11 +5,15 @@ import { FIXTURE_MANIFESTS, startHttp, type HttpProcess } from './helpers.js';
 
 function fetchText(url: string, method = 'GET', body?: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' } }, (res) => {
-      let text = '';
-      res.on('data', (d: Buffer) => (text += d.toString()));
-      res.on('end', () => resolve(text));
-    });
+    const req = request(
+      url,
+      { method, headers: body === undefined ? {} : { 'content-type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => resolve(text));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -25,7 +29,9 @@ describe('live instances in /metrics', () => {
   });
 
   test('a WASM tool that served a call shows its live instance; a tool never called shows none', async () => {
-    const result = JSON.parse(await fetchText(`${h.url}/v1/tools/wasm_echo/call`, 'POST', '{"arguments":{"text":"hi"}}')) as { isError: boolean };
+    const result = JSON.parse(
+      await fetchText(`${h.url}/v1/tools/wasm_echo/call`, 'POST', '{"arguments":{"text":"hi"}}'),
+    ) as { isError: boolean };
     expect(result.isError).toBe(false);
     const metrics = await fetchText(`${h.url}/metrics`);
     expect(metrics).toContain('# TYPE toolgate_live_instances gauge');

@@ -8,7 +8,11 @@ export const REVISION = '2026-07-28';
 export interface ModernReply {
   status: number;
   /** The JSON-RPC response (result or error). */
-  message: { id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown } };
+  message: {
+    id?: unknown;
+    result?: Record<string, unknown>;
+    error?: { code: number; message: string; data?: unknown };
+  };
   /** Notifications that came on the stream before the response. */
   notifications: { method: string; params?: Record<string, unknown> }[];
   headers: Record<string, string | string[] | undefined>;
@@ -24,7 +28,10 @@ export interface ModernOptions {
 
 let nextId = 1;
 
-export function envelope(capabilities: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function envelope(
+  capabilities: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     'io.modelcontextprotocol/protocolVersion': REVISION,
     'io.modelcontextprotocol/clientInfo': { name: 'toolgate-test', version: '1.0.0' },
@@ -34,15 +41,26 @@ export function envelope(capabilities: Record<string, unknown> = {}, extra: Reco
 }
 
 function routingName(method: string, params: Record<string, unknown>): string | undefined {
-  if (method === 'tools/call' || method === 'prompts/get') return typeof params['name'] === 'string' ? params['name'] : undefined;
+  if (method === 'tools/call' || method === 'prompts/get')
+    return typeof params['name'] === 'string' ? params['name'] : undefined;
   if (method === 'resources/read') return typeof params['uri'] === 'string' ? params['uri'] : undefined;
   return undefined;
 }
 
 /** POSTs one 2026-07-28 request to `${url}/mcp`. */
-export function modernRpc(url: string, method: string, params: Record<string, unknown> = {}, o: ModernOptions = {}): Promise<ModernReply> {
+export function modernRpc(
+  url: string,
+  method: string,
+  params: Record<string, unknown> = {},
+  o: ModernOptions = {},
+): Promise<ModernReply> {
   const id = o.id ?? nextId++;
-  const body = JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: envelope(o.capabilities ?? {}, o.meta ?? {}) } });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method,
+    params: { ...params, _meta: envelope(o.capabilities ?? {}, o.meta ?? {}) },
+  });
   const name = routingName(method, params);
   const headers: Record<string, string> = {
     'content-type': 'application/json',
@@ -74,9 +92,14 @@ export function modernRpc(url: string, method: string, params: Record<string, un
 function parse(text: string, id: number): Pick<ModernReply, 'message' | 'notifications'> {
   const trimmed = text.trim();
   if (trimmed.startsWith('{')) return { message: JSON.parse(trimmed) as ModernReply['message'], notifications: [] };
-  const frames = trimmed.split('\n').filter((l) => l.startsWith('data:')).map((l) => JSON.parse(l.slice(5)) as Record<string, unknown>);
+  const frames = trimmed
+    .split('\n')
+    .filter((l) => l.startsWith('data:'))
+    .map((l) => JSON.parse(l.slice(5)) as Record<string, unknown>);
   const message = frames.find((f) => f['id'] === id) as ModernReply['message'] | undefined;
   if (message === undefined) throw new Error('no response frame');
-  const notifications = frames.filter((f) => typeof f['method'] === 'string' && f['id'] === undefined) as ModernReply['notifications'];
+  const notifications = frames.filter(
+    (f) => typeof f['method'] === 'string' && f['id'] === undefined,
+  ) as ModernReply['notifications'];
   return { message, notifications };
 }

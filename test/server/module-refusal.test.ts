@@ -34,23 +34,32 @@ test('a manifest naming /dev/zero or a FIFO, dropped into a watched folder, is r
   const h: HttpProcess = await startHttp(['--http', '127.0.0.1:0', '--manifests', dir.path]);
   cleanup.push(() => h.stop());
   let changes = 0;
-  const client = await h.connect({ setup: (c) => c.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changes += 1)) });
+  const client = await h.connect({
+    setup: (c) => c.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changes += 1)),
+  });
 
   execFileSync('mkfifo', [join(dir.path, 'pipe.wasm')]);
   await writeFile(join(dir.path, 'zero.yaml'), manifest('zero_tool', '/dev/zero'));
   await writeFile(join(dir.path, 'fifo.yaml'), manifest('fifo_tool', 'pipe.wasm'));
   await waitFor('both refusals logged', () =>
-    h.stderr().includes('/dev/zero must be a regular file (it is a character device)') && h.stderr().includes('must be a regular file (it is a FIFO)') ? true : undefined,
+    h.stderr().includes('/dev/zero must be a regular file (it is a character device)') &&
+    h.stderr().includes('must be a regular file (it is a FIFO)')
+      ? true
+      : undefined,
   );
   expect(h.stderr()).toContain(`${join(dir.path, 'zero.yaml')}: module.path: module file /dev/zero`);
 
   // Still answering: health, and a good tool added afterwards loads and runs.
   expect((await fetch(`${h.url}/healthz`)).status).toBe(200);
   await writeFile(join(dir.path, 'good.yaml'), manifest('good_tool', WASM));
-  await waitFor('the good tool listed', async () => ((await client.listTools()).tools.some((t) => t.name === 'good_tool') ? true : undefined));
+  await waitFor('the good tool listed', async () =>
+    (await client.listTools()).tools.some((t) => t.name === 'good_tool') ? true : undefined,
+  );
   const names = (await client.listTools()).tools.map((t) => t.name);
   expect(names).not.toContain('zero_tool');
   expect(names).not.toContain('fifo_tool');
-  expect((await client.callTool({ name: 'good_tool', arguments: { text: 'alive' } })).structuredContent).toEqual({ text: 'alive' });
+  expect((await client.callTool({ name: 'good_tool', arguments: { text: 'alive' } })).structuredContent).toEqual({
+    text: 'alive',
+  });
   expect(changes).toBeGreaterThanOrEqual(1);
 });

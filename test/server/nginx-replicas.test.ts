@@ -17,8 +17,13 @@ import { startRedis, type RedisServer } from '../support/redis-server.js';
 import { ROOT, startHttp, tempDir, waitFor, writerManifest, type HttpProcess } from './helpers.js';
 import { modernRpc } from './modern-rpc.js';
 
-const NGINX = ['/usr/sbin/nginx', '/usr/local/sbin/nginx'].find((p) => existsSync(p)) ?? (spawnSync('sh', ['-c', 'command -v nginx']).stdout?.toString().trim() || undefined);
-if (NGINX === undefined) console.log('nginx-replicas.test.ts: skipped: nginx is not installed (apt-get install nginx; scripts/toolchains.sh test)');
+const NGINX =
+  ['/usr/sbin/nginx', '/usr/local/sbin/nginx'].find((p) => existsSync(p)) ??
+  (spawnSync('sh', ['-c', 'command -v nginx']).stdout?.toString().trim() || undefined);
+if (NGINX === undefined)
+  console.log(
+    'nginx-replicas.test.ts: skipped: nginx is not installed (apt-get install nginx; scripts/toolchains.sh test)',
+  );
 
 const TOKEN = 'nginx-token';
 const ECHO_WASM = join(ROOT, 'test/fixtures/build/server_spin.wasm');
@@ -49,10 +54,20 @@ function sampleConfig(doc: string, port: number, upstreams: string[], prefix: st
       return [line];
     })
     .join('\n');
-  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `    ${t}_temp_path ${prefix}/${t};`).join('\n');
+  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
+    .map((t) => `    ${t}_temp_path ${prefix}/${t};`)
+    .join('\n');
   return [
     ...(process.getuid?.() === 0 ? ['user root;'] : []),
-    `pid ${prefix}/nginx.pid;`, `error_log ${prefix}/error.log info;`, 'events {}', 'http {', `    access_log ${prefix}/access.log;`, temp, body, '}', '',
+    `pid ${prefix}/nginx.pid;`,
+    `error_log ${prefix}/error.log info;`,
+    'events {}',
+    'http {',
+    `    access_log ${prefix}/access.log;`,
+    temp,
+    body,
+    '}',
+    '',
   ].join('\n');
 }
 
@@ -76,31 +91,80 @@ describeNginx('the nginx sample of docs/operations.md in front of two replicas',
     await Promise.all([mkdir(out), mkdir(manifests), mkdir(policies), mkdir(prefix)]);
     const keyFile = join(dir.path, 'mrtr.key');
     await writeFile(keyFile, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
-    await writeFile(join(policies, 'set.yaml'), [
-      'entries:', '  - { id: audit, use: audit-log }', '  - { id: approvals, use: approvals, with: { channels: [queue] } }',
-      '  - { id: ask-writer, use: ask, with: { tools: [writer] } }', '',
-    ].join('\n'));
+    await writeFile(
+      join(policies, 'set.yaml'),
+      [
+        'entries:',
+        '  - { id: audit, use: audit-log }',
+        '  - { id: approvals, use: approvals, with: { channels: [queue] } }',
+        '  - { id: ask-writer, use: ask, with: { tools: [writer] } }',
+        '',
+      ].join('\n'),
+    );
     await writeFile(join(manifests, 'writer.yaml'), writerManifest(out));
-    await writeFile(join(manifests, 'echo.yaml'), [
-      'apiVersion: toolgate/v1', 'name: wasm_echo', 'version: 1.0.0', 'description: Echoes its text.', `module: { path: ${ECHO_WASM}, entry: echo }`,
-      'parameters: { text: { type: string, required: true } }', 'output: { schema: { type: object }, render: json }', 'capabilities: { timeout_ms: 5000 }', '',
-    ].join('\n'));
-    replicas = await Promise.all(['a', 'b'].map(async (name) => {
-      const home = join(dir.path, `home-${name}`);
-      await mkdir(home);
-      return startHttp(['--http', '127.0.0.1:0', '--manifests', manifests, '--policies', policies, '--token', TOKEN, '--mrtr-key-file', keyFile, '--state', redis.url], {
-        TOOLGATE_HOME: home, TOOLGATE_ASK_PROGRESS_MS: '200',
-      });
-    }));
+    await writeFile(
+      join(manifests, 'echo.yaml'),
+      [
+        'apiVersion: toolgate/v1',
+        'name: wasm_echo',
+        'version: 1.0.0',
+        'description: Echoes its text.',
+        `module: { path: ${ECHO_WASM}, entry: echo }`,
+        'parameters: { text: { type: string, required: true } }',
+        'output: { schema: { type: object }, render: json }',
+        'capabilities: { timeout_ms: 5000 }',
+        '',
+      ].join('\n'),
+    );
+    replicas = await Promise.all(
+      ['a', 'b'].map(async (name) => {
+        const home = join(dir.path, `home-${name}`);
+        await mkdir(home);
+        return startHttp(
+          [
+            '--http',
+            '127.0.0.1:0',
+            '--manifests',
+            manifests,
+            '--policies',
+            policies,
+            '--token',
+            TOKEN,
+            '--mrtr-key-file',
+            keyFile,
+            '--state',
+            redis.url,
+          ],
+          {
+            TOOLGATE_HOME: home,
+            TOOLGATE_ASK_PROGRESS_MS: '200',
+          },
+        );
+      }),
+    );
     const port = await freePort();
     const doc = await readFile(join(ROOT, 'docs/operations.md'), 'utf8');
-    await writeFile(join(prefix, 'nginx.conf'), sampleConfig(doc, port, replicas.map((r) => new URL(r.url).host), prefix));
-    const proc = spawn(NGINX!, ['-p', prefix, '-c', join(prefix, 'nginx.conf'), '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    await writeFile(
+      join(prefix, 'nginx.conf'),
+      sampleConfig(
+        doc,
+        port,
+        replicas.map((r) => new URL(r.url).host),
+        prefix,
+      ),
+    );
+    const proc = spawn(NGINX!, ['-p', prefix, '-c', join(prefix, 'nginx.conf'), '-g', 'daemon off;'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     nginx = proc;
     let err = '';
     proc.stderr?.on('data', (d: Buffer) => (err += d.toString()));
     url = `http://127.0.0.1:${port}`;
-    await waitFor(`nginx to listen (${err})`, async () => ((await fetch(`${url}/healthz`).catch(() => undefined))?.status === 200 ? true : undefined), 10_000);
+    await waitFor(
+      `nginx to listen (${err})`,
+      async () => ((await fetch(`${url}/healthz`).catch(() => undefined))?.status === 200 ? true : undefined),
+      10_000,
+    );
   }, 60_000);
 
   afterAll(async () => {
@@ -121,15 +185,23 @@ describeNginx('the nginx sample of docs/operations.md in front of two replicas',
     let agent = agents.get(address);
     if (agent === undefined) agents.set(address, (agent = new Agent({ localAddress: address })));
     const dispatcher = agent;
-    return ((input: string | URL, init?: RequestInit) => undiciFetch(input, { ...(init as object), dispatcher })) as unknown as typeof fetch;
+    return ((input: string | URL, init?: RequestInit) =>
+      undiciFetch(input, { ...(init as object), dispatcher })) as unknown as typeof fetch;
   };
   const connect = async (address = '127.0.0.1'): Promise<Client> => {
     const client = new Client({ name: 'through-nginx', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: auth }, fetch: from(address) }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+        requestInit: { headers: auth },
+        fetch: from(address),
+      }),
+    );
     return client;
   };
   const audited = async (name: string): Promise<number> =>
-    (await readFile(join(dir.path, `home-${name}`, 'audit.jsonl'), 'utf8').catch(() => '')).split('\n').filter((l) => l.includes('wasm_echo')).length;
+    (await readFile(join(dir.path, `home-${name}`, 'audit.jsonl'), 'utf8').catch(() => ''))
+      .split('\n')
+      .filter((l) => l.includes('wasm_echo')).length;
 
   test('2025-11-25 sessions opened through the proxy keep to their replica for every later request, and clients on different addresses reach both replicas', async () => {
     const clients = await Promise.all(Array.from({ length: 12 }, (_, i) => connect(`127.0.0.${i + 2}`)));
@@ -149,7 +221,12 @@ describeNginx('the nginx sample of docs/operations.md in front of two replicas',
   }, 60_000);
 
   test('a 2026-07-28 request through the proxy is answered', async () => {
-    const r = await modernRpc(url, 'tools/call', { name: 'wasm_echo', arguments: { text: 'modern' } }, { headers: auth });
+    const r = await modernRpc(
+      url,
+      'tools/call',
+      { name: 'wasm_echo', arguments: { text: 'modern' } },
+      { headers: auth },
+    );
     expect(r.message.result?.['isError']).toBe(false);
   }, 30_000);
 
@@ -157,20 +234,37 @@ describeNginx('the nginx sample of docs/operations.md in front of two replicas',
     const client = await connect();
     try {
       let progress = 0;
-      const call = client.callTool({ name: 'writer', arguments: { cmd: 'write /out/proxied yes' } }, undefined, { onprogress: () => progress++, resetTimeoutOnProgress: true, timeout: 30_000 });
+      const call = client.callTool({ name: 'writer', arguments: { cmd: 'write /out/proxied yes' } }, undefined, {
+        onprogress: () => progress++,
+        resetTimeoutOnProgress: true,
+        timeout: 30_000,
+      });
       // every client address sees it, whichever replica nginx sends it to
-      const lists = async (): Promise<string[][]> => Promise.all(Array.from({ length: 8 }, async (_, i) => {
-        const list = (await (await from(`127.0.0.${i + 20}`)(`${url}/v1/approvals`, { headers: auth })).json()) as { approvals: { id: string }[] };
-        return list.approvals.map((p) => p.id);
-      }));
-      const seen = await waitFor('the ask through the proxy', async () => {
-        const all = await lists();
-        return all.every((ids) => ids.length === 1) ? all : undefined;
-      }, 10_000);
+      const lists = async (): Promise<string[][]> =>
+        Promise.all(
+          Array.from({ length: 8 }, async (_, i) => {
+            const list = (await (await from(`127.0.0.${i + 20}`)(`${url}/v1/approvals`, { headers: auth })).json()) as {
+              approvals: { id: string }[];
+            };
+            return list.approvals.map((p) => p.id);
+          }),
+        );
+      const seen = await waitFor(
+        'the ask through the proxy',
+        async () => {
+          const all = await lists();
+          return all.every((ids) => ids.length === 1) ? all : undefined;
+        },
+        10_000,
+      );
       const id = seen[0]![0]!;
       expect(seen.every((ids) => ids[0] === id)).toBe(true);
       await waitFor('progress through the proxy', async () => (progress >= 2 ? true : undefined), 10_000);
-      const answer = await from('127.0.0.31')(`${url}/v1/approvals/${id}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ outcome: 'allowed-once' }) });
+      const answer = await from('127.0.0.31')(`${url}/v1/approvals/${id}`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ outcome: 'allowed-once' }),
+      });
       expect(answer.status).toBe(200);
       expect((await call).isError).toBe(false);
       expect(existsSync(join(out, 'proxied'))).toBe(true);

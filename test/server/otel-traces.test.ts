@@ -9,9 +9,22 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ROOT, runToolgate, startHttp, startStdio, tempDir, waitFor, type HttpProcess } from './helpers.js';
 
-interface OtlpAttr { key: string; value: { stringValue?: string; intValue?: string | number; boolValue?: boolean } }
-interface OtlpSpan { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: OtlpAttr[]; status?: { code?: number } }
-interface OtlpBody { resourceSpans: { resource?: { attributes?: OtlpAttr[] }; scopeSpans: { spans: OtlpSpan[] }[] }[] }
+interface OtlpAttr {
+  key: string;
+  value: { stringValue?: string; intValue?: string | number; boolValue?: boolean };
+}
+interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes?: OtlpAttr[];
+  status?: { code?: number };
+}
+interface OtlpBody {
+  resourceSpans: { resource?: { attributes?: OtlpAttr[] }; scopeSpans: { spans: OtlpSpan[] }[] }[];
+}
 
 const SERVER = 2;
 const CLIENT = 3;
@@ -67,7 +80,17 @@ let server: HttpProcess;
 let hooks = '';
 
 function manifest(name: string, module: string, entry: string, params: string, caps: string): string {
-  return ['apiVersion: toolgate/v1', `name: ${name}`, 'version: 1.0.0', `description: ${name} for the trace tests.`, `module: { path: ${module}, entry: ${entry} }`, `parameters: ${params}`, 'output: { schema: { type: object }, render: json }', `capabilities: ${caps}`, ''].join('\n');
+  return [
+    'apiVersion: toolgate/v1',
+    `name: ${name}`,
+    'version: 1.0.0',
+    `description: ${name} for the trace tests.`,
+    `module: { path: ${module}, entry: ${entry} }`,
+    `parameters: ${params}`,
+    'output: { schema: { type: object }, render: json }',
+    `capabilities: ${caps}`,
+    '',
+  ].join('\n');
 }
 
 beforeAll(async () => {
@@ -80,24 +103,55 @@ beforeAll(async () => {
   policies = join(dir.path, 'policies');
   home = join(dir.path, 'home');
   await Promise.all([mkdir(manifests), mkdir(policies), mkdir(home)]);
-  await writeFile(join(manifests, 'echo.yaml'), manifest('wasm_echo', ECHO_WASM, 'echo', '{ text: { type: string, required: true } }', '{ timeout_ms: 5000 }'));
-  await writeFile(join(manifests, 'asked.yaml'), manifest('asked_echo', ECHO_WASM, 'echo', '{ text: { type: string, required: true } }', '{ timeout_ms: 5000 }'));
-  await writeFile(join(manifests, 'blocked.yaml'), manifest('blocked_echo', ECHO_WASM, 'echo', '{ text: { type: string, required: true } }', '{ timeout_ms: 5000 }'));
+  await writeFile(
+    join(manifests, 'echo.yaml'),
+    manifest('wasm_echo', ECHO_WASM, 'echo', '{ text: { type: string, required: true } }', '{ timeout_ms: 5000 }'),
+  );
+  await writeFile(
+    join(manifests, 'asked.yaml'),
+    manifest('asked_echo', ECHO_WASM, 'echo', '{ text: { type: string, required: true } }', '{ timeout_ms: 5000 }'),
+  );
+  await writeFile(
+    join(manifests, 'blocked.yaml'),
+    manifest('blocked_echo', ECHO_WASM, 'echo', '{ text: { type: string, required: true } }', '{ timeout_ms: 5000 }'),
+  );
   await writeFile(
     join(manifests, 'fetcher.yaml'),
-    manifest('fetcher', HTTP_CLIENT, 'http_send', '{ request: { type: string, required: true } }', `{ allowed_hosts: ["127.0.0.1:${targetPort}"], timeout_ms: 10000 }`),
+    manifest(
+      'fetcher',
+      HTTP_CLIENT,
+      'http_send',
+      '{ request: { type: string, required: true } }',
+      `{ allowed_hosts: ["127.0.0.1:${targetPort}"], timeout_ms: 10000 }`,
+    ),
   );
   await writeFile(
     join(policies, 'set.yaml'),
-    ['entries:', '  - { id: audit, use: audit-log }', '  - { id: approvals, use: approvals, with: { channels: [queue] } }', '  - { id: ask-asked, use: ask, with: { tools: [asked_echo] } }', '  - { id: no-blocked, use: deny-tools, with: { tools: [blocked_echo] } }', ''].join('\n'),
+    [
+      'entries:',
+      '  - { id: audit, use: audit-log }',
+      '  - { id: approvals, use: approvals, with: { channels: [queue] } }',
+      '  - { id: ask-asked, use: ask, with: { tools: [asked_echo] } }',
+      '  - { id: no-blocked, use: deny-tools, with: { tools: [blocked_echo] } }',
+      '',
+    ].join('\n'),
   );
   // Records every module the process loads, so a test can tell whether the SDK's chunk was among them.
   hooks = join(dir.path, 'hooks');
   await mkdir(hooks);
-  await writeFile(join(hooks, 'hooks.mjs'), "import { appendFileSync } from 'node:fs';\nexport async function load(url, ctx, next) { if (process.env.TG_LOADED_LOG) appendFileSync(process.env.TG_LOADED_LOG, url + '\\n'); return next(url, ctx); }\n");
-  await writeFile(join(hooks, 'register.mjs'), "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n");
+  await writeFile(
+    join(hooks, 'hooks.mjs'),
+    "import { appendFileSync } from 'node:fs';\nexport async function load(url, ctx, next) { if (process.env.TG_LOADED_LOG) appendFileSync(process.env.TG_LOADED_LOG, url + '\\n'); return next(url, ctx); }\n",
+  );
+  await writeFile(
+    join(hooks, 'register.mjs'),
+    "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n",
+  );
   server = await startHttp(['--http', '127.0.0.1:0', '--manifests', manifests, '--policies', policies], {
-    TOOLGATE_HOME: home, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '50', OTEL_SERVICE_NAME: 'toolgate-under-test',
+    TOOLGATE_HOME: home,
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_BSP_SCHEDULE_DELAY: '50',
+    OTEL_SERVICE_NAME: 'toolgate-under-test',
   });
 }, 60_000);
 
@@ -110,7 +164,9 @@ afterAll(async () => {
 
 /** Whether any loaded module of dist/ holds the OpenTelemetry SDK (its OTLP exporter). */
 async function loadedTheSdk(log: string): Promise<boolean> {
-  const urls = (await readFile(log, 'utf8').catch(() => '')).split('\n').filter((u) => u.startsWith('file://') && u.includes('/dist/'));
+  const urls = (await readFile(log, 'utf8').catch(() => ''))
+    .split('\n')
+    .filter((u) => u.startsWith('file://') && u.includes('/dist/'));
   expect(urls.length).toBeGreaterThan(0);
   for (const u of urls) if ((await readFile(fileURLToPath(u), 'utf8')).includes('OTLPTraceExporter')) return true;
   return false;
@@ -121,7 +177,10 @@ describe('OpenTelemetry traces (semantic conventions for MCP)', () => {
     const client = await server.connect();
     const result = await client.callTool({ name: 'wasm_echo', arguments: { text: MARKER } });
     expect(result.isError).toBeFalsy();
-    const span = await receiver.span('the tools/call span', (s) => s.kind === SERVER && s.name === 'tools/call wasm_echo' && attr(s, 'mcp.session.id') !== undefined);
+    const span = await receiver.span(
+      'the tools/call span',
+      (s) => s.kind === SERVER && s.name === 'tools/call wasm_echo' && attr(s, 'mcp.session.id') !== undefined,
+    );
     expect(attr(span, 'mcp.method.name')).toBe('tools/call');
     expect(attr(span, 'gen_ai.tool.name')).toBe('wasm_echo');
     expect(attr(span, 'gen_ai.operation.name')).toBe('execute_tool');
@@ -141,14 +200,22 @@ describe('OpenTelemetry traces (semantic conventions for MCP)', () => {
     const run = kids.find((s) => s.name === 'sandbox run')!;
     expect(['in-thread', 'worker', 'moved']).toContain(attr(run, 'toolgate.sandbox.path'));
     expect(['start', 'reuse']).toContain(attr(run, 'toolgate.sandbox.instance'));
-    expect(receiver.resources.some((r) => r.some((a) => a.key === 'service.name' && a.value.stringValue === 'toolgate-under-test'))).toBe(true);
+    expect(
+      receiver.resources.some((r) =>
+        r.some((a) => a.key === 'service.name' && a.value.stringValue === 'toolgate-under-test'),
+      ),
+    ).toBe(true);
   }, 30_000);
 
   test('a call with _meta.traceparent continues that trace: same trace id, the client span as parent', async () => {
     const client = await server.connect();
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const parent = '00f067aa0ba902b7';
-    await client.callTool({ name: 'wasm_echo', arguments: { text: 'continued' }, _meta: { traceparent: `00-${traceId}-${parent}-01` } });
+    await client.callTool({
+      name: 'wasm_echo',
+      arguments: { text: 'continued' },
+      _meta: { traceparent: `00-${traceId}-${parent}-01` },
+    });
     const span = await receiver.span('the continued span', (s) => s.kind === SERVER && s.traceId === traceId);
     expect(span.parentSpanId).toBe(parent);
     expect(span.name).toBe('tools/call wasm_echo');
@@ -165,8 +232,19 @@ describe('OpenTelemetry traces (semantic conventions for MCP)', () => {
     };
     const res = await fetch(`${server.url}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'wasm_echo' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 'req-7', method: 'tools/call', params: { name: 'wasm_echo', arguments: { text: 'modern' }, _meta: meta } }),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'wasm_echo',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'req-7',
+        method: 'tools/call',
+        params: { name: 'wasm_echo', arguments: { text: 'modern' }, _meta: meta },
+      }),
     });
     expect(res.status).toBe(200);
     await res.text();
@@ -181,10 +259,17 @@ describe('OpenTelemetry traces (semantic conventions for MCP)', () => {
 
   test("a tool's HTTP request is a CLIENT span with the host and port, never the path, query or headers", async () => {
     const client = await server.connect();
-    const request = JSON.stringify({ url: `http://127.0.0.1:${targetPort}/private/path?token=sekrit-q`, method: 'GET', headers: { authorization: 'Bearer hdr-sekrit' } });
+    const request = JSON.stringify({
+      url: `http://127.0.0.1:${targetPort}/private/path?token=sekrit-q`,
+      method: 'GET',
+      headers: { authorization: 'Bearer hdr-sekrit' },
+    });
     const result = await client.callTool({ name: 'fetcher', arguments: { request } });
     expect(result.isError).toBeFalsy();
-    const http = await receiver.span('the HTTP client span', (s) => s.kind === CLIENT && attr(s, 'server.port') === targetPort);
+    const http = await receiver.span(
+      'the HTTP client span',
+      (s) => s.kind === CLIENT && attr(s, 'server.port') === targetPort,
+    );
     expect(http.name).toBe('GET');
     expect(attr(http, 'server.address')).toBe('127.0.0.1');
     expect(attr(http, 'http.request.method')).toBe('GET');
@@ -203,36 +288,62 @@ describe('OpenTelemetry traces (semantic conventions for MCP)', () => {
   }, 30_000);
 
   test("a denied call over the HTTP API is a SERVER span with error.type tool_error and the pipeline's code", async () => {
-    const res = await fetch(`${server.url}/v1/tools/blocked_echo/call`, { method: 'POST', body: JSON.stringify({ arguments: { text: 'x' } }) });
+    const res = await fetch(`${server.url}/v1/tools/blocked_echo/call`, {
+      method: 'POST',
+      body: JSON.stringify({ arguments: { text: 'x' } }),
+    });
     expect(((await res.json()) as { isError: boolean }).isError).toBe(true);
-    const span = await receiver.span('the denied call span', (s) => s.kind === SERVER && s.name === 'tools/call blocked_echo');
+    const span = await receiver.span(
+      'the denied call span',
+      (s) => s.kind === SERVER && s.name === 'tools/call blocked_echo',
+    );
     expect(attr(span, 'error.type')).toBe('tool_error');
     expect(attr(span, 'toolgate.error.code')).toBe('DENIED');
     expect(attr(span, 'http.route')).toBe('/v1/tools/{name}/call');
     expect(span.status?.code).toBe(2);
-    const decision = await waitFor('the decision span', () => receiver.childrenOf(span).find((s) => s.name === 'policy decision'));
+    const decision = await waitFor('the decision span', () =>
+      receiver.childrenOf(span).find((s) => s.name === 'policy decision'),
+    );
     expect(attr(decision, 'toolgate.policy.outcome')).toBe('denied');
     expect(attr(decision, 'toolgate.policy.guard') ?? attr(decision, 'toolgate.policy.decided_by')).toBe('no-blocked');
     expect(receiver.childrenOf(span).some((s) => s.name === 'sandbox run')).toBe(false);
   }, 30_000);
 
   test('an ask is an approval wait span under the policy decision, with the entry that asked and the answer', async () => {
-    const secret = (await waitFor('the approval secret', () => readFile(join(home, 'approval-secret'), 'utf8').catch(() => undefined))).trim();
+    const secret = (
+      await waitFor('the approval secret', () => readFile(join(home, 'approval-secret'), 'utf8').catch(() => undefined))
+    ).trim();
     const auth = { authorization: `Bearer ${secret}` };
-    const call = fetch(`${server.url}/v1/tools/asked_echo/call`, { method: 'POST', body: JSON.stringify({ arguments: { text: 'asked' } }) });
+    const call = fetch(`${server.url}/v1/tools/asked_echo/call`, {
+      method: 'POST',
+      body: JSON.stringify({ arguments: { text: 'asked' } }),
+    });
     const pending = await waitFor('the pending ask', async () => {
-      const list = (await (await fetch(`${server.url}/v1/approvals`, { headers: auth })).json()) as { approvals: { id: string }[] };
+      const list = (await (await fetch(`${server.url}/v1/approvals`, { headers: auth })).json()) as {
+        approvals: { id: string }[];
+      };
       return list.approvals[0];
     });
-    const answer = await fetch(`${server.url}/v1/approvals/${pending.id}`, { method: 'POST', headers: auth, body: JSON.stringify({ outcome: 'allowed-once' }) });
+    const answer = await fetch(`${server.url}/v1/approvals/${pending.id}`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ outcome: 'allowed-once' }),
+    });
     expect(answer.status).toBe(200);
     expect(((await (await call).json()) as { isError: boolean }).isError).toBe(false);
-    const span = await receiver.span('the asked call span', (x) => x.kind === SERVER && x.name === 'tools/call asked_echo');
-    const decision = await waitFor('the decision span', () => receiver.childrenOf(span).find((x) => x.name === 'policy decision'));
+    const span = await receiver.span(
+      'the asked call span',
+      (x) => x.kind === SERVER && x.name === 'tools/call asked_echo',
+    );
+    const decision = await waitFor('the decision span', () =>
+      receiver.childrenOf(span).find((x) => x.name === 'policy decision'),
+    );
     expect(attr(decision, 'toolgate.policy.decision')).toBe('ask');
     expect(attr(decision, 'toolgate.policy.decided_by')).toBe('ask-asked');
     expect(attr(decision, 'toolgate.approval.outcome')).toBe('allowed-once');
-    const wait = await waitFor('the approval wait span', () => receiver.childrenOf(decision).find((x) => x.name === 'approval wait'));
+    const wait = await waitFor('the approval wait span', () =>
+      receiver.childrenOf(decision).find((x) => x.name === 'approval wait'),
+    );
     expect(attr(wait, 'toolgate.policy.decided_by')).toBe('ask-asked');
     expect(attr(wait, 'toolgate.approval.outcome')).toBe('allowed-once');
     expect(receiver.childrenOf(span).some((x) => x.name === 'sandbox run')).toBe(true);
@@ -253,8 +364,18 @@ describe('OpenTelemetry traces (semantic conventions for MCP)', () => {
     expect(attr(init, 'mcp.method.name')).toBe('initialize');
     expect(attr(init, 'mcp.protocol.version')).toBe('2025-11-25');
     expect(attr(init, 'network.transport')).toBe('tcp');
-    const mine = (name: string) => receiver.span(`the ${name} span`, (s) => s.kind === SERVER && s.name === name && attr(s, 'mcp.session.id') === sid);
-    for (const method of ['tools/list', 'resources/list', 'resources/templates/list', 'prompts/list', 'completion/complete']) {
+    const mine = (name: string) =>
+      receiver.span(
+        `the ${name} span`,
+        (s) => s.kind === SERVER && s.name === name && attr(s, 'mcp.session.id') === sid,
+      );
+    for (const method of [
+      'tools/list',
+      'resources/list',
+      'resources/templates/list',
+      'prompts/list',
+      'completion/complete',
+    ]) {
       const span = await mine(method);
       expect(attr(span, 'mcp.method.name')).toBe(method);
       expect(attr(span, 'jsonrpc.request.id')).toMatch(/^\d+$/);
@@ -282,7 +403,10 @@ describe('OpenTelemetry traces (semantic conventions for MCP)', () => {
       const res = await fetch(`${server.url}/mcp`, {
         method: 'POST',
         headers: {
-          'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': method,
           ...(typeof params['taskId'] === 'string' ? { 'mcp-name': params['taskId'] } : {}),
         },
         body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }),
@@ -290,11 +414,19 @@ describe('OpenTelemetry traces (semantic conventions for MCP)', () => {
       expect(res.status).toBe(200);
       await res.text();
     };
-    const ids = { discover: 'b1000000000000000000000000000001', list: 'b1000000000000000000000000000002', task: 'b1000000000000000000000000000003' };
+    const ids = {
+      discover: 'b1000000000000000000000000000001',
+      list: 'b1000000000000000000000000000002',
+      task: 'b1000000000000000000000000000003',
+    };
     await rpc('d-1', 'server/discover', {}, ids.discover);
     await rpc('l-1', 'tools/list', {}, ids.list);
     await rpc('t-1', 'tasks/get', { taskId: 'no-such-task' }, ids.task);
-    const expected = [[ids.discover, 'server/discover', 'd-1'], [ids.list, 'tools/list', 'l-1'], [ids.task, 'tasks/get', 't-1']] as const;
+    const expected = [
+      [ids.discover, 'server/discover', 'd-1'],
+      [ids.list, 'tools/list', 'l-1'],
+      [ids.task, 'tasks/get', 't-1'],
+    ] as const;
     for (const [traceId, method, id] of expected) {
       const span = await receiver.span(`the ${method} span`, (s) => s.kind === SERVER && s.traceId === traceId);
       expect(span.name).toBe(method);
@@ -308,15 +440,26 @@ describe('OpenTelemetry traces (semantic conventions for MCP)', () => {
   }, 30_000);
 
   test("the HTTP API's other working routes are SERVER spans: an MCP method's name and route, or `POST /v1/approvals/{id}`, with the status and error.type", async () => {
-    const secret = (await waitFor('the approval secret', () => readFile(join(home, 'approval-secret'), 'utf8').catch(() => undefined))).trim();
-    const list = await fetch(`${server.url}/v1/tools`, { headers: { traceparent: '00-c1000000000000000000000000000001-00f067aa0ba902b7-01' } });
+    const secret = (
+      await waitFor('the approval secret', () => readFile(join(home, 'approval-secret'), 'utf8').catch(() => undefined))
+    ).trim();
+    const list = await fetch(`${server.url}/v1/tools`, {
+      headers: { traceparent: '00-c1000000000000000000000000000001-00f067aa0ba902b7-01' },
+    });
     expect(list.status).toBe(200);
     await list.text();
-    const read = await fetch(`${server.url}/v1/resources/read?uri=${encodeURIComponent('mem://nothing')}`, { headers: { traceparent: '00-c1000000000000000000000000000002-00f067aa0ba902b7-01' } });
+    const read = await fetch(`${server.url}/v1/resources/read?uri=${encodeURIComponent('mem://nothing')}`, {
+      headers: { traceparent: '00-c1000000000000000000000000000002-00f067aa0ba902b7-01' },
+    });
     expect(read.status).toBe(404);
     await read.text();
     const answer = await fetch(`${server.url}/v1/approvals/no-such-ask`, {
-      method: 'POST', headers: { authorization: `Bearer ${secret}`, traceparent: '00-c1000000000000000000000000000003-00f067aa0ba902b7-01' }, body: JSON.stringify({ outcome: 'rejected' }),
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${secret}`,
+        traceparent: '00-c1000000000000000000000000000003-00f067aa0ba902b7-01',
+      },
+      body: JSON.stringify({ outcome: 'rejected' }),
     });
     expect(answer.status).toBe(404);
     await answer.text();
@@ -326,11 +469,17 @@ describe('OpenTelemetry traces (semantic conventions for MCP)', () => {
     expect(attr(listed, 'http.route')).toBe('/v1/tools');
     expect(attr(listed, 'http.response.status_code')).toBe(200);
     expect(attr(listed, 'error.type')).toBeUndefined();
-    const readSpan = await receiver.span('the /v1/resources/read span', (s) => s.traceId === 'c1000000000000000000000000000002');
+    const readSpan = await receiver.span(
+      'the /v1/resources/read span',
+      (s) => s.traceId === 'c1000000000000000000000000000002',
+    );
     expect(readSpan.name).toBe('resources/read');
     expect(attr(readSpan, 'mcp.resource.uri')).toBe('mem://nothing');
     expect(attr(readSpan, 'error.type')).toBe('404');
-    const answered = await receiver.span('the approval answer span', (s) => s.traceId === 'c1000000000000000000000000000003');
+    const answered = await receiver.span(
+      'the approval answer span',
+      (s) => s.traceId === 'c1000000000000000000000000000003',
+    );
     expect(answered.name).toBe('POST /v1/approvals/{id}');
     expect(attr(answered, 'mcp.method.name')).toBeUndefined();
     expect(attr(answered, 'http.request.method')).toBe('POST');
@@ -340,12 +489,22 @@ describe('OpenTelemetry traces (semantic conventions for MCP)', () => {
   }, 30_000);
 
   test("the call's audit record carries the trace id toolgate recorded it under", async () => {
-    const res = await fetch(`${server.url}/v1/tools/wasm_echo/call`, { method: 'POST', body: JSON.stringify({ arguments: { text: 'audited' } }) });
+    const res = await fetch(`${server.url}/v1/tools/wasm_echo/call`, {
+      method: 'POST',
+      body: JSON.stringify({ arguments: { text: 'audited' } }),
+    });
     const callId = res.headers.get('x-toolgate-call-id');
-    const span = await receiver.span('the audited span', (s) => s.kind === SERVER && s.name === 'tools/call wasm_echo' && attr(s, 'http.route') !== undefined);
+    const span = await receiver.span(
+      'the audited span',
+      (s) => s.kind === SERVER && s.name === 'tools/call wasm_echo' && attr(s, 'http.route') !== undefined,
+    );
     const record = await waitFor('the audit record', async () => {
-      const lines = (await readFile(join(home, 'audit.jsonl'), 'utf8').catch(() => '')).split('\n').filter((l) => l !== '');
-      return lines.map((l) => JSON.parse(l) as { callId: string; trace?: { traceId?: string } }).find((r) => r.callId === callId);
+      const lines = (await readFile(join(home, 'audit.jsonl'), 'utf8').catch(() => ''))
+        .split('\n')
+        .filter((l) => l !== '');
+      return lines
+        .map((l) => JSON.parse(l) as { callId: string; trace?: { traceId?: string } })
+        .find((r) => r.callId === callId);
     });
     expect(record.trace?.traceId).toBe(span.traceId);
   }, 30_000);
@@ -355,13 +514,21 @@ describe('tracing settings', () => {
   test('with --otel-record-content the arguments and result are on the span, secrets redacted', async () => {
     const own = new Receiver();
     await own.start();
-    const s = await startHttp(['--http', '127.0.0.1:0', '--manifests', manifests, '--policies', 'none', '--otel', '--otel-record-content'], {
-      TOOLGATE_HOME: home, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${own.url}/v1/traces`, OTEL_BSP_SCHEDULE_DELAY: '50',
-    });
+    const s = await startHttp(
+      ['--http', '127.0.0.1:0', '--manifests', manifests, '--policies', 'none', '--otel', '--otel-record-content'],
+      {
+        TOOLGATE_HOME: home,
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${own.url}/v1/traces`,
+        OTEL_BSP_SCHEDULE_DELAY: '50',
+      },
+    );
     try {
       const client = await s.connect();
       await client.callTool({ name: 'wasm_echo', arguments: { text: `${MARKER} ghp_${'a'.repeat(36)}` } });
-      const span = await own.span('the recorded span', (x) => x.kind === SERVER && attr(x, 'gen_ai.tool.call.arguments') !== undefined);
+      const span = await own.span(
+        'the recorded span',
+        (x) => x.kind === SERVER && attr(x, 'gen_ai.tool.call.arguments') !== undefined,
+      );
       expect(String(attr(span, 'gen_ai.tool.call.arguments'))).toContain(MARKER);
       expect(String(attr(span, 'gen_ai.tool.call.result'))).toContain(MARKER);
       expect(own.bodies.join('\n')).not.toContain(`ghp_${'a'.repeat(36)}`);
@@ -372,10 +539,15 @@ describe('tracing settings', () => {
   }, 60_000);
 
   test('--otel with OTEL_TRACES_EXPORTER=none, or an OTLP protocol toolgate lacks, stops serve with exit 2 naming it', async () => {
-    const none = await runToolgate(['serve', '--stdio', '--otel', '--policies', 'none'], { OTEL_TRACES_EXPORTER: 'none' });
+    const none = await runToolgate(['serve', '--stdio', '--otel', '--policies', 'none'], {
+      OTEL_TRACES_EXPORTER: 'none',
+    });
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('OTEL_TRACES_EXPORTER=none');
-    const grpc = await runToolgate(['serve', '--stdio', '--policies', 'none'], { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
+    const grpc = await runToolgate(['serve', '--stdio', '--policies', 'none'], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+    });
     expect(grpc.code).toBe(2);
     expect(grpc.stderr).toContain('OTEL_EXPORTER_OTLP_PROTOCOL=grpc');
   }, 60_000);
@@ -387,7 +559,13 @@ describe('tracing settings', () => {
     // An endpoint is set but OTEL_TRACES_EXPORTER=none turns tracing off: nothing may reach it.
     const s = await startStdio(['--manifests', manifests, '--policies', 'none'], {
       nodeArgs: ['--import', join(hooks, 'register.mjs')],
-      env: { TOOLGATE_HOME: home, TG_LOADED_LOG: log, OTEL_EXPORTER_OTLP_ENDPOINT: own.url, OTEL_TRACES_EXPORTER: 'none', OTEL_BSP_SCHEDULE_DELAY: '10' },
+      env: {
+        TOOLGATE_HOME: home,
+        TG_LOADED_LOG: log,
+        OTEL_EXPORTER_OTLP_ENDPOINT: own.url,
+        OTEL_TRACES_EXPORTER: 'none',
+        OTEL_BSP_SCHEDULE_DELAY: '10',
+      },
     });
     try {
       const r = await s.client.callTool({ name: 'wasm_echo', arguments: { text: 'off' } });
@@ -407,7 +585,12 @@ describe('tracing settings', () => {
     await own.start();
     const s = await startStdio(['--manifests', manifests, '--policies', 'none', '--otel'], {
       nodeArgs: ['--import', join(hooks, 'register.mjs')],
-      env: { TOOLGATE_HOME: home, TG_LOADED_LOG: log, OTEL_EXPORTER_OTLP_ENDPOINT: own.url, OTEL_BSP_SCHEDULE_DELAY: '50' },
+      env: {
+        TOOLGATE_HOME: home,
+        TG_LOADED_LOG: log,
+        OTEL_EXPORTER_OTLP_ENDPOINT: own.url,
+        OTEL_BSP_SCHEDULE_DELAY: '50',
+      },
     });
     try {
       await s.client.callTool({ name: 'wasm_echo', arguments: { text: 'on' } });

@@ -20,14 +20,21 @@ beforeAll(async () => {
   await writeFile(
     join(manifests, 'leaky.yaml'),
     [
-      'apiVersion: toolgate/v1', 'name: leaky', 'version: 1.0.0', 'description: Returns what it is given.',
+      'apiVersion: toolgate/v1',
+      'name: leaky',
+      'version: 1.0.0',
+      'description: Returns what it is given.',
       `module: { path: ${join(ROOT, 'test/fixtures/build/server_spin.wasm')}, entry: echo }`,
       'parameters: { text: { type: string, required: true } }',
       'output: { schema: { type: object }, render: json }',
-      `capabilities: { max_input_bytes: ${4 * MIB}, max_output_bytes: ${8 * MIB}, timeout_ms: 60000 }`, '',
+      `capabilities: { max_input_bytes: ${4 * MIB}, max_output_bytes: ${8 * MIB}, timeout_ms: 60000 }`,
+      '',
     ].join('\n'),
   );
-  await writeFile(join(policies, 'scrub.yaml'), `entries:\n  - { id: scrub, use: redact }\n  - { id: audit, use: audit-log, with: { path: ${JSON.stringify(join(dir.path, 'audit.jsonl'))} } }\n`);
+  await writeFile(
+    join(policies, 'scrub.yaml'),
+    `entries:\n  - { id: scrub, use: redact }\n  - { id: audit, use: audit-log, with: { path: ${JSON.stringify(join(dir.path, 'audit.jsonl'))} } }\n`,
+  );
   server = await startHttp(['--http', '127.0.0.1:0', '--manifests', manifests, '--policies', policies]);
 }, 60_000);
 
@@ -42,7 +49,10 @@ test('MBs of private-key headers with no END are redacted in one linear pass whi
   const hostile = `${key} ${'-----BEGIN RSA PRIVATE KEY----- '.repeat(Math.floor((2 * MIB) / 32))}tail token=hunter2hunter2 ghp_${'a'.repeat(30)}`;
   const started = performance.now();
   let done = false;
-  const call = fetch(`${server.url}/v1/tools/leaky/call`, { method: 'POST', body: JSON.stringify({ arguments: { text: hostile } }) }).then(async (r) => {
+  const call = fetch(`${server.url}/v1/tools/leaky/call`, {
+    method: 'POST',
+    body: JSON.stringify({ arguments: { text: hostile } }),
+  }).then(async (r) => {
     const body = (await r.json()) as { isError: boolean; structuredContent?: { text: string } };
     done = true;
     return { body, ms: performance.now() - started };
@@ -68,5 +78,7 @@ test('MBs of private-key headers with no END are redacted in one linear pass whi
   const audit = await readFile(join(dir.path, 'audit.jsonl'), 'utf8');
   expect(audit).not.toContain('MIIEsecret');
   expect(slowest).toBeLessThan(8000); // V8: one synchronous scan of this value took ~11 s
-  console.log(`hostile ${(hostile.length / MIB).toFixed(1)} MiB output redacted; call ${ms.toFixed(0)} ms, ${polls} /healthz polls, slowest ${slowest.toFixed(0)} ms`);
+  console.log(
+    `hostile ${(hostile.length / MIB).toFixed(1)} MiB output redacted; call ${ms.toFixed(0)} ms, ${polls} /healthz polls, slowest ${slowest.toFixed(0)} ms`,
+  );
 }, 120_000);

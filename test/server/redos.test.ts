@@ -15,13 +15,17 @@ beforeAll(async () => {
   await writeFile(
     join(manifests, 'careless.yaml'),
     [
-      'apiVersion: toolgate/v1', 'name: careless', 'version: 1.0.0', 'description: Echoes a code that must be all a.',
+      'apiVersion: toolgate/v1',
+      'name: careless',
+      'version: 1.0.0',
+      'description: Echoes a code that must be all a.',
       `module: { path: ${join(ROOT, 'test/fixtures/build/server_spin.wasm')}, entry: echo }`,
       'inputSchema:',
       '  type: object',
       '  properties: { text: { type: string, pattern: "^(a+)+$" } }',
       '  required: [text]',
-      'output: { schema: { type: object }, render: json }', '',
+      'output: { schema: { type: object }, render: json }',
+      '',
     ].join('\n'),
   );
   server = await startHttp(['--http', '127.0.0.1:0', '--manifests', manifests, '--policies', 'none']);
@@ -36,7 +40,10 @@ test('an exponential-backtracking parameter pattern does not block /healthz whil
   // 40 characters: on a backtracking engine this check would take hours (each character doubles it).
   const argument = `${'a'.repeat(40)}!`;
   const started = performance.now();
-  const call = fetch(`${server.url}/v1/tools/careless/call`, { method: 'POST', body: JSON.stringify({ arguments: { text: argument } }) }).then(async (r) => {
+  const call = fetch(`${server.url}/v1/tools/careless/call`, {
+    method: 'POST',
+    body: JSON.stringify({ arguments: { text: argument } }),
+  }).then(async (r) => {
     const body = (await r.json()) as { isError: boolean; error?: { code: string; message: string } };
     return { body, ms: performance.now() - started };
   });
@@ -47,7 +54,12 @@ test('an exponential-backtracking parameter pattern does not block /healthz whil
   expect(body.error?.code).toBe('INVALID_ARGS');
   expect(body.error?.message).toContain('text');
   // A matching value still passes the same pattern.
-  const ok = (await (await fetch(`${server.url}/v1/tools/careless/call`, { method: 'POST', body: JSON.stringify({ arguments: { text: 'a'.repeat(100_000) } }) })).json()) as { isError: boolean };
+  const ok = (await (
+    await fetch(`${server.url}/v1/tools/careless/call`, {
+      method: 'POST',
+      body: JSON.stringify({ arguments: { text: 'a'.repeat(100_000) } }),
+    })
+  ).json()) as { isError: boolean };
   expect(ok.isError).toBe(false);
   console.log(`ReDoS call (^(a+)+$ on ${argument.length} chars) answered in ${ms.toFixed(1)} ms`);
 });

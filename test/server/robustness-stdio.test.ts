@@ -30,7 +30,11 @@ async function startRaw(extra: string[] = []): Promise<Raw> {
   const entry = await toolgateEntry();
   const proc = spawn(process.execPath, [entry, 'serve', '--stdio', '--manifests', FIXTURE_MANIFESTS, ...extra], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TOOLGATE_HOME: join(tmpdir(), 'toolgate-server-test-home') },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      TOOLGATE_HOME: join(tmpdir(), 'toolgate-server-test-home'),
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';
@@ -38,7 +42,11 @@ async function startRaw(extra: string[] = []): Promise<Raw> {
   proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
-  const messages = () => out.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const messages = () =>
+    out
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
   const raw: Raw = {
     proc,
     send: (m) => proc.stdin.write(`${JSON.stringify(m)}\n`),
@@ -52,9 +60,19 @@ async function startRaw(extra: string[] = []): Promise<Raw> {
   return raw;
 }
 
-const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
-const call = (id: number, name: string, args: unknown = {}) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+const call = (id: number, name: string, args: unknown = {}) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
 
 test('an unparsable stdio line is answered -32700 (id null), and JSON that is not JSON-RPC -32600', async () => {
   const s = await startRaw();
@@ -62,9 +80,15 @@ test('an unparsable stdio line is answered -32700 (id null), and JSON that is no
   await s.answer(1);
   s.line('this is not json');
   s.line('{"jsonrpc":"2.0","id":7,"method":42}');
-  await waitFor('two error answers', () => (s.messages().filter((m) => m.error !== undefined).length >= 2 ? true : undefined));
+  await waitFor('two error answers', () =>
+    s.messages().filter((m) => m.error !== undefined).length >= 2 ? true : undefined,
+  );
   const errors = s.messages().filter((m) => m.error !== undefined);
-  expect(errors[0]).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the line is not valid JSON' } });
+  expect(errors[0]).toEqual({
+    jsonrpc: '2.0',
+    id: null,
+    error: { code: -32700, message: 'Parse error: the line is not valid JSON' },
+  });
   expect(errors[1]).toMatchObject({ id: 7, error: { code: -32600 } });
 });
 
@@ -90,12 +114,21 @@ test('one clean error message per failure: no doubled "MCP error -32602:" and no
 test('requests piped behind initialize are processed after its answer, in the order sent', async () => {
   const s = await startRaw();
   // one write: initialize, a call before the initialize answer, the initialized notification, a list
-  s.proc.stdin.write([initialize, call(2, 'wasm_echo', { text: 'early' }), initialized, { jsonrpc: '2.0', id: 3, method: 'tools/list' }].map((m) => JSON.stringify(m)).join('\n') + '\n');
+  s.proc.stdin.write(
+    [initialize, call(2, 'wasm_echo', { text: 'early' }), initialized, { jsonrpc: '2.0', id: 3, method: 'tools/list' }]
+      .map((m) => JSON.stringify(m))
+      .join('\n') + '\n',
+  );
   await s.answer(2);
   await s.answer(3);
-  const ids = s.messages().map((m) => m.id).filter((id) => id !== undefined);
+  const ids = s
+    .messages()
+    .map((m) => m.id)
+    .filter((id) => id !== undefined);
   expect(ids[0]).toBe(1);
-  expect(s.messages().find((m) => m.id === 2)).toMatchObject({ result: { isError: false, structuredContent: { text: 'early' } } });
+  expect(s.messages().find((m) => m.id === 2)).toMatchObject({
+    result: { isError: false, structuredContent: { text: 'early' } },
+  });
 });
 
 test('closing stdin during a call still writes its result before the process exits', async () => {
@@ -108,7 +141,9 @@ test('closing stdin during a call still writes its result before the process exi
   s.proc.stdin.end();
   expect(await s.exited).toBe(0);
   expect(s.messages().find((m) => m.id === 2)).toMatchObject({ result: { isError: true } });
-  expect(s.messages().find((m) => m.id === 3)).toMatchObject({ result: { isError: false, structuredContent: { text: 'last' } } });
+  expect(s.messages().find((m) => m.id === 3)).toMatchObject({
+    result: { isError: false, structuredContent: { text: 'last' } },
+  });
 });
 
 test('SIGTERM answers a running call "server shutting down" and the process exits within the shutdown timeout plus 1 s', async () => {

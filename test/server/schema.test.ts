@@ -8,7 +8,10 @@ describe('toolgate schema', () => {
   test('--format openai prints {type:"function", function:{name, description, parameters}} for every tool', async () => {
     const r = await runToolgate(['schema', '--format', 'openai', '--manifests', FIXTURE_MANIFESTS]);
     expect(r.code).toBe(0);
-    const tools = JSON.parse(r.stdout) as { type: string; function: { name: string; description: string; parameters: { type: string } } }[];
+    const tools = JSON.parse(r.stdout) as {
+      type: string;
+      function: { name: string; description: string; parameters: { type: string } };
+    }[];
     const echo = tools.find((t) => t.function.name === 'wasm_echo');
     expect(echo).toEqual({
       type: 'function',
@@ -22,10 +25,22 @@ describe('toolgate schema', () => {
   });
 
   test('--format anthropic prints {name, description, input_schema}; --format mcp the tools/list shape', async () => {
-    const a = JSON.parse((await runToolgate(['schema', '--format', 'anthropic', '--manifests', FIXTURE_MANIFESTS])).stdout) as Record<string, unknown>[];
-    expect(Object.keys(a.find((t) => t.name === 'wasm_echo') ?? {}).sort()).toEqual(['description', 'input_schema', 'name']);
-    const m = JSON.parse((await runToolgate(['schema', '--format', 'mcp', '--manifests', FIXTURE_MANIFESTS])).stdout) as { tools: Record<string, unknown>[] };
-    expect(m.tools.find((t) => t.name === 'wasm_echo')).toMatchObject({ title: 'WASM echo', outputSchema: { type: 'object' }, annotations: { readOnlyHint: true } });
+    const a = JSON.parse(
+      (await runToolgate(['schema', '--format', 'anthropic', '--manifests', FIXTURE_MANIFESTS])).stdout,
+    ) as Record<string, unknown>[];
+    expect(Object.keys(a.find((t) => t.name === 'wasm_echo') ?? {}).sort()).toEqual([
+      'description',
+      'input_schema',
+      'name',
+    ]);
+    const m = JSON.parse(
+      (await runToolgate(['schema', '--format', 'mcp', '--manifests', FIXTURE_MANIFESTS])).stdout,
+    ) as { tools: Record<string, unknown>[] };
+    expect(m.tools.find((t) => t.name === 'wasm_echo')).toMatchObject({
+      title: 'WASM echo',
+      outputSchema: { type: 'object' },
+      annotations: { readOnlyHint: true },
+    });
   });
 
   test('an unknown --format is a usage error (exit 2) naming the choices', async () => {
@@ -56,12 +71,19 @@ describe('export rules', () => {
 
   test('outputSchema is exported for MCP only when the output is an object, and host-only fields never are', () => {
     const tools = [
-      defineTool({ name: 'obj', description: 'o', output: { schema: { type: 'object' } }, execute: () => ({}), capabilities: { allowedHosts: ['secret.example'], allowedPaths: {}, secrets: ['K'] } }),
+      defineTool({
+        name: 'obj',
+        description: 'o',
+        output: { schema: { type: 'object' } },
+        execute: () => ({}),
+        capabilities: { allowedHosts: ['secret.example'], allowedPaths: {}, secrets: ['K'] },
+      }),
       defineTool({ name: 'str', description: 's', output: { schema: { type: 'string' } }, execute: () => 's' }),
     ];
     const mcp = exportTools(tools, 'mcp') as unknown as { tools: Record<string, unknown>[] };
     expect(mcp.tools[0]).toHaveProperty('outputSchema');
     expect(mcp.tools[1]).not.toHaveProperty('outputSchema');
-    for (const format of ['mcp', 'openai', 'anthropic'] as const) expect(JSON.stringify(exportTools(tools, format))).not.toContain('secret.example');
+    for (const format of ['mcp', 'openai', 'anthropic'] as const)
+      expect(JSON.stringify(exportTools(tools, format))).not.toContain('secret.example');
   });
 });

@@ -11,7 +11,6 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { ROOT, startHttp, tempDir, toolgateEntry, type HttpProcess, writerManifest } from './helpers.js';
 
-
 type Mode = 'default' | 'auto' | 'pinned';
 const MODES: Mode[] = ['default', 'auto', 'pinned'];
 
@@ -27,12 +26,14 @@ beforeAll(async () => {
   manifests = join(dir.path, 'manifests');
   policies = join(dir.path, 'policies');
   await Promise.all([mkdir(out), mkdir(manifests), mkdir(policies), mkdir(join(dir.path, 'home'))]);
-  await writeFile(join(policies, 'set.yaml'), 'entries:\n  - { id: ask-writer, use: ask, with: { tools: [writer], reason: "writing needs a yes" } }\n');
   await writeFile(
-    join(manifests, 'writer.yaml'),
-    writerManifest(out),
+    join(policies, 'set.yaml'),
+    'entries:\n  - { id: ask-writer, use: ask, with: { tools: [writer], reason: "writing needs a yes" } }\n',
   );
-  http = await startHttp(['--http', '127.0.0.1:0', '--manifests', manifests, '--policies', policies], { TOOLGATE_HOME: join(dir.path, 'home') });
+  await writeFile(join(manifests, 'writer.yaml'), writerManifest(out));
+  http = await startHttp(['--http', '127.0.0.1:0', '--manifests', manifests, '--policies', policies], {
+    TOOLGATE_HOME: join(dir.path, 'home'),
+  });
 });
 
 afterAll(async () => {
@@ -45,7 +46,11 @@ function client(mode: Mode, forms: string[]): Client {
     { name: `sdk-v2-${mode}`, version: '1.0.0' },
     {
       capabilities: { elicitation: {} },
-      ...(mode === 'auto' ? { versionNegotiation: { mode: 'auto' as const } } : mode === 'pinned' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}),
+      ...(mode === 'auto'
+        ? { versionNegotiation: { mode: 'auto' as const } }
+        : mode === 'pinned'
+          ? { versionNegotiation: { mode: { pin: '2026-07-28' } } }
+          : {}),
     },
   );
   c.setRequestHandler('elicitation/create', (req) => {

@@ -29,7 +29,11 @@ interface CallResult {
   structuredContent?: { status: number; body: string };
 }
 
-async function callTool(name: string, args: Record<string, unknown>, headers: Record<string, string> = {}): Promise<CallResult> {
+async function callTool(
+  name: string,
+  args: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<CallResult> {
   const res = await fetch(`${server.url}/v1/tools/${name}/call`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
@@ -61,47 +65,88 @@ beforeAll(async () => {
   await writeFile(join(docs, 'secret.txt'), `${SECRET_TEXT}\n`);
   await writeFile(
     join(policies, 'set.yaml'),
-    ['entries:', '  - { id: approvals, use: approvals, with: { channels: [queue] } }', '  - { id: ask-held, use: ask, with: { tools: [held] } }', ''].join('\n'),
+    [
+      'entries:',
+      '  - { id: approvals, use: approvals, with: { channels: [queue] } }',
+      '  - { id: ask-held, use: ask, with: { tools: [held] } }',
+      '',
+    ].join('\n'),
   );
   await writeFile(
     join(manifests, 'held.yaml'),
-    ['apiVersion: toolgate/v1', 'name: held', 'version: 1.0.0', 'description: A call that waits for a person.', `module: { path: ${GREET}, entry: greet }`, 'parameters: { name: { type: string, required: true } }', 'output: { schema: { type: object }, render: json }', ''].join('\n'),
+    [
+      'apiVersion: toolgate/v1',
+      'name: held',
+      'version: 1.0.0',
+      'description: A call that waits for a person.',
+      `module: { path: ${GREET}, entry: greet }`,
+      'parameters: { name: { type: string, required: true } }',
+      'output: { schema: { type: object }, render: json }',
+      '',
+    ].join('\n'),
   );
   await writeFile(
     join(manifests, 'reader.yaml'),
     [
-      'apiVersion: toolgate/v1', 'name: reader', 'version: 1.0.0', 'description: Reads the private documents.',
+      'apiVersion: toolgate/v1',
+      'name: reader',
+      'version: 1.0.0',
+      'description: Reads the private documents.',
       `module: { path: ${GREP}, entry: grep_files }`,
       'parameters: { pattern: { type: string, required: true }, path: { type: string, default: /data } }',
       'output: { schema: { type: object }, render: json }',
-      `capabilities: { allowed_paths: { /data: { host: ${docs}, mode: ro } } }`, '',
+      `capabilities: { allowed_paths: { /data: { host: ${docs}, mode: ro } } }`,
+      '',
     ].join('\n'),
   );
-  redirector = createServer((_req, res) => res.writeHead(302, { location: `http://127.0.0.1:${port}${redirectTarget}` }).end());
+  redirector = createServer((_req, res) =>
+    res.writeHead(302, { location: `http://127.0.0.1:${port}${redirectTarget}` }).end(),
+  );
   await new Promise<void>((r) => redirector.listen(0, '127.0.0.1', r));
   redirectorPort = (redirector.address() as AddressInfo).port;
 
-  server = await startHttp(['--http', '127.0.0.1:0', '--manifests', manifests, '--policies', policies], { TOOLGATE_HOME: home });
+  server = await startHttp(['--http', '127.0.0.1:0', '--manifests', manifests, '--policies', policies], {
+    TOOLGATE_HOME: home,
+  });
   port = Number(new URL(server.url).port);
   // The attacker lists the server's own socket in every spelling it can: nothing may get through.
-  const hosts = [`127.0.0.1:${port}`, `[::ffff:127.0.0.1]:${port}`, `localhost:${port}`, `0.0.0.0:${port}`, `127.0.0.1:${redirectorPort}`];
+  const hosts = [
+    `127.0.0.1:${port}`,
+    `[::ffff:127.0.0.1]:${port}`,
+    `localhost:${port}`,
+    `0.0.0.0:${port}`,
+    `127.0.0.1:${redirectorPort}`,
+  ];
   await writeFile(
     join(manifests, 'attacker.yaml'),
     [
-      'apiVersion: toolgate/v1', 'name: attacker', 'version: 1.0.0', 'description: Sends any HTTP request it is given.',
+      'apiVersion: toolgate/v1',
+      'name: attacker',
+      'version: 1.0.0',
+      'description: Sends any HTTP request it is given.',
       `module: { path: ${HTTP_CLIENT}, entry: http_send }`,
       'parameters: { request: { type: string, required: true }, body: { type: string } }',
       'output: { schema: { type: object }, render: json }',
-      `capabilities: { allowed_hosts: ${JSON.stringify(hosts)}, timeout_ms: 10000 }`, '',
+      `capabilities: { allowed_hosts: ${JSON.stringify(hosts)}, timeout_ms: 10000 }`,
+      '',
     ].join('\n'),
   );
-  approvalSecret = (await waitFor('the approval secret file', () => readFile(join(home, 'approval-secret'), 'utf8').catch(() => undefined))).trim();
+  approvalSecret = (
+    await waitFor('the approval secret file', () =>
+      readFile(join(home, 'approval-secret'), 'utf8').catch(() => undefined),
+    )
+  ).trim();
   await waitFor('the attacker tool to be served', async () => {
     const list = (await (await fetch(`${server.url}/v1/tools`)).json()) as { tools: { name: string }[] };
     return list.tools.some((t) => t.name === 'attacker') ? true : undefined;
   });
-  held = fetch(`${server.url}/v1/tools/held/call`, { method: 'POST', body: JSON.stringify({ arguments: { name: 'held' } }) });
-  await waitFor('the held call to wait for approval', async () => ((await pendingApprovals()).length > 0 ? true : undefined));
+  held = fetch(`${server.url}/v1/tools/held/call`, {
+    method: 'POST',
+    body: JSON.stringify({ arguments: { name: 'held' } }),
+  });
+  await waitFor('the held call to wait for approval', async () =>
+    (await pendingApprovals()).length > 0 ? true : undefined,
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -155,7 +200,11 @@ describe('a tool never reaches the toolgate server it runs in', () => {
   test('POST allowed-once for its own pending call is refused, and the call stays held', async () => {
     const [pending] = await pendingApprovals();
     expect(pending?.tool).toBe('held');
-    const out = await attack(`http://127.0.0.1:${port}/v1/approvals/${pending?.id ?? ''}`, 'POST', JSON.stringify({ outcome: 'allowed-once' }));
+    const out = await attack(
+      `http://127.0.0.1:${port}/v1/approvals/${pending?.id ?? ''}`,
+      'POST',
+      JSON.stringify({ outcome: 'allowed-once' }),
+    );
     expect(out.isError).toBe(true);
     expect(out.error?.message).toMatch(/own server/);
     expect((await pendingApprovals()).map((p) => p.id)).toContain(pending?.id);
@@ -165,14 +214,23 @@ describe('a tool never reaches the toolgate server it runs in', () => {
     // The reader itself works for its own caller: the secret is there to be stolen.
     const direct = await callTool('reader', { pattern: 'SECRET' });
     expect(JSON.stringify(direct)).toContain(SECRET_TEXT);
-    const out = await attack(`http://127.0.0.1:${port}/v1/tools/reader/call`, 'POST', JSON.stringify({ arguments: { pattern: 'SECRET' } }));
+    const out = await attack(
+      `http://127.0.0.1:${port}/v1/tools/reader/call`,
+      'POST',
+      JSON.stringify({ arguments: { pattern: 'SECRET' } }),
+    );
     expect(out.isError).toBe(true);
     expect(out.error?.message).toMatch(/own server/);
     expect(JSON.stringify(out)).not.toContain(SECRET_TEXT);
   });
 
   test('POST /mcp of its own server is refused', async () => {
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    };
     const out = await attack(`http://localhost.:${port}/mcp`, 'POST', JSON.stringify(init));
     expect(out.isError).toBe(true);
     expect(out.error?.message).toMatch(/own server/);
@@ -183,7 +241,9 @@ describe('a tool never reaches the toolgate server it runs in', () => {
     const url = `${server.url}/v1/approvals/${pending?.id ?? ''}`;
     const body = JSON.stringify({ outcome: 'allowed-once' });
     expect((await fetch(url, { method: 'POST', body })).status).toBe(401);
-    expect((await fetch(url, { method: 'POST', body, headers: { authorization: 'Bearer not-the-secret' } })).status).toBe(401);
+    expect(
+      (await fetch(url, { method: 'POST', body, headers: { authorization: 'Bearer not-the-secret' } })).status,
+    ).toBe(401);
     expect((await fetch(`${server.url}/v1/approvals`)).status).toBe(401);
     expect((await pendingApprovals()).map((p) => p.id)).toContain(pending?.id);
     expect((await fetch(url, { method: 'POST', body, headers: approver() })).status).toBe(200);

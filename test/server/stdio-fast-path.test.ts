@@ -6,7 +6,13 @@ import { PassThrough } from 'node:stream';
 import { afterEach, expect, test } from 'vitest';
 import { JSONRPCRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createRuntime, type Runtime } from '../../host/src/cli/index.js';
-import { createMcpServer, serveStdio, SessionApprovals, SidecarCore, type StdioSession } from '../../host/src/server/index.js';
+import {
+  createMcpServer,
+  serveStdio,
+  SessionApprovals,
+  SidecarCore,
+  type StdioSession,
+} from '../../host/src/server/index.js';
 import { isPlainRequest } from '../../host/src/server/rpc-shape.js';
 import { directRequests } from '../../host/src/server/stdio.js';
 import { LineTransport } from '../../host/src/server/stdio-transport.js';
@@ -80,7 +86,12 @@ test('plain requests skip the SDK classifier; notifications, responses and unusu
   const rig = transportRig();
   await rig.transport.start();
   const plain = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: {} } };
-  const related = { jsonrpc: '2.0', id: 2, method: 'ping', params: { _meta: { 'io.modelcontextprotocol/related-task': { taskId: 't' } } } };
+  const related = {
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'ping',
+    params: { _meta: { 'io.modelcontextprotocol/related-task': { taskId: 't' } } },
+  };
   const note = { jsonrpc: '2.0', method: 'notifications/initialized' };
   const response = { jsonrpc: '2.0', id: 9, result: {} };
   const bad = { jsonrpc: '2.0', id: 3, method: 'x', extra: 1 };
@@ -95,7 +106,12 @@ test('plain requests skip the SDK classifier; notifications, responses and unusu
 test('requests behind an unanswered initialize still wait for its answer on the shortcut', async () => {
   const rig = transportRig();
   await rig.transport.start();
-  const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+  const init = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  };
   const call = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
   rig.input.write(`${JSON.stringify(init)}\n${JSON.stringify(call)}\n`);
   await waitFor('initialize delivered', () => (rig.direct.length === 1 ? true : undefined));
@@ -115,7 +131,14 @@ afterEach(async () => {
 });
 
 test('over the stdio server, calls through the shortcut answer as before: results, progress on a token, errors, unknown tools', async () => {
-  const io = { stdout: () => {}, stderr: () => {}, stdin: new PassThrough(), isTTY: false, env: { TOOLGATE_LOG_LEVEL: 'silent' }, cwd: ROOT };
+  const io = {
+    stdout: () => {},
+    stderr: () => {},
+    stdin: new PassThrough(),
+    isTTY: false,
+    env: { TOOLGATE_LOG_LEVEL: 'silent' },
+    cwd: ROOT,
+  };
   const approvals = new SessionApprovals();
   runtime = await createRuntime({ io, manifests: [], approval: approvals });
   const core = new SidecarCore({ runtime, approvals });
@@ -135,23 +158,42 @@ test('over the stdio server, calls through the shortcut answer as before: result
   session = await serveStdio(core, stdin, stdout);
   const send = (m: unknown) => stdin.write(`${JSON.stringify(m)}\n`);
   const answer = (id: number) => waitFor(`answer ${id}`, () => seen.find((m) => m['id'] === id && !('method' in m)));
-  send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+  send({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  });
   send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   expect(await answer(1)).toMatchObject({ result: { serverInfo: { name: 'toolgate' } } });
 
   send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'plain' } } });
   expect(await answer(2)).toMatchObject({ result: { isError: false, structuredContent: { text: 'plain' } } });
 
-  send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'echo', arguments: { text: 'tok' }, _meta: { progressToken: 'p3' } } });
+  send({
+    jsonrpc: '2.0',
+    id: 3,
+    method: 'tools/call',
+    params: { name: 'echo', arguments: { text: 'tok' }, _meta: { progressToken: 'p3' } },
+  });
   expect(await answer(3)).toMatchObject({ result: { isError: false, structuredContent: { text: 'tok' } } });
-  const progress = seen.filter((m) => m['method'] === 'notifications/progress').map((m) => (m['params'] as { progressToken: unknown; progress: number }));
-  expect(progress.map((p) => [p.progressToken, p.progress])).toEqual([['p3', 0], ['p3', 1]]);
+  const progress = seen
+    .filter((m) => m['method'] === 'notifications/progress')
+    .map((m) => m['params'] as { progressToken: unknown; progress: number });
+  expect(progress.map((p) => [p.progressToken, p.progress])).toEqual([
+    ['p3', 0],
+    ['p3', 1],
+  ]);
 
   send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'echo', arguments: { nope: 1 } } });
-  expect(await answer(4)).toMatchObject({ result: { isError: true, _meta: { 'toolgate/error': { code: 'INVALID_ARGS' } } } });
+  expect(await answer(4)).toMatchObject({
+    result: { isError: true, _meta: { 'toolgate/error': { code: 'INVALID_ARGS' } } },
+  });
 
   send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'no_such_tool', arguments: {} } });
-  expect(await answer(5)).toMatchObject({ error: { code: -32602, message: 'Invalid params: Unknown tool: no_such_tool' } });
+  expect(await answer(5)).toMatchObject({
+    error: { code: -32602, message: 'Invalid params: Unknown tool: no_such_tool' },
+  });
 
   send({ jsonrpc: '2.0', id: 6, method: 'no/such/method' });
   expect(await answer(6)).toMatchObject({ error: { code: -32601 } });

@@ -8,7 +8,11 @@ import { raceSignal, whenAborted } from '../../host/src/signals/index.js';
 function counted(): { signal: AbortSignal; abort: (reason?: unknown) => void; added: () => number } {
   const ac = new AbortController();
   let n = 0;
-  const add = ac.signal.addEventListener.bind(ac.signal) as (type: string, listener: () => void, options?: { once?: boolean }) => void;
+  const add = ac.signal.addEventListener.bind(ac.signal) as (
+    type: string,
+    listener: () => void,
+    options?: { once?: boolean },
+  ) => void;
   const counting = (type: string, listener: () => void, options?: { once?: boolean }): void => {
     if (type === 'abort') n += 1;
     add(type, listener, options);

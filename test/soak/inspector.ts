@@ -37,7 +37,8 @@ export async function collectGarbage(url: string): Promise<void> {
 /** The child's process.memoryUsage(), in MiB. */
 export async function memoryUsage(url: string): Promise<Record<string, number>> {
   const r = (await send(url, 'Runtime.evaluate', {
-    expression: 'JSON.stringify(Object.fromEntries(Object.entries(process.memoryUsage()).map(([k, v]) => [k, Math.round(v / 104857.6) / 10])))',
+    expression:
+      'JSON.stringify(Object.fromEntries(Object.entries(process.memoryUsage()).map(([k, v]) => [k, Math.round(v / 104857.6) / 10])))',
     returnByValue: true,
   })) as { result?: { value?: string } };
   return JSON.parse(r.result?.value ?? '{}') as Record<string, number>;

@@ -53,13 +53,18 @@ const IDLE_MS = 500;
 function soakManifests(): string {
   const dir = mkdtempSync(join(tmpdir(), 'toolgate-soak-'));
   for (const f of readdirSync(FIXTURE_MANIFESTS).filter((n) => n.endsWith('.yaml'))) {
-    const text = readFileSync(join(FIXTURE_MANIFESTS, f), 'utf8').replace('path: ../build/', `path: ${join(FIXTURE_MANIFESTS, '../build')}/`);
+    const text = readFileSync(join(FIXTURE_MANIFESTS, f), 'utf8').replace(
+      'path: ../build/',
+      `path: ${join(FIXTURE_MANIFESTS, '../build')}/`,
+    );
     writeFileSync(join(dir, f), `${text.trimEnd()}\npool: { idle_ms: ${IDLE_MS} }\n`);
   }
   return dir;
 }
 
-test(`soak: ${CALLS} MCP calls, 10% cancelled mid-call, 5% spinning into their deadline`, { timeout: Math.max(120_000, CALLS * 60) }, async () => {
+test(`soak: ${CALLS} MCP calls, 10% cancelled mid-call, 5% spinning into their deadline`, {
+  timeout: Math.max(120_000, CALLS * 60),
+}, async () => {
   // --inspect on an ephemeral loopback port: only so the test can force a GC before measuring
   const manifests = soakManifests();
   const s = await startStdio(['--manifests', manifests, '--no-watch'], {
@@ -100,7 +105,11 @@ test(`soak: ${CALLS} MCP calls, 10% cancelled mid-call, 5% spinning into their d
       };
       if (kind === 'echo') {
         await s.client.callTool({ name: 'wasm_echo', arguments: { text: `c${i}` } }).then(
-          (r) => settle(JSON.stringify(r.structuredContent), !r.isError && JSON.stringify(r.structuredContent) === JSON.stringify({ text: `c${i}` })),
+          (r) =>
+            settle(
+              JSON.stringify(r.structuredContent),
+              !r.isError && JSON.stringify(r.structuredContent) === JSON.stringify({ text: `c${i}` }),
+            ),
           (e: unknown) => settle(String(e), false),
         );
       } else if (kind === 'timeout') {
@@ -112,7 +121,8 @@ test(`soak: ${CALLS} MCP calls, 10% cancelled mid-call, 5% spinning into their d
         const ac = new AbortController();
         const t = setTimeout(() => ac.abort(), 5 + Math.floor(rand() * 40));
         await s.client.callTool({ name: 'spin', arguments: {} }, undefined, { signal: ac.signal }).then(
-          (r) => settle(`answered instead of cancelled: ${JSON.stringify(r._meta?.['toolgate/error'])}`, r.isError === true),
+          (r) =>
+            settle(`answered instead of cancelled: ${JSON.stringify(r._meta?.['toolgate/error'])}`, r.isError === true),
           (e: unknown) => settle(String(e), /abort/i.test(String(e))),
         );
         clearTimeout(t);
@@ -175,14 +185,18 @@ test(`soak: ${CALLS} MCP calls, 10% cancelled mid-call, 5% spinning into their d
     rmSync(manifests, { recursive: true, force: true });
   }
   // the client closed stdin: the server shuts down and leaves nothing behind
-  await waitFor('the server process to exit', () => {
-    try {
-      readFileSync(`/proc/${s.pid}/status`);
-      return undefined;
-    } catch {
-      return true;
-    }
-  }, 15_000);
+  await waitFor(
+    'the server process to exit',
+    () => {
+      try {
+        readFileSync(`/proc/${s.pid}/status`);
+        return undefined;
+      } catch {
+        return true;
+      }
+    },
+    15_000,
+  );
 });
 
 /**

@@ -47,7 +47,24 @@ export async function startRedis(): Promise<RedisServer> {
   const dir = await mkdtemp(join(tmpdir(), 'toolgate-redis-'));
   let proc: ChildProcess | undefined;
   const start = async (): Promise<void> => {
-    proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'], { stdio: 'ignore' });
+    proc = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--protected-mode',
+        'yes',
+      ],
+      { stdio: 'ignore' },
+    );
     for (let i = 0; i < 100; i++) {
       if (await answers(port)) return;
       await new Promise((r) => setTimeout(r, 50));

@@ -14,14 +14,23 @@ describe('tracing settings (docs/observability.md)', () => {
 
   it('--otel turns it on; so does either OTLP endpoint variable', () => {
     expect(tracingChoice(on, {})).toMatchObject({ on: true, why: '--otel' });
-    expect(tracingChoice(off, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' })).toMatchObject({ on: true, why: 'OTEL_EXPORTER_OTLP_ENDPOINT is set' });
-    expect(tracingChoice(off, { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/v1/traces' })).toMatchObject({ on: true });
+    expect(tracingChoice(off, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' })).toMatchObject({
+      on: true,
+      why: 'OTEL_EXPORTER_OTLP_ENDPOINT is set',
+    });
+    expect(tracingChoice(off, { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/v1/traces' })).toMatchObject({
+      on: true,
+    });
     expect(tracingChoice(off, { OTEL_EXPORTER_OTLP_ENDPOINT: '  ' })).toEqual({ on: false });
   });
 
   it('OTEL_SDK_DISABLED=true and OTEL_TRACES_EXPORTER=none keep it off; with --otel that is a usage error', () => {
-    expect(tracingChoice(off, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c', OTEL_SDK_DISABLED: 'true' })).toEqual({ on: false });
-    expect(tracingChoice(off, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c', OTEL_TRACES_EXPORTER: 'none' })).toEqual({ on: false });
+    expect(tracingChoice(off, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c', OTEL_SDK_DISABLED: 'true' })).toEqual({
+      on: false,
+    });
+    expect(tracingChoice(off, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c', OTEL_TRACES_EXPORTER: 'none' })).toEqual({
+      on: false,
+    });
     expect(tracingChoice(on, { OTEL_TRACES_EXPORTER: 'none' })).toMatch(/--otel: tracing is turned off/);
   });
 
@@ -29,13 +38,17 @@ describe('tracing settings (docs/observability.md)', () => {
     expect(tracingChoice(on, { OTEL_TRACES_EXPORTER: 'zipkin' })).toMatch(/OTEL_TRACES_EXPORTER=zipkin/);
     expect(tracingChoice(on, { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toMatch(/OTEL_EXPORTER_OTLP_PROTOCOL=grpc/);
     expect(tracingChoice(on, { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' })).toMatch(/http\/protobuf/);
-    expect(tracingChoice(on, { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_TRACES_EXPORTER: 'otlp' })).toMatchObject({ on: true });
+    expect(tracingChoice(on, { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_TRACES_EXPORTER: 'otlp' })).toMatchObject(
+      { on: true },
+    );
   });
 
   it('content is recorded only when opted in, and opting in without tracing is a usage error', () => {
     expect(tracingChoice(on, {})).toMatchObject({ recordContent: false });
     expect(tracingChoice({ otel: true, recordContent: true }, {})).toMatchObject({ recordContent: true });
-    expect(tracingChoice(on, { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' })).toMatchObject({ recordContent: true });
+    expect(tracingChoice(on, { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' })).toMatchObject({
+      recordContent: true,
+    });
     expect(tracingChoice({ otel: false, recordContent: true }, {})).toMatch(/--otel-record-content: tracing is off/);
   });
 });

@@ -37,7 +37,12 @@ describe('tool model: defineTool', () => {
         on: { type: 'boolean' },
         items: {
           type: 'array',
-          items: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false },
+          items: {
+            type: 'object',
+            properties: { name: { type: 'string' } },
+            required: ['name'],
+            additionalProperties: false,
+          },
         },
       },
       required: ['q'],
@@ -47,10 +52,22 @@ describe('tool model: defineTool', () => {
   });
 
   it('a raw inputSchema is accepted and closed at the top level unless unknown arguments are allowed', () => {
-    const closed = defineTool({ ...base, name: 'raw', inputSchema: { type: 'object', properties: { a: { type: 'string' } } } });
+    const closed = defineTool({
+      ...base,
+      name: 'raw',
+      inputSchema: { type: 'object', properties: { a: { type: 'string' } } },
+    });
     expect(closed.checkArguments({ a: 'x' })).toEqual({ ok: true, args: { a: 'x' } });
-    expect(closed.checkArguments({ a: 'x', b: 1 })).toEqual({ ok: false, message: 'argument "b": is not allowed (unknown key)' });
-    const open = defineTool({ ...base, name: 'raw2', allowUnknownArguments: true, inputSchema: { type: 'object', properties: { a: { type: 'string' } } } });
+    expect(closed.checkArguments({ a: 'x', b: 1 })).toEqual({
+      ok: false,
+      message: 'argument "b": is not allowed (unknown key)',
+    });
+    const open = defineTool({
+      ...base,
+      name: 'raw2',
+      allowUnknownArguments: true,
+      inputSchema: { type: 'object', properties: { a: { type: 'string' } } },
+    });
     expect(open.checkArguments({ a: 'x', b: 1 }).ok).toBe(true);
   });
 
@@ -71,14 +88,23 @@ describe('tool model: defineTool', () => {
 
   it('an enum miss lists the allowed values', () => {
     const tool = defineTool({ ...base, name: 'en', parameters: { mode: { type: 'string', enum: ['fast', 'slow'] } } });
-    expect(tool.checkArguments({ mode: 'medium' })).toEqual({ ok: false, message: 'argument "mode": must be one of "fast", "slow"' });
+    expect(tool.checkArguments({ mode: 'medium' })).toEqual({
+      ok: false,
+      message: 'argument "mode": must be one of "fast", "slow"',
+    });
   });
 
   it('unknown keys are refused, also in nested objects, unless the tool allows unknown arguments', () => {
     const params = { o: { type: 'object', properties: { a: { type: 'string' } } } } as const;
     const strict = defineTool({ ...base, name: 'st', parameters: params });
-    expect(strict.checkArguments({ o: { a: 'x', z: 1 } })).toEqual({ ok: false, message: 'argument "o.z": is not allowed (unknown key)' });
-    expect(strict.checkArguments({ extra: true })).toEqual({ ok: false, message: 'argument "extra": is not allowed (unknown key)' });
+    expect(strict.checkArguments({ o: { a: 'x', z: 1 } })).toEqual({
+      ok: false,
+      message: 'argument "o.z": is not allowed (unknown key)',
+    });
+    expect(strict.checkArguments({ extra: true })).toEqual({
+      ok: false,
+      message: 'argument "extra": is not allowed (unknown key)',
+    });
     const lax = defineTool({ ...base, name: 'lx', parameters: params, allowUnknownArguments: true });
     expect(lax.checkArguments({ o: { a: 'x', z: 1 }, extra: true }).ok).toBe(true);
   });
@@ -90,8 +116,12 @@ describe('tool model: defineTool', () => {
     expect(tool.checkArguments([1])).toEqual({ ok: false, message: 'arguments: must be a JSON object' });
   });
 
-  it('defaults are filled into a copy before freezing, and the caller\'s object is left untouched', () => {
-    const tool = defineTool({ ...base, name: 'df', parameters: { mode: { type: 'string', default: 'fast' }, q: { type: 'string' } } });
+  it("defaults are filled into a copy before freezing, and the caller's object is left untouched", () => {
+    const tool = defineTool({
+      ...base,
+      name: 'df',
+      parameters: { mode: { type: 'string', default: 'fast' }, q: { type: 'string' } },
+    });
     const given = { q: 'x' };
     expect(tool.checkArguments(given)).toEqual({ ok: true, args: { q: 'x', mode: 'fast' } });
     expect(given).toEqual({ q: 'x' });
@@ -110,22 +140,40 @@ describe('tool model: defineTool', () => {
     expect(refusal({ ...base, name: 't', parameters: { x: { type: 'date' } } }).message).toBe(
       'tool "t": parameters.x.type: must be one of string, number, integer, boolean, array, object',
     );
-    expect(refusal({ ...base, name: 't', parameters: { x: { type: 'string', items: { type: 'string' } } } }).field).toBe('parameters.x.items');
-    expect(refusal({ ...base, name: 't', parameters: { x: { type: 'string', requird: true } } }).field).toBe('parameters.x.requird');
-    expect(refusal({ ...base, name: 't', parameters: { a: { type: 'array', items: { type: 'object', properties: { b: { type: 'strin' } } } } } }).field).toBe(
-      'parameters.a.items.properties.b.type',
+    expect(
+      refusal({ ...base, name: 't', parameters: { x: { type: 'string', items: { type: 'string' } } } }).field,
+    ).toBe('parameters.x.items');
+    expect(refusal({ ...base, name: 't', parameters: { x: { type: 'string', requird: true } } }).field).toBe(
+      'parameters.x.requird',
     );
-    expect(refusal({ ...base, name: 't', parameters: { x: { type: 'string', enum: [] } } }).field).toBe('parameters.x.enum');
+    expect(
+      refusal({
+        ...base,
+        name: 't',
+        parameters: { a: { type: 'array', items: { type: 'object', properties: { b: { type: 'strin' } } } } },
+      }).field,
+    ).toBe('parameters.a.items.properties.b.type');
+    expect(refusal({ ...base, name: 't', parameters: { x: { type: 'string', enum: [] } } }).field).toBe(
+      'parameters.x.enum',
+    );
   });
 
   it('a default that is not JSON, or not of its own type, is refused naming the field', () => {
-    expect(refusal({ ...base, name: 't', parameters: { x: { type: 'number', default: Number.NaN } } }).field).toBe('parameters.x.default');
-    expect(refusal({ ...base, name: 't', parameters: { x: { type: 'string', default: () => 1 } } }).field).toBe('parameters.x.default');
-    expect(refusal({ ...base, name: 't', parameters: { x: { type: 'string', default: new Date(0) } } }).field).toBe('parameters.x.default');
+    expect(refusal({ ...base, name: 't', parameters: { x: { type: 'number', default: Number.NaN } } }).field).toBe(
+      'parameters.x.default',
+    );
+    expect(refusal({ ...base, name: 't', parameters: { x: { type: 'string', default: () => 1 } } }).field).toBe(
+      'parameters.x.default',
+    );
+    expect(refusal({ ...base, name: 't', parameters: { x: { type: 'string', default: new Date(0) } } }).field).toBe(
+      'parameters.x.default',
+    );
     const wrongType = refusal({ ...base, name: 't', parameters: { x: { type: 'integer', default: 'ten' } } });
     expect(wrongType.field).toBe('parameters.x.default');
     expect(wrongType.message).toContain('does not match its own schema');
-    expect(refusal({ ...base, name: 't', parameters: { x: { type: 'string', enum: ['a'], default: 'b' } } }).field).toBe('parameters.x.default');
+    expect(
+      refusal({ ...base, name: 't', parameters: { x: { type: 'string', enum: ['a'], default: 'b' } } }).field,
+    ).toBe('parameters.x.default');
   });
 
   it('other bad fields are refused naming the field: both parameters and inputSchema, a non-object schema, a bad render, a bad timeout', () => {
@@ -155,7 +203,11 @@ describe('validation work per call is bounded', () => {
   });
 
   it('arguments nested deeper than 64 levels, or of more than 200,000 values, are refused by their size', () => {
-    const tool = defineTool({ ...base, name: 'deep_args', inputSchema: { type: 'object', additionalProperties: true } });
+    const tool = defineTool({
+      ...base,
+      name: 'deep_args',
+      inputSchema: { type: 'object', additionalProperties: true },
+    });
     let deep: Record<string, unknown> = {};
     const root = deep;
     for (let i = 0; i < 100; i++) deep = (deep['d'] = {}) as Record<string, unknown>;
@@ -165,14 +217,21 @@ describe('validation work per call is bounded', () => {
     expect(tool.checkArguments({ list: Array.from({ length: 1000 }, () => 1) }).ok).toBe(true);
   });
 
-  it('a first error stops a large value\'s check: 5,000 wrong values are not each reported', () => {
-    const tool = defineTool({ ...base, name: 'first_err', parameters: { xs: { type: 'array', items: { type: 'integer' } } } });
+  it("a first error stops a large value's check: 5,000 wrong values are not each reported", () => {
+    const tool = defineTool({
+      ...base,
+      name: 'first_err',
+      parameters: { xs: { type: 'array', items: { type: 'integer' } } },
+    });
     const r = tool.checkArguments({ xs: Array.from({ length: 5000 }, () => 'x') });
     expect(r).toEqual({ ok: false, message: 'argument "xs[0]": must be integer' });
   });
 
   it('a small value still gets every error (up to five lines), not only the first', () => {
     const tool = defineTool({ ...base, name: 'fuller', parameters: { a: { type: 'string' }, b: { type: 'integer' } } });
-    expect(tool.checkArguments({ a: 1, b: 'x' })).toEqual({ ok: false, message: 'argument "a": must be string; argument "b": must be integer' });
+    expect(tool.checkArguments({ a: 1, b: 'x' })).toEqual({
+      ok: false,
+      message: 'argument "a": must be string; argument "b": must be integer',
+    });
   });
 });

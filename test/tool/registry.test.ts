@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { defineTool, modelView, ToolDefinitionError, ToolRegistry, type ToolChange, type ToolDefinition } from '../../host/src/tool/index.js';
+import {
+  defineTool,
+  modelView,
+  ToolDefinitionError,
+  ToolRegistry,
+  type ToolChange,
+  type ToolDefinition,
+} from '../../host/src/tool/index.js';
 
 const tool = (name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition => ({
   name,
@@ -10,7 +17,7 @@ const tool = (name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition
 });
 
 describe('tool model: registry', () => {
-  it('register returns a disposer that unregisters and awaits the tool\'s dispose()', async () => {
+  it("register returns a disposer that unregisters and awaits the tool's dispose()", async () => {
     const reg = new ToolRegistry();
     const order: string[] = [];
     const off = reg.register(
@@ -44,7 +51,9 @@ describe('tool model: registry', () => {
     const reg = new ToolRegistry();
     const changes: ToolChange[] = [];
     reg.subscribe((c) => changes.push(c));
-    expect(() => reg.register(tool('bad', { parameters: { q: { type: 'string', default: 5 } } }))).toThrow(/tool "bad": parameters\.q\.default/);
+    expect(() => reg.register(tool('bad', { parameters: { q: { type: 'string', default: 5 } } }))).toThrow(
+      /tool "bad": parameters\.q\.default/,
+    );
     expect(reg.get('bad')).toBeUndefined();
     expect(reg.list()).toEqual([]);
     expect(changes).toEqual([]);
@@ -89,9 +98,21 @@ describe('tool model: model-visible projection', () => {
 
   it('the model sees only name, description, inputSchema, title, annotations and outputSchema', () => {
     const view = modelView(defineTool(def));
-    expect(Object.keys(view).sort()).toEqual(['annotations', 'description', 'inputSchema', 'name', 'outputSchema', 'title']);
+    expect(Object.keys(view).sort()).toEqual([
+      'annotations',
+      'description',
+      'inputSchema',
+      'name',
+      'outputSchema',
+      'title',
+    ]);
     expect(JSON.stringify(view)).not.toContain('secret.internal');
-    expect(view.inputSchema).toEqual({ type: 'object', properties: { q: { type: 'string' } }, required: ['q'], additionalProperties: false });
+    expect(view.inputSchema).toEqual({
+      type: 'object',
+      properties: { q: { type: 'string' } },
+      required: ['q'],
+      additionalProperties: false,
+    });
   });
 
   it('slots a transport does not have are left out', () => {

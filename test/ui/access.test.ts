@@ -4,7 +4,17 @@ import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ROOT, runToolgate } from '../server/helpers.js';
-import { auditRecords, openEvents, pending, signIn, startCall, startUiServer, waitForPending, type CallResult, type UiServer } from './helpers.js';
+import {
+  auditRecords,
+  openEvents,
+  pending,
+  signIn,
+  startCall,
+  startUiServer,
+  waitForPending,
+  type CallResult,
+  type UiServer,
+} from './helpers.js';
 
 const MARKER = 'private-argument-5d1e';
 let s: UiServer;
@@ -21,7 +31,11 @@ afterAll(async () => {
 });
 
 const answer = (id: string, headers: Record<string, string>, outcome = 'allowed-once') =>
-  fetch(`${s.url}/ui/api/approvals/${id}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ outcome }) });
+  fetch(`${s.url}/ui/api/approvals/${id}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ outcome }),
+  });
 
 describe('/ui without the approver credential', () => {
   test('the page is the sign-in form, answered 401 with no data', async () => {
@@ -33,20 +47,31 @@ describe('/ui without the approver credential', () => {
     expect(html).not.toContain('greet');
   });
 
-  test.each(['/ui/api/state', '/ui/api/events'])('%s is 401 with no data, with no credential, a wrong one or a made-up cookie', async (path) => {
-    const port = new URL(s.url).port;
-    for (const headers of [{}, { authorization: 'Bearer not-the-secret' }, { cookie: `toolgate_ui_${port}=made-up` }] as Record<string, string>[]) {
-      const res = await fetch(`${s.url}${path}`, { headers });
-      const body = await res.text();
-      expect(res.status).toBe(401);
-      expect(body).not.toContain(MARKER);
-    }
-  });
+  test.each(['/ui/api/state', '/ui/api/events'])(
+    '%s is 401 with no data, with no credential, a wrong one or a made-up cookie',
+    async (path) => {
+      const port = new URL(s.url).port;
+      for (const headers of [
+        {},
+        { authorization: 'Bearer not-the-secret' },
+        { cookie: `toolgate_ui_${port}=made-up` },
+      ] as Record<string, string>[]) {
+        const res = await fetch(`${s.url}${path}`, { headers });
+        const body = await res.text();
+        expect(res.status).toBe(401);
+        expect(body).not.toContain(MARKER);
+      }
+    },
+  );
 
   test('an answer with no credential, a wrong one or a made-up cookie is 401 and the call keeps waiting', async () => {
     const [p] = (await pending(s)).filter((x) => x.arguments.name === MARKER);
     const port = new URL(s.url).port;
-    for (const headers of [{}, { authorization: 'Bearer not-the-secret' }, { cookie: `toolgate_ui_${port}=made-up`, 'x-csrf-token': 'x' }] as Record<string, string>[]) {
+    for (const headers of [
+      {},
+      { authorization: 'Bearer not-the-secret' },
+      { cookie: `toolgate_ui_${port}=made-up`, 'x-csrf-token': 'x' },
+    ] as Record<string, string>[]) {
       const res = await answer(p?.id ?? '', { origin: s.url, ...headers });
       expect(res.status).toBe(401);
       expect(await res.text()).not.toContain(MARKER);
@@ -56,7 +81,8 @@ describe('/ui without the approver credential', () => {
 
   test('a wrong credential signs no one in', async () => {
     const res = await fetch(`${s.url}/ui/login`, {
-      method: 'POST', redirect: 'manual',
+      method: 'POST',
+      redirect: 'manual',
       headers: { 'content-type': 'application/x-www-form-urlencoded', origin: s.url },
       body: 'credential=guess',
     });
@@ -68,7 +94,8 @@ describe('/ui without the approver credential', () => {
   test('a sign-in posted from a foreign page is refused even with the right credential', async () => {
     const other = s.url.replace(/:\d+$/, ':1');
     const res = await fetch(`${s.url}/ui/login`, {
-      method: 'POST', redirect: 'manual',
+      method: 'POST',
+      redirect: 'manual',
       headers: { 'content-type': 'application/x-www-form-urlencoded', origin: other },
       body: new URLSearchParams({ credential: s.secret }).toString(),
     });
@@ -77,7 +104,11 @@ describe('/ui without the approver credential', () => {
   });
 
   test('a sign-in body without a credential is 400 naming the field', async () => {
-    const res = await fetch(`${s.url}/ui/login`, { method: 'POST', headers: { 'content-type': 'application/json', origin: s.url }, body: '{"password":"x"}' });
+    const res = await fetch(`${s.url}/ui/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: s.url },
+      body: '{"password":"x"}',
+    });
     expect(res.status).toBe(400);
     expect(await res.text()).toMatch(/credential/);
   });
@@ -86,7 +117,8 @@ describe('/ui without the approver credential', () => {
 describe('/ui signed in', () => {
   test('sign-in sets an HttpOnly, SameSite=Strict cookie scoped to /ui; the page and the pending call come with it', async () => {
     const res = await fetch(`${s.url}/ui/login`, {
-      method: 'POST', redirect: 'manual',
+      method: 'POST',
+      redirect: 'manual',
       headers: { 'content-type': 'application/x-www-form-urlencoded', origin: s.url },
       body: new URLSearchParams({ credential: s.secret }).toString(),
     });
@@ -98,14 +130,30 @@ describe('/ui signed in', () => {
     const { cookie: c } = await signIn(s);
     expect((await fetch(`${s.url}/ui`, { headers: { cookie: c } })).status).toBe(200);
     const state = (await (await fetch(`${s.url}/ui/api/state`, { headers: { cookie: c } })).json()) as {
-      pending: { tool: string; version: string; signer: string; decidedBy: string; reason: string; capabilities: string[]; arguments: unknown; expiresAt: string }[];
+      pending: {
+        tool: string;
+        version: string;
+        signer: string;
+        decidedBy: string;
+        reason: string;
+        capabilities: string[];
+        arguments: unknown;
+        expiresAt: string;
+      }[];
     };
     const p = state.pending.find((x) => JSON.stringify(x.arguments).includes(MARKER));
-    expect(p).toMatchObject({ tool: 'greet', version: '1.2.3', decidedBy: 'ask-greet', signer: 'not signed (a local manifest)' });
+    expect(p).toMatchObject({
+      tool: 'greet',
+      version: '1.2.3',
+      decidedBy: 'ask-greet',
+      signer: 'not signed (a local manifest)',
+    });
     expect(p?.reason).toContain('greeting someone needs a yes');
     // The same plain words as `toolgate inspect`.
     const inspect = await runToolgate(['inspect', 'greet', '--manifests', s.manifests, '--json']);
-    expect(p?.capabilities).toEqual((JSON.parse(inspect.stdout) as { capabilityDescription: string[] }).capabilityDescription);
+    expect(p?.capabilities).toEqual(
+      (JSON.parse(inspect.stdout) as { capabilityDescription: string[] }).capabilityDescription,
+    );
     expect(p?.capabilities.join(' ')).toMatch(/has no network access/);
     expect(Date.parse(p?.expiresAt ?? '')).toBeGreaterThan(Date.now());
   });
@@ -128,7 +176,7 @@ describe('/ui signed in', () => {
     }
   });
 
-  test('an answer needs the session, the server\'s own Origin and the CSRF token; each missing piece is 403 and nothing runs', async () => {
+  test("an answer needs the session, the server's own Origin and the CSRF token; each missing piece is 403 and nothing runs", async () => {
     const { cookie, csrf } = await signIn(s);
     const [p] = (await pending(s)).filter((x) => x.arguments.name === MARKER);
     const id = p?.id ?? '';
@@ -162,35 +210,56 @@ describe('/ui signed in', () => {
     const runs = (await auditRecords(s)).filter((r) => JSON.stringify(r.arguments).includes(MARKER));
     expect(runs).toHaveLength(1);
     expect(runs[0]?.outcome).toBe('ok');
-    expect((runs[0]?.decision as { approval: { answeredBy: string } }).approval.answeredBy).toBe('ui: approval secret, 127.0.0.1');
+    expect((runs[0]?.decision as { approval: { answeredBy: string } }).approval.answeredBy).toBe(
+      'ui: approval secret, 127.0.0.1',
+    );
   });
 
   test('POST /v1/approvals records its answerer too, and a second answer there is 409', async () => {
     const call = startCall(s.url, 'greet', { name: 'api-answered' });
     const p = await waitForPending(s, (x) => x.arguments.name === 'api-answered');
-    const post = () => fetch(`${s.url}/v1/approvals/${p.id}`, { method: 'POST', headers: { authorization: `Bearer ${s.secret}` }, body: '{"outcome":"rejected"}' });
+    const post = () =>
+      fetch(`${s.url}/v1/approvals/${p.id}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${s.secret}` },
+        body: '{"outcome":"rejected"}',
+      });
     expect((await post()).status).toBe(200);
     expect((await call).error?.code).toBe('APPROVAL_DENIED');
     const second = await post();
     expect(second.status).toBe(409);
     expect(await second.text()).toMatch(/already answered \(denied by api: approval secret/);
     const rec = (await auditRecords(s)).find((r) => JSON.stringify(r.arguments).includes('api-answered'));
-    expect((rec?.decision as { approval: { answeredBy: string; outcome: string } }).approval).toMatchObject({ outcome: 'rejected', answeredBy: 'api: approval secret, 127.0.0.1' });
+    expect((rec?.decision as { approval: { answeredBy: string; outcome: string } }).approval).toMatchObject({
+      outcome: 'rejected',
+      answeredBy: 'api: approval secret, 127.0.0.1',
+    });
   });
 
   test('sign out needs the CSRF token and ends the session', async () => {
     const { cookie, csrf } = await signIn(s);
     const form = { 'content-type': 'application/x-www-form-urlencoded', cookie, origin: s.url };
-    expect((await fetch(`${s.url}/ui/logout`, { method: 'POST', redirect: 'manual', headers: form, body: 'csrf=wrong' })).status).toBe(403);
+    expect(
+      (await fetch(`${s.url}/ui/logout`, { method: 'POST', redirect: 'manual', headers: form, body: 'csrf=wrong' }))
+        .status,
+    ).toBe(403);
     expect((await fetch(`${s.url}/ui/api/state`, { headers: { cookie } })).status).toBe(200);
-    const out = await fetch(`${s.url}/ui/logout`, { method: 'POST', redirect: 'manual', headers: form, body: new URLSearchParams({ csrf }).toString() });
+    const out = await fetch(`${s.url}/ui/logout`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: form,
+      body: new URLSearchParams({ csrf }).toString(),
+    });
     expect(out.status).toBe(303);
     expect((await fetch(`${s.url}/ui/api/state`, { headers: { cookie } })).status).toBe(401);
   });
 });
 
 describe('/ui and the policy set', () => {
-  interface ToolsEvent { policy: { loadedAt: string; entries: { id: string; use: string }[]; lastRejected?: { error: string } }; queueInUse: boolean | null }
+  interface ToolsEvent {
+    policy: { loadedAt: string; entries: { id: string; use: string }[]; lastRejected?: { error: string } };
+    queueInUse: boolean | null;
+  }
 
   test('an edited policy set shows on the page with its new entries and a later load time; a broken edit shows as refused, the old set staying', async () => {
     const { cookie } = await signIn(s);
@@ -201,7 +270,11 @@ describe('/ui and the policy set', () => {
       const file = join(s.policies, 'set.yaml');
       const text = await readFile(file, 'utf8');
       await writeFile(file, `${text}  - { id: deny-echo, use: deny-tools, with: { tools: [echo] } }\n`);
-      const after = await events.next<ToolsEvent>('tools', (t) => t.policy.entries.some((e) => e.id === 'deny-echo'), 20_000);
+      const after = await events.next<ToolsEvent>(
+        'tools',
+        (t) => t.policy.entries.some((e) => e.id === 'deny-echo'),
+        20_000,
+      );
       expect(Date.parse(after.policy.loadedAt)).toBeGreaterThan(Date.parse(before.policy.loadedAt));
       expect(after.queueInUse).toBe(true);
       await writeFile(file, `${text}  - { id: broken, use: no-such-policy }\n`);
@@ -210,7 +283,11 @@ describe('/ui and the policy set', () => {
       expect(refused.policy.entries.map((e) => e.id)).toContain('deny-echo');
       await writeFile(file, text);
       // A good edit after it loads, and the refusal is no longer shown as current.
-      await events.next<ToolsEvent>('tools', (t) => !t.policy.entries.some((e) => e.id === 'deny-echo') && t.policy.lastRejected === undefined, 20_000);
+      await events.next<ToolsEvent>(
+        'tools',
+        (t) => !t.policy.entries.some((e) => e.id === 'deny-echo') && t.policy.lastRejected === undefined,
+        20_000,
+      );
     } finally {
       events.close();
     }
@@ -227,7 +304,9 @@ describe('/ui after expiry and with a token', () => {
       expect(result.error?.code).toBe('APPROVAL_DENIED');
       const { cookie, csrf } = await signIn(short);
       const late = await fetch(`${short.url}/ui/api/approvals/${p.id}`, {
-        method: 'POST', headers: { 'content-type': 'application/json', cookie, origin: short.url, 'x-csrf-token': csrf }, body: '{"outcome":"allowed-once"}',
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie, origin: short.url, 'x-csrf-token': csrf },
+        body: '{"outcome":"allowed-once"}',
       });
       expect(late.status).toBe(409);
       expect(await late.text()).toMatch(/expired .* with no answer; the call was denied and nothing ran/);
@@ -247,7 +326,9 @@ describe('/ui after expiry and with a token', () => {
       await expect(signIn(t, 'not-it')).rejects.toThrow(/401/);
       const { cookie } = await signIn(t, token);
       expect((await fetch(`${t.url}/ui`, { headers: { cookie } })).status).toBe(200);
-      expect((await fetch(`${t.url}/ui/api/state`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      expect((await fetch(`${t.url}/ui/api/state`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(
+        200,
+      );
     } finally {
       await t.stop();
     }

@@ -47,7 +47,9 @@ describe('the approvals page in Chromium', () => {
     const latency = shownAt - Date.parse(pAda.createdAt);
     console.log(`approval shown on the page ${latency} ms after it was queued`);
     expect(latency).toBeLessThan(1000);
-    await expect(card(pAda.id).textContent()).resolves.toMatch(/greet.*1\.2\.3[\s\S]*not signed[\s\S]*ask-greet[\s\S]*greeting someone needs a yes[\s\S]*left[\s\S]*has no network access[\s\S]*Ada/);
+    await expect(card(pAda.id).textContent()).resolves.toMatch(
+      /greet.*1\.2\.3[\s\S]*not signed[\s\S]*ask-greet[\s\S]*greeting someone needs a yes[\s\S]*left[\s\S]*has no network access[\s\S]*Ada/,
+    );
 
     await card(pAda.id).getByRole('button', { name: 'Allow once' }).click();
     const adaResult = await ada;
@@ -58,7 +60,9 @@ describe('the approvals page in Chromium', () => {
     await card(pAda.id).waitFor({ state: 'detached' });
     expect(await card(pBob.id).isVisible()).toBe(true);
     // The card is gone; the notice keeps what happened in view, in words.
-    await expect(page.locator('#notice').textContent()).resolves.toMatch(/greet \(\{"name":"Ada"\}\): Allowed once: this call runs now; the next one asks again/);
+    await expect(page.locator('#notice').textContent()).resolves.toMatch(
+      /greet \(\{"name":"Ada"\}\): Allowed once: this call runs now; the next one asks again/,
+    );
 
     // The same call again is asked about again: allow once covered one call.
     let againSettled = false;
@@ -90,11 +94,22 @@ describe('the approvals page in Chromium', () => {
     await expect.poll(() => rows.count(), { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
     const texts = await rows.allTextContents();
     expect(texts.some((t) => /✓ ok.*allowed once by ui: approval secret, 127\.0\.0\.1/.test(t))).toBe(true);
-    expect(texts.filter((t) => /✗ denied.*APPROVAL_DENIED.*denied by ui: approval secret, 127\.0\.0\.1/.test(t))).toHaveLength(2);
-    await expect(page.locator('#audit-verify').textContent()).resolves.toMatch(/✓ audit verify: the chain of \d+ records is intact/);
+    expect(
+      texts.filter((t) => /✗ denied.*APPROVAL_DENIED.*denied by ui: approval secret, 127\.0\.0\.1/.test(t)),
+    ).toHaveLength(2);
+    await expect(page.locator('#audit-verify').textContent()).resolves.toMatch(
+      /✓ audit verify: the chain of \d+ records is intact/,
+    );
 
-    const answered = (await auditRecords(s)).map((r) => (r.decision as { approval?: { outcome: string; answeredBy?: string } }).approval);
-    expect(answered.filter((a) => a?.answeredBy === 'ui: approval secret, 127.0.0.1').map((a) => a?.outcome).sort()).toEqual(['allowed-once', 'rejected', 'rejected']);
+    const answered = (await auditRecords(s)).map(
+      (r) => (r.decision as { approval?: { outcome: string; answeredBy?: string } }).approval,
+    );
+    expect(
+      answered
+        .filter((a) => a?.answeredBy === 'ui: approval secret, 127.0.0.1')
+        .map((a) => a?.outcome)
+        .sort(),
+    ).toEqual(['allowed-once', 'rejected', 'rejected']);
   }, 60_000);
 
   test('an answer to an approval that has already been answered shows a clear message and runs nothing', async () => {
@@ -103,16 +118,26 @@ describe('the approvals page in Chromium', () => {
     const p = await waitForPending(s, (x) => x.arguments.name === 'Twice');
     await card(p.id).waitFor();
     // Someone else answers first (over the API); the page's button comes second.
-    const elsewhere = await fetch(`${s.url}/v1/approvals/${p.id}`, { method: 'POST', headers: { authorization: `Bearer ${s.secret}` }, body: '{"outcome":"rejected"}' });
+    const elsewhere = await fetch(`${s.url}/v1/approvals/${p.id}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${s.secret}` },
+      body: '{"outcome":"rejected"}',
+    });
     expect(elsewhere.status).toBe(200);
     expect((await call).error?.code).toBe('APPROVAL_DENIED');
     // The card leaves, and the page says why in words: someone else answered, and how.
     await card(p.id).waitFor({ state: 'detached' });
-    await expect(page.locator('#notice').textContent()).resolves.toMatch(/greet \(\{"name":"Twice"\}\): Answered by api: approval secret, 127\.0\.0\.1: denied: the call did not run\./);
+    await expect(page.locator('#notice').textContent()).resolves.toMatch(
+      /greet \(\{"name":"Twice"\}\): Answered by api: approval secret, 127\.0\.0\.1: denied: the call did not run\./,
+    );
     // The card may already be gone (the event came first); then ask through the page's own fetch.
     const status = await page.evaluate(async (id) => {
       const state = (await (await fetch('/ui/api/state')).json()) as { csrf: string };
-      const res = await fetch(`/ui/api/approvals/${id}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': state.csrf }, body: '{"outcome":"allowed-once"}' });
+      const res = await fetch(`/ui/api/approvals/${id}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-csrf-token': state.csrf },
+        body: '{"outcome":"allowed-once"}',
+      });
       return { code: res.status, text: await res.text() };
     }, p.id);
     expect(status.code).toBe(409);
@@ -180,7 +205,9 @@ describe('the approvals page in Chromium', () => {
       await expect(c.locator('.left').textContent()).resolves.toMatch(/^\d+ s left$|^expired$/);
       expect((await call).error?.code).toBe('APPROVAL_DENIED');
       await c.waitFor({ state: 'detached' });
-      await expect(p2.locator('#notice').textContent()).resolves.toMatch(/greet \(\{"name":"Slow"\}\): Expired with no answer: the call was denied and did not run\./);
+      await expect(p2.locator('#notice').textContent()).resolves.toMatch(
+        /greet \(\{"name":"Slow"\}\): Expired with no answer: the call was denied and did not run\./,
+      );
     } finally {
       await p2.close();
       await short.stop();

@@ -18,7 +18,9 @@ export interface UiServer {
   stop(): Promise<void>;
 }
 
-export async function startUiServer(opts: { approvalTimeoutMs?: number; args?: string[]; env?: Record<string, string> } = {}): Promise<UiServer> {
+export async function startUiServer(
+  opts: { approvalTimeoutMs?: number; args?: string[]; env?: Record<string, string> } = {},
+): Promise<UiServer> {
   const dir = await tempDir();
   const home = join(dir.path, 'home');
   const manifests = join(dir.path, 'manifests');
@@ -38,16 +40,28 @@ export async function startUiServer(opts: { approvalTimeoutMs?: number; args?: s
   await writeFile(
     join(manifests, 'greet.yaml'),
     [
-      'apiVersion: toolgate/v1', 'name: greet', 'version: 1.2.3', 'description: Greets someone by name.',
+      'apiVersion: toolgate/v1',
+      'name: greet',
+      'version: 1.2.3',
+      'description: Greets someone by name.',
       `module: { path: ${GREET}, entry: greet }`,
       'parameters: { name: { type: string, required: true } }',
-      'output: { schema: { type: object }, render: json }', '',
+      'output: { schema: { type: object }, render: json }',
+      '',
     ].join('\n'),
   );
-  const server = await startHttp(['--http', '127.0.0.1:0', '--manifests', manifests, '--policies', policies, ...(opts.args ?? [])], { TOOLGATE_HOME: home, ...opts.env });
-  const secret = opts.args?.includes('--token') === true
-    ? ''
-    : (await waitFor('the approval secret file', () => readFile(join(home, 'approval-secret'), 'utf8').catch(() => undefined))).trim();
+  const server = await startHttp(
+    ['--http', '127.0.0.1:0', '--manifests', manifests, '--policies', policies, ...(opts.args ?? [])],
+    { TOOLGATE_HOME: home, ...opts.env },
+  );
+  const secret =
+    opts.args?.includes('--token') === true
+      ? ''
+      : (
+          await waitFor('the approval secret file', () =>
+            readFile(join(home, 'approval-secret'), 'utf8').catch(() => undefined),
+          )
+        ).trim();
   return {
     server,
     url: server.url,
@@ -72,9 +86,11 @@ export interface CallResult {
 
 /** Starts a call over the plain API; the promise settles when the call ends. */
 export function startCall(url: string, name: string, args: Record<string, unknown>): Promise<CallResult> {
-  return fetch(`${url}/v1/tools/${name}/call`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ arguments: args }) }).then(
-    (r) => r.json() as Promise<CallResult>,
-  );
+  return fetch(`${url}/v1/tools/${name}/call`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ arguments: args }),
+  }).then((r) => r.json() as Promise<CallResult>);
 }
 
 export interface Pending {
@@ -95,7 +111,10 @@ export function waitForPending(s: Pick<UiServer, 'url' | 'secret'>, pred: (p: Pe
 }
 
 /** Signs in as the page does (a form POST from the server's own origin); returns cookie and CSRF token. */
-export async function signIn(s: Pick<UiServer, 'url' | 'secret'>, credential = s.secret): Promise<{ cookie: string; csrf: string }> {
+export async function signIn(
+  s: Pick<UiServer, 'url' | 'secret'>,
+  credential = s.secret,
+): Promise<{ cookie: string; csrf: string }> {
   const res = await fetch(`${s.url}/ui/login`, {
     method: 'POST',
     redirect: 'manual',
@@ -110,7 +129,10 @@ export async function signIn(s: Pick<UiServer, 'url' | 'secret'>, credential = s
 
 export async function auditRecords(s: UiServer): Promise<Record<string, unknown>[]> {
   const text = await readFile(s.auditPath, 'utf8').catch(() => '');
-  return text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 export interface EventStream {

@@ -6,7 +6,9 @@ import { tildePaths } from '../../host/src/ui/views.js';
 test('paths under the home folder are shown from ~; a folder that only starts with the same letters is not', () => {
   const home = '/home/ada';
   expect(tildePaths('/home/ada/.toolgate/audit.jsonl', home)).toBe('~/.toolgate/audit.jsonl');
-  expect(tildePaths('policy set "p" from --policies /home/ada/p: /home/ada/p', home)).toBe('policy set "p" from --policies ~/p: ~/p');
+  expect(tildePaths('policy set "p" from --policies /home/ada/p: /home/ada/p', home)).toBe(
+    'policy set "p" from --policies ~/p: ~/p',
+  );
   expect(tildePaths('/home/adam/notes.yaml', home)).toBe('/home/adam/notes.yaml');
   expect(tildePaths('/srv/home/ada/x', home)).toBe('/srv/home/ada/x');
   expect(tildePaths('/home/ada', home)).toBe('~');

@@ -23,7 +23,8 @@ export class HttpApprovalChannel implements ApprovalService {
 
   constructor(options: HttpChannelOptions) {
     const url = new URL(options.url); // throws on a bad URL at configuration time
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`approval callback URL must be http(s): ${options.url}`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new TypeError(`approval callback URL must be http(s): ${options.url}`);
     this.#opts = options;
   }
 
@@ -51,9 +52,13 @@ export class HttpApprovalChannel implements ApprovalService {
         }
         chunks.push(b);
       }
-      if (res.statusCode < 200 || res.statusCode >= 300) throw new Error(`approval callback answered HTTP ${res.statusCode}`);
+      if (res.statusCode < 200 || res.statusCode >= 300)
+        throw new Error(`approval callback answered HTTP ${res.statusCode}`);
       const parsed = Answer.safeParse(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-      if (!parsed.success) throw new Error('approval callback body is not {"outcome": "allowed-once"|"rejected"|"cancelled"|"unavailable"}');
+      if (!parsed.success)
+        throw new Error(
+          'approval callback body is not {"outcome": "allowed-once"|"rejected"|"cancelled"|"unavailable"}',
+        );
       return parsed.data.outcome;
     } catch (err) {
       if (signal.aborted) return 'cancelled';

@@ -1,7 +1,12 @@
 // The four answers a channel may give; anything else from outside reads as 'unavailable' (fail closed).
 import type { ApprovalOutcome, ApprovalRequest } from '../pipeline/index.js';
 
-export const APPROVAL_OUTCOMES = ['allowed-once', 'rejected', 'cancelled', 'unavailable'] as const satisfies readonly ApprovalOutcome[];
+export const APPROVAL_OUTCOMES = [
+  'allowed-once',
+  'rejected',
+  'cancelled',
+  'unavailable',
+] as const satisfies readonly ApprovalOutcome[];
 
 export function isApprovalOutcome(v: unknown): v is ApprovalOutcome {
   return typeof v === 'string' && (APPROVAL_OUTCOMES as readonly string[]).includes(v);

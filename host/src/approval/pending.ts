@@ -69,14 +69,34 @@ export function checkedOutcome(outcome: ApprovalOutcome): ApprovalOutcome {
 
 /** A new ask as the queue lists it. */
 export function pendingItem(id: string, req: ApprovalRequest): PendingApproval {
-  return { id, ...approvalSummary(req), createdAt: new Date().toISOString(), ...(req.expiresAt !== undefined ? { expiresAt: req.expiresAt } : {}) };
+  return {
+    id,
+    ...approvalSummary(req),
+    createdAt: new Date().toISOString(),
+    ...(req.expiresAt !== undefined ? { expiresAt: req.expiresAt } : {}),
+  };
 }
 
 /** How `item` ended: answered (by), withdrawn, or, unanswered at its deadline, expired. */
-export function endedRecord(item: PendingApproval, outcome: ApprovalOutcome, by: string | undefined, withdrawn: string | undefined): EndedApproval {
+export function endedRecord(
+  item: PendingApproval,
+  outcome: ApprovalOutcome,
+  by: string | undefined,
+  withdrawn: string | undefined,
+): EndedApproval {
   const now = Date.now();
-  const expired = by === undefined && withdrawn === undefined && item.expiresAt !== undefined && now + EXPIRY_SLACK_MS >= Date.parse(item.expiresAt);
-  return { outcome, ...(by !== undefined ? { answeredBy: by } : {}), ...(withdrawn !== undefined ? { withdrawn } : {}), at: new Date(now).toISOString(), expired };
+  const expired =
+    by === undefined &&
+    withdrawn === undefined &&
+    item.expiresAt !== undefined &&
+    now + EXPIRY_SLACK_MS >= Date.parse(item.expiresAt);
+  return {
+    outcome,
+    ...(by !== undefined ? { answeredBy: by } : {}),
+    ...(withdrawn !== undefined ? { withdrawn } : {}),
+    at: new Date(now).toISOString(),
+    expired,
+  };
 }
 
 /** Ended ids kept for messages; older ones are forgotten first. */
@@ -93,7 +113,10 @@ export function rememberEnded(ended: Map<string, EndedApproval>, id: string, rec
 }
 
 /** Tells each listener the pending list; a listener's failure is its own. */
-export function emitPending(listeners: Iterable<(pending: readonly PendingApproval[]) => void>, snapshot: readonly PendingApproval[]): void {
+export function emitPending(
+  listeners: Iterable<(pending: readonly PendingApproval[]) => void>,
+  snapshot: readonly PendingApproval[],
+): void {
   for (const fn of listeners) {
     try {
       fn(snapshot);

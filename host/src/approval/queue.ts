@@ -6,7 +6,16 @@
 // open (pending.ts, Answerers).
 import { randomUUID } from 'node:crypto';
 import type { ApprovalOutcome, ApprovalReply, ApprovalRequest, ApprovalService } from '../pipeline/index.js';
-import { Answerers, checkedOutcome, emitPending, endedRecord, pendingItem, rememberEnded, type EndedApproval, type PendingApproval } from './pending.js';
+import {
+  Answerers,
+  checkedOutcome,
+  emitPending,
+  endedRecord,
+  pendingItem,
+  rememberEnded,
+  type EndedApproval,
+  type PendingApproval,
+} from './pending.js';
 import { abortSettlement } from './withdrawn.js';
 
 export type { EndedApproval, PendingApproval } from './pending.js';

@@ -31,7 +31,9 @@ type Answer = ApprovalOutcome | ApprovalReply;
 /** The answer a channel gave, or 'unavailable' for anything that is not an outcome. */
 function answerOf(v: unknown): { answer: Answer; outcome: ApprovalOutcome } {
   const plain = replyOutcome(v);
-  return isApprovalOutcome(plain) ? { answer: v as Answer, outcome: plain } : { answer: 'unavailable', outcome: 'unavailable' };
+  return isApprovalOutcome(plain)
+    ? { answer: v as Answer, outcome: plain }
+    : { answer: 'unavailable', outcome: 'unavailable' };
 }
 
 /**
@@ -43,7 +45,8 @@ export type ElicitationApproval = ApprovalService;
 export class ApprovalRouter implements ApprovalService {
   readonly #perCall = new Map<string, ApprovalService>();
   /** Every active useChannels() registration; the newest one that owns the call serves it. */
-  #stack: { channels: readonly ApprovalService[]; owns: (callId: string) => boolean; timeoutMs: number | undefined }[] = [];
+  #stack: { channels: readonly ApprovalService[]; owns: (callId: string) => boolean; timeoutMs: number | undefined }[] =
+    [];
   /** The service the runtime was built with, asked before the configured channels. */
   base: ApprovalService | undefined;
   readonly #onError: (err: unknown) => void;
@@ -66,7 +69,11 @@ export class ApprovalRouter implements ApprovalService {
    * the returned function runs. A policy set passes "calls pinned to me": a call is then answered
    * only by its own set's channels, so a set without channels never borrows a retired set's queue.
    */
-  useChannels(channels: readonly ApprovalService[], owns: (callId: string) => boolean = () => true, timeoutMs?: number): () => void {
+  useChannels(
+    channels: readonly ApprovalService[],
+    owns: (callId: string) => boolean = () => true,
+    timeoutMs?: number,
+  ): () => void {
     const token = { channels: [...channels], owns, timeoutMs };
     this.#stack.push(token);
     return () => {
@@ -112,7 +119,11 @@ export class ApprovalRouter implements ApprovalService {
   }
 
   /** One channel's answer; a channel that throws counts as 'unavailable'. */
-  async #ask(channel: ApprovalService, req: ApprovalRequest, signal: AbortSignal): Promise<{ answer: Answer; outcome: ApprovalOutcome }> {
+  async #ask(
+    channel: ApprovalService,
+    req: ApprovalRequest,
+    signal: AbortSignal,
+  ): Promise<{ answer: Answer; outcome: ApprovalOutcome }> {
     try {
       return answerOf(await channel.request(req, signal));
     } catch (err) {

@@ -16,7 +16,16 @@ import { z } from 'zod';
 import type { ApprovalOutcome, ApprovalReply, ApprovalRequest } from '../pipeline/index.js';
 import { StateUnavailable, type SharedState } from '../shared-state/index.js';
 import { APPROVAL_OUTCOMES } from './outcome.js';
-import { Answerers, checkedOutcome, emitPending, endedRecord, pendingItem, rememberEnded, type EndedApproval, type PendingApproval } from './pending.js';
+import {
+  Answerers,
+  checkedOutcome,
+  emitPending,
+  endedRecord,
+  pendingItem,
+  rememberEnded,
+  type EndedApproval,
+  type PendingApproval,
+} from './pending.js';
 import type { PendingQueue } from './queue.js';
 import { abortSettlement } from './withdrawn.js';
 
@@ -129,7 +138,9 @@ export class SharedApprovalQueue implements PendingQueue {
 
   list(): PendingApproval[] {
     const now = Date.now();
-    return this.#mirror.filter((p) => p.expiresAt === undefined || Date.parse(p.expiresAt) > now).map((p) => ({ ...p }));
+    return this.#mirror
+      .filter((p) => p.expiresAt === undefined || Date.parse(p.expiresAt) > now)
+      .map((p) => ({ ...p }));
   }
 
   ended(id: string): EndedApproval | undefined {
@@ -144,7 +155,12 @@ export class SharedApprovalQueue implements PendingQueue {
 
   /** Answers any replica's pending ask; false when it is not pending (ended() then says how it ended). */
   async resolve(id: string, outcome: ApprovalOutcome, answeredBy?: string): Promise<boolean> {
-    const record: EndedApproval = { outcome: checkedOutcome(outcome), ...(answeredBy !== undefined ? { answeredBy } : {}), at: new Date().toISOString(), expired: false };
+    const record: EndedApproval = {
+      outcome: checkedOutcome(outcome),
+      ...(answeredBy !== undefined ? { answeredBy } : {}),
+      at: new Date().toISOString(),
+      expired: false,
+    };
     const held = this.#held.get(id);
     const claimed = await this.#end(id, record, 'answer');
     if (claimed && held !== undefined) held.settle(outcome, answeredBy, undefined, true);
@@ -174,7 +190,10 @@ export class SharedApprovalQueue implements PendingQueue {
       signal.addEventListener('abort', onAbort, { once: true });
       this.#tick();
       this.#publishPending(item).catch((err: unknown) => {
-        this.#logger?.warn({ err: String(err), approval: id }, 'cannot queue the approval in the shared state; the call is denied');
+        this.#logger?.warn(
+          { err: String(err), approval: id },
+          'cannot queue the approval in the shared state; the call is denied',
+        );
         settle('unavailable', undefined, undefined, true);
       });
     });
@@ -198,10 +217,22 @@ export class SharedApprovalQueue implements PendingQueue {
    */
   async #end(id: string, record: EndedApproval, leased: false | 'answer' | 'sweep' = false): Promise<boolean> {
     const message = JSON.stringify({ type: 'ended', id, record });
-    const gone: EndedApproval = { outcome: 'unavailable', withdrawn: LAPSED, at: new Date().toISOString(), expired: false };
+    const gone: EndedApproval = {
+      outcome: 'unavailable',
+      withdrawn: LAPSED,
+      at: new Date().toISOString(),
+      expired: false,
+    };
     const goneMessage = JSON.stringify({ type: 'ended', id, record: gone });
-    const lease = leased !== false ? [LEASE_PREFIX, JSON.stringify(gone), goneMessage, leased === 'sweep' ? '1' : '0'] : ['', '', '', '0'];
-    const got = await this.#state.script(END, [PENDING, endedKey(id)], [id, JSON.stringify(record), String(ENDED_TTL_S), CHANNEL, message, ...lease]);
+    const lease =
+      leased !== false
+        ? [LEASE_PREFIX, JSON.stringify(gone), goneMessage, leased === 'sweep' ? '1' : '0']
+        : ['', '', '', '0'];
+    const got = await this.#state.script(
+      END,
+      [PENDING, endedKey(id)],
+      [id, JSON.stringify(record), String(ENDED_TTL_S), CHANNEL, message, ...lease],
+    );
     const [claimed, before] = Array.isArray(got) ? got : [];
     if (claimed === 1) {
       this.#ended.set(id, record);
@@ -213,7 +244,8 @@ export class SharedApprovalQueue implements PendingQueue {
   }
 
   #keepForLater(id: string, record: EndedApproval, err: unknown): void {
-    if (!(err instanceof StateUnavailable)) this.#logger?.warn({ err: String(err), approval: id }, 'cannot end the approval in the shared state');
+    if (!(err instanceof StateUnavailable))
+      this.#logger?.warn({ err: String(err), approval: id }, 'cannot end the approval in the shared state');
     this.#unwritten.set(id, record);
   }
 
@@ -291,14 +323,16 @@ export class SharedApprovalQueue implements PendingQueue {
     const lapsed = new Set(replicas.filter((_, i) => Array.isArray(leases) && leases[i] === null));
     const kept = items.filter((i) => i.replica === undefined || !lapsed.has(i.replica));
     for (const i of items) {
-      if (i.replica !== undefined && lapsed.has(i.replica)) await this.#end(i.id, endedRecord(i, 'unavailable', undefined, LAPSED), 'sweep').catch(() => undefined);
+      if (i.replica !== undefined && lapsed.has(i.replica))
+        await this.#end(i.id, endedRecord(i, 'unavailable', undefined, LAPSED), 'sweep').catch(() => undefined);
     }
     return kept;
   }
 
   /** Redis went away: the asks held here cannot be answered, so they are denied now. */
   #down(): void {
-    for (const { settle } of [...this.#held.values()]) settle('unavailable', undefined, 'the shared state (Redis) became unavailable');
+    for (const { settle } of [...this.#held.values()])
+      settle('unavailable', undefined, 'the shared state (Redis) became unavailable');
     this.#mirror = [];
     this.#emit();
   }
@@ -319,5 +353,7 @@ export class SharedApprovalQueue implements PendingQueue {
 /** zod's optional keys come back as `undefined` values; the records here never carry those. */
 /** The object without its undefined values: zod's optional keys parse as `T | undefined`, a record's are absent. */
 function stripUndefined<T extends object>(o: T): { [K in keyof T]: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as { [K in keyof T]: Exclude<T[K], undefined> };
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]: Exclude<T[K], undefined>;
+  };
 }

@@ -56,7 +56,10 @@ export class TtyApprovalChannel implements ApprovalService {
         buffered += chunk.toString();
         const nl = buffered.indexOf('\n');
         if (nl === -1) return;
-        finish({ outcome: /^\s*y(es)?\s*$/i.test(buffered.slice(0, nl)) ? 'allowed-once' : 'rejected', answeredBy: TTY_ANSWERER });
+        finish({
+          outcome: /^\s*y(es)?\s*$/i.test(buffered.slice(0, nl)) ? 'allowed-once' : 'rejected',
+          answeredBy: TTY_ANSWERER,
+        });
       };
       const onEnd = (): void => finish('cancelled');
       const onAbort = (): void => {

@@ -18,7 +18,20 @@ export class ClientGone extends ToolgateError<'CLIENT_GONE'> {
  * terminal), as withdrawn when the client went away, else cancelled. Both queues remember it so a
  * late answer is told.
  */
-export function abortSettlement(reason: unknown): { outcome: ApprovalOutcome; answeredBy: string | undefined; withdrawn: string | undefined } {
-  if (reason instanceof AnsweredElsewhere) return { outcome: reason.outcome, answeredBy: reason.answeredBy ?? 'another approval channel', withdrawn: undefined };
-  return { outcome: 'cancelled', answeredBy: undefined, withdrawn: reason instanceof ClientGone ? reason.message : undefined };
+export function abortSettlement(reason: unknown): {
+  outcome: ApprovalOutcome;
+  answeredBy: string | undefined;
+  withdrawn: string | undefined;
+} {
+  if (reason instanceof AnsweredElsewhere)
+    return {
+      outcome: reason.outcome,
+      answeredBy: reason.answeredBy ?? 'another approval channel',
+      withdrawn: undefined,
+    };
+  return {
+    outcome: 'cancelled',
+    answeredBy: undefined,
+    withdrawn: reason instanceof ClientGone ? reason.message : undefined,
+  };
 }

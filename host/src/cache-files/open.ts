@@ -42,11 +42,16 @@ async function ownFolder(dir: string, warn: (message: string) => void): Promise<
     if (!st.isDirectory()) return undefined;
     const uid = myUid();
     if (uid !== undefined && st.uid !== uid) {
-      warn(`toolgate's cache folder ${dir} belongs to another user (uid ${st.uid}), who could plant entries in it; running without the cache`);
+      warn(
+        `toolgate's cache folder ${dir} belongs to another user (uid ${st.uid}), who could plant entries in it; running without the cache`,
+      );
       return undefined;
     }
     if (process.platform !== 'win32' && (st.mode & OTHERS) !== 0) {
-      if ((st.mode & OTHERS_WRITE) !== 0) warn(`toolgate's cache folder ${dir} was writable by others (mode ${(st.mode & 0o777).toString(8)}); tightened to 0700`);
+      if ((st.mode & OTHERS_WRITE) !== 0)
+        warn(
+          `toolgate's cache folder ${dir} was writable by others (mode ${(st.mode & 0o777).toString(8)}); tightened to 0700`,
+        );
       await chmod(dir, 0o700);
     }
     return dir;
@@ -69,7 +74,8 @@ async function readKey(file: string): Promise<{ secret?: Uint8Array; unsafe?: st
     const uid = myUid();
     if (!st.isFile()) return { unsafe: 'it is not a regular file' };
     if (uid !== undefined && st.uid !== uid) return { unsafe: `it belongs to another user (uid ${st.uid})` };
-    if (process.platform !== 'win32' && (st.mode & OTHERS) !== 0) return { unsafe: `others could read or write it (mode ${(st.mode & 0o777).toString(8)})` };
+    if (process.platform !== 'win32' && (st.mode & OTHERS) !== 0)
+      return { unsafe: `others could read or write it (mode ${(st.mode & 0o777).toString(8)})` };
     const secret = Buffer.alloc(KEY_BYTES);
     const { bytesRead } = await handle.read(secret, 0, KEY_BYTES, 0);
     if (bytesRead !== KEY_BYTES || st.size !== KEY_BYTES) return { unsafe: `it is ${st.size} bytes, not ${KEY_BYTES}` };
@@ -86,9 +92,10 @@ async function newKey(dir: string, file: string, replace: boolean): Promise<void
     await writeFile(tmp, randomBytes(KEY_BYTES), { mode: 0o600, flag: 'wx' });
     // link fails when another start made the key first: both then read the one that is there
     if (replace) await rename(tmp, file);
-    else await link(tmp, file).catch((err: unknown) => {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    });
+    else
+      await link(tmp, file).catch((err: unknown) => {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      });
   } finally {
     await rm(tmp, { force: true }).catch(() => {});
   }
@@ -104,12 +111,17 @@ export async function openCache(dir: string, warn: (message: string) => void): P
   try {
     let key = await readKey(file);
     if (key.secret === undefined) {
-      if (key.unsafe !== undefined) warn(`toolgate's cache key ${file} was not safe (${key.unsafe}); replaced by a new key, so every cache entry is rebuilt`);
+      if (key.unsafe !== undefined)
+        warn(
+          `toolgate's cache key ${file} was not safe (${key.unsafe}); replaced by a new key, so every cache entry is rebuilt`,
+        );
       await newKey(dir, file, key.unsafe !== undefined);
       key = await readKey(file);
     }
     if (key.secret === undefined) {
-      warn(`toolgate's cache key ${file} could not be made safe (${key.unsafe ?? 'absent'}); running without the cache`);
+      warn(
+        `toolgate's cache key ${file} could not be made safe (${key.unsafe ?? 'absent'}); running without the cache`,
+      );
       return undefined;
     }
     return { dir, secret: key.secret, warn };

@@ -15,7 +15,9 @@ const quoted = (s: string): string => `'${s}'`;
 
 /** The entry whose words start `words` (longest first). */
 function findEntry(words: readonly string[], commands: readonly CommandEntry[]): CommandEntry | undefined {
-  return [...commands].sort((a, b) => b.path.length - a.path.length).find((c) => c.path.every((w, i) => words[i] === w));
+  return [...commands]
+    .sort((a, b) => b.path.length - a.path.length)
+    .find((c) => c.path.every((w, i) => words[i] === w));
 }
 
 async function load(entry: CommandEntry): Promise<Command> {
@@ -32,35 +34,51 @@ function unknownCommand(argv: string[], io: CliIO, commands: readonly CommandEnt
   if (group.length > 0) {
     const help = groupHelp([first], commands);
     if (second === undefined || isHelp(second)) {
-      if (second !== undefined) return io.stdout(`${help}\n`), EXIT.ok;
+      if (second !== undefined) return (io.stdout(`${help}\n`), EXIT.ok);
       io.stderr(`toolgate ${first}: a subcommand is needed\n\n${help}\n`);
       return EXIT.usage;
     }
-    const hint = didYouMean(`${first} ${second}`, group.map((c) => c.path.join(' ')), quoted);
+    const hint = didYouMean(
+      `${first} ${second}`,
+      group.map((c) => c.path.join(' ')),
+      quoted,
+    );
     io.stderr(`toolgate: '${first} ${second}' is not a command${hint}\n\n${help}\n`);
     return EXIT.usage;
   }
   const known = new Set(commands.map((c) => c.path[0] ?? ''));
   const what = first.startsWith('-') ? `unknown option '${first}'` : `unknown command '${first}'`;
-  io.stderr(`toolgate: ${what}${didYouMean(first, first.startsWith('-') ? ['--help', '--version'] : known, quoted)}\nRun 'toolgate help' for the list of commands.\n`);
+  io.stderr(
+    `toolgate: ${what}${didYouMean(first, first.startsWith('-') ? ['--help', '--version'] : known, quoted)}\nRun 'toolgate help' for the list of commands.\n`,
+  );
   return EXIT.usage;
 }
 
 /** `toolgate help WORDS`: the help of the command WORDS name, of a group, or the command list. */
 async function help(words: string[], io: CliIO, commands: readonly CommandEntry[]): Promise<ExitCode> {
-  if (words.length === 0) return io.stdout(`${topHelp(commands)}\n`), EXIT.ok;
+  if (words.length === 0) return (io.stdout(`${topHelp(commands)}\n`), EXIT.ok);
   const entry = findEntry(words, commands);
-  if (entry !== undefined) return io.stdout(`${(await load(entry)).help}\n`), EXIT.ok;
-  return unknownCommand(words.length === 1 && commands.some((c) => c.path.length > 1 && c.path[0] === words[0]) ? [...words, '--help'] : words, io, commands);
+  if (entry !== undefined) return (io.stdout(`${(await load(entry)).help}\n`), EXIT.ok);
+  return unknownCommand(
+    words.length === 1 && commands.some((c) => c.path.length > 1 && c.path[0] === words[0])
+      ? [...words, '--help']
+      : words,
+    io,
+    commands,
+  );
 }
 
-export async function runCli(argv: string[], io: CliIO, commands: readonly CommandEntry[] = builtinCommands): Promise<ExitCode> {
+export async function runCli(
+  argv: string[],
+  io: CliIO,
+  commands: readonly CommandEntry[] = builtinCommands,
+): Promise<ExitCode> {
   const first = argv[0];
   if (first === undefined) {
     io.stderr(`${topHelp(commands)}\n`);
     return EXIT.usage;
   }
-  if (isHelp(first)) return io.stdout(`${topHelp(commands)}\n`), EXIT.ok;
+  if (isHelp(first)) return (io.stdout(`${topHelp(commands)}\n`), EXIT.ok);
   if (first === 'help') {
     // `help --help` is help's own help; elsewhere --help adds nothing to `help WORDS`.
     const rest = argv.slice(1);
@@ -92,7 +110,9 @@ export async function runCli(argv: string[], io: CliIO, commands: readonly Comma
     return await command.run(rest, io);
   } catch (err) {
     if (err instanceof UsageError) {
-      io.stderr(`toolgate ${name}: ${err.message}\n${err.showUsage ? `Run 'toolgate ${name} --help' for usage.\n` : ''}`);
+      io.stderr(
+        `toolgate ${name}: ${err.message}\n${err.showUsage ? `Run 'toolgate ${name} --help' for usage.\n` : ''}`,
+      );
     } else {
       io.stderr(`toolgate ${name}: unexpected error: ${messageOf(err)}\n`);
     }

@@ -67,36 +67,60 @@ export async function inspectPluginFile(file: string, cwd: string): Promise<Json
   } catch (err) {
     throw new UsageError(`${file}: not a WebAssembly module toolgate can read: ${messageOf(err)}`);
   }
-  const imports = WebAssembly.Module.imports(module).map((i) => `${i.module}.${i.name}${i.kind === 'function' ? '' : ` (${i.kind})`}`);
+  const imports = WebAssembly.Module.imports(module).map(
+    (i) => `${i.module}.${i.name}${i.kind === 'function' ? '' : ` (${i.kind})`}`,
+  );
   const exportList = WebAssembly.Module.exports(module);
   const exports = exportList.map((e) => e.name);
-  const custom = Reflect.get(WebAssembly.Module, 'customSections') as (m: WebAssembly.Module, n: string) => ArrayBuffer[];
+  const custom = Reflect.get(WebAssembly.Module, 'customSections') as (
+    m: WebAssembly.Module,
+    n: string,
+  ) => ArrayBuffer[];
   const prod = producers(custom(module, 'producers')[0]);
   const needs: string[] = [];
   const namespaces = new Set(WebAssembly.Module.imports(module).map((i) => i.module));
   if (imports.includes(`${EXTISM}.http_request`)) needs.push('capabilities.allowed_hosts: the hosts it may reach');
   if (imports.includes(`${EXTISM}.config_get`)) needs.push('capabilities.config: the keys it reads');
   if (namespaces.has(WASI)) needs.push('WASI is provided; capabilities.allowed_paths if it reads or writes files');
-  if (imports.some((i) => i.startsWith(`${EXTISM}.input_`))) needs.push('input: { encoding: raw, parameter: NAME } if it reads its input as text rather than JSON');
+  if (imports.some((i) => i.startsWith(`${EXTISM}.input_`)))
+    needs.push('input: { encoding: raw, parameter: NAME } if it reads its input as text rather than JSON');
   for (const ns of namespaces) {
     if (ns === EXTISM || ns === WASI) continue;
     needs.push(`module.link: { "${ns}": <module exporting its imports> } (without it the plugin is refused at load)`);
   }
   const entries = exportList
-    .filter((e) => e.kind === 'function' && !e.name.startsWith('_') && !/^(hs_init|malloc|free|calloc|realloc|asyncify_.*)$/.test(e.name))
+    .filter(
+      (e) =>
+        e.kind === 'function' &&
+        !e.name.startsWith('_') &&
+        !/^(hs_init|malloc|free|calloc|realloc|asyncify_.*)$/.test(e.name),
+    )
     .map((e) => e.name);
-  return { file: path, pdk: pdkOf(prod, exports, imports), producers: prod, imports, exports, entries, manifestNeeds: needs };
+  return {
+    file: path,
+    pdk: pdkOf(prod, exports, imports),
+    producers: prod,
+    imports,
+    exports,
+    entries,
+    manifestNeeds: needs,
+  };
 }
 
 export function pluginText(r: JsonObject): string {
-  const list = (v: unknown): string => (Array.isArray(v) && v.length > 0 ? v.map((x) => `  ${String(x)}`).join('\n') : '  (none)');
+  const list = (v: unknown): string =>
+    Array.isArray(v) && v.length > 0 ? v.map((x) => `  ${String(x)}`).join('\n') : '  (none)';
   return [
     `plugin: ${String(r['file'])}`,
     `built with: ${String(r['pdk'])}`,
-    'imports:', list(r['imports']),
-    'exports:', list(r['exports']),
-    'possible entries (module.entry):', list(r['entries']),
-    'a manifest for it needs:', list(r['manifestNeeds']),
+    'imports:',
+    list(r['imports']),
+    'exports:',
+    list(r['exports']),
+    'possible entries (module.entry):',
+    list(r['entries']),
+    'a manifest for it needs:',
+    list(r['manifestNeeds']),
     '',
   ].join('\n');
 }

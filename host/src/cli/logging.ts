@@ -27,13 +27,16 @@ export function stderrIsTTY(io: CliIO): boolean {
 
 /** -v/-q win over TOOLGATE_LOG_LEVEL, which wins over the command's default. */
 export function logLevel(io: CliIO, choice: LogChoice | undefined, fallback: LogLevel): LogLevel {
-  if (choice !== undefined && choice.verbose > 0 && choice.quiet) throw new UsageError('give either -v or -q, not both', { showUsage: true });
-  if (choice !== undefined && choice.verbose > 0) return (['info', 'debug', 'trace'] as const)[Math.min(choice.verbose, 3) - 1] ?? 'trace';
+  if (choice !== undefined && choice.verbose > 0 && choice.quiet)
+    throw new UsageError('give either -v or -q, not both', { showUsage: true });
+  if (choice !== undefined && choice.verbose > 0)
+    return (['info', 'debug', 'trace'] as const)[Math.min(choice.verbose, 3) - 1] ?? 'trace';
   if (choice?.quiet === true) return 'error';
   const env = io.env.TOOLGATE_LOG_LEVEL;
   if (env === undefined || env === '') return fallback;
   const level = LOG_LEVEL.safeParse(env);
-  if (!level.success) throw new UsageError(`TOOLGATE_LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(env)})`);
+  if (!level.success)
+    throw new UsageError(`TOOLGATE_LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(env)})`);
   return level.data;
 }
 
@@ -54,6 +57,11 @@ export async function createLogger(io: CliIO, level: LogLevel): Promise<Logger> 
   const write = (line: string): void => io.stderr(line);
   if (logFormat(io) === 'json') return pino({ level, base: null }, { write });
   const { prettyFactory } = (await import('pino-pretty')).default;
-  const pretty = prettyFactory({ colorize: false, singleLine: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' });
+  const pretty = prettyFactory({
+    colorize: false,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss',
+    ignore: 'pid,hostname',
+  });
   return pino({ level, base: null }, { write: (line: string) => write(pretty(line)) });
 }

@@ -12,7 +12,11 @@ import { messageOf } from '../errors/index.js';
  * load or register. Defined here, not in runtime.ts, which loads this file
  * lazily: a type import back from runtime.ts would close an import cycle.
  */
-export type ManifestLoader = (ctx: Context, dirs: string[], options: { explicit: boolean; storeDir: string; policyDir?: string }) => Promise<string[]>;
+export type ManifestLoader = (
+  ctx: Context,
+  dirs: string[],
+  options: { explicit: boolean; storeDir: string; policyDir?: string },
+) => Promise<string[]>;
 
 /**
  * The store's lockfile and tools folder (the registry's storeLayout(home).lock and .tools). Named
@@ -34,7 +38,11 @@ export interface InstalledSource {
  * `report` receives each installed tool that failed its check (default: a log warning); a one-shot
  * command passes its own so the reason is a human line, like a local manifest's.
  */
-export function installedSource(storeDir: string, logger: Logger, report: (problem: string) => void = (p) => logger.warn(p)): InstalledSource {
+export function installedSource(
+  storeDir: string,
+  logger: Logger,
+  report: (problem: string) => void = (p) => logger.warn(p),
+): InstalledSource {
   return {
     async dirs() {
       if (!existsSync(join(storeDir, LOCKFILE))) return [];
@@ -56,13 +64,15 @@ export const loadManifestTools: ManifestLoader = async (ctx: Context, dirs, opti
   const { loadToolsFromDirs, enablePreparedModuleCache, protectControlDir } = await import('../manifest/index.js');
   await enablePreparedModuleCache(options.storeDir, ctx.logger);
   // What this runtime reads back while it runs is no tool's to rewrite (no rw mount over it).
-  if (options.policyDir !== undefined) ctx.effect(() => protectControlDir(options.policyDir as string, 'the policy set in force', true));
+  if (options.policyDir !== undefined)
+    ctx.effect(() => protectControlDir(options.policyDir as string, 'the policy set in force', true));
   // (a manifest file given alone is protected as itself: any folder mount that contains it is its
   // folder or above, as when its folder is protected)
   for (const d of dirs) ctx.effect(() => protectControlDir(d, 'a manifests folder this runtime loads', false));
   const all = [...dirs];
   const problems: string[] = [];
-  if (!options.explicit) all.push(...(await installedSource(options.storeDir, ctx.logger, (p) => problems.push(p)).dirs()));
+  if (!options.explicit)
+    all.push(...(await installedSource(options.storeDir, ctx.logger, (p) => problems.push(p)).dirs()));
   const { tools, plugins, errors } = await loadToolsFromDirs(all, { logger: ctx.logger });
   problems.push(...errors.map((err) => err.message));
   for (const plugin of plugins) {

@@ -59,11 +59,15 @@ export function manifestSources(given: readonly string[], cwd: string): Manifest
         const path = resolve(cwd, p);
         const info = statOf(path);
         if (info === undefined) throw new UsageError(`--manifests ${p}: no such file or directory: ${path}`);
-        if (!info.isDirectory() && !info.isFile()) throw new UsageError(`--manifests ${p}: not a file or directory: ${path}`);
+        if (!info.isDirectory() && !info.isFile())
+          throw new UsageError(`--manifests ${p}: not a file or directory: ${path}`);
         return path;
       }),
     };
   }
   const dir = resolve(cwd, 'manifests');
-  return { explicit: false, paths: [...(statOf(dir)?.isDirectory() === true ? [dir] : []), ...manifestsIn(resolve(cwd))] };
+  return {
+    explicit: false,
+    paths: [...(statOf(dir)?.isDirectory() === true ? [dir] : []), ...manifestsIn(resolve(cwd))],
+  };
 }

@@ -34,6 +34,7 @@ let version: string | undefined;
 export function toolgateVersion(): string {
   if (version !== undefined) return version;
   const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: unknown };
-  if (typeof pkg.version !== 'string') throw new Error(`${join(packageRoot(), 'package.json')}: version: must be a string`);
+  if (typeof pkg.version !== 'string')
+    throw new Error(`${join(packageRoot(), 'package.json')}: version: must be a string`);
   return (version = pkg.version);
 }

@@ -20,12 +20,17 @@ export function isPluginFile(arg: string): boolean {
 
 /** A tool name from the file name: lower case, [a-z0-9_], starting with a letter. */
 function toolNameOf(file: string): string {
-  const stem = basename(file).replace(/\.wasm$/i, '').toLowerCase().replace(/[^a-z0-9_]+/g, '_').replace(/^[^a-z]+/, '');
+  const stem = basename(file)
+    .replace(/\.wasm$/i, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9_]+/g, '_')
+    .replace(/^[^a-z]+/, '');
   return (stem === '' ? 'plugin' : stem).slice(0, 64);
 }
 
 export async function adHocPlugin(file: string, entry: string | undefined, cwd: string): Promise<AdHocPlugin> {
-  if (entry === undefined || entry === '') throw new UsageError(`${file}: --entry NAME is required to call a plugin file (the export to run)`);
+  if (entry === undefined || entry === '')
+    throw new UsageError(`${file}: --entry NAME is required to call a plugin file (the export to run)`);
   const path = resolve(cwd, file);
   try {
     if (!(await stat(path)).isFile()) throw new Error('not a regular file');

@@ -40,11 +40,15 @@ export function policyFlagsHelp(width: number): string {
   ].join('\n');
 }
 
-export function policyChoice(values: { policies?: string | undefined; 'policy-set'?: string | undefined }): PolicyChoice {
+export function policyChoice(values: {
+  policies?: string | undefined;
+  'policy-set'?: string | undefined;
+}): PolicyChoice {
   return { policies: values.policies, policySet: values['policy-set'] };
 }
 
-const EXPECTED = 'expected a folder of policy YAML files (*.yaml, *.yml) or a folder of named sets (default/, strict/, ...)';
+const EXPECTED =
+  'expected a folder of policy YAML files (*.yaml, *.yml) or a folder of named sets (default/, strict/, ...)';
 const SET_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** The line printed on stderr at every start that runs without policies. */
@@ -75,10 +79,13 @@ interface Candidate {
 export function resolvePolicySource(choice: PolicyChoice, where: Where): PolicySource {
   const setName = choice.policySet;
   if (setName !== undefined && !SET_NAME.test(setName)) {
-    throw new UsageError(`--policy-set "${setName}": a set name is a folder name (letters, digits, ".", "_", "-"), not a path`);
+    throw new UsageError(
+      `--policy-set "${setName}": a set name is a folder name (letters, digits, ".", "_", "-"), not a path`,
+    );
   }
   if (choice.policies === 'none') {
-    if (setName !== undefined) throw new UsageError('--policies none runs with no policies; it cannot be combined with --policy-set');
+    if (setName !== undefined)
+      throw new UsageError('--policies none runs with no policies; it cannot be combined with --policy-set');
     return { kind: 'none', origin: 'flag', from: '--policies none' };
   }
   for (const c of candidates(choice, where)) {
@@ -86,10 +93,13 @@ export function resolvePolicySource(choice: PolicyChoice, where: Where): PolicyS
     if (entries === undefined) continue;
     if (entries.length === 0) {
       if (c.origin !== 'flag') {
-        throw new UsageError(`${c.from}: ${c.path} is empty; ${EXPECTED} (to run with no policies, say --policies none)`);
+        throw new UsageError(
+          `${c.from}: ${c.path} is empty; ${EXPECTED} (to run with no policies, say --policies none)`,
+        );
       }
       // An empty folder named on purpose means "no policies" (the compat runner relies on it).
-      if (setName !== undefined) throw new UsageError(`${c.from} is an empty folder (no policies); it cannot be combined with --policy-set`);
+      if (setName !== undefined)
+        throw new UsageError(`${c.from} is an empty folder (no policies); it cannot be combined with --policy-set`);
       return { kind: 'none', origin: 'flag', from: `${c.from} is an empty folder` };
     }
     return pickSet(c, entries, setName);
@@ -100,7 +110,12 @@ export function resolvePolicySource(choice: PolicyChoice, where: Where): PolicyS
 function candidates(choice: PolicyChoice, { cwd, env }: Where): Candidate[] {
   const list: Candidate[] = [];
   if (choice.policies !== undefined) {
-    list.push({ origin: 'flag', from: `--policies ${choice.policies}`, path: resolve(cwd, choice.policies), optional: false });
+    list.push({
+      origin: 'flag',
+      from: `--policies ${choice.policies}`,
+      path: resolve(cwd, choice.policies),
+      optional: false,
+    });
   }
   const fromEnv = env.TOOLGATE_POLICIES;
   if (fromEnv !== undefined && fromEnv !== '') {
@@ -108,9 +123,19 @@ function candidates(choice: PolicyChoice, { cwd, env }: Where): Candidate[] {
   }
   const home = env.TOOLGATE_HOME;
   const homeLabel = home !== undefined && home !== '' ? '$TOOLGATE_HOME/policies' : '~/.toolgate/policies';
-  list.push({ origin: 'home', from: homeLabel, path: join(resolve(cwd, home || join(homedir(), '.toolgate')), 'policies'), optional: true });
+  list.push({
+    origin: 'home',
+    from: homeLabel,
+    path: join(resolve(cwd, home || join(homedir(), '.toolgate')), 'policies'),
+    optional: true,
+  });
   list.push({ origin: 'cwd', from: './policies', path: resolve(cwd, 'policies'), optional: true });
-  list.push({ origin: 'builtin', from: 'the built-in default (shipped with toolgate)', path: join(packageRoot(), 'policies'), optional: false });
+  list.push({
+    origin: 'builtin',
+    from: 'the built-in default (shipped with toolgate)',
+    path: join(packageRoot(), 'policies'),
+    optional: false,
+  });
   return list;
 }
 
@@ -149,18 +174,27 @@ function isDirEntry(parent: string, d: Dirent): boolean {
 function pickSet(c: Candidate, entries: Dirent[], setName: string | undefined): PolicySource {
   if (entries.some((d) => isYaml(d.name) && !isDirEntry(c.path, d))) {
     if (setName !== undefined) {
-      throw new UsageError(`--policy-set ${setName}: ${c.from} (${c.path}) is a single policy set (it holds YAML files), not a folder of named sets`);
+      throw new UsageError(
+        `--policy-set ${setName}: ${c.from} (${c.path}) is a single policy set (it holds YAML files), not a folder of named sets`,
+      );
     }
     return { kind: 'set', name: basename(c.path), dir: c.path, origin: c.origin, from: c.from };
   }
-  const sets = entries.filter((d) => isDirEntry(c.path, d)).map((d) => d.name).sort();
+  const sets = entries
+    .filter((d) => isDirEntry(c.path, d))
+    .map((d) => d.name)
+    .sort();
   if (sets.length === 0) {
-    throw new UsageError(`${c.from}: ${c.path} holds no policy YAML files (*.yaml, *.yml) and no named sets; ${EXPECTED}`);
+    throw new UsageError(
+      `${c.from}: ${c.path} holds no policy YAML files (*.yaml, *.yml) and no named sets; ${EXPECTED}`,
+    );
   }
   const name = setName ?? 'default';
   if (!sets.includes(name)) {
     const how = setName === undefined ? '; pick one with --policy-set NAME' : '';
-    throw new UsageError(`${setName !== undefined ? `--policy-set ${name}` : c.from}: ${c.path} has no set "${name}" (sets: ${sets.join(', ')})${how}`);
+    throw new UsageError(
+      `${setName !== undefined ? `--policy-set ${name}` : c.from}: ${c.path} has no set "${name}" (sets: ${sets.join(', ')})${how}`,
+    );
   }
   const dir = join(c.path, name);
   const files = listDir({ ...c, path: dir, optional: false }) ?? [];
@@ -168,8 +202,7 @@ function pickSet(c: Candidate, entries: Dirent[], setName: string | undefined): 
     throw new UsageError(`${c.from}: set "${name}" (${dir}) holds no policy YAML files (*.yaml, *.yml)`);
   }
   // A set asked for by name among the shipped ones is that set, not "the built-in default".
-  const from = c.origin === 'builtin' && setName !== undefined ? `the built-in set '${name}' (shipped with toolgate)` : c.from;
+  const from =
+    c.origin === 'builtin' && setName !== undefined ? `the built-in set '${name}' (shipped with toolgate)` : c.from;
   return { kind: 'set', name, dir, origin: c.origin, from };
 }
-
-

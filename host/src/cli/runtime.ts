@@ -96,8 +96,22 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   try {
     mountBuiltins(host, policyServices, options.builtinTools !== false);
     // Policies mount first: the policy set's pinning listener must lead the pre-execute chain.
-    if (policyDir !== undefined) await mountPolicySet(host, policyDir, policySource.origin !== 'builtin', policyServices, options.watchPolicies === true);
-    if (options.loadManifests !== false) manifestProblems.push(...(await loaders.manifests(host.root, manifestDirs, { explicit: sources.explicit, storeDir, ...(policyDir !== undefined ? { policyDir } : {}) })));
+    if (policyDir !== undefined)
+      await mountPolicySet(
+        host,
+        policyDir,
+        policySource.origin !== 'builtin',
+        policyServices,
+        options.watchPolicies === true,
+      );
+    if (options.loadManifests !== false)
+      manifestProblems.push(
+        ...(await loaders.manifests(host.root, manifestDirs, {
+          explicit: sources.explicit,
+          storeDir,
+          ...(policyDir !== undefined ? { policyDir } : {}),
+        })),
+      );
   } catch (err) {
     await host.dispose();
     throw err;
@@ -118,7 +132,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
 }
 
 /** The policy services of this process: its logger, its env, the store's audit log and its terminal. */
-async function processPolicyServices(io: CliIO, logger: Logger, storeDir: string, state: SharedState | undefined): Promise<PolicyServices> {
+async function processPolicyServices(
+  io: CliIO,
+  logger: Logger,
+  storeDir: string,
+  state: SharedState | undefined,
+): Promise<PolicyServices> {
   return (await import('../policy/index.js')).createPolicyServices({
     ...(state !== undefined ? { state } : {}),
     logger,
@@ -130,24 +149,41 @@ async function processPolicyServices(io: CliIO, logger: Logger, storeDir: string
 
 /** The built-in tools (when asked for) and the live-instances gauge, as the `builtins` plugin. */
 function mountBuiltins(host: PluginHost, policyServices: PolicyServices, withBuiltinTools: boolean): void {
-  host.root.plugin((ctx) => {
-    if (withBuiltinTools) for (const def of builtinTools) ctx.tool(def);
-    // Read at every scrape, so tools added or removed while serving are counted as they are.
-    const off = policyServices.metrics.gauge('toolgate_live_instances', 'Live sandbox instances per tool.', () =>
-      host.tools.list().flatMap((t) => {
-        const counts = t.definition.instances?.();
-        return counts === undefined ? [] : [{ labels: { tool: t.name }, value: counts.live }];
-      }),
-    );
-    ctx.effect(() => off);
-    // Tracing with content recording opted in: the call's arguments and result on its span, redacted.
-    if (tracer()?.recordContent === true) {
-      ctx.on('tools/result', 'trace-content', traceContentObserver(policyServices.secrets, (tool) => host.tools.get(tool)?.definition.capabilities?.secrets ?? []));
-    }
-  }, undefined, { name: 'builtins' });
+  host.root.plugin(
+    (ctx) => {
+      if (withBuiltinTools) for (const def of builtinTools) ctx.tool(def);
+      // Read at every scrape, so tools added or removed while serving are counted as they are.
+      const off = policyServices.metrics.gauge('toolgate_live_instances', 'Live sandbox instances per tool.', () =>
+        host.tools.list().flatMap((t) => {
+          const counts = t.definition.instances?.();
+          return counts === undefined ? [] : [{ labels: { tool: t.name }, value: counts.live }];
+        }),
+      );
+      ctx.effect(() => off);
+      // Tracing with content recording opted in: the call's arguments and result on its span, redacted.
+      if (tracer()?.recordContent === true) {
+        ctx.on(
+          'tools/result',
+          'trace-content',
+          traceContentObserver(
+            policyServices.secrets,
+            (tool) => host.tools.get(tool)?.definition.capabilities?.secrets ?? [],
+          ),
+        );
+      }
+    },
+    undefined,
+    { name: 'builtins' },
+  );
 }
 
-async function mountPolicySet(host: PluginHost, policyDir: string, explicit: boolean, services: PolicyServices, watch: boolean): Promise<void> {
+async function mountPolicySet(
+  host: PluginHost,
+  policyDir: string,
+  explicit: boolean,
+  services: PolicyServices,
+  watch: boolean,
+): Promise<void> {
   try {
     await loaders.policies(host.root, policyDir, { explicit, services, watch });
   } catch (err) {

@@ -13,7 +13,8 @@ export function editDistance(a: string, b: string): number {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let d = Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, (rows[i - 2] as number[])[j - 2] as number + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d = Math.min(d, ((rows[i - 2] as number[])[j - 2] as number) + 1);
       row[j] = d;
     }
   }
@@ -39,7 +40,11 @@ export function closest(word: string, known: Iterable<string>): string | undefin
 }
 
 /** " (did you mean 'x'?)" or '' : appended to the message that says what was not found. */
-export function didYouMean(word: string, known: Iterable<string>, quote: (s: string) => string = (s) => `'${s}'`): string {
+export function didYouMean(
+  word: string,
+  known: Iterable<string>,
+  quote: (s: string) => string = (s) => `'${s}'`,
+): string {
   const hit = closest(word, known);
   return hit === undefined || hit === word ? '' : `; did you mean ${quote(hit)}?`;
 }

@@ -23,13 +23,22 @@ export function reportManifestProblems(io: CliIO, command: string, problems: rea
  * tool, or the installed tool of that name, is among those that failed, its reason (file, key path,
  * rule) is the first line.
  */
-export function missingTool(name: string, runtime: Pick<Runtime, 'tools' | 'manifestDirs' | 'manifestProblems'>): UsageError {
+export function missingTool(
+  name: string,
+  runtime: Pick<Runtime, 'tools' | 'manifestDirs' | 'manifestProblems'>,
+): UsageError {
   const ownFile = new RegExp(`[\\\\/]${escapeRegExp(name)}\\.ya?ml: `);
   const own = runtime.manifestProblems.find((p) => ownFile.test(p) || p.startsWith(`installed tool ${name}: `));
-  const others = runtime.manifestProblems.filter((p) => p !== own).map((p) => `\n  also not loaded: ${p}`).join('');
+  const others = runtime.manifestProblems
+    .filter((p) => p !== own)
+    .map((p) => `\n  also not loaded: ${p}`)
+    .join('');
   if (own !== undefined) return new UsageError(`tool "${name}" did not load: ${own}${others}`);
   const known = runtime.tools.list().map((t) => t.name);
-  const where = runtime.manifestDirs.length > 0 ? ` (looked in ${runtime.manifestDirs.join(', ')})` : ' (no manifests found here; name them with --manifests)';
+  const where =
+    runtime.manifestDirs.length > 0
+      ? ` (looked in ${runtime.manifestDirs.join(', ')})`
+      : ' (no manifests found here; name them with --manifests)';
   return new UsageError(`no tool named "${name}"${didYouMean(name, known, (s) => `"${s}"`)}${where}${others}`);
 }
 

@@ -46,7 +46,11 @@ async function policySummary(runtime: Runtime): Promise<SetSummary> {
 }
 
 export async function uiSources(runtime: Runtime, core: SidecarCore, manifests: ManifestTools): Promise<UiSources> {
-  const policy: PolicyInfo = { description: describePolicySource(runtime.policySource), loadedAt: new Date().toISOString(), entries: [] };
+  const policy: PolicyInfo = {
+    description: describePolicySource(runtime.policySource),
+    loadedAt: new Date().toISOString(),
+    entries: [],
+  };
   // Unknown (a set that cannot be read again) counts as in use: the page then warns of nothing.
   let queueInUse = true;
   const summarize = (s: SetSummary): void => {
@@ -78,7 +82,10 @@ export async function uiSources(runtime: Runtime, core: SidecarCore, manifests: 
     installed: () => installedTools(runtime.storeDir),
     builtins: () => {
       const fromManifests = new Set(manifests.names);
-      return runtime.tools.list().map((t) => t.name).filter((n) => !fromManifests.has(n));
+      return runtime.tools
+        .list()
+        .map((t) => t.name)
+        .filter((n) => !fromManifests.has(n));
     },
     policy: () => ({ ...policy, entries: [...policy.entries] }),
     auditPath: runtime.policyServices.auditPath,

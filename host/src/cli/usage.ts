@@ -53,7 +53,10 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 
 /** The flag spellings a command knows, for "did you mean". */
 function knownFlags(options: Options): string[] {
-  return [...Object.entries(options).flatMap(([name, o]) => [`--${name}`, ...(o.short !== undefined ? [`-${o.short}`] : [])]), '--help'];
+  return [
+    ...Object.entries(options).flatMap(([name, o]) => [`--${name}`, ...(o.short !== undefined ? [`-${o.short}`] : [])]),
+    '--help',
+  ];
 }
 
 /** Node's parser messages, said the way the rest of toolgate says things, with a suggestion. */
@@ -87,9 +90,16 @@ export function parseFlags<T extends Options>(
   const n = parsed.positionals.length;
   if (n < positionals.min || n > positionals.max) {
     const want =
-      positionals.min === positionals.max ? `exactly ${positionals.min}` : positionals.max === Number.MAX_SAFE_INTEGER ? `at least ${positionals.min}` : `${positionals.min}-${positionals.max}`;
-    const extra = n > positionals.max && positionals.max === 0 ? ` (unexpected '${String(parsed.positionals[0])}')` : '';
-    throw new UsageError(`expected ${want} ${positionals.what ?? 'argument(s)'}, got ${n}${extra}`, { showUsage: true });
+      positionals.min === positionals.max
+        ? `exactly ${positionals.min}`
+        : positionals.max === Number.MAX_SAFE_INTEGER
+          ? `at least ${positionals.min}`
+          : `${positionals.min}-${positionals.max}`;
+    const extra =
+      n > positionals.max && positionals.max === 0 ? ` (unexpected '${String(parsed.positionals[0])}')` : '';
+    throw new UsageError(`expected ${want} ${positionals.what ?? 'argument(s)'}, got ${n}${extra}`, {
+      showUsage: true,
+    });
   }
   return parsed;
 }

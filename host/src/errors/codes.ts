@@ -24,7 +24,17 @@ export const ERROR_CODES_BY_PART = {
   /** A tool definition refused by defineTool. */
   tool: ['INVALID_TOOL_DEFINITION'],
   /** A module refused at load. */
-  sandboxLoad: ['BAD_MODULE', 'WRONG_WORLD', 'FORBIDDEN_IMPORT', 'MEMORY_OVER_CAP', 'TABLES_OVER_BUDGET', 'MISSING_ENTRY', 'BAD_ENTRY', 'BAD_SPEC', 'WORKER_MISSING'],
+  sandboxLoad: [
+    'BAD_MODULE',
+    'WRONG_WORLD',
+    'FORBIDDEN_IMPORT',
+    'MEMORY_OVER_CAP',
+    'TABLES_OVER_BUDGET',
+    'MISSING_ENTRY',
+    'BAD_ENTRY',
+    'BAD_SPEC',
+    'WORKER_MISSING',
+  ],
   /**
    * Raised and caught inside the sandbox; none reaches a caller as itself (each becomes an errno, an
    * exit status, a failed HTTP outcome or a re-run in a worker).

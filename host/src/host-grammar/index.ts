@@ -3,8 +3,16 @@
 // and guard-hosts, ceilings and `inspect` read hosts through it, so a spelling cannot mean one
 // host to a check and another to the connection.
 export {
-  DEFAULT_PORTS, canonicalHost, checkHostPattern, hostPort, matchHost, normalHostPattern, parseHostPattern,
-  patternMatches, type HostPattern, type Scheme,
+  DEFAULT_PORTS,
+  canonicalHost,
+  checkHostPattern,
+  hostPort,
+  matchHost,
+  normalHostPattern,
+  parseHostPattern,
+  patternMatches,
+  type HostPattern,
+  type Scheme,
 } from './pattern.js';
 export { parseHostRule, ruleCovers, ruleOverlaps, type HostRule, type HostTarget } from './rule.js';
 export { parseIpv4, parseIpv6 } from './ip.js';

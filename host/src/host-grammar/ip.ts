@@ -81,7 +81,8 @@ export function parseCidr(text: string): IpRange | string {
   const addr = text.slice(0, slash).replace(/^\[(.*)\]$/, '$1');
   const bitsText = text.slice(slash + 1);
   const value = ipValue(addr);
-  if (value === undefined || (!isIPv4(addr) && !isIPv6(addr))) return `"${addr}" in a CIDR range must be an IPv4 dotted quad or an IPv6 address`;
+  if (value === undefined || (!isIPv4(addr) && !isIPv6(addr)))
+    return `"${addr}" in a CIDR range must be an IPv4 dotted quad or an IPv6 address`;
   const max = isIPv4(addr) ? 32 : 128;
   if (!/^[0-9]{1,3}$/.test(bitsText) || Number(bitsText) > max) return `prefix length "${bitsText}" must be 0-${max}`;
   const bits = Number(bitsText) + (max === 32 ? 96 : 0);

@@ -69,7 +69,8 @@ export function parseHostPattern(source: string): HostPattern | string {
   let port: HostPattern['port'] = 'default';
   if (portPart !== undefined) {
     if (portPart === '*') port = 'any';
-    else if (/^[0-9]{1,5}$/.test(portPart) && Number(portPart) >= 1 && Number(portPart) <= 65535) port = Number(portPart);
+    else if (/^[0-9]{1,5}$/.test(portPart) && Number(portPart) >= 1 && Number(portPart) <= 65535)
+      port = Number(portPart);
     else return `port "${portPart}" must be 1-65535 or *`;
   }
   if (hostPart.startsWith('*.')) {
@@ -86,7 +87,8 @@ export function parseHostPattern(source: string): HostPattern | string {
 
 /** The one written form of a parsed pattern: lower case, punycode, dotted-quad IPv4, bracketed IPv6. */
 export function formatHostPattern(pattern: Pick<HostPattern, 'kind' | 'host' | 'port'>): string {
-  const host = pattern.kind === 'glob' ? `*.${pattern.host}` : isIP(pattern.host) === 6 ? `[${pattern.host}]` : pattern.host;
+  const host =
+    pattern.kind === 'glob' ? `*.${pattern.host}` : isIP(pattern.host) === 6 ? `[${pattern.host}]` : pattern.host;
   return pattern.port === 'default' ? host : `${host}:${pattern.port === 'any' ? '*' : pattern.port}`;
 }
 

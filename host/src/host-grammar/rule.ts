@@ -27,7 +27,9 @@ export function parseHostRule(source: string): HostRule | string {
   if (source !== source.trim() || source === '') return 'must be a non-empty host without spaces';
   if (source.includes('/') && !/^[a-z][a-z0-9+.-]*:\/\//i.test(source)) {
     const range = parseCidr(source);
-    return typeof range === 'string' ? range : { normal: source.toLowerCase(), every: false, names: [], suffixes: [], ranges: [range], port: 'any' };
+    return typeof range === 'string'
+      ? range
+      : { normal: source.toLowerCase(), every: false, names: [], suffixes: [], ranges: [range], port: 'any' };
   }
   const every = /^\*(?::(\*|[0-9]{1,5}))?$/.exec(source);
   const parsed = parseHostPattern(every === null ? source : `every.invalid${source.slice(1)}`);
@@ -75,7 +77,8 @@ export function ruleOverlaps(rule: HostRule, target: HostTarget): boolean {
   if (!portsOverlap(rule, target.port)) return false;
   if (rule.every) return true;
   if (target.kind === 'ip' || isIP(target.host) !== 0) return addressMatches(rule, target.host, true);
-  if (target.kind === 'name') return rule.names.includes(target.host) || rule.suffixes.some((s) => under(target.host, s));
+  if (target.kind === 'name')
+    return rule.names.includes(target.host) || rule.suffixes.some((s) => under(target.host, s));
   // A glob target `*.T` admits every name under T.
   return (
     rule.names.some((n) => under(n, target.host)) ||
@@ -88,6 +91,7 @@ export function ruleCovers(rule: HostRule, target: HostTarget): boolean {
   if (!portCovered(rule, target.port)) return false;
   if (rule.every) return true;
   if (target.kind === 'ip' || isIP(target.host) !== 0) return addressMatches(rule, target.host, false);
-  if (target.kind === 'name') return rule.names.includes(target.host) || rule.suffixes.some((s) => under(target.host, s));
+  if (target.kind === 'name')
+    return rule.names.includes(target.host) || rule.suffixes.some((s) => under(target.host, s));
   return rule.suffixes.some((s) => s === target.host || under(target.host, s));
 }

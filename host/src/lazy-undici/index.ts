@@ -10,6 +10,8 @@ let undici: Promise<typeof import('undici')> | undefined;
  * in the shipped command. This takes whichever shape holds the exports.
  */
 export function loadUndici(): Promise<typeof import('undici')> {
-  undici ??= import('undici').then((m) => ('request' in m && typeof m.request === 'function' ? m : (m as unknown as { default: typeof m }).default));
+  undici ??= import('undici').then((m) =>
+    'request' in m && typeof m.request === 'function' ? m : (m as unknown as { default: typeof m }).default,
+  );
   return undici;
 }

@@ -2,7 +2,15 @@
 // the module (as UTF-8 JSON, or one argument's bytes: wire.ts) and returns the module's output as the
 // canonical value (§4 wire ABI).
 import type { Logger } from 'pino';
-import { DEFAULT_LIMITS, loadSandboxTool, SandboxLoadError, type SandboxCallOptions, type SandboxExecution, type SandboxTool, type SandboxToolSpec } from '../sandbox/index.js';
+import {
+  DEFAULT_LIMITS,
+  loadSandboxTool,
+  SandboxLoadError,
+  type SandboxCallOptions,
+  type SandboxExecution,
+  type SandboxTool,
+  type SandboxToolSpec,
+} from '../sandbox/index.js';
 import { ToolFailure } from '../tool/index.js';
 import type { ExecIdentity, Json, JsonObject, ToolDefinition } from '../tool/index.js';
 import { MANIFEST_DEFAULTS } from './defaults.js';
@@ -56,12 +64,20 @@ function withWriteQuotas(loaded: LoadedManifest): SandboxToolSpec['allowedPaths'
     const grant = loaded.manifest.capabilities.allowed_paths[guest];
     const maxBytes = grant?.max_bytes;
     const maxEntries = grant?.max_entries;
-    out[guest] = { host: m.host, mode: m.mode, ...(maxBytes !== undefined ? { maxBytes } : {}), ...(maxEntries !== undefined ? { maxEntries } : {}) };
+    out[guest] = {
+      host: m.host,
+      mode: m.mode,
+      ...(maxBytes !== undefined ? { maxBytes } : {}),
+      ...(maxEntries !== undefined ? { maxEntries } : {}),
+    };
   }
   return out;
 }
 
-export function sandboxSpecFor(loaded: LoadedManifest, opts: BridgeOptions = {}): { spec: SandboxToolSpec; missingSecrets: string[] } {
+export function sandboxSpecFor(
+  loaded: LoadedManifest,
+  opts: BridgeOptions = {},
+): { spec: SandboxToolSpec; missingSecrets: string[] } {
   const m = loaded.manifest;
   const caps = m.capabilities;
   const { config, secretValues, missing } = collectSecrets(loaded, opts.env ?? process.env);
@@ -70,7 +86,9 @@ export function sandboxSpecFor(loaded: LoadedManifest, opts: BridgeOptions = {})
     wasm: loaded.wasm,
     sha256: loaded.sha256,
     entry: m.module.entry,
-    ...(loaded.links.length > 0 ? { links: loaded.links.map((l) => ({ namespace: l.namespace, wasm: l.wasm, sha256: l.sha256 })) } : {}),
+    ...(loaded.links.length > 0
+      ? { links: loaded.links.map((l) => ({ namespace: l.namespace, wasm: l.wasm, sha256: l.sha256 })) }
+      : {}),
     limits: {
       ...DEFAULT_LIMITS,
       maxPages: caps.memory.max_pages,
@@ -104,7 +122,9 @@ export async function toolFromManifest(loaded: LoadedManifest, opts: BridgeOptio
     sandbox = await loadSandboxTool(spec);
   } catch (err) {
     const why = err instanceof SandboxLoadError ? `${err.code}: ${err.message}` : excerpt(err);
-    throw new ManifestError('SANDBOX_LOAD', loaded.file, [{ path: 'module.path', rule: `module ${loaded.modulePath} was refused by the sandbox: ${why}` }]);
+    throw new ManifestError('SANDBOX_LOAD', loaded.file, [
+      { path: 'module.path', rule: `module ${loaded.modulePath} was refused by the sandbox: ${why}` },
+    ]);
   }
   const encoding = m.output.encoding;
   return manifestDefinition(m, {

@@ -1,6 +1,15 @@
 // The ToolDefinition a manifest describes, minus the sandbox: shared by the bridge (which adds the
 // real execute) and by load-time checking and `inspect` (which never run the module).
-import { cloneJson, defineTool, ToolDefinitionError, type Json, type JsonObject, type JsonSchema, type Tool, type ToolDefinition } from '../tool/index.js';
+import {
+  cloneJson,
+  defineTool,
+  ToolDefinitionError,
+  type Json,
+  type JsonObject,
+  type JsonSchema,
+  type Tool,
+  type ToolDefinition,
+} from '../tool/index.js';
 import { ManifestError } from './errors.js';
 import { sandboxRefusal } from './reach.js';
 import type { Manifest } from './schema.js';
@@ -18,7 +27,10 @@ export function manifestDefinition(m: Manifest, parts: DefinitionParts): ToolDef
   const def: ToolDefinition = {
     name: m.name,
     description: m.description,
-    output: { render: m.output.render, ...(m.output.schema !== undefined ? { schema: structuredClone(m.output.schema) } : {}) },
+    output: {
+      render: m.output.render,
+      ...(m.output.schema !== undefined ? { schema: structuredClone(m.output.schema) } : {}),
+    },
     timeoutMs: caps.timeout_ms,
     capabilities: {
       allowedHosts: [...caps.allowed_hosts],
@@ -37,7 +49,8 @@ export function manifestDefinition(m: Manifest, parts: DefinitionParts): ToolDef
   if (parts.instances !== undefined) def.instances = parts.instances;
   if (m.parameters !== undefined) def.parameters = structuredClone(m.parameters);
   if (m.inputSchema !== undefined) def.inputSchema = structuredClone(m.inputSchema);
-  if (m.execution !== undefined && m.execution.task !== 'forbidden') def.execution = { task: m.execution.task, syncMs: m.execution.sync_ms };
+  if (m.execution !== undefined && m.execution.task !== 'forbidden')
+    def.execution = { task: m.execution.task, syncMs: m.execution.sync_ms };
   if (m.annotations !== undefined) {
     if (m.annotations.title !== undefined) def.title = m.annotations.title;
     def.annotations = structuredClone(m.annotations);

@@ -12,7 +12,7 @@ const CLIENT_FEATURE_WORDS = {
   progress: 'may send progress to the MCP client',
   elicitation: "may ask the client's user for input (elicitation)",
   sampling: "may ask the client's model for completions (sampling)",
-  roots: "may ask the client which folders and files it works in (roots)",
+  roots: 'may ask the client which folders and files it works in (roots)',
   notifications: 'may tell the client its tool, resource or prompt lists or a resource changed',
 } as const satisfies Record<ClientFeature, string>;
 
@@ -39,7 +39,11 @@ export function describeHost(pattern: string): string {
   const host = parsed.host.includes(':') ? `[${parsed.host}]` : parsed.host;
   const who = parsed.kind === 'glob' ? `any subdomain of ${host}` : host;
   const how =
-    parsed.port === 'default' ? 'https, port 443; http, port 80' : parsed.port === 'any' ? 'any port' : `port ${parsed.port}`;
+    parsed.port === 'default'
+      ? 'https, port 443; http, port 80'
+      : parsed.port === 'any'
+        ? 'any port'
+        : `port ${parsed.port}`;
   return `may connect to ${who} (${how})`;
 }
 
@@ -55,8 +59,10 @@ export function describeCapabilities(manifest: Manifest): string[] {
   if (paths.length === 0) lines.push('has no file access');
   for (const [guest, grant] of paths) {
     lines.push(`${grant.mode === 'rw' ? 'may read and write' : 'may read'} ${guest} (host ${grant.host})`);
-    if (grant.max_bytes !== undefined) lines.push(`may write up to ${formatBytes(grant.max_bytes)} to ${guest} in each call`);
-    if (grant.max_entries !== undefined) lines.push(`may create up to ${grant.max_entries} files and directories in ${guest} in each call`);
+    if (grant.max_bytes !== undefined)
+      lines.push(`may write up to ${formatBytes(grant.max_bytes)} to ${guest} in each call`);
+    if (grant.max_entries !== undefined)
+      lines.push(`may create up to ${grant.max_entries} files and directories in ${guest} in each call`);
   }
 
   lines.push(`may use up to ${formatBytes(caps.memory.max_pages * PAGE_BYTES)} of memory`);
@@ -79,6 +85,7 @@ export function describeCapabilities(manifest: Manifest): string[] {
  */
 export function describeLinks(manifest: Manifest): string[] {
   return (manifest.module.link ?? []).map(
-    (l) => `links module ${l.path}${l.sha256 === undefined ? '' : ` (sha256:${l.sha256})`} for imports from ${JSON.stringify(l.namespace)}`,
+    (l) =>
+      `links module ${l.path}${l.sha256 === undefined ? '' : ` (sha256:${l.sha256})`} for imports from ${JSON.stringify(l.namespace)}`,
   );
 }

@@ -29,7 +29,12 @@ export interface DescribedEntry {
 
 export type DescribedText = { plugin: string } & Record<DescribedKind, DescribedEntry[]>;
 
-const KEY_PART: Record<DescribedKind, string> = { tools: 'name', resources: 'uri', resourceTemplates: 'uriTemplate', prompts: 'name' };
+const KEY_PART: Record<DescribedKind, string> = {
+  tools: 'name',
+  resources: 'uri',
+  resourceTemplates: 'uriTemplate',
+  prompts: 'name',
+};
 
 function entryOf(kind: DescribedKind, value: JsonObject): DescribedEntry {
   const parts: Record<string, Json> = {};
@@ -41,7 +46,11 @@ function entryOf(kind: DescribedKind, value: JsonObject): DescribedEntry {
 export function describedTextOf(
   plugin: string,
   tools: readonly ModelToolView[],
-  surface: { resources: readonly ServedItem[]; resourceTemplates: readonly ServedItem[]; prompts: readonly ServedItem[] },
+  surface: {
+    resources: readonly ServedItem[];
+    resourceTemplates: readonly ServedItem[];
+    prompts: readonly ServedItem[];
+  },
 ): DescribedText {
   return {
     plugin,
@@ -55,7 +64,8 @@ export function describedTextOf(
 /** Deep equality of JSON values, object key order aside. */
 export function sameJson(a: Json | undefined, b: Json | undefined): boolean {
   if (a === b) return true;
-  if (a === null || b === null || a === undefined || b === undefined || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (a === null || b === null || a === undefined || b === undefined || typeof a !== 'object' || typeof b !== 'object')
+    return false;
   if (Array.isArray(a) || Array.isArray(b)) {
     return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]));
   }
@@ -98,15 +108,22 @@ export async function readDescribedPin(manifestFile: string): Promise<DescribedT
     text = bytes.toString('utf8');
   } catch (err) {
     if (codeOf(err) === 'ENOENT') return undefined;
-    throw new ManifestError('READ_FAILED', manifestFile, [{ path: '', rule: `its pin of described text ${file} cannot be read: ${messageOf(err)}` }]);
+    throw new ManifestError('READ_FAILED', manifestFile, [
+      { path: '', rule: `its pin of described text ${file} cannot be read: ${messageOf(err)}` },
+    ]);
   }
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new ManifestError('TEXT_CHANGED', manifestFile, [{ path: '', rule: `its pin of described text ${file} is not JSON: ${messageOf(err)}` }]);
+    throw new ManifestError('TEXT_CHANGED', manifestFile, [
+      { path: '', rule: `its pin of described text ${file} is not JSON: ${messageOf(err)}` },
+    ]);
   }
   const parsed = pinSchema.safeParse(raw);
-  if (!parsed.success) throw new ManifestError('TEXT_CHANGED', manifestFile, [{ path: '', rule: `its pin of described text ${file} is malformed` }]);
+  if (!parsed.success)
+    throw new ManifestError('TEXT_CHANGED', manifestFile, [
+      { path: '', rule: `its pin of described text ${file} is malformed` },
+    ]);
   return parsed.data as DescribedText;
 }

@@ -12,8 +12,18 @@
 import { z } from 'zod';
 import { loadSandboxTool, SandboxLoadError, type SandboxCallOptions, type SandboxTool } from '../sandbox/index.js';
 import {
-  defineTool, jsonSchemaProblem, modelView, TOOL_NAME_RE, ToolFailure,
-  type Json, type JsonObject, type ModelToolView, type ServedItem, type ServedSurface, type ToolAnnotations, type ToolDefinition,
+  defineTool,
+  jsonSchemaProblem,
+  modelView,
+  TOOL_NAME_RE,
+  ToolFailure,
+  type Json,
+  type JsonObject,
+  type ModelToolView,
+  type ServedItem,
+  type ServedSurface,
+  type ToolAnnotations,
+  type ToolDefinition,
 } from '../tool/index.js';
 import { hiddenTextProblem, shownTextProblem } from '../terminal/index.js';
 import { sandboxCallOptions, sandboxSpecFor, type BridgeOptions } from './bridge.js';
@@ -22,7 +32,14 @@ import { ManifestError, formatKeyPath, type ManifestIssue } from './errors.js';
 import type { LoadedManifest } from './load.js';
 import { schemaTextIssues } from './shown-text.js';
 import { decodeOutput } from './wire.js';
-import { changedParts, DESCRIBED_KINDS, describedPinFile, describedTextOf, type DescribedKind, type DescribedText } from './described-text.js';
+import {
+  changedParts,
+  DESCRIBED_KINDS,
+  describedPinFile,
+  describedTextOf,
+  type DescribedKind,
+  type DescribedText,
+} from './described-text.js';
 import { messageOf } from '../errors/index.js';
 import { pluginNoticeLimit, type NoticeLimit } from './notice-limit.js';
 
@@ -56,7 +73,16 @@ export const operationNames = (plugin: string) => ({
 
 /** The exports that describe (run at load only). */
 const LIST_EXPORTS = ['describe', 'list_tools', 'list_resources', 'list_resource_templates', 'list_prompts'] as const;
-const V2_EXPORTS = ['list_tools', 'call_tool', 'list_resources', 'list_resource_templates', 'read_resource', 'list_prompts', 'get_prompt', 'complete'] as const;
+const V2_EXPORTS = [
+  'list_tools',
+  'call_tool',
+  'list_resources',
+  'list_resource_templates',
+  'read_resource',
+  'list_prompts',
+  'get_prompt',
+  'complete',
+] as const;
 
 /** v1 when the module exports both `describe` and `call` (as hyper-mcp tells them apart), else v2. */
 export function hyperMcpInterface(exports: readonly string[]): HyperMcpInterface | undefined {
@@ -66,16 +92,21 @@ export function hyperMcpInterface(exports: readonly string[]): HyperMcpInterface
 
 async function functionExports(wasm: Uint8Array): Promise<string[]> {
   const mod = await WebAssembly.compile(wasm);
-  return WebAssembly.Module.exports(mod).filter((e) => e.kind === 'function').map((e) => e.name);
+  return WebAssembly.Module.exports(mod)
+    .filter((e) => e.kind === 'function')
+    .map((e) => e.name);
 }
 
 // ---- what the module returns, checked with zod (unknown keys are dropped, never passed on)
 
 const shown = (max: number, multiline = false) =>
-  z.string().max(max).superRefine((s, ctx) => {
-    const problem = multiline ? shownTextProblem(s, { multiline: true }) : hiddenTextProblem(s);
-    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-  });
+  z
+    .string()
+    .max(max)
+    .superRefine((s, ctx) => {
+      const problem = multiline ? shownTextProblem(s, { multiline: true }) : hiddenTextProblem(s);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    });
 const B = HYPER_MCP_BOUNDS;
 /**
  * Optional members a module sends as null (serde without skip_serializing_if, xtp's generated
@@ -83,89 +114,137 @@ const B = HYPER_MCP_BOUNDS;
  * one level, so a null inside a schema (`default: null`) or an argument keeps its meaning.
  */
 const dropNulls = (v: unknown): unknown =>
-  v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null)) : v;
+  v !== null && typeof v === 'object' && !Array.isArray(v)
+    ? Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null))
+    : v;
 const lenient = <T extends z.ZodType>(schema: T) => z.preprocess(dropNulls, schema);
 const jsonObject = z.record(z.string(), z.json()) as unknown as z.ZodType<JsonObject>;
 const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64');
 const uri = shown(B.maxUriChars).min(1);
 const mimeType = shown(255).min(1);
-const itemAnnotations = lenient(z.object({ audience: z.array(z.enum(['user', 'assistant'])).max(2).optional(), priority: z.number().min(0).max(1).optional(), lastModified: z.string().max(64).optional() })).optional();
+const itemAnnotations = lenient(
+  z.object({
+    audience: z
+      .array(z.enum(['user', 'assistant']))
+      .max(2)
+      .optional(),
+    priority: z.number().min(0).max(1).optional(),
+    lastModified: z.string().max(64).optional(),
+  }),
+).optional();
 
-const toolAnnotations = lenient(z.object({
-  title: shown(B.maxTitleChars).optional(),
-  readOnlyHint: z.boolean().optional(),
-  destructiveHint: z.boolean().optional(),
-  idempotentHint: z.boolean().optional(),
-  openWorldHint: z.boolean().optional(),
-}));
+const toolAnnotations = lenient(
+  z.object({
+    title: shown(B.maxTitleChars).optional(),
+    readOnlyHint: z.boolean().optional(),
+    destructiveHint: z.boolean().optional(),
+    idempotentHint: z.boolean().optional(),
+    openWorldHint: z.boolean().optional(),
+  }),
+);
 
-const describedTool = lenient(z.object({
-  name: z.string().min(1).max(64),
-  title: shown(B.maxTitleChars).optional(),
-  description: shown(B.maxDescriptionChars, true).optional(),
-  inputSchema: jsonObject,
-  outputSchema: jsonObject.optional(),
-  annotations: toolAnnotations.optional(),
-}));
+const describedTool = lenient(
+  z.object({
+    name: z.string().min(1).max(64),
+    title: shown(B.maxTitleChars).optional(),
+    description: shown(B.maxDescriptionChars, true).optional(),
+    inputSchema: jsonObject,
+    outputSchema: jsonObject.optional(),
+    annotations: toolAnnotations.optional(),
+  }),
+);
 type DescribedTool = z.infer<typeof describedTool>;
 
 const listTools = z.object({ tools: z.array(z.unknown()).max(B.maxTools, `must list at most ${B.maxTools} tools`) });
 
-const resource = lenient(z.object({
-  uri,
-  name: shown(256).min(1),
-  title: shown(B.maxTitleChars).optional(),
-  description: shown(B.maxDescriptionChars, true).optional(),
-  mimeType: mimeType.optional(),
-  size: z.number().int().min(0).optional(),
-  annotations: itemAnnotations,
-}));
-const resourceTemplate = lenient(z.object({
-  uriTemplate: uri,
-  name: shown(256).min(1),
-  title: shown(B.maxTitleChars).optional(),
-  description: shown(B.maxDescriptionChars, true).optional(),
-  mimeType: mimeType.optional(),
-  annotations: itemAnnotations,
-}));
-const prompt = lenient(z.object({
-  name: shown(128).min(1),
-  title: shown(B.maxTitleChars).optional(),
-  description: shown(B.maxDescriptionChars, true).optional(),
-  arguments: z
-    .array(lenient(z.object({ name: shown(128).min(1), title: shown(B.maxTitleChars).optional(), description: shown(B.maxDescriptionChars, true).optional(), required: z.boolean().optional() })))
-    .max(B.maxPromptArguments)
-    .optional(),
-}));
-const listOf = (key: string, max: number) => z.object({ [key]: z.array(z.unknown()).max(max, `must list at most ${max} items`) });
+const resource = lenient(
+  z.object({
+    uri,
+    name: shown(256).min(1),
+    title: shown(B.maxTitleChars).optional(),
+    description: shown(B.maxDescriptionChars, true).optional(),
+    mimeType: mimeType.optional(),
+    size: z.number().int().min(0).optional(),
+    annotations: itemAnnotations,
+  }),
+);
+const resourceTemplate = lenient(
+  z.object({
+    uriTemplate: uri,
+    name: shown(256).min(1),
+    title: shown(B.maxTitleChars).optional(),
+    description: shown(B.maxDescriptionChars, true).optional(),
+    mimeType: mimeType.optional(),
+    annotations: itemAnnotations,
+  }),
+);
+const prompt = lenient(
+  z.object({
+    name: shown(128).min(1),
+    title: shown(B.maxTitleChars).optional(),
+    description: shown(B.maxDescriptionChars, true).optional(),
+    arguments: z
+      .array(
+        lenient(
+          z.object({
+            name: shown(128).min(1),
+            title: shown(B.maxTitleChars).optional(),
+            description: shown(B.maxDescriptionChars, true).optional(),
+            required: z.boolean().optional(),
+          }),
+        ),
+      )
+      .max(B.maxPromptArguments)
+      .optional(),
+  }),
+);
+const listOf = (key: string, max: number) =>
+  z.object({ [key]: z.array(z.unknown()).max(max, `must list at most ${max} items`) });
 
-const resourceContents = lenient(z.union([
-  z.object({ uri, mimeType: mimeType.optional(), text: z.string() }),
-  z.object({ uri, mimeType: mimeType.optional(), blob: base64 }),
-]));
-const contentBlock = lenient(z.discriminatedUnion('type', [
-  z.object({ type: z.literal('text'), text: z.string() }),
-  z.object({ type: z.literal('image'), data: base64, mimeType }),
-  z.object({ type: z.literal('audio'), data: base64, mimeType }),
-  z.object({ type: z.literal('resource'), resource: resourceContents }),
-  z.object({ type: z.literal('resource_link'), uri, name: shown(256).min(1), title: shown(B.maxTitleChars).optional(), description: z.string().optional(), mimeType: mimeType.optional() }),
-]));
-const callToolResult = lenient(z.object({
-  content: z.array(contentBlock).max(1024).default([]),
-  isError: z.boolean().optional(),
-  structuredContent: jsonObject.optional(),
-}));
+const resourceContents = lenient(
+  z.union([
+    z.object({ uri, mimeType: mimeType.optional(), text: z.string() }),
+    z.object({ uri, mimeType: mimeType.optional(), blob: base64 }),
+  ]),
+);
+const contentBlock = lenient(
+  z.discriminatedUnion('type', [
+    z.object({ type: z.literal('text'), text: z.string() }),
+    z.object({ type: z.literal('image'), data: base64, mimeType }),
+    z.object({ type: z.literal('audio'), data: base64, mimeType }),
+    z.object({ type: z.literal('resource'), resource: resourceContents }),
+    z.object({
+      type: z.literal('resource_link'),
+      uri,
+      name: shown(256).min(1),
+      title: shown(B.maxTitleChars).optional(),
+      description: z.string().optional(),
+      mimeType: mimeType.optional(),
+    }),
+  ]),
+);
+const callToolResult = lenient(
+  z.object({
+    content: z.array(contentBlock).max(1024).default([]),
+    isError: z.boolean().optional(),
+    structuredContent: jsonObject.optional(),
+  }),
+);
 const readResourceResult = z.object({ contents: z.array(resourceContents).max(B.maxContents) });
-const getPromptResult = lenient(z.object({
-  description: shown(B.maxDescriptionChars, true).optional(),
-  messages: z.array(z.object({ role: z.enum(['user', 'assistant']), content: contentBlock })).max(B.maxMessages),
-}));
+const getPromptResult = lenient(
+  z.object({
+    description: shown(B.maxDescriptionChars, true).optional(),
+    messages: z.array(z.object({ role: z.enum(['user', 'assistant']), content: contentBlock })).max(B.maxMessages),
+  }),
+);
 const completeResult = z.object({
-  completion: lenient(z.object({
-    values: z.array(z.string().max(B.maxCompletionValueChars)).max(B.maxCompletionValues),
-    total: z.number().int().min(0).optional(),
-    hasMore: z.boolean().optional(),
-  })),
+  completion: lenient(
+    z.object({
+      values: z.array(z.string().max(B.maxCompletionValueChars)).max(B.maxCompletionValues),
+      total: z.number().int().min(0).optional(),
+      hasMore: z.boolean().optional(),
+    }),
+  ),
 });
 
 function zodReason(err: z.ZodError): string {
@@ -177,7 +256,8 @@ function zodReason(err: z.ZodError): string {
 /** A module result checked against its shape; a bad one is the module's fault (TOOL_ERROR). */
 function checked<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const r = schema.safeParse(value);
-  if (!r.success) throw new ToolFailure('TOOL_ERROR', `the module's ${what} result is malformed: ${zodReason(r.error)}`);
+  if (!r.success)
+    throw new ToolFailure('TOOL_ERROR', `the module's ${what} result is malformed: ${zodReason(r.error)}`);
   return r.data;
 }
 
@@ -225,7 +305,10 @@ class ModuleExports {
       throw new ToolFailure('SANDBOX_ERROR', `module ${this.#loaded.modulePath} was refused by the sandbox: ${why}`);
     }
     const input = payload === undefined ? new Uint8Array(0) : encoder.encode(JSON.stringify(payload));
-    const output = await sandbox.call(input, opts.client !== undefined ? { ...opts, client: this.notices.wrap(opts.client) } : opts);
+    const output = await sandbox.call(
+      input,
+      opts.client !== undefined ? { ...opts, client: this.notices.wrap(opts.client) } : opts,
+    );
     return decodeOutput(output, 'json');
   }
 
@@ -236,14 +319,28 @@ class ModuleExports {
       this.#sandboxes.delete(e);
       return s === undefined ? [] : [s];
     });
-    await Promise.all(gone.map((s) => s.then((t) => t.close(), () => undefined)));
+    await Promise.all(
+      gone.map((s) =>
+        s.then(
+          (t) => t.close(),
+          () => undefined,
+        ),
+      ),
+    );
   }
 
   async close(): Promise<void> {
     this.#closed = true;
     const all = [...this.#sandboxes.values()];
     this.#sandboxes.clear();
-    await Promise.all(all.map((s) => s.then((t) => t.close(), () => undefined)));
+    await Promise.all(
+      all.map((s) =>
+        s.then(
+          (t) => t.close(),
+          () => undefined,
+        ),
+      ),
+    );
   }
 }
 
@@ -283,12 +380,20 @@ export async function pluginFromManifest(loaded: LoadedManifest, opts: BridgeOpt
   try {
     names = await functionExports(loaded.wasm);
   } catch (err) {
-    throw new ManifestError('MODULE_INVALID', file, [{ path: 'module.path', rule: `module ${loaded.modulePath} is not valid WebAssembly: ${messageOf(err).slice(0, 200)}` }]);
+    throw new ManifestError('MODULE_INVALID', file, [
+      {
+        path: 'module.path',
+        rule: `module ${loaded.modulePath} is not valid WebAssembly: ${messageOf(err).slice(0, 200)}`,
+      },
+    ]);
   }
   const iface = hyperMcpInterface(names);
   if (iface === undefined) {
     throw new ManifestError('MODULE_INVALID', file, [
-      { path: 'module.abi', rule: `module ${loaded.modulePath} exports neither describe and call (hyper-mcp v1) nor any of ${V2_EXPORTS.join(', ')} (v2)` },
+      {
+        path: 'module.abi',
+        rule: `module ${loaded.modulePath} exports neither describe and call (hyper-mcp v1) nor any of ${V2_EXPORTS.join(', ')} (v2)`,
+      },
     ]);
   }
   const exportsOf = new ModuleExports(loaded, opts, names);
@@ -301,7 +406,12 @@ export async function pluginFromManifest(loaded: LoadedManifest, opts: BridgeOpt
       return await exportsOf.call(entry, payload, { signal: AbortSignal.timeout(m.capabilities.timeout_ms + 1000) });
     } catch (err) {
       const code = err instanceof ToolFailure ? `${err.code}: ` : '';
-      throw new ManifestError('SANDBOX_LOAD', file, [{ path: 'module.path', rule: `export ${entry} of ${loaded.modulePath} failed at load: ${code}${messageOf(err).slice(0, 300)}` }]);
+      throw new ManifestError('SANDBOX_LOAD', file, [
+        {
+          path: 'module.path',
+          rule: `export ${entry} of ${loaded.modulePath} failed at load: ${code}${messageOf(err).slice(0, 300)}`,
+        },
+      ]);
     }
   };
 
@@ -310,15 +420,33 @@ export async function pluginFromManifest(loaded: LoadedManifest, opts: BridgeOpt
     const env: DescribeEnv = { loaded, exportsOf, iface, describe, problem, id };
     const described = await describeTools(env);
     const lists = iface === 'v2' ? await listSurface(env) : { resources: [], resourceTemplates: [], prompts: [] };
-    const text = describedTextOf(m.name, described.map((d) => d.view), lists);
+    const text = describedTextOf(
+      m.name,
+      described.map((d) => d.view),
+      lists,
+    );
     // what a pin holds is served; anything described otherwise since is refused, by name and part
-    const kept = loaded.describedPin === undefined ? { tools: described, lists } : keepPinned(loaded, loaded.describedPin, text, described, lists, problems);
+    const kept =
+      loaded.describedPin === undefined
+        ? { tools: described, lists }
+        : keepPinned(loaded, loaded.describedPin, text, described, lists, problems);
     const tools = kept.tools.map((d) => d.def);
-    const { surface, operations } = iface === 'v2' ? surfaceOf(env, kept.lists) : { surface: undefined, operations: [] };
+    const { surface, operations } =
+      iface === 'v2' ? surfaceOf(env, kept.lists) : { surface: undefined, operations: [] };
     if (tools.length === 0 && surface === undefined && problems.length > 0) throw problems[0] as ManifestError;
     // the lists are read once: their instances are not kept for the plugin's lifetime
     await exportsOf.release(LIST_EXPORTS);
-    return { plugin: m.name, file, interface: iface, tools, operations, surface, problems, described: text, dispose: () => exportsOf.close() };
+    return {
+      plugin: m.name,
+      file,
+      interface: iface,
+      tools,
+      operations,
+      surface,
+      problems,
+      described: text,
+      dispose: () => exportsOf.close(),
+    };
   } catch (err) {
     await exportsOf.close();
     throw err;
@@ -347,7 +475,12 @@ interface ToolAndView {
  * from its pin, or that the pin does not hold, is a TEXT_CHANGED problem naming it and its parts.
  */
 function keepPinned(
-  loaded: LoadedManifest, pin: DescribedText, text: DescribedText, tools: ToolAndView[], lists: SurfaceLists, problems: ManifestError[],
+  loaded: LoadedManifest,
+  pin: DescribedText,
+  text: DescribedText,
+  tools: ToolAndView[],
+  lists: SurfaceLists,
+  problems: ManifestError[],
 ): { tools: ToolAndView[]; lists: SurfaceLists } {
   const keep = <T>(kind: DescribedKind, items: T[]): T[] => {
     const pinned = new Map(pin[kind].map((e) => [e.key, e]));
@@ -356,17 +489,28 @@ function keepPinned(
       if (now === undefined) return false;
       const parts = changedParts(kind, pinned.get(now.key), now);
       if (parts.length === 0) return true;
-      problems.push(new ManifestError('TEXT_CHANGED', loaded.file, [{ path: `${kind}[${i}]`, rule: driftRule(loaded, kind, now.key, parts) }]));
+      problems.push(
+        new ManifestError('TEXT_CHANGED', loaded.file, [
+          { path: `${kind}[${i}]`, rule: driftRule(loaded, kind, now.key, parts) },
+        ]),
+      );
       return false;
     });
   };
-  const kept = { resources: keep('resources', lists.resources), resourceTemplates: keep('resourceTemplates', lists.resourceTemplates), prompts: keep('prompts', lists.prompts) };
+  const kept = {
+    resources: keep('resources', lists.resources),
+    resourceTemplates: keep('resourceTemplates', lists.resourceTemplates),
+    prompts: keep('prompts', lists.prompts),
+  };
   return { tools: keep('tools', tools), lists: kept };
 }
 
 function driftRule(loaded: LoadedManifest, kind: DescribedKind, key: string, parts: string[]): string {
   const what = `${DESCRIBED_KINDS[kind].label} "${key.slice(0, 200)}"`;
-  const how = parts[0] === '(not pinned)' ? 'was not described when the plugin was installed' : `now describes different text than was pinned at install (${parts.join(', ')} changed)`;
+  const how =
+    parts[0] === '(not pinned)'
+      ? 'was not described when the plugin was installed'
+      : `now describes different text than was pinned at install (${parts.join(', ')} changed)`;
   return (
     `${what} ${how}, so it is not served; the pin is ${describedPinFile(loaded.file)}. ` +
     `To accept the new text, install ${loaded.manifest.name} again (\`toolgate install\` with its source), which shows the change for review`
@@ -377,10 +521,20 @@ function driftRule(loaded: LoadedManifest, kind: DescribedKind, key: string, par
 async function describeTools(env: DescribeEnv): Promise<ToolAndView[]> {
   const { loaded, exportsOf, iface, describe, problem, id } = env;
   const has = (e: string) => exportsOf.exports.has(e);
-  const toolsRaw = iface === 'v1' ? await describe('describe', undefined) : has('list_tools') ? await describe('list_tools', { context: context(id) }) : { tools: [] };
+  const toolsRaw =
+    iface === 'v1'
+      ? await describe('describe', undefined)
+      : has('list_tools')
+        ? await describe('list_tools', { context: context(id) })
+        : { tools: [] };
   const listed = listTools.safeParse(toolsRaw);
   if (!listed.success)
-    throw new ManifestError('MODULE_INVALID', loaded.file, [{ path: 'module.path', rule: `${iface === 'v1' ? 'describe' : 'list_tools'} returned a malformed list: ${zodReason(listed.error)}` }]);
+    throw new ManifestError('MODULE_INVALID', loaded.file, [
+      {
+        path: 'module.path',
+        rule: `${iface === 'v1' ? 'describe' : 'list_tools'} returned a malformed list: ${zodReason(listed.error)}`,
+      },
+    ]);
   const tools: ToolAndView[] = [];
   const seen = new Set<string>();
   listed.data.tools.forEach((raw, i) => {
@@ -407,13 +561,21 @@ async function listSurface(env: DescribeEnv): Promise<SurfaceLists> {
   const list = async (entry: string, key: string, schema: z.ZodType<object>, max: number): Promise<ServedItem[]> =>
     has(entry) ? items(await describe(entry, { context: context(id) }), key, schema, max, entry, problem) : [];
   const resources = await list('list_resources', 'resources', resource, B.maxResources);
-  const resourceTemplates = await list('list_resource_templates', 'resourceTemplates', resourceTemplate, B.maxResourceTemplates);
+  const resourceTemplates = await list(
+    'list_resource_templates',
+    'resourceTemplates',
+    resourceTemplate,
+    B.maxResourceTemplates,
+  );
   const prompts = await list('list_prompts', 'prompts', prompt, B.maxPrompts);
   return { resources, resourceTemplates, prompts };
 }
 
 /** What a v2 module serves besides tools, and the operations that serve it. */
-function surfaceOf(env: DescribeEnv, lists: SurfaceLists): { surface: ServedSurface | undefined; operations: ToolDefinition[] } {
+function surfaceOf(
+  env: DescribeEnv,
+  lists: SurfaceLists,
+): { surface: ServedSurface | undefined; operations: ToolDefinition[] } {
   const { loaded, exportsOf } = env;
   const { resources, resourceTemplates, prompts } = lists;
   const m = loaded.manifest;
@@ -434,24 +596,48 @@ function surfaceOf(env: DescribeEnv, lists: SurfaceLists): { surface: ServedSurf
     operations.push(completeOperation(loaded, exportsOf, ops.complete));
   }
   const any = resources.length + resourceTemplates.length + prompts.length > 0 || served.complete !== undefined;
-  const surface = any ? Object.freeze({ plugin: m.name, resources, resourceTemplates, prompts, operations: Object.freeze(served) }) : undefined;
+  const surface = any
+    ? Object.freeze({ plugin: m.name, resources, resourceTemplates, prompts, operations: Object.freeze(served) })
+    : undefined;
   return { surface, operations };
 }
 
 /** Name, schema and text rules of one described tool; empty when it may be served. */
-function describedToolIssues(t: DescribedTool, plugin: string, where: string, seen: ReadonlySet<string>): ManifestIssue[] {
+function describedToolIssues(
+  t: DescribedTool,
+  plugin: string,
+  where: string,
+  seen: ReadonlySet<string>,
+): ManifestIssue[] {
   const out: ManifestIssue[] = [];
   if (!TOOL_NAME_RE.test(t.name) || t.name.includes(SERVED_SEPARATOR))
-    out.push({ path: `${where}.name`, rule: `"${t.name.slice(0, 64)}" must match ${TOOL_NAME_RE.source} and not contain "__"` });
+    out.push({
+      path: `${where}.name`,
+      rule: `"${t.name.slice(0, 64)}" must match ${TOOL_NAME_RE.source} and not contain "__"`,
+    });
   else if (servedToolName(plugin, t.name).length > 64)
-    out.push({ path: `${where}.name`, rule: `served as "${servedToolName(plugin, t.name)}", longer than 64 characters (MCP clients and model APIs refuse it)` });
-  else if (seen.has(t.name)) out.push({ path: `${where}.name`, rule: `"${t.name}" is described twice; the first one is kept` });
-  if (JSON.stringify(t.inputSchema).length > B.maxSchemaBytes) out.push({ path: `${where}.inputSchema`, rule: `must be at most ${B.maxSchemaBytes} bytes of JSON` });
+    out.push({
+      path: `${where}.name`,
+      rule: `served as "${servedToolName(plugin, t.name)}", longer than 64 characters (MCP clients and model APIs refuse it)`,
+    });
+  else if (seen.has(t.name))
+    out.push({ path: `${where}.name`, rule: `"${t.name}" is described twice; the first one is kept` });
+  if (JSON.stringify(t.inputSchema).length > B.maxSchemaBytes)
+    out.push({ path: `${where}.inputSchema`, rule: `must be at most ${B.maxSchemaBytes} bytes of JSON` });
   else {
-    if (t.inputSchema['type'] !== 'object') out.push({ path: `${where}.inputSchema.type`, rule: 'must be "object" (arguments are a JSON object)' });
+    if (t.inputSchema['type'] !== 'object')
+      out.push({ path: `${where}.inputSchema.type`, rule: 'must be "object" (arguments are a JSON object)' });
     const problem = jsonSchemaProblem(t.inputSchema);
     if (problem !== undefined) out.push({ path: `${where}.inputSchema`, rule: problem });
-    out.push(...schemaTextIssues(t.inputSchema, [...where.split(/[[\].]+/).filter((s) => s !== '').map((s) => (/^\d+$/.test(s) ? Number(s) : s)), 'inputSchema']));
+    out.push(
+      ...schemaTextIssues(t.inputSchema, [
+        ...where
+          .split(/[[\].]+/)
+          .filter((s) => s !== '')
+          .map((s) => (/^\d+$/.test(s) ? Number(s) : s)),
+        'inputSchema',
+      ]),
+    );
   }
   if (t.outputSchema !== undefined) {
     const problem = jsonSchemaProblem(t.outputSchema);
@@ -460,7 +646,14 @@ function describedToolIssues(t: DescribedTool, plugin: string, where: string, se
   return out;
 }
 
-function items(raw: unknown, key: string, schema: z.ZodType<object>, max: number, entry: string, problem: (issues: ManifestIssue[]) => void): ServedItem[] {
+function items(
+  raw: unknown,
+  key: string,
+  schema: z.ZodType<object>,
+  max: number,
+  entry: string,
+  problem: (issues: ManifestIssue[]) => void,
+): ServedItem[] {
   const list = listOf(key, max).safeParse(raw);
   if (!list.success) {
     problem([{ path: 'module.path', rule: `${entry} returned a malformed list: ${zodReason(list.error)}` }]);
@@ -476,24 +669,46 @@ function items(raw: unknown, key: string, schema: z.ZodType<object>, max: number
 }
 
 /** The manifest's grant, as every tool and operation of the plugin carries it. */
-function baseDefinition(loaded: LoadedManifest, name: string, description: string, execute: ToolDefinition['execute']): ToolDefinition {
+function baseDefinition(
+  loaded: LoadedManifest,
+  name: string,
+  description: string,
+  execute: ToolDefinition['execute'],
+): ToolDefinition {
   const def = manifestDefinition(loaded.manifest, { allowedPaths: loaded.allowedPaths, execute });
   return { ...def, name, description };
 }
 
-function moduleTool(loaded: LoadedManifest, exportsOf: ModuleExports, iface: HyperMcpInterface, t: DescribedTool): ToolDefinition {
+function moduleTool(
+  loaded: LoadedManifest,
+  exportsOf: ModuleExports,
+  iface: HyperMcpInterface,
+  t: DescribedTool,
+): ToolDefinition {
   const served = servedToolName(loaded.manifest.name, t.name);
-  const def = baseDefinition(loaded, served, t.description ?? t.title ?? `${t.name} (plugin ${loaded.manifest.name})`, async (args, exec) => {
-    const request: JsonObject = { name: t.name, arguments: args as JsonObject };
-    const payload: JsonObject = iface === 'v1' ? { params: request } : { request, context: context(exec.callId) };
-    const out = await exportsOf.call(iface === 'v1' ? 'call' : 'call_tool', payload, sandboxCallOptions(loaded, exec));
-    const result = checked(callToolResult, out, 'call');
-    if (result.isError === true) {
-      const text = result.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
-      throw new ToolFailure('TOOL_ERROR', text === '' ? `tool ${t.name} reported an error` : text);
-    }
-    return { content: result.content, ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}) } as JsonObject;
-  });
+  const def = baseDefinition(
+    loaded,
+    served,
+    t.description ?? t.title ?? `${t.name} (plugin ${loaded.manifest.name})`,
+    async (args, exec) => {
+      const request: JsonObject = { name: t.name, arguments: args as JsonObject };
+      const payload: JsonObject = iface === 'v1' ? { params: request } : { request, context: context(exec.callId) };
+      const out = await exportsOf.call(
+        iface === 'v1' ? 'call' : 'call_tool',
+        payload,
+        sandboxCallOptions(loaded, exec),
+      );
+      const result = checked(callToolResult, out, 'call');
+      if (result.isError === true) {
+        const text = result.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
+        throw new ToolFailure('TOOL_ERROR', text === '' ? `tool ${t.name} reported an error` : text);
+      }
+      return {
+        content: result.content,
+        ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
+      } as JsonObject;
+    },
+  );
   def.inputSchema = structuredClone(t.inputSchema);
   // the schema the module described decides, as JSON Schema reads it (additionalProperties included)
   def.allowUnknownArguments = true;
@@ -520,34 +735,64 @@ export function templateMatches(template: string, uri: string): boolean {
 }
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-function readOperation(loaded: LoadedManifest, exportsOf: ModuleExports, name: string, resources: readonly ServedItem[], templates: readonly ServedItem[]): ToolDefinition {
+function readOperation(
+  loaded: LoadedManifest,
+  exportsOf: ModuleExports,
+  name: string,
+  resources: readonly ServedItem[],
+  templates: readonly ServedItem[],
+): ToolDefinition {
   const listed = new Set(resources.map((r) => String(r['uri'])));
   const def = baseDefinition(loaded, name, `resources/read of plugin ${loaded.manifest.name}`, async (args, exec) => {
     const uriArg = String(args['uri']);
     // a URI the module did not list and no template matches is never passed to it
     if (!listed.has(uriArg) && !templates.some((t) => templateMatches(String(t['uriTemplate']), uriArg)))
       throw new ToolFailure('TOOL_ERROR', `resource not found: ${uriArg}`);
-    const out = await exportsOf.call('read_resource', { request: { uri: uriArg }, context: context(exec.callId) }, sandboxCallOptions(loaded, exec));
+    const out = await exportsOf.call(
+      'read_resource',
+      { request: { uri: uriArg }, context: context(exec.callId) },
+      sandboxCallOptions(loaded, exec),
+    );
     return checked(readResourceResult, out, 'read_resource') as JsonObject;
   });
-  def.inputSchema = { type: 'object', properties: { uri: { type: 'string', minLength: 1, maxLength: B.maxUriChars } }, required: ['uri'], additionalProperties: false };
+  def.inputSchema = {
+    type: 'object',
+    properties: { uri: { type: 'string', minLength: 1, maxLength: B.maxUriChars } },
+    required: ['uri'],
+    additionalProperties: false,
+  };
   def.output = { render: 'json' };
   delete def.annotations;
   return def;
 }
 
-function promptOperation(loaded: LoadedManifest, exportsOf: ModuleExports, name: string, prompts: readonly ServedItem[]): ToolDefinition {
+function promptOperation(
+  loaded: LoadedManifest,
+  exportsOf: ModuleExports,
+  name: string,
+  prompts: readonly ServedItem[],
+): ToolDefinition {
   const known = new Set(prompts.map((p) => String(p['name'])));
   const def = baseDefinition(loaded, name, `prompts/get of plugin ${loaded.manifest.name}`, async (args, exec) => {
     const promptName = String(args['name']);
     if (!known.has(promptName)) throw new ToolFailure('TOOL_ERROR', `unknown prompt: ${promptName}`);
-    const request: JsonObject = { name: promptName, ...(args['arguments'] !== undefined ? { arguments: args['arguments'] } : {}) };
-    const out = await exportsOf.call('get_prompt', { request, context: context(exec.callId) }, sandboxCallOptions(loaded, exec));
+    const request: JsonObject = {
+      name: promptName,
+      ...(args['arguments'] !== undefined ? { arguments: args['arguments'] } : {}),
+    };
+    const out = await exportsOf.call(
+      'get_prompt',
+      { request, context: context(exec.callId) },
+      sandboxCallOptions(loaded, exec),
+    );
     return checked(getPromptResult, out, 'get_prompt') as JsonObject;
   });
   def.inputSchema = {
     type: 'object',
-    properties: { name: { type: 'string', minLength: 1, maxLength: 128 }, arguments: { type: 'object', additionalProperties: { type: 'string' } } },
+    properties: {
+      name: { type: 'string', minLength: 1, maxLength: 128 },
+      arguments: { type: 'object', additionalProperties: { type: 'string' } },
+    },
     required: ['name'],
     additionalProperties: false,
   };
@@ -557,19 +802,40 @@ function promptOperation(loaded: LoadedManifest, exportsOf: ModuleExports, name:
 }
 
 function completeOperation(loaded: LoadedManifest, exportsOf: ModuleExports, name: string): ToolDefinition {
-  const def = baseDefinition(loaded, name, `completion/complete of plugin ${loaded.manifest.name}`, async (args, exec) => {
-    const ref = args['ref'] as JsonObject;
-    // hyper-mcp's envelope names the reference kinds without MCP's "ref/" prefix
-    const type = typeof ref['type'] === 'string' ? ref['type'].replace(/^ref\//, '') : ref['type'];
-    const request: JsonObject = { ...(args as JsonObject), ref: { ...ref, type: type ?? null } };
-    const out = await exportsOf.call('complete', { request, context: context(exec.callId) }, sandboxCallOptions(loaded, exec));
-    return checked(completeResult, out, 'complete') as JsonObject;
-  });
+  const def = baseDefinition(
+    loaded,
+    name,
+    `completion/complete of plugin ${loaded.manifest.name}`,
+    async (args, exec) => {
+      const ref = args['ref'] as JsonObject;
+      // hyper-mcp's envelope names the reference kinds without MCP's "ref/" prefix
+      const type = typeof ref['type'] === 'string' ? ref['type'].replace(/^ref\//, '') : ref['type'];
+      const request: JsonObject = { ...(args as JsonObject), ref: { ...ref, type: type ?? null } };
+      const out = await exportsOf.call(
+        'complete',
+        { request, context: context(exec.callId) },
+        sandboxCallOptions(loaded, exec),
+      );
+      return checked(completeResult, out, 'complete') as JsonObject;
+    },
+  );
   def.inputSchema = {
     type: 'object',
     properties: {
-      ref: { type: 'object', properties: { type: { enum: ['ref/prompt', 'ref/resource'] }, name: { type: 'string' }, uri: { type: 'string' } }, required: ['type'] },
-      argument: { type: 'object', properties: { name: { type: 'string' }, value: { type: 'string' } }, required: ['name', 'value'] },
+      ref: {
+        type: 'object',
+        properties: {
+          type: { enum: ['ref/prompt', 'ref/resource'] },
+          name: { type: 'string' },
+          uri: { type: 'string' },
+        },
+        required: ['type'],
+      },
+      argument: {
+        type: 'object',
+        properties: { name: { type: 'string' }, value: { type: 'string' } },
+        required: ['name', 'value'],
+      },
       context: { type: 'object' },
     },
     required: ['ref', 'argument'],

@@ -20,13 +20,22 @@ export {
   wasmHeaderProblem,
   FileRuleError,
   DEFAULT_MAX_MODULE_BYTES,
-  } from './module-file.js';
+} from './module-file.js';
 export { manifestDefinition, inputSchemaOf } from './definition.js';
 export { enablePreparedModuleCache } from './prepared-cache.js';
 export { protectControlDir } from './protected-dirs.js';
 export {
-  pluginFromManifest, hyperMcpInterface, templateMatches, type LoadedPlugin, type HyperMcpInterface,
+  pluginFromManifest,
+  hyperMcpInterface,
+  templateMatches,
+  type LoadedPlugin,
+  type HyperMcpInterface,
 } from './hyper-mcp.js';
 export {
-  DESCRIBED_KINDS, DESCRIBED_KIND_NAMES, describedPinFile, type DescribedText, type DescribedEntry, type DescribedKind,
+  DESCRIBED_KINDS,
+  DESCRIBED_KIND_NAMES,
+  describedPinFile,
+  type DescribedText,
+  type DescribedEntry,
+  type DescribedKind,
 } from './described-text.js';

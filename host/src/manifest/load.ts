@@ -94,12 +94,23 @@ export async function loadManifestText(input: ManifestInMemory, opts: LoadFileOp
   return manifestFromText(resolve(input.file), input.text, { ...opts, modules: input.modules });
 }
 
-async function manifestFromText(abs: string, text: string, opts: LoadFileOptions & { modules?: ReadonlyMap<string, Uint8Array> }): Promise<LoadedManifest> {
+async function manifestFromText(
+  abs: string,
+  text: string,
+  opts: LoadFileOptions & { modules?: ReadonlyMap<string, Uint8Array> },
+): Promise<LoadedManifest> {
   const manifest = await parseManifestCached(text, abs);
   const dir = dirname(abs);
 
   const maxBytes = opts.maxModuleBytes ?? DEFAULT_MAX_MODULE_BYTES;
-  const main = await readModule(abs, resolve(dir, manifest.module.path), 'module', manifest.module.sha256, maxBytes, opts.modules);
+  const main = await readModule(
+    abs,
+    resolve(dir, manifest.module.path),
+    'module',
+    manifest.module.sha256,
+    maxBytes,
+    opts.modules,
+  );
   const links: LoadedLink[] = [];
   for (const link of manifest.module.link ?? []) {
     const keyPath = formatKeyPath(['module', 'link', link.namespace]);
@@ -109,7 +120,10 @@ async function manifestFromText(abs: string, text: string, opts: LoadFileOptions
 
   const allowedPaths: LoadedManifest['allowedPaths'] = {};
   for (const [guest, grant] of Object.entries(manifest.capabilities.allowed_paths)) {
-    allowedPaths[guest] = { host: await resolveHostDir(abs, dir, manifest.name, guest, grant.host, grant.mode), mode: grant.mode };
+    allowedPaths[guest] = {
+      host: await resolveHostDir(abs, dir, manifest.name, guest, grant.host, grant.mode),
+      mode: grant.mode,
+    };
   }
   return { file: abs, manifest, modulePath: main.path, wasm: main.wasm, sha256: main.sha256, links, allowedPaths };
 }
@@ -129,11 +143,17 @@ async function readModule(
   // a regular file, size-capped, with the wasm magic: the same check for the main and linked modules
   // (bytes given in memory were read under the registry's rules and are checked against sha256 here)
   const held = given?.get(path);
-  const bytes = held !== undefined ? Buffer.from(held.buffer, held.byteOffset, held.byteLength) : await readManifestModule(file, key === 'module' ? 'module.path' : key, path, { maxBytes });
+  const bytes =
+    held !== undefined
+      ? Buffer.from(held.buffer, held.byteOffset, held.byteLength)
+      : await readManifestModule(file, key === 'module' ? 'module.path' : key, path, { maxBytes });
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   if (expected !== undefined && expected !== sha256) {
     throw new ManifestError('SHA256_MISMATCH', file, [
-      { path: key === 'module' ? 'module.sha256' : `${key}.sha256`, rule: `does not match ${path}: expected ${expected}, actual ${sha256}` },
+      {
+        path: key === 'module' ? 'module.sha256' : `${key}.sha256`,
+        rule: `does not match ${path}: expected ${expected}, actual ${sha256}`,
+      },
     ]);
   }
   return { path, wasm: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), sha256 };
@@ -141,18 +161,27 @@ async function readModule(
 
 // The sandbox confines a mount to this real path, so symlinks in the manifest's own path are
 // resolved once here and cannot be swapped later to widen the mount.
-async function resolveHostDir(file: string, dir: string, tool: string, guest: string, host: string, mode: 'ro' | 'rw'): Promise<string> {
+async function resolveHostDir(
+  file: string,
+  dir: string,
+  tool: string,
+  guest: string,
+  host: string,
+  mode: 'ro' | 'rw',
+): Promise<string> {
   const keyPath = formatKeyPath(['capabilities', 'allowed_paths', guest, 'host']);
   const wanted = resolve(dir, host);
   let real: string;
   try {
     real = await realpath(wanted);
   } catch (err) {
-    const rule = codeOf(err) === 'ENOENT' ? `directory ${wanted} does not exist` : `cannot resolve ${wanted}: ${messageOf(err)}`;
+    const rule =
+      codeOf(err) === 'ENOENT' ? `directory ${wanted} does not exist` : `cannot resolve ${wanted}: ${messageOf(err)}`;
     throw new ManifestError('PATH_INVALID', file, [{ path: keyPath, rule }]);
   }
   const info = await stat(real);
-  if (!info.isDirectory()) throw new ManifestError('PATH_INVALID', file, [{ path: keyPath, rule: `${wanted} must be a directory` }]);
+  if (!info.isDirectory())
+    throw new ManifestError('PATH_INVALID', file, [{ path: keyPath, rule: `${wanted} must be a directory` }]);
   const refused = await protectedDirRule(real, tool, process.env, mode);
   if (refused !== undefined) throw new ManifestError('PATH_INVALID', file, [{ path: keyPath, rule: refused }]);
   return real;
@@ -180,8 +209,13 @@ export async function loadManifestDirs(dirs: string[], opts: LoadDirsOptions = {
         : [dir];
     } catch (err) {
       if (codeOf(err) === 'ENOENT' && opts.ignoreMissingDirs === true) continue;
-      const rule = codeOf(err) === 'ENOENT' ? 'manifest directory does not exist' : `manifest directory cannot be read: ${messageOf(err)}`;
-      errors.push(new ManifestError(codeOf(err) === 'ENOENT' ? 'DIR_MISSING' : 'READ_FAILED', dir, [{ path: '', rule }]));
+      const rule =
+        codeOf(err) === 'ENOENT'
+          ? 'manifest directory does not exist'
+          : `manifest directory cannot be read: ${messageOf(err)}`;
+      errors.push(
+        new ManifestError(codeOf(err) === 'ENOENT' ? 'DIR_MISSING' : 'READ_FAILED', dir, [{ path: '', rule }]),
+      );
       continue;
     }
     for (const file of files) {
@@ -191,7 +225,10 @@ export async function loadManifestDirs(dirs: string[], opts: LoadDirsOptions = {
         if (first !== undefined) {
           errors.push(
             new ManifestError('DUPLICATE_TOOL', loaded.file, [
-              { path: 'name', rule: `tool "${loaded.manifest.name}" is already defined by ${first}; the first one is kept` },
+              {
+                path: 'name',
+                rule: `tool "${loaded.manifest.name}" is already defined by ${first}; the first one is kept`,
+              },
             ]),
           );
           continue;
@@ -199,7 +236,11 @@ export async function loadManifestDirs(dirs: string[], opts: LoadDirsOptions = {
         byName.set(loaded.manifest.name, loaded.file);
         manifests.push(loaded);
       } catch (err) {
-        errors.push(err instanceof ManifestError ? err : new ManifestError('READ_FAILED', file, [{ path: '', rule: messageOf(err) }]));
+        errors.push(
+          err instanceof ManifestError
+            ? err
+            : new ManifestError('READ_FAILED', file, [{ path: '', rule: messageOf(err) }]),
+        );
       }
     }
   }

@@ -38,7 +38,13 @@ function insideOf(dir: string, path: string): boolean {
   return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
 }
 
-function kindOf(st: { isDirectory(): boolean; isFIFO(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSocket(): boolean }): string {
+function kindOf(st: {
+  isDirectory(): boolean;
+  isFIFO(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+  isSocket(): boolean;
+}): string {
   if (st.isDirectory()) return 'a directory';
   if (st.isFIFO()) return 'a FIFO';
   if (st.isCharacterDevice()) return 'a character device';
@@ -51,7 +57,10 @@ function kindOf(st: { isDirectory(): boolean; isFIFO(): boolean; isCharacterDevi
 async function confined(path: string, within: string): Promise<string> {
   const [real, root] = await Promise.all([realpath(path), realpath(within)]);
   if (!insideOf(root, real)) {
-    throw new FileRuleError('MODULE_INVALID', `${path} must be inside the tool's folder ${root} (it resolves to ${real})`);
+    throw new FileRuleError(
+      'MODULE_INVALID',
+      `${path} must be inside the tool's folder ${root} (it resolves to ${real})`,
+    );
   }
   return real;
 }
@@ -72,7 +81,10 @@ async function openChecked(path: string, rules: FileRules): Promise<{ handle: Fi
       // what the kernel opened, in case a folder on the way was swapped after realpath
       const opened = await readlink(`/proc/self/fd/${handle.fd}`);
       if (!insideOf(await realpath(rules.within), opened)) {
-        throw new FileRuleError('MODULE_INVALID', `${path} must be inside the tool's folder ${rules.within} (it opened ${opened})`);
+        throw new FileRuleError(
+          'MODULE_INVALID',
+          `${path} must be inside the tool's folder ${rules.within} (it opened ${opened})`,
+        );
       }
     }
     return { handle, size: st.size };
@@ -98,7 +110,8 @@ function translate(path: string, err: unknown): FileRuleError {
   if (err instanceof FileRuleError) return err;
   const code = codeOf(err);
   if (code === 'ENOENT') return new FileRuleError('MODULE_MISSING', `${path} does not exist`);
-  if (code === 'ELOOP') return new FileRuleError('MODULE_INVALID', `${path} must be a regular file (it is a symlink that was swapped in)`);
+  if (code === 'ELOOP')
+    return new FileRuleError('MODULE_INVALID', `${path} must be a regular file (it is a symlink that was swapped in)`);
   return new FileRuleError('READ_FAILED', `${path} cannot be read: ${messageOf(err)}`);
 }
 
@@ -121,8 +134,11 @@ const COMPONENT_HEADER: readonly number[] = [0x00, 0x61, 0x73, 0x6d, 0x0d, 0x00,
 
 /** Why `bytes` (the start of a file) is not a WebAssembly module or component; undefined when it may be one. */
 export function wasmHeaderProblem(bytes: Uint8Array): string | undefined {
-  const starts = (header: readonly number[]): boolean => bytes.length >= header.length && header.every((b, i) => bytes[i] === b);
-  return starts(WASM_HEADER) || starts(COMPONENT_HEADER) ? undefined : 'is not a WebAssembly module (a module starts with \\0asm and version 1)';
+  const starts = (header: readonly number[]): boolean =>
+    bytes.length >= header.length && header.every((b, i) => bytes[i] === b);
+  return starts(WASM_HEADER) || starts(COMPONENT_HEADER)
+    ? undefined
+    : 'is not a WebAssembly module (a module starts with \\0asm and version 1)';
 }
 
 /**
@@ -151,7 +167,12 @@ export async function readModuleFile(path: string, rules: FileRules): Promise<Bu
  * The one check for every module a manifest names (module.path, and module.link entries): reads it
  * under readModuleFile's rules, or throws ManifestError naming the manifest, the key and the rule.
  */
-export async function readManifestModule(manifestFile: string, key: string, path: string, rules: FileRules): Promise<Buffer> {
+export async function readManifestModule(
+  manifestFile: string,
+  key: string,
+  path: string,
+  rules: FileRules,
+): Promise<Buffer> {
   try {
     return await readModuleFile(path, rules);
   } catch (err) {
@@ -163,5 +184,7 @@ export async function readManifestModule(manifestFile: string, key: string, path
 
 /** What to do about a module that is not there: the shipped examples build with `make examples`. */
 function missingModuleHint(path: string): string {
-  return /[\\/]pdk-examples[\\/]/.test(path) ? ' (build the example modules with `make examples`)' : ' (build the module first)';
+  return /[\\/]pdk-examples[\\/]/.test(path)
+    ? ' (build the example modules with `make examples`)'
+    : ' (build the module first)';
 }

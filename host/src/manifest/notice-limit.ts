@@ -17,7 +17,11 @@ export interface NoticeLimit {
   readonly dropped: number;
 }
 
-export function pluginNoticeLimit(plugin: string, logger: Logger | undefined, now: () => number = () => performance.now()): NoticeLimit {
+export function pluginNoticeLimit(
+  plugin: string,
+  logger: Logger | undefined,
+  now: () => number = () => performance.now(),
+): NoticeLimit {
   let tokens = PLUGIN_NOTICE_BURST;
   let at = now();
   let dropped = 0;
@@ -35,7 +39,10 @@ export function pluginNoticeLimit(plugin: string, logger: Logger | undefined, no
     unreported++;
     // one line a second at most: the report must not become the flood
     if (t - reportedAt >= 1000) {
-      logger?.warn({ plugin, dropped: unreported, total: dropped }, `plugin ${plugin}: ${unreported} client notices dropped over the plugin's bound (${PLUGIN_NOTICES_PER_SECOND}/s)`);
+      logger?.warn(
+        { plugin, dropped: unreported, total: dropped },
+        `plugin ${plugin}: ${unreported} client notices dropped over the plugin's bound (${PLUGIN_NOTICES_PER_SECOND}/s)`,
+      );
       unreported = 0;
       reportedAt = t;
     }
@@ -48,9 +55,11 @@ export function pluginNoticeLimit(plugin: string, logger: Logger | undefined, no
     wrap(client) {
       return {
         log: (level, data, name) => (take() ? client.log(level, data, name) : Promise.resolve(false)),
-        progress: (progress, total, message) => (take() ? client.progress(progress, total, message) : Promise.resolve(false)),
+        progress: (progress, total, message) =>
+          take() ? client.progress(progress, total, message) : Promise.resolve(false),
         request: (req, signal, timeoutMs) => client.request(req, signal, timeoutMs),
-        notify: (method, params) => (take() && client.notify !== undefined ? client.notify(method, params) : Promise.resolve(false)),
+        notify: (method, params) =>
+          take() && client.notify !== undefined ? client.notify(method, params) : Promise.resolve(false),
       };
     },
   };

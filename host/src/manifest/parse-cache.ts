@@ -43,13 +43,19 @@ function parserIdentity(): string {
   if (codeIdentity !== undefined) return codeIdentity;
   const self = fileURLToPath(import.meta.url);
   const hash = createHash('sha256');
-  const files = self.endsWith('.ts') ? readdirSync(dirname(self)).filter((f) => f.endsWith('.ts')).sort().map((f) => join(dirname(self), f)) : [self];
+  const files = self.endsWith('.ts')
+    ? readdirSync(dirname(self))
+        .filter((f) => f.endsWith('.ts'))
+        .sort()
+        .map((f) => join(dirname(self), f))
+    : [self];
   for (const f of files) hash.update(f).update('\0').update(readFileSync(f));
   codeIdentity = hash.digest('hex');
   return codeIdentity;
 }
 
-const keyOf = (text: string): string => createHash('sha256').update(`${FORMAT}\0${parserIdentity()}\0`).update(text).digest('hex');
+const keyOf = (text: string): string =>
+  createHash('sha256').update(`${FORMAT}\0${parserIdentity()}\0`).update(text).digest('hex');
 
 /** parseManifest, answered from the cache when this text was parsed before by the same code. */
 export async function parseManifestCached(text: string, file: string): Promise<Manifest> {
@@ -81,8 +87,16 @@ async function readEntry(folder: CacheFolder, key: string): Promise<Manifest | u
     // the seal first: an entry another hand wrote or edited is not even parsed
     if (!sealMatches(folder.secret, sealed(key, json), file.slice(0, cut))) return undefined;
     const entry: unknown = JSON.parse(json);
-    if (typeof entry !== 'object' || entry === null || !('format' in entry) || !('key' in entry) || !('manifest' in entry)) return undefined;
-    if (entry.format !== FORMAT || entry.key !== key || typeof entry.manifest !== 'object' || entry.manifest === null) return undefined;
+    if (
+      typeof entry !== 'object' ||
+      entry === null ||
+      !('format' in entry) ||
+      !('key' in entry) ||
+      !('manifest' in entry)
+    )
+      return undefined;
+    if (entry.format !== FORMAT || entry.key !== key || typeof entry.manifest !== 'object' || entry.manifest === null)
+      return undefined;
     // Sealed by parseManifestCached, from a parse of this very text by this very code.
     return entry.manifest as Manifest;
   } catch {

@@ -15,7 +15,9 @@ export const MAX_MANIFEST_BYTES = 256 * 1024;
 /** Parses and validates one manifest. `file` is only used to name the source in errors. */
 export function parseManifest(text: string, file: string): Manifest {
   if (Buffer.byteLength(text, 'utf8') > MAX_MANIFEST_BYTES)
-    throw new ManifestError('INVALID_MANIFEST', file, [{ path: '', rule: `must be at most ${MAX_MANIFEST_BYTES} bytes` }]);
+    throw new ManifestError('INVALID_MANIFEST', file, [
+      { path: '', rule: `must be at most ${MAX_MANIFEST_BYTES} bytes` },
+    ]);
   const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true, strict: true });
   if (doc.errors.length > 0) {
     throw new ManifestError(
@@ -36,7 +38,9 @@ export function parseManifest(text: string, file: string): Manifest {
     throw new ManifestError('YAML_SYNTAX', file, [{ path: '', rule: `YAML error: ${messageOf(err)}` }]);
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data))
-    throw new ManifestError('INVALID_MANIFEST', file, [{ path: '', rule: 'must be a YAML mapping (key: value) at the top level' }]);
+    throw new ManifestError('INVALID_MANIFEST', file, [
+      { path: '', rule: 'must be a YAML mapping (key: value) at the top level' },
+    ]);
   const result = manifestSchema.safeParse(data, { error: ruleFor });
   if (!result.success) throw new ManifestError('INVALID_MANIFEST', file, toManifestIssues(result.error.issues));
   const badText = [...shownTextIssues(result.data), ...patternIssues(result.data)];

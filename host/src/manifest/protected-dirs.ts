@@ -42,7 +42,8 @@ export function toolgateCacheDir(home: string): string {
   return join(home, 'cache');
 }
 
-const within = (child: string, parent: string): boolean => child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
+const within = (child: string, parent: string): boolean =>
+  child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
 
 /**
  * The tool whose tools/<name>/data holds `mount`, when it lies there: the one place inside
@@ -67,7 +68,12 @@ async function controlDirRule(mount: string): Promise<string | undefined> {
 }
 
 /** The rule tool `tool`'s mount of the real directory `mount` breaks, or undefined when it may be mounted. */
-export async function protectedDirRule(mount: string, tool: string, env: NodeJS.ProcessEnv = process.env, mode: 'ro' | 'rw' = 'ro'): Promise<string | undefined> {
+export async function protectedDirRule(
+  mount: string,
+  tool: string,
+  env: NodeJS.ProcessEnv = process.env,
+  mode: 'ro' | 'rw' = 'ro',
+): Promise<string | undefined> {
   if (mode === 'rw') {
     const rule = await controlDirRule(mount);
     if (rule !== undefined) return rule;

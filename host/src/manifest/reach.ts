@@ -51,7 +51,9 @@ export function sandboxRefusal(caps: ToolCapabilities, args: Readonly<JsonObject
   const strings: { path: string; value: string }[] = [];
   stringsOf(args as JsonObject, '', strings);
   for (const { path, value } of strings) {
-    const why = (caps.allowedHosts.length > 0 ? hostRefusal(value, caps.allowedHosts) : undefined) ?? (mounts.length > 0 ? pathRefusal(value, mounts) : undefined);
+    const why =
+      (caps.allowedHosts.length > 0 ? hostRefusal(value, caps.allowedHosts) : undefined) ??
+      (mounts.length > 0 ? pathRefusal(value, mounts) : undefined);
     if (why !== undefined) return `the sandbox will refuse argument "${path}": it names ${why}`;
   }
   return undefined;

@@ -29,7 +29,8 @@ export function ruleFor(issue: RawIssue): string {
     }
     case 'too_small': {
       const min = String(issue.minimum);
-      if (issue.origin === 'string') return issue.minimum === 1 ? 'must not be empty' : `must be at least ${min} characters`;
+      if (issue.origin === 'string')
+        return issue.minimum === 1 ? 'must not be empty' : `must be at least ${min} characters`;
       if (issue.origin === 'array') return `must have at least ${min} item${issue.minimum === 1 ? '' : 's'}`;
       return issue.inclusive === false ? `must be > ${min}` : `must be >= ${min}`;
     }
@@ -62,7 +63,10 @@ export function toManifestIssues(issues: readonly Issue[]): ManifestIssue[] {
     } else if (issue.code === 'invalid_key') {
       // A record key broke its rule: report it at the key itself.
       const inner = issue.issues[0];
-      out.push({ path: formatKeyPath(issue.path), rule: inner === undefined ? 'is not an allowed key' : `key ${inner.message}` });
+      out.push({
+        path: formatKeyPath(issue.path),
+        rule: inner === undefined ? 'is not an allowed key' : `key ${inner.message}`,
+      });
     } else if (issue.code === 'invalid_union') {
       out.push(unionIssue(issue));
     } else {

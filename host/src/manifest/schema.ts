@@ -1,7 +1,14 @@
 // The manifest YAML schema (docs/authoring.md, "The manifest"). Strict objects everywhere: an unknown key is a typo or a
 // capability we do not understand, and either way it must not load silently.
 import { z } from 'zod';
-import { CLIENT_FEATURES, jsonSchemaProblem, TOOL_NAME_RE, type Json, type JsonObject, type ParamSpec } from '../tool/index.js';
+import {
+  CLIENT_FEATURES,
+  jsonSchemaProblem,
+  TOOL_NAME_RE,
+  type Json,
+  type JsonObject,
+  type ParamSpec,
+} from '../tool/index.js';
 import { MANIFEST_BOUNDS, MANIFEST_DEFAULTS } from './defaults.js';
 import { normalHostPattern } from '../host-grammar/index.js';
 
@@ -87,12 +94,20 @@ const linkSchema = z
       .min(1)
       .max(256)
       .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters')
-      .refine((ns) => !RESERVED_LINK_NAMESPACES.includes(ns) && !ns.startsWith('toolgate:'), 'is a namespace toolgate serves itself (or the main module\'s name)'),
+      .refine(
+        (ns) => !RESERVED_LINK_NAMESPACES.includes(ns) && !ns.startsWith('toolgate:'),
+        "is a namespace toolgate serves itself (or the main module's name)",
+      ),
     z.union([z.string().min(1), z.strictObject({ path: z.string().min(1), sha256: sha256Hex.optional() })]),
   )
-  .refine((links) => Object.keys(links).length <= MANIFEST_BOUNDS.maxLinks, `must list at most ${MANIFEST_BOUNDS.maxLinks} modules`)
+  .refine(
+    (links) => Object.keys(links).length <= MANIFEST_BOUNDS.maxLinks,
+    `must list at most ${MANIFEST_BOUNDS.maxLinks} modules`,
+  )
   .transform((links) =>
-    Object.entries(links).map(([namespace, v]) => (typeof v === 'string' ? { namespace, path: v } : { namespace, ...v })),
+    Object.entries(links).map(([namespace, v]) =>
+      typeof v === 'string' ? { namespace, path: v } : { namespace, ...v },
+    ),
   );
 
 /**
@@ -137,7 +152,11 @@ const outputSchema = z
     if (out.encoding !== 'json' && type !== undefined) {
       const allowsString = type === 'string' || (Array.isArray(type) && type.includes('string'));
       if (!allowsString)
-        ctx.addIssue({ code: 'custom', path: ['schema', 'type'], message: `must allow string when output.encoding is ${out.encoding}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['schema', 'type'],
+          message: `must allow string when output.encoding is ${out.encoding}`,
+        });
     }
   });
 
@@ -175,12 +194,20 @@ const pathGrant = z
   .superRefine((g, ctx) => {
     for (const key of ['max_bytes', 'max_entries'] as const) {
       if (g.mode === 'ro' && g[key] !== undefined)
-        ctx.addIssue({ code: 'custom', path: [key], message: 'is allowed only when mode is rw (a read-only mount writes nothing)' });
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: 'is allowed only when mode is rw (a read-only mount writes nothing)',
+        });
     }
   })
   .transform((g) =>
     g.mode === 'rw'
-      ? { ...g, max_bytes: g.max_bytes ?? MANIFEST_DEFAULTS.maxWriteBytes, max_entries: g.max_entries ?? MANIFEST_DEFAULTS.maxWriteEntries }
+      ? {
+          ...g,
+          max_bytes: g.max_bytes ?? MANIFEST_DEFAULTS.maxWriteBytes,
+          max_entries: g.max_entries ?? MANIFEST_DEFAULTS.maxWriteEntries,
+        }
       : g,
   );
 
@@ -200,7 +227,11 @@ const inputEncodingSchema = z
   })
   .superRefine((input, ctx) => {
     if (input.encoding !== 'json' && input.parameter === undefined)
-      ctx.addIssue({ code: 'custom', path: ['parameter'], message: `is required when encoding is ${input.encoding} (the string argument whose bytes the module gets)` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['parameter'],
+        message: `is required when encoding is ${input.encoding} (the string argument whose bytes the module gets)`,
+      });
     if (input.encoding === 'json' && input.parameter !== undefined)
       ctx.addIssue({ code: 'custom', path: ['parameter'], message: 'is allowed only when encoding is raw or base64' });
   });
@@ -219,10 +250,11 @@ const capabilitiesSchema = z
     timeout_ms: boundedInt(1, MANIFEST_BOUNDS.timeoutMs).default(MANIFEST_DEFAULTS.timeoutMs),
     max_output_bytes: boundedInt(1, MANIFEST_BOUNDS.maxBytes).default(MANIFEST_DEFAULTS.maxOutputBytes),
     max_input_bytes: boundedInt(1, MANIFEST_BOUNDS.maxBytes).default(MANIFEST_DEFAULTS.maxInputBytes),
-    config: z
-      .record(z.string().min(1).max(256), z.string().max(MANIFEST_BOUNDS.configValueChars))
-      .default({}),
-    secrets: z.array(z.string().regex(ENV_NAME, `must be an environment variable name (${ENV_NAME.source})`)).max(64).default([]),
+    config: z.record(z.string().min(1).max(256), z.string().max(MANIFEST_BOUNDS.configValueChars)).default({}),
+    secrets: z
+      .array(z.string().regex(ENV_NAME, `must be an environment variable name (${ENV_NAME.source})`))
+      .max(64)
+      .default([]),
     // What the module may ask of the MCP client during a call (toolgate:mcp imports); none by default.
     mcp: z.array(z.enum(CLIENT_FEATURES)).max(CLIENT_FEATURES.length).default([]),
   })
@@ -236,7 +268,11 @@ const capabilitiesSchema = z
       seen.add(name);
       // Both arrive as Extism config keys; sharing one would let config shadow the secret.
       if (Object.hasOwn(caps.config, name))
-        ctx.addIssue({ code: 'custom', path: ['secrets', i], message: `${name} is also a config key; config and secrets may not share a key` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['secrets', i],
+          message: `${name} is also a config key; config and secrets may not share a key`,
+        });
     });
   });
 
@@ -269,7 +305,11 @@ const executionSchema = z.strictObject({
 });
 
 /** input.parameter must name a required string argument, so every valid call has its bytes. */
-function inputParameterProblem(m: { input: { parameter?: string | undefined }; parameters?: Record<string, ParamSpec> | undefined; inputSchema?: JsonObject | undefined }): string | undefined {
+function inputParameterProblem(m: {
+  input: { parameter?: string | undefined };
+  parameters?: Record<string, ParamSpec> | undefined;
+  inputSchema?: JsonObject | undefined;
+}): string | undefined {
   const name = m.input.parameter;
   if (name === undefined) return undefined;
   const rule = `must name a required parameter of type string ("${name}" is not one)`;
@@ -278,8 +318,10 @@ function inputParameterProblem(m: { input: { parameter?: string | undefined }; p
     return spec?.type === 'string' && spec.required === true ? undefined : rule;
   }
   const props = m.inputSchema?.['properties'];
-  const prop = props !== null && typeof props === 'object' && !Array.isArray(props) ? (props as JsonObject)[name] : undefined;
-  const type = prop !== null && typeof prop === 'object' && !Array.isArray(prop) ? (prop as JsonObject)['type'] : undefined;
+  const prop =
+    props !== null && typeof props === 'object' && !Array.isArray(props) ? (props as JsonObject)[name] : undefined;
+  const type =
+    prop !== null && typeof prop === 'object' && !Array.isArray(prop) ? (prop as JsonObject)['type'] : undefined;
   const required = m.inputSchema?.['required'];
   return type === 'string' && Array.isArray(required) && required.includes(name) ? undefined : rule;
 }
@@ -297,50 +339,79 @@ function hyperMcpRawIssues(raw: unknown, ctx: z.core.$RefinementCtx): void {
   if (mod === null || typeof mod !== 'object' || (mod as Record<string, unknown>)['abi'] !== 'hyper-mcp') return;
   for (const key of MODULE_DESCRIBED_KEYS) {
     if (Object.hasOwn(doc, key))
-      ctx.addIssue({ code: 'custom', path: [key], message: 'is not allowed when module.abi is hyper-mcp: the module describes its own tools (names, schemas, results)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: [key],
+        message:
+          'is not allowed when module.abi is hyper-mcp: the module describes its own tools (names, schemas, results)',
+      });
   }
   if (Object.hasOwn(mod, 'entry'))
-    ctx.addIssue({ code: 'custom', path: ['module', 'entry'], message: 'is not allowed when module.abi is hyper-mcp: the interface names the exports' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['module', 'entry'],
+      message: 'is not allowed when module.abi is hyper-mcp: the interface names the exports',
+    });
   const name = doc['name'];
   // `<plugin>__<tool>` must split one way only (docs/decisions.md, "Served names of module tools")
   if (typeof name === 'string' && (name.includes('__') || name.endsWith('_') || name.length > 48))
-    ctx.addIssue({ code: 'custom', path: ['name'], message: 'must not contain "__", end with "_" or be longer than 48 characters when module.abi is hyper-mcp (it prefixes every tool the module serves as <name>__<tool>)' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['name'],
+      message:
+        'must not contain "__", end with "_" or be longer than 48 characters when module.abi is hyper-mcp (it prefixes every tool the module serves as <name>__<tool>)',
+    });
 }
 
-export const manifestSchema = z.preprocess((raw, ctx) => {
-  hyperMcpRawIssues(raw, ctx);
-  return raw;
-}, z
-  .strictObject({
-    apiVersion: z.literal('toolgate/v1'),
-    name: z.string().regex(TOOL_NAME_RE, `must match ${TOOL_NAME_RE.source}`),
-    version: z.string().regex(SEMVER, 'must be a semantic version such as 1.2.0'),
-    description: z
-      .string()
-      .max(MANIFEST_BOUNDS.descriptionChars)
-      .refine((s) => s.trim() !== '', 'must not be empty'),
-    module: moduleSchema,
-    parameters: z.record(paramName, paramSpecSchema).optional(),
-    inputSchema: jsonSchemaObject.optional(),
-    input: inputEncodingSchema.prefault({}),
-    output: outputSchema.prefault({}),
-    capabilities: capabilitiesSchema.prefault({}),
-    pool: poolSchema.optional(),
-    annotations: annotationsSchema.optional(),
-    execution: executionSchema.optional(),
-  })
-  .superRefine((m, ctx) => {
-    if (m.parameters !== undefined && m.inputSchema !== undefined)
-      ctx.addIssue({ code: 'custom', path: ['inputSchema'], message: 'cannot be given together with parameters (use one)' });
-    const type = m.inputSchema?.['type'];
-    if (m.inputSchema !== undefined && type !== undefined && type !== 'object')
-      ctx.addIssue({ code: 'custom', path: ['inputSchema', 'type'], message: 'must be object (arguments are a JSON object)' });
-    if (m.execution !== undefined && m.execution.task === 'forbidden' && m.execution.sync_ms !== 0)
-      ctx.addIssue({ code: 'custom', path: ['execution', 'sync_ms'], message: 'is allowed only when task is optional or required' });
-    const problem = inputParameterProblem(m);
-    if (problem !== undefined) ctx.addIssue({ code: 'custom', path: ['input', 'parameter'], message: problem });
-  })
-  .transform((m) => ({ ...m, module: { ...m.module, entry: m.module.entry ?? m.name } })));
+export const manifestSchema = z.preprocess(
+  (raw, ctx) => {
+    hyperMcpRawIssues(raw, ctx);
+    return raw;
+  },
+  z
+    .strictObject({
+      apiVersion: z.literal('toolgate/v1'),
+      name: z.string().regex(TOOL_NAME_RE, `must match ${TOOL_NAME_RE.source}`),
+      version: z.string().regex(SEMVER, 'must be a semantic version such as 1.2.0'),
+      description: z
+        .string()
+        .max(MANIFEST_BOUNDS.descriptionChars)
+        .refine((s) => s.trim() !== '', 'must not be empty'),
+      module: moduleSchema,
+      parameters: z.record(paramName, paramSpecSchema).optional(),
+      inputSchema: jsonSchemaObject.optional(),
+      input: inputEncodingSchema.prefault({}),
+      output: outputSchema.prefault({}),
+      capabilities: capabilitiesSchema.prefault({}),
+      pool: poolSchema.optional(),
+      annotations: annotationsSchema.optional(),
+      execution: executionSchema.optional(),
+    })
+    .superRefine((m, ctx) => {
+      if (m.parameters !== undefined && m.inputSchema !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['inputSchema'],
+          message: 'cannot be given together with parameters (use one)',
+        });
+      const type = m.inputSchema?.['type'];
+      if (m.inputSchema !== undefined && type !== undefined && type !== 'object')
+        ctx.addIssue({
+          code: 'custom',
+          path: ['inputSchema', 'type'],
+          message: 'must be object (arguments are a JSON object)',
+        });
+      if (m.execution !== undefined && m.execution.task === 'forbidden' && m.execution.sync_ms !== 0)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['execution', 'sync_ms'],
+          message: 'is allowed only when task is optional or required',
+        });
+      const problem = inputParameterProblem(m);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', path: ['input', 'parameter'], message: problem });
+    })
+    .transform((m) => ({ ...m, module: { ...m.module, entry: m.module.entry ?? m.name } })),
+);
 
 /** A manifest after validation, with every default applied (snake_case as in the YAML). */
 export type Manifest = z.output<typeof manifestSchema>;

@@ -25,7 +25,8 @@ function walkSchema(out: ManifestIssue[], node: unknown, path: Path, depth: numb
   if (Array.isArray(node)) return node.forEach((item, i) => walkSchema(out, item, [...path, i], depth + 1));
   for (const [key, value] of Object.entries(node)) {
     if (DATA_KEYS.has(key)) continue;
-    if ((key === 'description' || key === 'title') && typeof value === 'string') check(out, [...path, key], value, key === 'description');
+    if ((key === 'description' || key === 'title') && typeof value === 'string')
+      check(out, [...path, key], value, key === 'description');
     else if (key === 'properties' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
       for (const [name, sub] of Object.entries(value)) {
         checkKey(out, [...path, key], name);

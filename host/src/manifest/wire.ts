@@ -26,10 +26,15 @@ export function encodeInput(args: Readonly<JsonObject>, input: InputEncoding): U
   if (input.encoding === 'json' || input.parameter === undefined) return encoder.encode(JSON.stringify(args));
   const value = args[input.parameter];
   // the schema requires the parameter as a string, so only a caller bypassing validation gets here
-  if (typeof value !== 'string') throw new ToolFailure('INVALID_ARGS', `argument "${input.parameter}" must be a string (input.parameter)`);
+  if (typeof value !== 'string')
+    throw new ToolFailure('INVALID_ARGS', `argument "${input.parameter}" must be a string (input.parameter)`);
   if (input.encoding === 'raw') return encoder.encode(value);
   const compact = value.replace(/\s+/g, '');
-  if (!BASE64.test(compact)) throw new ToolFailure('INVALID_ARGS', `argument "${input.parameter}" is not valid base64 (input.encoding is base64)`);
+  if (!BASE64.test(compact))
+    throw new ToolFailure(
+      'INVALID_ARGS',
+      `argument "${input.parameter}" is not valid base64 (input.encoding is base64)`,
+    );
   return new Uint8Array(Buffer.from(compact, 'base64'));
 }
 
@@ -41,7 +46,12 @@ export function decodeOutput(bytes: Uint8Array, encoding: OutputEncoding): Json 
   try {
     text = utf8.decode(bytes);
   } catch {
-    throw new ToolFailure('TOOL_ERROR', encoding === 'text' ? 'module output is not valid UTF-8 text' : 'module output is not valid JSON: not valid UTF-8');
+    throw new ToolFailure(
+      'TOOL_ERROR',
+      encoding === 'text'
+        ? 'module output is not valid UTF-8 text'
+        : 'module output is not valid JSON: not valid UTF-8',
+    );
   }
   if (encoding === 'text') return text;
   if (text.trim() === '') throw new ToolFailure('TOOL_ERROR', 'module output is not valid JSON: the output is empty');
@@ -58,7 +68,10 @@ export function decodeOutput(bytes: Uint8Array, encoding: OutputEncoding): Json 
   } catch {
     plain = false; // nested too deeply to walk
   }
-  if (!plain) throw new ToolFailure('TOOL_ERROR', 'module output is not valid JSON: a number is out of range or it is nested too deeply');
+  if (!plain)
+    throw new ToolFailure(
+      'TOOL_ERROR',
+      'module output is not valid JSON: a number is out of range or it is nested too deeply',
+    );
   return value as Json;
 }
-

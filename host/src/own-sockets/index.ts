@@ -51,7 +51,10 @@ function reaches(target: string, l: Listener): boolean {
 
 /** IPv4-mapped and IPv4-compatible IPv6 addresses reach their IPv4 address; compare on that. */
 function unmapped(raw: string): string {
-  const bare = raw.replace(/^\[|\]$/g, '').replace(/%.*$/, '').toLowerCase();
+  const bare = raw
+    .replace(/^\[|\]$/g, '')
+    .replace(/%.*$/, '')
+    .toLowerCase();
   if (isIP(bare) !== 6) return bare;
   const groups = ipv6Groups(bare);
   if (groups === undefined) return bare;

@@ -10,11 +10,20 @@ const NO_CLIENT: CallClient = {
   log: () => Promise.resolve(false),
   progress: () => Promise.resolve(false),
   request: (req) =>
-    Promise.resolve({ ok: false, code: 'UNAVAILABLE', message: `${req.kind} is unavailable: this call did not come from an MCP client that can answer it` }),
+    Promise.resolve({
+      ok: false,
+      code: 'UNAVAILABLE',
+      message: `${req.kind} is unavailable: this call did not come from an MCP client that can answer it`,
+    }),
 };
 
 /** The first guard's denial, or undefined. A guard that throws denies (fail closed). */
-function denial(req: ClientRequest, exec: Readonly<ExecIdentity>, tool: Tool, guards: readonly HookEntry<ClientRequestGuard>[]) {
+function denial(
+  req: ClientRequest,
+  exec: Readonly<ExecIdentity>,
+  tool: Tool,
+  guards: readonly HookEntry<ClientRequestGuard>[],
+) {
   for (const { id, fn } of guards) {
     let reason: unknown;
     try {
@@ -23,7 +32,11 @@ function denial(req: ClientRequest, exec: Readonly<ExecIdentity>, tool: Tool, gu
       return { id, reason: `client-request guard "${id}" failed: ${messageOf(err)}` };
     }
     if (reason === undefined) continue;
-    return { id, reason: typeof reason === 'string' && reason !== '' ? reason : `client-request guard "${id}" returned a non-string` };
+    return {
+      id,
+      reason:
+        typeof reason === 'string' && reason !== '' ? reason : `client-request guard "${id}" returned a non-string`,
+    };
   }
   return undefined;
 }
@@ -48,7 +61,11 @@ export function policedClient(
         return { ok: false, code: 'DENIED', message: `${req.kind} request denied by policy: ${denied.reason}` };
       }
       const answer = await link.request(req, signal, timeoutMs);
-      steps.push(answer.ok ? { kind: req.kind, outcome: 'answered' } : { kind: req.kind, outcome: answer.code, reason: answer.message });
+      steps.push(
+        answer.ok
+          ? { kind: req.kind, outcome: 'answered' }
+          : { kind: req.kind, outcome: answer.code, reason: answer.message },
+      );
       return answer;
     },
   };

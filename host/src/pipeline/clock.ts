@@ -20,7 +20,11 @@ export interface Budget {
 }
 
 /** The shortest budget among the manifest's timeout and the deadline rules that apply. */
-export function callBudget(exec: Readonly<ExecIdentity>, tool: Tool, rules: readonly HookEntry<DeadlineRule>[]): Budget | undefined {
+export function callBudget(
+  exec: Readonly<ExecIdentity>,
+  tool: Tool,
+  rules: readonly HookEntry<DeadlineRule>[],
+): Budget | undefined {
   let best: Budget | undefined;
   const manifest = tool.definition.timeoutMs;
   if (manifest !== undefined) best = { ms: manifest, source: `the timeout of tool "${tool.name}"` };

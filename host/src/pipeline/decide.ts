@@ -4,7 +4,13 @@ import { ListenerError, attempt, linkSignals, raceSignal, withTimeout } from './
 import type { CallContext } from './call.js';
 import { failed, type Refusal } from './outcome.js';
 import {
-  DENY_CODES, type ApprovalService, type DenyCode, type Decision, type DecisionTrail, type PreExecuteInfo, type TrailStep,
+  DENY_CODES,
+  type ApprovalService,
+  type DenyCode,
+  type Decision,
+  type DecisionTrail,
+  type PreExecuteInfo,
+  type TrailStep,
 } from './types.js';
 import { messageOf, ToolgateError } from '../errors/index.js';
 import { tracer } from '../telemetry/index.js';
@@ -34,7 +40,10 @@ export async function gate(call: CallContext, opts: GateOptions): Promise<Refusa
   let decided: { decision: Decision; by: string };
   try {
     clock.at('tools/pre-execute');
-    decided = await raceSignal(runChain(call, { tool: call.tool, dryRun: opts.dryRun }, opts.listenerTimeoutMs), clock.signal);
+    decided = await raceSignal(
+      runChain(call, { tool: call.tool, dryRun: opts.dryRun }, opts.listenerTimeoutMs),
+      clock.signal,
+    );
   } catch (err) {
     trail.final = 'denied';
     return stopped(call) ?? failed('LISTENER_ERROR', messageOf(err));
@@ -74,7 +83,8 @@ export async function gate(call: CallContext, opts: GateOptions): Promise<Refusa
 
 /** The failure for a stage the caller or the deadline cut short; null when neither fired. */
 function stopped({ exec, tool, clock }: CallContext): Refusal | null {
-  if (exec.signal.aborted) return failed('ABORTED_BEFORE_DISPATCH', `call to "${tool.name}" was cancelled before dispatch`);
+  if (exec.signal.aborted)
+    return failed('ABORTED_BEFORE_DISPATCH', `call to "${tool.name}" was cancelled before dispatch`);
   if (clock.expired) {
     const reason = clock.timeoutReason;
     return failed('TIMEOUT', reason !== undefined ? reason.message : `call to "${tool.name}" ran out of time`);
@@ -86,7 +96,12 @@ function isDecision(v: unknown): v is Decision {
   if (typeof v !== 'object' || v === null) return false;
   const d = v as Record<string, unknown>;
   if (d.kind === 'allow') return true;
-  if (d.kind === 'deny') return typeof d.reason === 'string' && d.reason !== '' && (d.code === undefined || (DENY_CODES as readonly unknown[]).includes(d.code));
+  if (d.kind === 'deny')
+    return (
+      typeof d.reason === 'string' &&
+      d.reason !== '' &&
+      (d.code === undefined || (DENY_CODES as readonly unknown[]).includes(d.code))
+    );
   if (d.kind === 'ask') return d.reason === undefined || typeof d.reason === 'string';
   return false;
 }
@@ -105,17 +120,27 @@ async function runChain(call: CallContext, info: PreExecuteInfo, timeoutMs: numb
     if (entry === undefined) return { decision: ALLOW, by: 'default' };
     const record: TrailStep = { id: entry.id, kind: 'pending' };
     steps.push(record);
-    const below = restOfChain(() => step(i + 1), () => clock.at('tools/pre-execute', `listener "${entry.id}"`));
+    const below = restOfChain(
+      () => step(i + 1),
+      () => clock.at('tools/pre-execute', `listener "${entry.id}"`),
+    );
     let returned: unknown;
     try {
       clock.at('tools/pre-execute', `listener "${entry.id}"`);
       const work = attempt(() => entry.fn(exec, below.next, info));
       returned = await (timeoutMs === undefined
         ? work
-        : withTimeout(work, timeoutMs, () => new ListenerError(`pre-execute listener "${entry.id}" gave no decision within ${timeoutMs} ms`)));
+        : withTimeout(
+            work,
+            timeoutMs,
+            () => new ListenerError(`pre-execute listener "${entry.id}" gave no decision within ${timeoutMs} ms`),
+          ));
     } catch (err) {
       record.kind = 'error';
-      chainError ??= err instanceof ListenerError ? err : new ListenerError(`pre-execute listener "${entry.id}" threw: ${messageOf(err)}`);
+      chainError ??=
+        err instanceof ListenerError
+          ? err
+          : new ListenerError(`pre-execute listener "${entry.id}" threw: ${messageOf(err)}`);
       throw chainError;
     }
     if (chainError !== undefined) throw chainError;
@@ -203,7 +228,12 @@ function denied(trail: DecisionTrail, outcome: ApprovalTrailOutcome, why: string
   return failed('APPROVAL_DENIED', why);
 }
 
-async function askApproval(call: CallContext, decision: { kind: 'ask'; reason?: string }, by: string, opts: GateOptions): Promise<Refusal | null> {
+async function askApproval(
+  call: CallContext,
+  decision: { kind: 'ask'; reason?: string },
+  by: string,
+  opts: GateOptions,
+): Promise<Refusal | null> {
   const { exec, tool, trail } = call;
   const reason = decision.reason ?? `tool "${tool.name}" needs approval`;
   const deny = (outcome: ApprovalTrailOutcome, why: string) => denied(trail, outcome, why);
@@ -222,12 +252,18 @@ async function askApproval(call: CallContext, decision: { kind: 'ask'; reason?: 
   try {
     const expiresAt = new Date(Date.now() + timeoutMs).toISOString();
     if (signal.aborted) throw signal.reason;
-    outcome = await raceSignal(attempt(() => service.request({ exec, reason, decidedBy: by, expiresAt }, signal)), signal);
+    outcome = await raceSignal(
+      attempt(() => service.request({ exec, reason, decidedBy: by, expiresAt }, signal)),
+      signal,
+    );
   } catch (err) {
     if (exec.signal.aborted) {
       // A transport's own reason (the client went away, shutdown) is what the audit record says.
       const why: unknown = exec.signal.reason;
-      trail.approval = { outcome: 'aborted', reason: why instanceof ToolgateError ? why.message : 'the caller cancelled while approval was pending' };
+      trail.approval = {
+        outcome: 'aborted',
+        reason: why instanceof ToolgateError ? why.message : 'the caller cancelled while approval was pending',
+      };
       return failed('ABORTED_BEFORE_DISPATCH', `call cancelled while waiting for approval (${reason})`);
     }
     if (timeout.signal.aborted) return deny('timeout', `approval timed out after ${timeoutMs} ms (${reason})`);
@@ -264,7 +300,10 @@ function fromAnswer(answer: unknown, reason: string, trail: DecisionTrail): Refu
     case 'unavailable':
       return deny(outcome, `no approval channel available (${reason}); ${HOW_TO_ANSWER}`);
     default:
-      return deny('error', `approval service returned an unknown outcome ${JSON.stringify(outcome) ?? 'undefined'} (${reason})`);
+      return deny(
+        'error',
+        `approval service returned an unknown outcome ${JSON.stringify(outcome) ?? 'undefined'} (${reason})`,
+      );
   }
 }
 
@@ -290,7 +329,10 @@ function runGuards(call: CallContext): Refusal | null {
     if (denial === undefined) {
       // Fail closed: an async guard or a boolean is a bug, and a bug must not read as permission.
       trail.guard = { id: g.id, reason: 'returned neither a string nor undefined' };
-      return failed('LISTENER_ERROR', `guard "${g.id}" returned ${typeof verdict}; a guard returns a denial reason (string or {reason, code}) or undefined`);
+      return failed(
+        'LISTENER_ERROR',
+        `guard "${g.id}" returned ${typeof verdict}; a guard returns a denial reason (string or {reason, code}) or undefined`,
+      );
     }
     const reason = denial.reason === '' ? `denied by guard "${g.id}"` : denial.reason;
     trail.guard = { id: g.id, reason };

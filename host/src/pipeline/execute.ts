@@ -59,7 +59,14 @@ class ExecuteRun {
     if (callerSignal.aborted) return callerAborted(callerSignal, this.#tool.name);
     const reason: unknown = this.#clock.expired ? this.#clock.timeoutReason : signal.reason;
     const { code, message } = abortStatus(reason);
-    return { ok: false, error: { code, message: message ?? (reason instanceof Error ? reason.message : `call to "${this.#tool.name}" was aborted (${code})`) } };
+    return {
+      ok: false,
+      error: {
+        code,
+        message:
+          message ?? (reason instanceof Error ? reason.message : `call to "${this.#tool.name}" was aborted (${code})`),
+      },
+    };
   }
 
   async #body(e: Readonly<ExecIdentity>): Promise<ExecOutcome> {
@@ -67,17 +74,27 @@ class ExecuteRun {
     let value: unknown;
     this.#clock.at('tools/execute', "the tool's body");
     try {
-      value = await raceSignal(attempt(() => tool.definition.execute(e.arguments, e)), e.signal);
+      value = await raceSignal(
+        attempt(() => tool.definition.execute(e.arguments, e)),
+        e.signal,
+      );
     } catch (err) {
       return this.#bodyFailure(err, e.signal);
     }
     // A value that arrives after the signal fired is an answer nobody is waiting for.
     if (e.signal.aborted) return this.#abortOutcome(e.signal);
     if (!isJson(value)) {
-      return { ok: false, error: { code: 'INVALID_OUTPUT', message: `tool "${tool.name}" returned a value that is not JSON` } };
+      return {
+        ok: false,
+        error: { code: 'INVALID_OUTPUT', message: `tool "${tool.name}" returned a value that is not JSON` },
+      };
     }
     const check = tool.checkOutput(value);
-    if (!check.ok) return { ok: false, error: { code: 'INVALID_OUTPUT', message: `tool "${tool.name}" returned invalid output: ${check.message}` } };
+    if (!check.ok)
+      return {
+        ok: false,
+        error: { code: 'INVALID_OUTPUT', message: `tool "${tool.name}" returned invalid output: ${check.message}` },
+      };
     return { ok: true, value };
   }
 
@@ -99,19 +116,26 @@ class ExecuteRun {
       this.#clock.at('tools/execute', `wrapper "${w.id}"`);
       out = await attempt(() => w.fn(e, next, this.#tool));
     } catch (err) {
-      throw err instanceof ListenerError ? err : new ListenerError(`execute wrapper "${w.id}" threw: ${messageOf(err)}`);
+      throw err instanceof ListenerError
+        ? err
+        : new ListenerError(`execute wrapper "${w.id}" threw: ${messageOf(err)}`);
     }
-    if (!isOutcome(out)) throw new ListenerError(`execute wrapper "${w.id}" returned no outcome ({ok:true, value} | {ok:false, error:{code, message}})`);
+    if (!isOutcome(out))
+      throw new ListenerError(
+        `execute wrapper "${w.id}" returned no outcome ({ok:true, value} | {ok:false, error:{code, message}})`,
+      );
     return out;
   }
 
   /** Wrapper `i`'s next(): what is below it, under the signal it hands down when it hands one. */
   #next(i: number, id: string, e: Readonly<ExecIdentity>, replace: ExecReplace | undefined): Promise<ExecOutcome> {
     // The result is already answered: a late next() (from a timer, say) must not run the body.
-    if (this.#finished) return Promise.reject(new ListenerError(`execute wrapper "${id}" called next() after the call ended`));
+    if (this.#finished)
+      return Promise.reject(new ListenerError(`execute wrapper "${id}" called next() after the call ended`));
     if (replace !== undefined) checkReplace(id, replace);
     const back = () => this.#clock.at('tools/execute', `wrapper "${id}"`);
-    if (replace?.signal === undefined) return this.#dispatch(i + 1, Object.freeze({ ...e, signal: e.signal })).finally(back);
+    if (replace?.signal === undefined)
+      return this.#dispatch(i + 1, Object.freeze({ ...e, signal: e.signal })).finally(back);
     // The signal handed down bounds what runs below: a stuck inner wrapper ends when it fires.
     const l = linkSignals([e.signal, replace.signal]);
     this.#links.push(l.release);
@@ -126,12 +150,15 @@ class ExecuteRun {
 }
 
 function checkReplace(id: string, replace: unknown): void {
-  if (typeof replace !== 'object' || replace === null) throw new ListenerError(`execute wrapper "${id}": next() takes { signal } or nothing`);
+  if (typeof replace !== 'object' || replace === null)
+    throw new ListenerError(`execute wrapper "${id}": next() takes { signal } or nothing`);
   for (const key of Object.keys(replace)) {
-    if (key !== 'signal') throw new ListenerError(`execute wrapper "${id}": next() may replace only the signal, not "${key}"`);
+    if (key !== 'signal')
+      throw new ListenerError(`execute wrapper "${id}": next() may replace only the signal, not "${key}"`);
   }
   const signal = (replace as { signal?: unknown }).signal;
-  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new ListenerError(`execute wrapper "${id}": next({signal}) needs an AbortSignal`);
+  if (signal !== undefined && !(signal instanceof AbortSignal))
+    throw new ListenerError(`execute wrapper "${id}": next({signal}) needs an AbortSignal`);
 }
 
 function isOutcome(v: unknown): v is ExecOutcome {
@@ -140,7 +167,12 @@ function isOutcome(v: unknown): v is ExecOutcome {
   if (o.ok === true) return 'value' in o;
   if (o.ok === false) {
     const e = o.error as Record<string, unknown> | undefined;
-    return typeof e === 'object' && e !== null && (ERROR_CODES as readonly unknown[]).includes(e.code) && typeof e.message === 'string';
+    return (
+      typeof e === 'object' &&
+      e !== null &&
+      (ERROR_CODES as readonly unknown[]).includes(e.code) &&
+      typeof e.message === 'string'
+    );
   }
   return false;
 }
@@ -153,6 +185,7 @@ function isOutcome(v: unknown): v is ExecOutcome {
 export function callerAborted(signal: AbortSignal, tool: string): ExecOutcome & { ok: false } {
   const { code, message } = abortStatus(signal.reason);
   if (message !== undefined) return { ok: false, error: { code, message } };
-  if (code === 'TIMEOUT') return { ok: false, error: { code, message: `call to "${tool}" did not finish within its caller's deadline` } };
+  if (code === 'TIMEOUT')
+    return { ok: false, error: { code, message: `call to "${tool}" did not finish within its caller's deadline` } };
   return { ok: false, error: { code: 'ABORTED', message: `call to "${tool}" was cancelled by the caller` } };
 }

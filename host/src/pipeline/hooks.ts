@@ -1,6 +1,13 @@
 // Ordered listener lists per stage. Each call works on a snapshot taken when it starts, so a policy
 // reload in the middle of a call cannot give that call half of the old set and half of the new.
-import { isStage, type ClientRequestGuard, type DeadlineRule, type Guard, type Stage, type StageListeners } from './types.js';
+import {
+  isStage,
+  type ClientRequestGuard,
+  type DeadlineRule,
+  type Guard,
+  type Stage,
+  type StageListeners,
+} from './types.js';
 
 export interface HookEntry<F> {
   readonly id: string;

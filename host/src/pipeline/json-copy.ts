@@ -33,7 +33,8 @@ export function jsonCopy(value: unknown): Json | undefined {
   for (const key of Object.keys(value)) {
     const child = jsonCopy((value as Record<string, unknown>)[key]);
     if (child === undefined) continue;
-    if (key === '__proto__') Object.defineProperty(out, key, { value: child, enumerable: true, writable: true, configurable: true });
+    if (key === '__proto__')
+      Object.defineProperty(out, key, { value: child, enumerable: true, writable: true, configurable: true });
     else out[key] = child;
   }
   return out;

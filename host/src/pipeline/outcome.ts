@@ -24,7 +24,11 @@ export function succeeded(tool: Tool, value: Json): CallState {
   if (tool.render === 'mcp') {
     // The module said what the client gets: its content blocks, and structuredContent as the value.
     const parsed = parseMcpEnvelope(value);
-    if (!parsed.ok) return failed('INVALID_OUTPUT', `tool "${tool.name}" returned an invalid MCP result (render: mcp): ${parsed.message}`);
+    if (!parsed.ok)
+      return failed(
+        'INVALID_OUTPUT',
+        `tool "${tool.name}" returned an invalid MCP result (render: mcp): ${parsed.message}`,
+      );
     return { ok: true, value: deepFreeze(parsed.envelope.structuredContent ?? null), content: parsed.envelope.content };
   }
   const frozen = deepFreeze(cloneJson(value));

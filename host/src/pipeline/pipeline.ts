@@ -142,7 +142,8 @@ export class Pipeline {
     for (const { id, fn } of hooks['tools/result']) {
       try {
         const r: unknown = fn(result, record);
-        if (r instanceof Promise) r.catch((err: unknown) => this.#log.warn({ err, id }, 'tools/result observer rejected'));
+        if (r instanceof Promise)
+          r.catch((err: unknown) => this.#log.warn({ err, id }, 'tools/result observer rejected'));
       } catch (err) {
         this.#log.warn({ err, id, callId }, `tools/result observer "${id}" threw; ignored`);
       }
@@ -150,7 +151,12 @@ export class Pipeline {
     return result;
   }
 
-  async #dispatch(tool: Tool, args: Readonly<JsonObject>, options: CallOptions, started: CallStart): Promise<CallState> {
+  async #dispatch(
+    tool: Tool,
+    args: Readonly<JsonObject>,
+    options: CallOptions,
+    started: CallStart,
+  ): Promise<CallState> {
     const { callId, trail, hooks, meta } = started;
     const signal = options.signal ?? NEVER_ABORTED;
     const base = Object.freeze({
@@ -162,25 +168,33 @@ export class Pipeline {
       signal,
     });
     // The tool reaches its client only through the call's client-request guards.
-    const exec = Object.freeze({ ...base, client: policedClient(options.client, hooks.clientRequests, base, tool, trail) });
-    if (signal.aborted) return failed('ABORTED_BEFORE_DISPATCH', `call to "${tool.name}" was cancelled before dispatch`);
+    const exec = Object.freeze({
+      ...base,
+      client: policedClient(options.client, hooks.clientRequests, base, tool, trail),
+    });
+    if (signal.aborted)
+      return failed('ABORTED_BEFORE_DISPATCH', `call to "${tool.name}" was cancelled before dispatch`);
     const clock = new CallClock(tool.name, signal, callBudget(exec, tool, hooks.deadlines));
     const call: CallContext = { exec, tool, trail, clock, hooks };
     try {
-      const decide = () => gate(call, {
-        dryRun: false,
-        listenerTimeoutMs: this.#listenerTimeoutMs,
-        approval: this.approval,
-        approvalTimeoutMs: this.#approvalTimeoutMs,
-        onApprovalWait: options.onApprovalWait,
-      });
+      const decide = () =>
+        gate(call, {
+          dryRun: false,
+          listenerTimeoutMs: this.#listenerTimeoutMs,
+          approval: this.approval,
+          approvalTimeoutMs: this.#approvalTimeoutMs,
+          onApprovalWait: options.onApprovalWait,
+        });
       // With tracing on, the decision is a span naming the entry that decided and the outcome.
       const t = tracer();
-      const refused = t === undefined ? await decide() : await t.child('policy decision', {}, async (span) => {
-        const r = await decide();
-        span.set(decisionAttributes(trail));
-        return r;
-      });
+      const refused =
+        t === undefined
+          ? await decide()
+          : await t.child('policy decision', {}, async (span) => {
+              const r = await decide();
+              span.set(decisionAttributes(trail));
+              return r;
+            });
       let state: CallState;
       if (refused !== null) {
         state = refused;
@@ -204,9 +218,11 @@ export class Pipeline {
   async explain(name: string, args: unknown, options: Omit<CallOptions, 'signal'> = {}): Promise<Explanation> {
     const trail = newTrail();
     const tool = options.operation === true ? this.tools.operation(name) : this.tools.get(name);
-    if (tool === undefined) return { tool: name, outcome: 'unknown-tool', reason: `unknown tool "${name}"`, code: 'UNKNOWN_TOOL', trail };
+    if (tool === undefined)
+      return { tool: name, outcome: 'unknown-tool', reason: `unknown tool "${name}"`, code: 'UNKNOWN_TOOL', trail };
     const checked = tool.checkArguments(args);
-    if (!checked.ok) return { tool: name, outcome: 'invalid-args', reason: checked.message, code: 'INVALID_ARGS', trail };
+    if (!checked.ok)
+      return { tool: name, outcome: 'invalid-args', reason: checked.message, code: 'INVALID_ARGS', trail };
     const hooks = this.hooks.snapshot();
     const exec = Object.freeze({
       callId: options.callId ?? `explain-${randomUUID()}`,
@@ -219,22 +235,27 @@ export class Pipeline {
     const clock = new CallClock(tool.name, NEVER_ABORTED, callBudget(exec, tool, hooks.deadlines));
     let failure;
     try {
-      failure = await gate({ exec, tool, trail, clock, hooks }, {
-        dryRun: true,
-        listenerTimeoutMs: this.#listenerTimeoutMs,
-        approval: undefined,
-        approvalTimeoutMs: this.#approvalTimeoutMs,
-      });
+      failure = await gate(
+        { exec, tool, trail, clock, hooks },
+        {
+          dryRun: true,
+          listenerTimeoutMs: this.#listenerTimeoutMs,
+          approval: undefined,
+          approvalTimeoutMs: this.#approvalTimeoutMs,
+        },
+      );
     } finally {
       clock.release();
     }
-    if (failure !== null) return { tool: name, outcome: 'deny', reason: failure.error.message, code: failure.error.code, trail };
+    if (failure !== null)
+      return { tool: name, outcome: 'deny', reason: failure.error.message, code: failure.error.code, trail };
     // Policy lets it through (or asks): that is the outcome a call gets. What the sandbox will refuse
     // if the tool makes the request is said beside it, since the pipeline itself never refuses it.
     const refused = tool.definition.sandboxRefusal?.(exec.arguments);
     const note = refused !== undefined ? { sandbox: refused } : {};
     const d: Decision | null = trail.decision;
-    if (d?.kind === 'ask') return { tool: name, outcome: 'ask', reason: d.reason ?? `tool "${name}" needs approval`, ...note, trail };
+    if (d?.kind === 'ask')
+      return { tool: name, outcome: 'ask', reason: d.reason ?? `tool "${name}" needs approval`, ...note, trail };
     return { tool: name, outcome: 'allow', ...note, trail };
   }
 }
@@ -247,7 +268,11 @@ function finalize(tool: Tool, state: CallState, meta: () => JsonObject): CallSta
     const snapshot = deepFreeze(toResult({ ...state, content: copyContent(state.content) }, meta()));
     const out = fn.call(tool.definition, copyContent(state.content), snapshot);
     if (out === undefined) return state;
-    if (!isContent(out)) return failed('TOOL_ERROR', `finalizeContent of tool "${tool.name}" returned something that is not content blocks`);
+    if (!isContent(out))
+      return failed(
+        'TOOL_ERROR',
+        `finalizeContent of tool "${tool.name}" returned something that is not content blocks`,
+      );
     return { ...state, content: copyContent(out) };
   } catch (err) {
     return failed('TOOL_ERROR', `finalizeContent of tool "${tool.name}" threw: ${messageOf(err)}`);

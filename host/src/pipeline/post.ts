@@ -54,13 +54,22 @@ async function runListener(stage: PostStage, turn: Turn, fn: PostExecuteListener
   const call = postExecuteCall(stage, turn);
   // The call's deadline bounds this stage; once it has passed (the result is already a TIMEOUT),
   // each listener still gets a short grace so redaction runs on the failure too.
-  const grace = clock.expired ? AbortSignal.timeout(Math.min(POST_DEADLINE_GRACE_MS, clock.budget?.ms ?? POST_DEADLINE_GRACE_MS)) : undefined;
+  const grace = clock.expired
+    ? AbortSignal.timeout(Math.min(POST_DEADLINE_GRACE_MS, clock.budget?.ms ?? POST_DEADLINE_GRACE_MS))
+    : undefined;
   const bound = grace ?? clock.deadline;
   try {
-    const work = raceSignal(attempt(() => fn(call)), bound);
+    const work = raceSignal(
+      attempt(() => fn(call)),
+      bound,
+    );
     await (timeoutMs === undefined
       ? work
-      : withTimeout(work, timeoutMs, () => new ListenerError(`post-execute listener "${id}" did not finish within ${timeoutMs} ms`)));
+      : withTimeout(
+          work,
+          timeoutMs,
+          () => new ListenerError(`post-execute listener "${id}" did not finish within ${timeoutMs} ms`),
+        ));
   } catch (err) {
     if (bound.aborted && !(err instanceof ListenerError)) {
       // Whatever the listener had not yet finished is not shown: the call ends as a TIMEOUT.
@@ -72,7 +81,10 @@ async function runListener(stage: PostStage, turn: Turn, fn: PostExecuteListener
           : `post-execute listener "${id}" did not finish within ${POST_DEADLINE_GRACE_MS} ms after the call's deadline had passed; it ran out in tools/post-execute (listener "${id}")`,
       );
     } else {
-      turn.state = failed('LISTENER_ERROR', err instanceof ListenerError ? err.message : `post-execute listener "${id}" threw: ${messageOf(err)}`);
+      turn.state = failed(
+        'LISTENER_ERROR',
+        err instanceof ListenerError ? err.message : `post-execute listener "${id}" threw: ${messageOf(err)}`,
+      );
     }
   } finally {
     turn.live = false;
@@ -86,7 +98,10 @@ function postExecuteCall({ exec, tool, trail, meta, log }: PostStage, turn: Turn
   // is ignored and logged, not thrown where nobody could catch it.
   const late = (what: string): boolean => {
     if (turn.live) return false;
-    log.warn({ listener: id, callId: exec.callId }, `post-execute listener "${id}" called ${what} after it returned; ignored`);
+    log.warn(
+      { listener: id, callId: exec.callId },
+      `post-execute listener "${id}" called ${what} after it returned; ignored`,
+    );
     return true;
   };
   return {
@@ -118,16 +133,23 @@ function accepted(state: CallState, id: string, tool: Tool, input: AcceptInput):
   const obj = input as Record<string, unknown>;
   const hasContent = typeof obj === 'object' && obj !== null && 'content' in obj;
   const hasValue = typeof obj === 'object' && obj !== null && 'value' in obj;
-  if (hasContent && hasValue) return failed('LISTENER_ERROR', `post-execute listener "${id}": accept() takes content or a value, not both`);
+  if (hasContent && hasValue)
+    return failed('LISTENER_ERROR', `post-execute listener "${id}": accept() takes content or a value, not both`);
   if (hasContent) return withContent(state, id, obj.content);
-  if (!hasValue) throw new ListenerError(`post-execute listener "${id}": accept() takes content blocks, {content} or {value}`);
+  if (!hasValue)
+    throw new ListenerError(`post-execute listener "${id}": accept() takes content blocks, {content} or {value}`);
   if (!state.ok) {
-    throw new ListenerError(`post-execute listener "${id}": accept({value}) is not allowed on a failed result (${state.error.code})`);
+    throw new ListenerError(
+      `post-execute listener "${id}": accept({value}) is not allowed on a failed result (${state.error.code})`,
+    );
   }
   return succeeded(tool, obj.value as Json);
 }
 
 function withContent(state: CallState, id: string, content: unknown): CallState {
-  if (!isContent(content)) throw new ListenerError(`post-execute listener "${id}": content must be an array of content blocks, each of type ${CONTENT_KINDS.join(', ')}`);
+  if (!isContent(content))
+    throw new ListenerError(
+      `post-execute listener "${id}": content must be an array of content blocks, each of type ${CONTENT_KINDS.join(', ')}`,
+    );
   return { ...state, content: copyContent(content) };
 }

@@ -1,12 +1,25 @@
 // The pipeline's vocabulary: decisions, the listener type of every stage, outcomes and the trail.
 import type {
-  CallClient, ClientRefusalCode, ClientRequest, ClientRequestKind, ContentBlock, ErrorCode, ExecIdentity, Json, JsonObject, Tool, ToolResult,
+  CallClient,
+  ClientRefusalCode,
+  ClientRequest,
+  ClientRequestKind,
+  ContentBlock,
+  ErrorCode,
+  ExecIdentity,
+  Json,
+  JsonObject,
+  Tool,
+  ToolResult,
 } from '../tool/index.js';
 
 /** A deny may name a more precise code than DENIED (a rate limit says RATE_LIMITED). */
 export type DenyCode = 'DENIED' | 'RATE_LIMITED';
 export const DENY_CODES: readonly DenyCode[] = ['DENIED', 'RATE_LIMITED'];
-export type Decision = { kind: 'allow' } | { kind: 'deny'; reason: string; code?: DenyCode } | { kind: 'ask'; reason?: string };
+export type Decision =
+  | { kind: 'allow' }
+  | { kind: 'deny'; reason: string; code?: DenyCode }
+  | { kind: 'ask'; reason?: string };
 
 /** Facts a pre-execute listener may need beside the call itself. */
 export interface PreExecuteInfo {
@@ -39,7 +52,11 @@ export interface GuardDenial {
  * Judges a running tool's request to its client (elicitation, sampling): a string denies it with
  * that reason (the tool gets a DENIED answer; the call goes on). There is no way to say allow.
  */
-export type ClientRequestGuard = (req: Readonly<ClientRequest>, exec: Readonly<ExecIdentity>, tool: Tool) => string | undefined;
+export type ClientRequestGuard = (
+  req: Readonly<ClientRequest>,
+  exec: Readonly<ExecIdentity>,
+  tool: Tool,
+) => string | undefined;
 
 /**
  * A deadline rule: how many ms this call may take in all (undefined = no opinion). The shortest of
@@ -146,10 +163,19 @@ export interface DecisionTrail {
   decidedBy: string | null;
   steps: TrailStep[];
   /** answeredBy: who answered, when the channel says (e.g. "ui: approval secret, 127.0.0.1"). */
-  approval?: { outcome: ApprovalOutcome | 'timeout' | 'no-service' | 'error' | 'aborted'; reason: string; answeredBy?: string };
+  approval?: {
+    outcome: ApprovalOutcome | 'timeout' | 'no-service' | 'error' | 'aborted';
+    reason: string;
+    answeredBy?: string;
+  };
   guard?: { id: string; reason: string };
   /** What the tool asked of its client during the call, in order, and what became of it. */
-  clientRequests?: { kind: ClientRequestKind; outcome: 'answered' | 'denied' | ClientRefusalCode; by?: string; reason?: string }[];
+  clientRequests?: {
+    kind: ClientRequestKind;
+    outcome: 'answered' | 'denied' | ClientRefusalCode;
+    by?: string;
+    reason?: string;
+  }[];
   /** allowed: the body was dispatched (or would be, under explain). */
   final: 'allowed' | 'denied' | 'ask' | 'not-reached';
 }

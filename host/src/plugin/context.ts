@@ -3,7 +3,15 @@
 import type { Logger } from 'pino';
 import { messageOf, ToolgateError } from '../errors/index.js';
 import { defineTool, type Disposer, type Tool, type ToolDefinition, type ToolRegistry } from '../tool/index.js';
-import type { ClientRequestGuard, DeadlineRule, Guard, Hooks, Pipeline, Stage, StageListeners } from '../pipeline/index.js';
+import type {
+  ClientRequestGuard,
+  DeadlineRule,
+  Guard,
+  Hooks,
+  Pipeline,
+  Stage,
+  StageListeners,
+} from '../pipeline/index.js';
 import { Scope } from './scope.js';
 
 export type PluginApply<C> = (ctx: Context, config: C) => void | Promise<void>;
@@ -128,7 +136,8 @@ export class Context {
     const apply = typeof plugin === 'function' ? plugin : plugin?.apply;
     const own = options.name ?? (typeof plugin === 'function' ? plugin.name : plugin?.name) ?? '';
     const name = own === '' ? `${this.name}/anonymous` : `${this.name}/${own}`;
-    if (typeof apply !== 'function') throw new PluginError(name, new TypeError('a plugin is a function or { name, apply }'));
+    if (typeof apply !== 'function')
+      throw new PluginError(name, new TypeError('a plugin is a function or { name, apply }'));
     const scope = new Scope(this.logger);
     const child = new Context(name, this.#parts, scope, this.logger.child({ plugin: name }));
     const detach = this.#scope.add(`plugin "${name}"`, () => scope.dispose());
@@ -169,7 +178,8 @@ export class Context {
   #safely(kind: string, fn: () => void | Promise<void>): void {
     try {
       const r = fn();
-      if (r instanceof Promise) r.catch((err: unknown) => this.logger.warn({ err }, `${kind} of plugin "${this.name}" failed`));
+      if (r instanceof Promise)
+        r.catch((err: unknown) => this.logger.warn({ err }, `${kind} of plugin "${this.name}" failed`));
     } catch (err) {
       this.logger.warn({ err }, `${kind} of plugin "${this.name}" failed`);
     }

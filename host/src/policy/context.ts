@@ -63,12 +63,15 @@ export function policyContext(ctx: Context, scope: EntryScope): PolicyContext {
       return off;
     },
     clientRequest(id: string, fn: ClientRequestGuard): () => void {
-      const off = ctx.clientRequest(listenerId(id), (req, exec, tool) => (owns(exec.callId) ? fn(req, exec, tool) : undefined));
+      const off = ctx.clientRequest(listenerId(id), (req, exec, tool) =>
+        owns(exec.callId) ? fn(req, exec, tool) : undefined,
+      );
       scope.set.offs.push(off);
       return off;
     },
     plugin<C>(plugin: Plugin<C>, config: C, options: { name?: string } = {}): PluginHandle {
-      if (typeof plugin === 'function') return ctx.plugin(wrapApply(plugin), config, { name: options.name ?? plugin.name, ...options });
+      if (typeof plugin === 'function')
+        return ctx.plugin(wrapApply(plugin), config, { name: options.name ?? plugin.name, ...options });
       if (typeof plugin === 'object' && plugin !== null && typeof plugin.apply === 'function') {
         return ctx.plugin({ name: plugin.name, apply: wrapApply(plugin.apply) }, config, options);
       }

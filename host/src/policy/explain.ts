@@ -14,11 +14,16 @@ export function formatExplanation(e: Explanation): string {
   if (steps.length > 0) {
     lines.push('pre-execute chain:');
     const width = Math.max(...steps.map((s) => s.id.length));
-    steps.forEach((s, i) => lines.push(`  ${i + 1}. ${s.id.padEnd(width)}  ${s.kind}${s.reason !== undefined ? `  ${s.reason}` : ''}`));
+    steps.forEach((s, i) =>
+      lines.push(`  ${i + 1}. ${s.id.padEnd(width)}  ${s.kind}${s.reason !== undefined ? `  ${s.reason}` : ''}`),
+    );
   } else {
     lines.push('pre-execute chain: (no policy listeners; the default is allow)');
   }
   if (t.guard) lines.push(`guard:      ${t.guard.id}: ${t.guard.reason}`);
-  if (e.sandbox !== undefined) lines.push(`sandbox:    note: ${e.sandbox} if the tool acts on it (the call itself is ${e.outcome === 'ask' ? 'asked' : 'allowed'}; the manifest's limits hold inside it)`);
+  if (e.sandbox !== undefined)
+    lines.push(
+      `sandbox:    note: ${e.sandbox} if the tool acts on it (the call itself is ${e.outcome === 'ask' ? 'asked' : 'allowed'}; the manifest's limits hold inside it)`,
+    );
   return `${lines.join('\n')}\n`;
 }

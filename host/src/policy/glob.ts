@@ -9,7 +9,10 @@ const SPECIAL = /[.+^${}()|[\]\\]/g;
 function braces(src: string, i: number): { re: string; end: number } | undefined {
   const close = src.indexOf('}', i);
   if (close === -1) return undefined;
-  const alts = src.slice(i + 1, close).split(',').map((a) => a.replace(SPECIAL, '\\$&').replace(/\*/g, '[^/]*'));
+  const alts = src
+    .slice(i + 1, close)
+    .split(',')
+    .map((a) => a.replace(SPECIAL, '\\$&').replace(/\*/g, '[^/]*'));
   return { re: `(?:${alts.join('|')})`, end: close };
 }
 
@@ -68,6 +71,13 @@ export function staticPrefix(glob: string): string {
 
 /** A list of tool-name globs (`*`, `fs_*`); an empty or absent list matches nothing. */
 export function nameMatcher(globs: readonly string[] | undefined): (name: string) => boolean {
-  const res = (globs ?? []).map((g) => linearRegex(`^${g.split('*').map((p) => p.replace(SPECIAL, '\\$&')).join('.*')}$`));
+  const res = (globs ?? []).map((g) =>
+    linearRegex(
+      `^${g
+        .split('*')
+        .map((p) => p.replace(SPECIAL, '\\$&'))
+        .join('.*')}$`,
+    ),
+  );
   return (name) => res.some((r) => r.test(name));
 }

@@ -5,8 +5,12 @@ export { parsePolicySet } from './set-file.js';
 export { PolicyConfigError } from './errors.js';
 export { definePolicy, service, type PolicyModule, type PolicyContext } from './module.js';
 export {
-  createPolicyServices, defaultPolicyServices, setDefaultPolicyServices, type PolicyServices,
-  type ServiceName, type InjectedServices,
+  createPolicyServices,
+  defaultPolicyServices,
+  setDefaultPolicyServices,
+  type PolicyServices,
+  type ServiceName,
+  type InjectedServices,
 } from './services.js';
 export { PolicyEvents, type PolicyEvent } from './events.js';
 export { verifyAuditFile, verifyAuditText } from './audit/verify.js';

@@ -106,7 +106,11 @@ export async function mountPolicies(ctx: Context, dir: string, options: MountOpt
  * The plugin every set mounts under: it pins each call to the set current when it starts, and puts
  * the services' approval router in front of the pipeline's approval (undone on dispose).
  */
-function mountPinningRoot(ctx: Context, sw: SetSwitch, services: PolicyServices): { handle: PluginHandle; parent: Context } {
+function mountPinningRoot(
+  ctx: Context,
+  sw: SetSwitch,
+  services: PolicyServices,
+): { handle: PluginHandle; parent: Context } {
   let root: Context | undefined;
   const handle = ctx.plugin(
     (c: Context) => {
@@ -154,7 +158,10 @@ function warnUnlessPinnedFirst(ctx: Context, dir: string, log: PolicyServices['l
   if (firstListener !== PIN_ID) {
     // Pinning is atomic because it runs in the same turn as the call's hook snapshot. A listener
     // ahead of it that awaits before next() opens a window in which a reload could land.
-    log.warn({ dir, firstListener }, 'policy set mounted after another pre-execute listener; mount policies first for atomic reloads');
+    log.warn(
+      { dir, firstListener },
+      'policy set mounted after another pre-execute listener; mount policies first for atomic reloads',
+    );
   }
 }
 
@@ -169,7 +176,13 @@ function oneAtATime<T>(fn: () => Promise<T>): () => Promise<T> {
 }
 
 /** Reloads `debounceMs` after the folder last changed, until `parent` is disposed. */
-function watchPolicyFolder(parent: Context, dir: string, debounceMs: number, reload: () => Promise<unknown>, log: PolicyServices['logger']): void {
+function watchPolicyFolder(
+  parent: Context,
+  dir: string,
+  debounceMs: number,
+  reload: () => Promise<unknown>,
+  log: PolicyServices['logger'],
+): void {
   parent.effect(() => {
     let timer: NodeJS.Timeout | undefined;
     const watcher = watch(dir, { persistent: false }, () => {
@@ -195,7 +208,9 @@ export type PolicyLoader = (
   options: { explicit: boolean; services?: PolicyServices; watch?: boolean },
 ) => Promise<void>;
 
-export function createPolicyLoader(options: MountOptions & { onMount?: (c: PolicyController) => void } = {}): PolicyLoader {
+export function createPolicyLoader(
+  options: MountOptions & { onMount?: (c: PolicyController) => void } = {},
+): PolicyLoader {
   return async (ctx, dir, call) => {
     const services = call.services ?? options.services;
     const watch = call.watch ?? options.watch;

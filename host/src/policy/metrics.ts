@@ -71,7 +71,9 @@ class Histogram {
   lines(name: string): string[] {
     const out: string[] = [];
     for (const s of this.#series.values()) {
-      this.buckets.forEach((b, i) => out.push(`${name}_bucket${labelText(s.labels, ['le', num(b)])} ${s.counts[i] ?? 0}`));
+      this.buckets.forEach((b, i) =>
+        out.push(`${name}_bucket${labelText(s.labels, ['le', num(b)])} ${s.counts[i] ?? 0}`),
+      );
       out.push(`${name}_bucket${labelText(s.labels, ['le', '+Inf'])} ${s.count}`);
       out.push(`${name}_sum${labelText(s.labels)} ${num(s.sum)}`);
       out.push(`${name}_count${labelText(s.labels)} ${s.count}`);
@@ -113,10 +115,30 @@ export class Metrics {
     const family = (name: string, type: string, help: string, lines: string[]): void => {
       out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, ...lines);
     };
-    family('toolgate_calls_total', 'counter', 'Tool calls by tool and outcome.', this.calls.lines('toolgate_calls_total'));
-    family('toolgate_denials_total', 'counter', 'Denied calls by the policy entry that denied them.', this.denials.lines('toolgate_denials_total'));
-    family('toolgate_call_duration_seconds', 'histogram', 'Call duration in seconds.', this.duration.lines('toolgate_call_duration_seconds'));
-    family('toolgate_timeouts_total', 'counter', 'Calls that ended in TIMEOUT.', this.timeouts.lines('toolgate_timeouts_total'));
+    family(
+      'toolgate_calls_total',
+      'counter',
+      'Tool calls by tool and outcome.',
+      this.calls.lines('toolgate_calls_total'),
+    );
+    family(
+      'toolgate_denials_total',
+      'counter',
+      'Denied calls by the policy entry that denied them.',
+      this.denials.lines('toolgate_denials_total'),
+    );
+    family(
+      'toolgate_call_duration_seconds',
+      'histogram',
+      'Call duration in seconds.',
+      this.duration.lines('toolgate_call_duration_seconds'),
+    );
+    family(
+      'toolgate_timeouts_total',
+      'counter',
+      'Calls that ended in TIMEOUT.',
+      this.timeouts.lines('toolgate_timeouts_total'),
+    );
     for (const [name, g] of this.#gauges) {
       const lines: string[] = [];
       for (const cb of g.callbacks) {

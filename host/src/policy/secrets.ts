@@ -28,33 +28,46 @@ function builtins(): Builtins {
   return compiled;
 }
 
-const tokenPatterns = (): readonly Builtin[] => [
-  String.raw`\bgh[pousr]_[A-Za-z0-9]{20,}\b`, // GitHub tokens
-  String.raw`\bgithub_pat_[A-Za-z0-9_]{20,}\b`,
-  String.raw`\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}\b`, // OpenAI / Anthropic style keys
-  String.raw`\bAKIA[0-9A-Z]{16}\b`, // AWS access key ids
-  String.raw`\bxox[abprs]-[A-Za-z0-9-]{10,}\b`, // Slack
-  String.raw`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b`, // JWTs
-  String.raw`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`,
-].map((p) => ({ re: linearRegex(p) }));
+const tokenPatterns = (): readonly Builtin[] =>
+  [
+    String.raw`\bgh[pousr]_[A-Za-z0-9]{20,}\b`, // GitHub tokens
+    String.raw`\bgithub_pat_[A-Za-z0-9_]{20,}\b`,
+    String.raw`\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}\b`, // OpenAI / Anthropic style keys
+    String.raw`\bAKIA[0-9A-Z]{16}\b`, // AWS access key ids
+    String.raw`\bxox[abprs]-[A-Za-z0-9-]{10,}\b`, // Slack
+    String.raw`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b`, // JWTs
+    String.raw`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`,
+  ].map((p) => ({ re: linearRegex(p) }));
 
 const labelledPatterns = (): readonly Builtin[] => [
-  { re: linearRegex(String.raw`\b((?:Bearer|Basic)\s+)[A-Za-z0-9._~+/=-]{8,}`, { ignoreCase: true }), words: ['bearer', 'basic'], labelled: true },
   {
-    re: linearRegex(String.raw`\b((?:api[_-]?key|access[_-]?token|auth[_-]?token|secret|password|passwd|token)["']?\s*[:=]\s*["']?)[^\s"',;]{4,}`, { ignoreCase: true }),
+    re: linearRegex(String.raw`\b((?:Bearer|Basic)\s+)[A-Za-z0-9._~+/=-]{8,}`, { ignoreCase: true }),
+    words: ['bearer', 'basic'],
+    labelled: true,
+  },
+  {
+    re: linearRegex(
+      String.raw`\b((?:api[_-]?key|access[_-]?token|auth[_-]?token|secret|password|passwd|token)["']?\s*[:=]\s*["']?)[^\s"',;]{4,}`,
+      { ignoreCase: true },
+    ),
     words: ['key', 'token', 'secret', 'passw'],
     labelled: true,
   },
 ];
 
-const emailPattern = (): Builtin => ({ re: linearRegex(String.raw`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b`), words: ['@'] });
+const emailPattern = (): Builtin => ({
+  re: linearRegex(String.raw`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b`),
+  words: ['@'],
+});
 
 function apply(text: string, p: Builtin, mark: string): string {
   if (p.words !== undefined) {
     const lower = text.toLowerCase();
     if (!p.words.some((w) => lower.includes(w))) return text;
   }
-  return p.labelled === true ? p.re.replaceAllWith(text, (_m, label) => `${label ?? ''}${mark}`) : p.re.replaceAll(text, mark);
+  return p.labelled === true
+    ? p.re.replaceAllWith(text, (_m, label) => `${label ?? ''}${mark}`)
+    : p.re.replaceAll(text, mark);
 }
 
 export interface RedactOptions {

@@ -3,7 +3,13 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
-import { ApprovalQueue, ApprovalRouter, SharedApprovalQueue, type PendingQueue, type TtyChannelOptions } from '../approval/index.js';
+import {
+  ApprovalQueue,
+  ApprovalRouter,
+  SharedApprovalQueue,
+  type PendingQueue,
+  type TtyChannelOptions,
+} from '../approval/index.js';
 import type { SharedState } from '../shared-state/index.js';
 import { AuditService } from './audit/log.js';
 import { PolicyEvents } from './events.js';
@@ -40,7 +46,17 @@ export interface SecretValues {
 }
 
 /** Names a policy module may list in `inject`. */
-export const INJECTABLE = ['logger', 'metrics', 'approvals', 'queue', 'buckets', 'audit', 'events', 'tty', 'secrets'] as const;
+export const INJECTABLE = [
+  'logger',
+  'metrics',
+  'approvals',
+  'queue',
+  'buckets',
+  'audit',
+  'events',
+  'tty',
+  'secrets',
+] as const;
 export type ServiceName = (typeof INJECTABLE)[number];
 export type InjectedServices = Partial<Pick<PolicyServices, ServiceName>>;
 
@@ -61,11 +77,18 @@ export function createPolicyServices(options: PolicyServicesOptions = {}): Polic
   let tty = options.tty;
   return {
     logger,
-    metrics: new Metrics({ onError: (err, name) => logger.warn({ err, metric: name }, 'metrics gauge callback failed') }),
-    approvals: new ApprovalRouter({ onError: (err) => logger.warn({ err }, 'approval channel failed; treated as unavailable') }),
+    metrics: new Metrics({
+      onError: (err, name) => logger.warn({ err, metric: name }, 'metrics gauge callback failed'),
+    }),
+    approvals: new ApprovalRouter({
+      onError: (err) => logger.warn({ err }, 'approval channel failed; treated as unavailable'),
+    }),
     // Held only while a server that lists and answers it runs (`serve --http`); elsewhere (`call`,
     // `serve --stdio`) nobody could answer, so an ask routed to it is denied at once.
-    queue: options.state !== undefined ? new SharedApprovalQueue(options.state, { onlyWhileOpen: true, logger }) : new ApprovalQueue({ onlyWhileOpen: true }),
+    queue:
+      options.state !== undefined
+        ? new SharedApprovalQueue(options.state, { onlyWhileOpen: true, logger })
+        : new ApprovalQueue({ onlyWhileOpen: true }),
     buckets: options.state !== undefined ? sharedBuckets(options.state) : memoryBuckets,
     audit: new AuditService({ defaultPath: auditPath }),
     events: new PolicyEvents(),

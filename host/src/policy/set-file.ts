@@ -91,7 +91,8 @@ async function importModule(file: string, entryLabel: string, use: string, where
   try {
     return await importModuleAt(file, entryLabel, use);
   } catch (err) {
-    if (err instanceof PolicyConfigError && where !== '') throw new PolicyConfigError(file, `${err.message.slice(file.length + 2)}${where}`);
+    if (err instanceof PolicyConfigError && where !== '')
+      throw new PolicyConfigError(file, `${err.message.slice(file.length + 2)}${where}`);
     throw err;
   }
 }
@@ -100,7 +101,10 @@ async function importModuleAt(file: string, entryLabel: string, use: string): Pr
   const path = resolve(dirname(file), use);
   const ext = extname(path);
   if (ext === '.ts' || ext === '.mts' || ext === '.cts') {
-    throw new PolicyConfigError(file, `${entryLabel}.use: ${use} is TypeScript; toolgate runs compiled JavaScript — compile it and point "use" at the .js or .mjs file`);
+    throw new PolicyConfigError(
+      file,
+      `${entryLabel}.use: ${use} is TypeScript; toolgate runs compiled JavaScript — compile it and point "use" at the .js or .mjs file`,
+    );
   }
   let st;
   try {
@@ -118,11 +122,17 @@ async function importModuleAt(file: string, entryLabel: string, use: string): Pr
     throw new PolicyConfigError(file, `${entryLabel}.use: cannot load ${path}: ${messageOf(err)}`);
   }
   const mod = (typeof ns.apply === 'function' ? ns : ns.default) as Record<string, unknown> | undefined;
-  if (typeof mod !== 'object' || mod === null) throw new PolicyConfigError(file, `${entryLabel}.use: ${path} exports no policy (name, apply)`);
-  if (typeof mod.name !== 'string' || mod.name === '') throw new PolicyConfigError(file, `${entryLabel}.use: ${path} must export a non-empty string "name"`);
-  if (typeof mod.apply !== 'function') throw new PolicyConfigError(file, `${entryLabel}.use: ${path} must export a function "apply(ctx, config)"`);
+  if (typeof mod !== 'object' || mod === null)
+    throw new PolicyConfigError(file, `${entryLabel}.use: ${path} exports no policy (name, apply)`);
+  if (typeof mod.name !== 'string' || mod.name === '')
+    throw new PolicyConfigError(file, `${entryLabel}.use: ${path} must export a non-empty string "name"`);
+  if (typeof mod.apply !== 'function')
+    throw new PolicyConfigError(file, `${entryLabel}.use: ${path} must export a function "apply(ctx, config)"`);
   const inject = mod.inject ?? [];
-  if (!Array.isArray(inject) || !inject.every((s): s is ServiceName => typeof s === 'string' && (INJECTABLE as readonly string[]).includes(s))) {
+  if (
+    !Array.isArray(inject) ||
+    !inject.every((s): s is ServiceName => typeof s === 'string' && (INJECTABLE as readonly string[]).includes(s))
+  ) {
     throw new PolicyConfigError(file, `${entryLabel}.use: ${path}: "inject" must list only ${INJECTABLE.join(', ')}`);
   }
   const apply = mod.apply as PolicyModule<unknown>['apply'];
@@ -147,23 +157,38 @@ async function parseFile(file: string): Promise<{ entries: RawEntry[]; locate: L
   if (doc.errors.length > 0) {
     const e = doc.errors[0];
     const where = e?.linePos?.[0] ? ` (line ${e.linePos[0].line}, column ${e.linePos[0].col})` : '';
-    throw new PolicyConfigError(file, `not valid YAML${where}: ${e?.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? 'parse error'}`);
+    throw new PolicyConfigError(
+      file,
+      `not valid YAML${where}: ${e?.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? 'parse error'}`,
+    );
   }
   const locate = locator(doc, lines);
   const data: unknown = doc.toJS();
   if (data === null || data === undefined) return { entries: [], locate };
   const top = FileSchema.safeParse(data);
   if (!top.success) {
-    throw new PolicyConfigError(file, `${zodProblem(top.error, '', locate)} (a policy file is a mapping with one key, "entries", holding a list of {id, use, with?, disabled?})`);
+    throw new PolicyConfigError(
+      file,
+      `${zodProblem(top.error, '', locate)} (a policy file is a mapping with one key, "entries", holding a list of {id, use, with?, disabled?})`,
+    );
   }
   const entries = top.data.entries.map((raw, index) => {
     const label = `entries[${index}]`;
     const parsed = EntrySchema.safeParse(raw);
     if (!parsed.success) {
-      const id = typeof raw === 'object' && raw !== null && typeof (raw as { id?: unknown }).id === 'string' ? ` (id "${(raw as { id: string }).id}")` : '';
+      const id =
+        typeof raw === 'object' && raw !== null && typeof (raw as { id?: unknown }).id === 'string'
+          ? ` (id "${(raw as { id: string }).id}")`
+          : '';
       throw new PolicyConfigError(file, `${label}${id}: ${zodProblem(parsed.error, '', locate, ['entries', index])}`);
     }
-    return { id: parsed.data.id, use: parsed.data.use, index, disabled: parsed.data.disabled === true, with: parsed.data.with };
+    return {
+      id: parsed.data.id,
+      use: parsed.data.use,
+      index,
+      disabled: parsed.data.disabled === true,
+      with: parsed.data.with,
+    };
   });
   return { entries, locate };
 }
@@ -188,7 +213,11 @@ export async function parsePolicySet(dir: string): Promise<ParsedSet> {
       const raw = e.with;
       const label = `entries[${e.index}] (id "${e.id}")`;
       const first = seen.get(e.id);
-      if (first !== undefined) throw new PolicyConfigError(file, `${label}: id "${e.id}" is already used in ${first}; ids are unique across the set${locate(['entries', e.index, 'id'])}`);
+      if (first !== undefined)
+        throw new PolicyConfigError(
+          file,
+          `${label}: id "${e.id}" is already used in ${first}; ids are unique across the set${locate(['entries', e.index, 'id'])}`,
+        );
       seen.set(e.id, file);
       const builtin = BUILTINS.get(e.use);
       let module: PolicyModule<unknown>;
@@ -197,14 +226,21 @@ export async function parsePolicySet(dir: string): Promise<ParsedSet> {
         module = builtin;
         if (builtin.config) {
           const checked = builtin.config.safeParse(raw);
-          if (!checked.success) throw new PolicyConfigError(file, `${label}: ${zodProblem(checked.error, 'with', locate, ['entries', e.index])}`);
+          if (!checked.success)
+            throw new PolicyConfigError(
+              file,
+              `${label}: ${zodProblem(checked.error, 'with', locate, ['entries', e.index])}`,
+            );
           config = checked.data;
         }
       } else if (isModulePath(e.use)) {
         module = await importModule(file, label, e.use, locate(['entries', e.index, 'use']));
         config = raw ?? {};
       } else {
-        throw new PolicyConfigError(file, `${label}.use: unknown policy "${e.use}" (built-ins: ${[...BUILTINS.keys()].join(', ')}; or a path such as ./my-policy.mjs)${locate(['entries', e.index, 'use'])}`);
+        throw new PolicyConfigError(
+          file,
+          `${label}.use: unknown policy "${e.use}" (built-ins: ${[...BUILTINS.keys()].join(', ')}; or a path such as ./my-policy.mjs)${locate(['entries', e.index, 'use'])}`,
+        );
       }
       entries.push({ id: e.id, use: e.use, file, index: e.index, disabled: e.disabled, module, config });
     }

@@ -12,9 +12,18 @@ import { PolicySet, type SetSwitch } from './switch.js';
 type SetParts = Pick<EntryScope, 'set' | 'sw' | 'services'>;
 
 /** Mounts generation `gen` of the parsed set under `parent`; throws the PolicyConfigError that stopped it. */
-export async function mountSet(parent: Context, parsed: ParsedSet, gen: number, sw: SetSwitch, services: PolicyServices): Promise<PolicySet> {
+export async function mountSet(
+  parent: Context,
+  parsed: ParsedSet,
+  gen: number,
+  sw: SetSwitch,
+  services: PolicyServices,
+): Promise<PolicySet> {
   const enabled = parsed.entries.filter((e) => !e.disabled);
-  const set = new PolicySet(gen, enabled.map((e) => e.id));
+  const set = new PolicySet(
+    gen,
+    enabled.map((e) => e.id),
+  );
   const h = parent.plugin(
     async (setCtx: Context) => {
       // In order: an entry that fails stops the set here and undoes the entries before it.
@@ -39,9 +48,14 @@ async function mountEntry(setCtx: Context, entry: PolicyEntry, parts: SetParts):
   const label = `entries[${entry.index}] (id "${entry.id}", use ${entry.use})`;
   const scope = { id: entry.id, inject: entry.module.inject ?? [], ...parts };
   try {
-    const child = setCtx.plugin((c: Context) => entry.module.apply(policyContext(c, scope), entry.config), undefined, { name: entry.id });
+    const child = setCtx.plugin((c: Context) => entry.module.apply(policyContext(c, scope), entry.config), undefined, {
+      name: entry.id,
+    });
     await child.ready;
   } catch (err) {
-    throw new PolicyConfigError(entry.file, `${label} failed to load: ${err instanceof Error && err.cause instanceof Error ? err.cause.message : messageOf(err)}`);
+    throw new PolicyConfigError(
+      entry.file,
+      `${label} failed to load: ${err instanceof Error && err.cause instanceof Error ? err.cause.message : messageOf(err)}`,
+    );
   }
 }

@@ -45,8 +45,14 @@ export function compileLinear(source: string, options: LinearRegexOptions = {}):
   return {
     source,
     test: (text: string) => re.test(text),
-    replaceAll: (text: string, replacement: string): string => re.matcher(text).replaceAll(re2().quoteReplacement(replacement)),
-    replaceAllWith: (text, replace) => re.matcher(text).replaceAll((...args: unknown[]) => replace(...(args.slice(0, re.groupCount() + 1) as [string, ...Array<string | undefined>]))),
+    replaceAll: (text: string, replacement: string): string =>
+      re.matcher(text).replaceAll(re2().quoteReplacement(replacement)),
+    replaceAllWith: (text, replace) =>
+      re
+        .matcher(text)
+        .replaceAll((...args: unknown[]) =>
+          replace(...(args.slice(0, re.groupCount() + 1) as [string, ...Array<string | undefined>])),
+        ),
     toString: () => `/${source}/${flags}`,
   };
 }
@@ -54,14 +60,19 @@ export function compileLinear(source: string, options: LinearRegexOptions = {}):
 /** Like compileLinear, but throws (with the pattern named) when it cannot compile. */
 export function linearRegex(source: string, options: LinearRegexOptions = {}): LinearRegex {
   const re = compileLinear(source, options);
-  if (typeof re === 'string') throw new SyntaxError(`pattern ${JSON.stringify(source)} cannot be used: ${re} (patterns run on RE2: no lookaround or backreferences)`);
+  if (typeof re === 'string')
+    throw new SyntaxError(
+      `pattern ${JSON.stringify(source)} cannot be used: ${re} (patterns run on RE2: no lookaround or backreferences)`,
+    );
   return re;
 }
 
 /** undefined when `source` compiles on RE2, else the rule it breaks, naming the pattern. */
 export function linearRegexProblem(source: string): string | undefined {
   const re = compileLinear(source);
-  return typeof re === 'string' ? `pattern ${JSON.stringify(source)} cannot be used: ${re} (patterns run on RE2, in linear time: no lookaround or backreferences)` : undefined;
+  return typeof re === 'string'
+    ? `pattern ${JSON.stringify(source)} cannot be used: ${re} (patterns run on RE2, in linear time: no lookaround or backreferences)`
+    : undefined;
 }
 
 /**

@@ -40,7 +40,18 @@ interface Out {
 
 type Rule = (before: CapabilitySet, after: CapabilitySet, out: Out) => void;
 
-function numeric(key: 'maxPages' | 'maxHttpResponseBytes' | 'maxVarBytes' | 'timeoutMs' | 'maxInputBytes' | 'maxOutputBytes' | 'poolMax', what: string, fmt: (n: number) => string): Rule {
+function numeric(
+  key:
+    | 'maxPages'
+    | 'maxHttpResponseBytes'
+    | 'maxVarBytes'
+    | 'timeoutMs'
+    | 'maxInputBytes'
+    | 'maxOutputBytes'
+    | 'poolMax',
+  what: string,
+  fmt: (n: number) => string,
+): Rule {
   return (before, after, out) => {
     const a = before[key];
     const b = after[key];
@@ -49,7 +60,13 @@ function numeric(key: 'maxPages' | 'maxHttpResponseBytes' | 'maxVarBytes' | 'tim
   };
 }
 
-function quotaChange(old: number | undefined, now: number | undefined, what: string, fmt: (n: number) => string, out: Out): void {
+function quotaChange(
+  old: number | undefined,
+  now: number | undefined,
+  what: string,
+  fmt: (n: number) => string,
+  out: Out,
+): void {
   if (old === undefined || now === undefined || old === now) return;
   const line = `${what}: ${fmt(old)} -> ${fmt(now)}`;
   if (now > old) out.added(line);

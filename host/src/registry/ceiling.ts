@@ -15,7 +15,8 @@ const ceilingSchema = z.strictObject({
     .array(
       z.string().superRefine((raw, zctx) => {
         const rule = parseHostRule(raw);
-        if (typeof rule === 'string') zctx.addIssue({ code: 'custom', message: `host rule ${JSON.stringify(raw)}: ${rule}` });
+        if (typeof rule === 'string')
+          zctx.addIssue({ code: 'custom', message: `host rule ${JSON.stringify(raw)}: ${rule}` });
       }),
     )
     .optional(),
@@ -90,7 +91,18 @@ export function hostCovered(requested: string, ceilingRule: string): boolean {
 
 type Check = (caps: CapabilitySet, ceiling: Ceiling, out: string[]) => void;
 
-function limit(key: 'maxPages' | 'maxHttpResponseBytes' | 'maxVarBytes' | 'timeoutMs' | 'maxInputBytes' | 'maxOutputBytes' | 'poolMax', what: string, of: (c: Ceiling) => number | undefined): Check {
+function limit(
+  key:
+    | 'maxPages'
+    | 'maxHttpResponseBytes'
+    | 'maxVarBytes'
+    | 'timeoutMs'
+    | 'maxInputBytes'
+    | 'maxOutputBytes'
+    | 'poolMax',
+  what: string,
+  of: (c: Ceiling) => number | undefined,
+): Check {
   return (caps, ceiling, out) => {
     const max = of(ceiling);
     if (max !== undefined && caps[key] > max) out.push(`${what} ${caps[key]} is above the ceiling of ${max}`);
@@ -99,14 +111,20 @@ function limit(key: 'maxPages' | 'maxHttpResponseBytes' | 'maxVarBytes' | 'timeo
 
 function checkPaths(caps: CapabilitySet, ceiling: Ceiling, out: string[]): void {
   for (const p of caps.paths) {
-    if (ceiling.allow_paths === false) out.push(`filesystem mount ${p.guest} -> ${p.host} is not allowed (allow_paths: false)`);
-    else if (p.mode === 'rw' && ceiling.allow_rw_paths === false) out.push(`read-write mount ${p.guest} -> ${p.host} is not allowed (allow_rw_paths: false)`);
+    if (ceiling.allow_paths === false)
+      out.push(`filesystem mount ${p.guest} -> ${p.host} is not allowed (allow_paths: false)`);
+    else if (p.mode === 'rw' && ceiling.allow_rw_paths === false)
+      out.push(`read-write mount ${p.guest} -> ${p.host} is not allowed (allow_rw_paths: false)`);
     else if (p.mode === 'rw') {
       if (ceiling.max_write_bytes !== undefined && (p.maxBytes ?? Infinity) > ceiling.max_write_bytes) {
-        out.push(`allowed_paths.${p.guest}.max_bytes ${p.maxBytes ?? 'unlimited'} is above the ceiling of ${ceiling.max_write_bytes} (max_write_bytes)`);
+        out.push(
+          `allowed_paths.${p.guest}.max_bytes ${p.maxBytes ?? 'unlimited'} is above the ceiling of ${ceiling.max_write_bytes} (max_write_bytes)`,
+        );
       }
       if (ceiling.max_write_entries !== undefined && (p.maxEntries ?? Infinity) > ceiling.max_write_entries) {
-        out.push(`allowed_paths.${p.guest}.max_entries ${p.maxEntries ?? 'unlimited'} is above the ceiling of ${ceiling.max_write_entries} (max_write_entries)`);
+        out.push(
+          `allowed_paths.${p.guest}.max_entries ${p.maxEntries ?? 'unlimited'} is above the ceiling of ${ceiling.max_write_entries} (max_write_entries)`,
+        );
       }
     }
   }
@@ -118,12 +136,17 @@ const CHECKS = {
     if (ceiling.allowed_hosts === undefined) return;
     const allowed = ceiling.allowed_hosts;
     for (const h of caps.hosts) {
-      if (!allowed.some((p) => hostCovered(h, p))) out.push(`network host ${h} is outside the allowed hosts [${allowed.join(', ')}]`);
+      if (!allowed.some((p) => hostCovered(h, p)))
+        out.push(`network host ${h} is outside the allowed hosts [${allowed.join(', ')}]`);
     }
   },
   paths: checkPaths,
   maxPages: limit('maxPages', 'memory.max_pages', (c) => c.max_pages),
-  maxHttpResponseBytes: limit('maxHttpResponseBytes', 'memory.max_http_response_bytes', (c) => c.max_http_response_bytes),
+  maxHttpResponseBytes: limit(
+    'maxHttpResponseBytes',
+    'memory.max_http_response_bytes',
+    (c) => c.max_http_response_bytes,
+  ),
   maxVarBytes: limit('maxVarBytes', 'memory.max_var_bytes', (c) => c.max_var_bytes),
   timeoutMs: limit('timeoutMs', 'timeout_ms', (c) => c.max_timeout_ms),
   maxInputBytes: limit('maxInputBytes', 'max_input_bytes', (c) => c.max_input_bytes),
@@ -131,15 +154,19 @@ const CHECKS = {
   poolMax: limit('poolMax', 'pool.max', (c) => c.max_pool),
   config: (caps, ceiling, out) => {
     if (ceiling.allowed_config === undefined) return;
-    for (const k of Object.keys(caps.config)) if (!ceiling.allowed_config.includes(k)) out.push(`config key ${k} is not in the allowed config keys`);
+    for (const k of Object.keys(caps.config))
+      if (!ceiling.allowed_config.includes(k)) out.push(`config key ${k} is not in the allowed config keys`);
   },
   secrets: (caps, ceiling, out) => {
     if (ceiling.allowed_secrets === undefined) return;
-    for (const s of caps.secrets) if (!ceiling.allowed_secrets.includes(s)) out.push(`secret ${s} is not in the allowed secrets`);
+    for (const s of caps.secrets)
+      if (!ceiling.allowed_secrets.includes(s)) out.push(`secret ${s} is not in the allowed secrets`);
   },
   mcp: (caps, ceiling, out) => {
     if (ceiling.allowed_mcp === undefined) return;
-    for (const f of caps.mcp ?? []) if (!(ceiling.allowed_mcp as string[]).includes(f)) out.push(`mcp client feature ${f} is not in the allowed features`);
+    for (const f of caps.mcp ?? [])
+      if (!(ceiling.allowed_mcp as string[]).includes(f))
+        out.push(`mcp client feature ${f} is not in the allowed features`);
   },
 } satisfies Record<keyof CapabilitySet, Check>;
 

@@ -8,8 +8,15 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
-  DESCRIBED_KINDS, DESCRIBED_KIND_NAMES, describedPinFile, loadManifestText, pluginFromManifest,
-  type DescribedEntry, type DescribedKind, type DescribedText, type LoadedManifest,
+  DESCRIBED_KINDS,
+  DESCRIBED_KIND_NAMES,
+  describedPinFile,
+  loadManifestText,
+  pluginFromManifest,
+  type DescribedEntry,
+  type DescribedKind,
+  type DescribedText,
+  type LoadedManifest,
 } from '../manifest/index.js';
 import type { Json } from '../tool/index.js';
 import { messageOf } from '../errors/index.js';
@@ -21,7 +28,6 @@ import { MANIFEST_FILE, type DescribedPin, type ToolPackage } from './package.js
 import { screenDescribedText, visibleText } from './screen.js';
 import { blobPath, type StoreLayout } from './store-layout.js';
 import { wordDiff } from './word-diff.js';
-
 
 const digestText = (text: string): string => digestOf(Buffer.from(text, 'utf8'));
 
@@ -39,10 +45,25 @@ function pinEntry(kind: DescribedKind, e: DescribedEntry): DescribedPin['tools']
  */
 export function pinDescribed(described: DescribedText): { json: string; pin: DescribedPin } {
   const byKey = (list: DescribedEntry[]) => [...list].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const text: DescribedText = { plugin: described.plugin, tools: byKey(described.tools), resources: byKey(described.resources), resourceTemplates: byKey(described.resourceTemplates), prompts: byKey(described.prompts) };
+  const text: DescribedText = {
+    plugin: described.plugin,
+    tools: byKey(described.tools),
+    resources: byKey(described.resources),
+    resourceTemplates: byKey(described.resourceTemplates),
+    prompts: byKey(described.prompts),
+  };
   const json = sortedJson(text);
   const of = (kind: DescribedKind) => text[kind].map((e) => pinEntry(kind, e));
-  return { json, pin: { digest: digestText(json), tools: of('tools'), resources: of('resources'), resourceTemplates: of('resourceTemplates'), prompts: of('prompts') } };
+  return {
+    json,
+    pin: {
+      digest: digestText(json),
+      tools: of('tools'),
+      resources: of('resources'),
+      resourceTemplates: of('resourceTemplates'),
+      prompts: of('prompts'),
+    },
+  };
 }
 
 /**
@@ -54,7 +75,13 @@ function beforeConsent(loaded: LoadedManifest): LoadedManifest {
   const m = loaded.manifest;
   const readOnly = <T extends { mode: string }>(grants: Record<string, T>): Record<string, T> =>
     Object.fromEntries(Object.entries(grants).map(([guest, g]) => [guest, { ...g, mode: 'ro' }]));
-  const capabilities = { ...m.capabilities, allowed_hosts: [], secrets: [], mcp: [], allowed_paths: readOnly(m.capabilities.allowed_paths) };
+  const capabilities = {
+    ...m.capabilities,
+    allowed_hosts: [],
+    secrets: [],
+    mcp: [],
+    allowed_paths: readOnly(m.capabilities.allowed_paths),
+  };
   return { ...loaded, manifest: { ...m, capabilities }, allowedPaths: readOnly(loaded.allowedPaths) };
 }
 
@@ -67,17 +94,31 @@ function beforeConsent(loaded: LoadedManifest): LoadedManifest {
 export async function describePackage(layout: StoreLayout, pkg: ToolPackage, manifestText: string): Promise<void> {
   if (pkg.manifest.module.abi !== 'hyper-mcp') return;
   const modules = new Map<string, Uint8Array>();
-  for (const bytes of Object.values(pkg.files)) if (bytes !== undefined) modules.set(blobPath(layout, digestOf(bytes)), bytes);
+  for (const bytes of Object.values(pkg.files))
+    if (bytes !== undefined) modules.set(blobPath(layout, digestOf(bytes)), bytes);
   let plugin;
   try {
-    const loaded = await loadManifestText({ file: join(layout.tools, pkg.name, MANIFEST_FILE), text: manifestText, modules });
+    const loaded = await loadManifestText({
+      file: join(layout.tools, pkg.name, MANIFEST_FILE),
+      text: manifestText,
+      modules,
+    });
     plugin = await pluginFromManifest(beforeConsent(loaded));
   } catch (err) {
-    throw new RegistryError('BAD_PACKAGE', `${pkg.name}@${pkg.version}: its module could not be described under its manifest's limits, so what it serves cannot be reviewed or pinned: ${messageOf(err)}`);
+    throw new RegistryError(
+      'BAD_PACKAGE',
+      `${pkg.name}@${pkg.version}: its module could not be described under its manifest's limits, so what it serves cannot be reviewed or pinned: ${messageOf(err)}`,
+    );
   }
   await plugin.dispose();
   const { json, pin } = pinDescribed(plugin.described);
-  pkg.described = { text: plugin.described, json, pin, flags: screenDescribedText(plugin.described), refused: plugin.problems.map((p) => p.message) };
+  pkg.described = {
+    text: plugin.described,
+    json,
+    pin,
+    flags: screenDescribedText(plugin.described),
+    refused: plugin.problems.map((p) => p.message),
+  };
 }
 
 /** Each entry whose text differs from the pin, as `tool "x" (description)`; [] when all match. */
@@ -91,7 +132,12 @@ export function describedChanges(pin: DescribedPin, now: DescribedPin): string[]
       const was = before.get(e.key);
       before.delete(e.key);
       if (was === undefined) out.push(`${label} "${visibleText(e.key)}" (added)`);
-      else if (was.digest !== e.digest) out.push(`${label} "${visibleText(e.key)}" (${Object.keys(e.parts).filter((p) => e.parts[p] !== was.parts[p]).join(', ')})`);
+      else if (was.digest !== e.digest)
+        out.push(
+          `${label} "${visibleText(e.key)}" (${Object.keys(e.parts)
+            .filter((p) => e.parts[p] !== was.parts[p])
+            .join(', ')})`,
+        );
     }
     for (const key of before.keys()) out.push(`${label} "${visibleText(key)}" (removed)`);
   }
@@ -106,7 +152,10 @@ const oneLine = (text: string, max = 100): string => {
 function entryLine(kind: DescribedKind, e: DescribedEntry): string {
   const label = DESCRIBED_KINDS[kind].label;
   const name = kind === 'resources' || kind === 'resourceTemplates' ? ` (${oneLine(String(e.parts['name']), 60)})` : '';
-  const args = kind === 'prompts' && Array.isArray(e.parts['arguments']) ? ` (arguments: ${e.parts['arguments'].map((a) => oneLine(String((a as Record<string, Json>)['name']), 40)).join(', ')})` : '';
+  const args =
+    kind === 'prompts' && Array.isArray(e.parts['arguments'])
+      ? ` (arguments: ${e.parts['arguments'].map((a) => oneLine(String((a as Record<string, Json>)['name']), 40)).join(', ')})`
+      : '';
   const description = typeof e.parts['description'] === 'string' ? `: ${oneLine(e.parts['description'])}` : '';
   return `${label} ${visibleText(e.key)}${name}${args}${description}`;
 }
@@ -121,16 +170,25 @@ export function describedReview(pkg: ToolPackage): string {
 }
 
 /** The described text an installed tool was pinned to, if its pin file is there and whole. */
-export async function installedDescribed(layout: StoreLayout, name: string, entry: LockEntry): Promise<DescribedText | undefined> {
+export async function installedDescribed(
+  layout: StoreLayout,
+  name: string,
+  entry: LockEntry,
+): Promise<DescribedText | undefined> {
   if (entry.described === undefined) return undefined;
   const text = await readFile(describedPinFile(join(layout.tools, name, MANIFEST_FILE)), 'utf8').catch(() => undefined);
   if (text === undefined || digestText(text) !== entry.described.digest) return undefined;
   return JSON.parse(text) as DescribedText;
 }
 
-const partText = (v: Json | undefined): string => (typeof v === 'string' ? v : v === null || v === undefined ? '(none)' : sortedJson(v, 1));
+const partText = (v: Json | undefined): string =>
+  typeof v === 'string' ? v : v === null || v === undefined ? '(none)' : sortedJson(v, 1);
 
-function entryDiff(kind: DescribedKind, was: DescribedEntry, now: DescribedEntry): { parts: string[]; lines: string[] } {
+function entryDiff(
+  kind: DescribedKind,
+  was: DescribedEntry,
+  now: DescribedEntry,
+): { parts: string[]; lines: string[] } {
   const parts: string[] = [];
   const lines: string[] = [];
   for (const p of DESCRIBED_KINDS[kind].parts) {
@@ -145,7 +203,10 @@ function entryDiff(kind: DescribedKind, was: DescribedEntry, now: DescribedEntry
 }
 
 /** An upgrade's changes to what the module describes: added and removed entries, and a word diff per changed part. */
-export function diffDescribed(before: DescribedText | undefined, after: DescribedText): { changed: string[]; lines: string[] } {
+export function diffDescribed(
+  before: DescribedText | undefined,
+  after: DescribedText,
+): { changed: string[]; lines: string[] } {
   const changed: string[] = [];
   const lines: string[] = [];
   for (const kind of DESCRIBED_KIND_NAMES) {
@@ -176,12 +237,19 @@ export function diffDescribed(before: DescribedText | undefined, after: Describe
  * Says what an upgrade changes in what the module describes (against the text pinned for the
  * installed version); returns what changed, which asks for consent again.
  */
-export async function sayDescribedChanges(layout: StoreLayout, previous: LockEntry, pkg: ToolPackage, say: (text: string) => void): Promise<string[]> {
+export async function sayDescribedChanges(
+  layout: StoreLayout,
+  previous: LockEntry,
+  pkg: ToolPackage,
+  say: (text: string) => void,
+): Promise<string[]> {
   const after = pkg.described;
   if (after === undefined) return [];
   const before = await installedDescribed(layout, pkg.name, previous);
   const diff = diffDescribed(before, after.text);
-  say(`${pkg.name}: changes to what its module describes${before === undefined ? ' (nothing was pinned before)' : ''}:\n`);
+  say(
+    `${pkg.name}: changes to what its module describes${before === undefined ? ' (nothing was pinned before)' : ''}:\n`,
+  );
   say(diff.lines.length === 0 ? '  (none)\n' : diff.lines.map((l) => `  ${l}\n`).join(''));
   return diff.changed;
 }

@@ -15,8 +15,14 @@ const MAX_NAME = 48;
 
 /** The reference's repository (last segment) or file name, as a tool name. */
 export function draftName(source: string): string {
-  const last = source.startsWith('oci://') ? (parseOciRef(source).repository.split('/').pop() ?? '') : basename(new URL(source, 'file:///').pathname).replace(/\.wasm$/i, '');
-  let name = last.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/_+/g, '_').replace(/^_+|_+$/g, '');
+  const last = source.startsWith('oci://')
+    ? (parseOciRef(source).repository.split('/').pop() ?? '')
+    : basename(new URL(source, 'file:///').pathname).replace(/\.wasm$/i, '');
+  let name = last
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/_+/g, '_')
+    .replace(/^_+|_+$/g, '');
   if (!/^[a-z]/.test(name)) name = `plugin_${name}`.replace(/_+$/, '');
   return name.slice(0, MAX_NAME).replace(/_+$/, '');
 }
@@ -32,7 +38,9 @@ export function draftVersion(source: string): string {
 export async function moduleInterface(wasm: Uint8Array, where: string): Promise<HyperMcpInterface> {
   let names: string[];
   try {
-    names = WebAssembly.Module.exports(await WebAssembly.compile(wasm)).filter((e) => e.kind === 'function').map((e) => e.name);
+    names = WebAssembly.Module.exports(await WebAssembly.compile(wasm))
+      .filter((e) => e.kind === 'function')
+      .map((e) => e.name);
   } catch {
     throw new RegistryError('BAD_PACKAGE', `${where}: the module is not valid WebAssembly`);
   }

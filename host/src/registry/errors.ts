@@ -17,7 +17,13 @@ export function isRegistryError(err: unknown): err is RegistryError {
  * failure is a RegistryError with `code` naming `where`, and for a schema failure the key path and
  * the rule.
  */
-export function parseJsonDocument<S extends z.ZodType>(text: string, schema: S, where: string, code: RegistryErrorCode, what: string): z.output<S> {
+export function parseJsonDocument<S extends z.ZodType>(
+  text: string,
+  schema: S,
+  where: string,
+  code: RegistryErrorCode,
+  what: string,
+): z.output<S> {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -27,7 +33,10 @@ export function parseJsonDocument<S extends z.ZodType>(text: string, schema: S, 
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new RegistryError(code, `${where}: ${issue?.path.map(String).join('.') ?? ''}: ${issue?.message ?? `invalid ${what}`}`);
+    throw new RegistryError(
+      code,
+      `${where}: ${issue?.path.map(String).join('.') ?? ''}: ${issue?.message ?? `invalid ${what}`}`,
+    );
   }
   return parsed.data;
 }

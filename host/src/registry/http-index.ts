@@ -23,7 +23,10 @@ const entrySchema = z.strictObject({
 });
 const indexSchema = z.strictObject({
   format: z.literal('toolgate-index/v1'),
-  tools: z.record(z.string(), z.strictObject({ versions: z.record(z.string().refine(isVersion, 'must be a semver version'), entrySchema) })),
+  tools: z.record(
+    z.string(),
+    z.strictObject({ versions: z.record(z.string().refine(isVersion, 'must be a semver version'), entrySchema) }),
+  ),
 });
 export type IndexFile = z.infer<typeof indexSchema>;
 export type IndexEntry = z.infer<typeof entrySchema>;
@@ -38,13 +41,19 @@ export interface IndexRef {
 /** `https://host/path/index.json#name@range` (range optional = the highest version). */
 export function parseIndexRef(text: string): IndexRef {
   const hash = text.indexOf('#');
-  if (hash < 0) throw new RegistryError('BAD_REFERENCE', `${text}: an index reference needs #<tool>[@<range>] after the index URL`);
+  if (hash < 0)
+    throw new RegistryError('BAD_REFERENCE', `${text}: an index reference needs #<tool>[@<range>] after the index URL`);
   const fragment = decodeURIComponent(text.slice(hash + 1));
   const at = fragment.indexOf('@');
   const name = at < 0 ? fragment : fragment.slice(0, at);
   const range = at < 0 ? '*' : fragment.slice(at + 1);
-  if (!/^[a-z][a-z0-9_]{0,63}$/.test(name)) throw new RegistryError('BAD_REFERENCE', `${text}: "${name}" is not a tool name`);
-  if (parseRange(range) === undefined) throw new RegistryError('BAD_REFERENCE', `${text}: "${range}" is not a version range (npm ranges: 1.2.3, ^1.2, ~1.2, 1.x, 1.0.0 - 2.0.0, ^1 || ^2, >=1.0.0 or *)`);
+  if (!/^[a-z][a-z0-9_]{0,63}$/.test(name))
+    throw new RegistryError('BAD_REFERENCE', `${text}: "${name}" is not a tool name`);
+  if (parseRange(range) === undefined)
+    throw new RegistryError(
+      'BAD_REFERENCE',
+      `${text}: "${range}" is not a version range (npm ranges: 1.2.3, ^1.2, ~1.2, 1.x, 1.0.0 - 2.0.0, ^1 || ^2, >=1.0.0 or *)`,
+    );
   return { indexUrl: text.slice(0, hash), name, range, text };
 }
 
@@ -62,18 +71,28 @@ export async function pullFromIndex(
   ref: IndexRef,
   opts: { insecure: boolean; progress?: Progress; expectResolved?: string },
 ): Promise<PulledFromIndex> {
-  const index = await fetchBytes(ref.indexUrl, { what: `index ${ref.indexUrl}`, insecure: opts.insecure, maxBytes: 16 * 1024 * 1024 });
+  const index = await fetchBytes(ref.indexUrl, {
+    what: `index ${ref.indexUrl}`,
+    insecure: opts.insecure,
+    maxBytes: 16 * 1024 * 1024,
+  });
   const parsed = parseIndex(index.bytes, ref.indexUrl);
   const tool = ownEntry(parsed.tools, ref.name);
   if (!tool) throw new RegistryError('NOT_FOUND', `${ref.text}: the index has no tool named ${ref.name}`);
   const version = maxSatisfying(Object.keys(tool.versions), ref.range);
   if (version === undefined) {
-    throw new RegistryError('NOT_FOUND', `${ref.text}: no version of ${ref.name} matches "${ref.range}" (has ${Object.keys(tool.versions).join(', ')})`);
+    throw new RegistryError(
+      'NOT_FOUND',
+      `${ref.text}: no version of ${ref.name} matches "${ref.range}" (has ${Object.keys(tool.versions).join(', ')})`,
+    );
   }
   const entry = tool.versions[version] as IndexEntry;
   if (opts.expectResolved !== undefined && entry.digest !== opts.expectResolved) {
     // Refused before downloading: the index now lists other bytes under this version.
-    throw new RegistryError('DIGEST_MISMATCH', `${ref.text}: the index lists ${ref.name}@${version} as ${entry.digest}, the lockfile pins ${opts.expectResolved}`);
+    throw new RegistryError(
+      'DIGEST_MISMATCH',
+      `${ref.text}: the index lists ${ref.name}@${version} as ${entry.digest}, the lockfile pins ${opts.expectResolved}`,
+    );
   }
   const url = new URL(entry.url, index.url).href;
   const tgz = await fetchBytes(url, {
@@ -85,17 +104,25 @@ export async function pullFromIndex(
   });
   const fromTar = packageFromTgz(tgz.bytes, url);
   if (fromTar.name !== ref.name || fromTar.version !== version) {
-    throw new RegistryError('BAD_PACKAGE', `${url}: the index lists ${ref.name}@${version} but the package is ${fromTar.name}@${fromTar.version}`);
+    throw new RegistryError(
+      'BAD_PACKAGE',
+      `${url}: the index lists ${ref.name}@${version} but the package is ${fromTar.name}@${fromTar.version}`,
+    );
   }
   expectDigests(fromTar, entry.files, `${ref.indexUrl} (${ref.name}@${version})`);
   // The index entry's signature is authoritative; one inside the archive is only a fallback.
-  const signature = entry.signer && entry.signature ? { signer: entry.signer, signature: entry.signature } : fromTar.signature;
+  const signature =
+    entry.signer && entry.signature ? { signer: entry.signer, signature: entry.signature } : fromTar.signature;
   const { signature: _dropped, ...unsigned } = fromTar;
   return { pkg: signature ? { ...unsigned, signature } : unsigned, archiveDigest: entry.digest };
 }
 
 /** Adds a package to a directory index (dir/index.json + dir/packages/<name>-<version>.tgz). */
-export async function publishToDir(dirArg: string, pkg: ToolPackage, opts: { force: boolean }): Promise<{ indexFile: string; url: string }> {
+export async function publishToDir(
+  dirArg: string,
+  pkg: ToolPackage,
+  opts: { force: boolean },
+): Promise<{ indexFile: string; url: string }> {
   const dir = resolve(dirArg);
   const indexFile = join(dir, 'index.json');
   let index: IndexFile = { format: 'toolgate-index/v1', tools: {} };
@@ -115,7 +142,10 @@ export async function publishToDir(dirArg: string, pkg: ToolPackage, opts: { for
   const tool = ownEntry(index.tools, pkg.name) ?? (index.tools[pkg.name] = { versions: {} });
   const existing = ownEntry(tool.versions, pkg.version);
   if (existing && existing.digest !== entry.digest && !opts.force) {
-    throw new RegistryError('VERSION_CONFLICT', `${indexFile}: ${pkg.name}@${pkg.version} is already published with different contents (publish a new version)`);
+    throw new RegistryError(
+      'VERSION_CONFLICT',
+      `${indexFile}: ${pkg.name}@${pkg.version} is already published with different contents (publish a new version)`,
+    );
   }
   tool.versions[pkg.version] = entry;
   await mkdir(join(dir, 'packages'), { recursive: true });

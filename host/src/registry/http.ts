@@ -18,9 +18,13 @@ export function isLoopbackHost(hostname: string): boolean {
 
 export function checkTransport(url: URL, insecure: boolean): void {
   if (url.protocol === 'https:') return;
-  if (url.protocol !== 'http:') throw new RegistryError('BAD_REFERENCE', `${url.href}: only https (or http to 127.0.0.0/8) is supported`);
+  if (url.protocol !== 'http:')
+    throw new RegistryError('BAD_REFERENCE', `${url.href}: only https (or http to 127.0.0.0/8) is supported`);
   if (isLoopbackHost(url.hostname) || insecure) return;
-  throw new RegistryError('INSECURE_TRANSPORT', `${url.href}: plain http is allowed only to 127.0.0.0/8; use https or pass --insecure`);
+  throw new RegistryError(
+    'INSECURE_TRANSPORT',
+    `${url.href}: plain http is allowed only to 127.0.0.0/8; use https or pass --insecure`,
+  );
 }
 
 export function header(headers: Headers, name: string): string | undefined {
@@ -31,7 +35,10 @@ export function header(headers: Headers, name: string): string | undefined {
 function statusError(status: number, url: string, what: string): RegistryError {
   if (status === 404) return new RegistryError('NOT_FOUND', `${what}: not found (HTTP 404 from ${url})`);
   if (status === 401 || status === 403) {
-    return new RegistryError('AUTH_REQUIRED', `${what}: the server requires authentication (HTTP ${status} from ${url}); toolgate supports only anonymous access`);
+    return new RegistryError(
+      'AUTH_REQUIRED',
+      `${what}: the server requires authentication (HTTP ${status} from ${url}); toolgate supports only anonymous access`,
+    );
   }
   return new RegistryError('NETWORK', `${what}: HTTP ${status} from ${url}`);
 }
@@ -83,7 +90,10 @@ export async function fetchBytes(urlText: string, opts: FetchOptions): Promise<F
     await refuseAnnouncedLength(res, length, opts);
     const { bytes, digest } = await readHashed(res, url, length, opts);
     if (opts.expectDigest !== undefined && digest !== opts.expectDigest) {
-      throw new RegistryError('DIGEST_MISMATCH', `${opts.what}: downloaded bytes have digest ${digest}, expected ${opts.expectDigest} (${url.href})`);
+      throw new RegistryError(
+        'DIGEST_MISMATCH',
+        `${opts.what}: downloaded bytes have digest ${digest}, expected ${opts.expectDigest} (${url.href})`,
+      );
     }
     return { bytes, headers: res.headers, url: url.href, digest };
   }
@@ -111,12 +121,20 @@ async function refuseAnnouncedLength(res: Response, length: number | undefined, 
   }
   if (opts.expectSize !== undefined && length !== undefined && length !== opts.expectSize) {
     await res.body.dump();
-    throw new RegistryError('DIGEST_MISMATCH', `${opts.what}: size ${length} does not match the expected ${opts.expectSize}`);
+    throw new RegistryError(
+      'DIGEST_MISMATCH',
+      `${opts.what}: size ${length} does not match the expected ${opts.expectSize}`,
+    );
   }
 }
 
 /** The body, hashed as it streams and cut off at the cap (or past the expected size). */
-async function readHashed(res: Response, url: URL, length: number | undefined, opts: FetchOptions): Promise<{ bytes: Buffer; digest: string }> {
+async function readHashed(
+  res: Response,
+  url: URL,
+  length: number | undefined,
+  opts: FetchOptions,
+): Promise<{ bytes: Buffer; digest: string }> {
   const hash = createHash('sha256');
   const chunks: Buffer[] = [];
   let received = 0;

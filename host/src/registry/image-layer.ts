@@ -22,7 +22,11 @@ export interface ImageLayer {
 /** The entry's path inside the image: `/`, `./` and empty segments dropped; `..` refused. */
 function imagePath(name: string, where: string): string {
   const parts = name.split('/').filter((p) => p !== '' && p !== '.');
-  if (parts.includes('..')) throw new RegistryError('BAD_PACKAGE', `${where}: entry "${name}" climbs out of the image with ".." (path tricks are refused)`);
+  if (parts.includes('..'))
+    throw new RegistryError(
+      'BAD_PACKAGE',
+      `${where}: entry "${name}" climbs out of the image with ".." (path tricks are refused)`,
+    );
   return `/${parts.join('/')}`;
 }
 
@@ -31,7 +35,12 @@ function layerFiles(layer: ImageLayer, where: string): Array<{ path: string; nam
   const at = `${where}: layer ${layer.digest}`;
   const tar = layer.gzip ? gunzip(layer.bytes, at, PACKAGE_LIMITS.maxTotalBytes + 64 * 1024) : Buffer.from(layer.bytes);
   // one entry over a module's cap is refused by readTar's total before its bytes are copied
-  const entries = readTar(tar, at, { maxEntries: MAX_LAYER_ENTRIES, maxTotalBytes: DEFAULT_MAX_MODULE_BYTES }, { skipDirectories: true, pax: true });
+  const entries = readTar(
+    tar,
+    at,
+    { maxEntries: MAX_LAYER_ENTRIES, maxTotalBytes: DEFAULT_MAX_MODULE_BYTES },
+    { skipDirectories: true, pax: true },
+  );
   return entries.map((e) => ({ path: imagePath(e.name, at), name: e.name, data: e.data }));
 }
 
@@ -46,10 +55,16 @@ export function pluginFromLayers(layers: readonly ImageLayer[], where: string): 
   }
   const found = candidates[0];
   if (candidates.length > 1) {
-    throw new RegistryError('BAD_PACKAGE', `${where}: the image holds more than one wasm candidate (${candidates.map((c) => JSON.stringify(c.name)).join(', ')}); a plugin image must hold exactly ${PLUGIN_PATH}`);
+    throw new RegistryError(
+      'BAD_PACKAGE',
+      `${where}: the image holds more than one wasm candidate (${candidates.map((c) => JSON.stringify(c.name)).join(', ')}); a plugin image must hold exactly ${PLUGIN_PATH}`,
+    );
   }
   if (found === undefined || found.path !== PLUGIN_PATH) {
-    throw new RegistryError('BAD_PACKAGE', `${where}: the image has no ${PLUGIN_PATH}${found ? ` (it holds ${JSON.stringify(found.name)})` : ''}; a hyper-mcp plugin image holds its module at ${PLUGIN_PATH}`);
+    throw new RegistryError(
+      'BAD_PACKAGE',
+      `${where}: the image has no ${PLUGIN_PATH}${found ? ` (it holds ${JSON.stringify(found.name)})` : ''}; a hyper-mcp plugin image holds its module at ${PLUGIN_PATH}`,
+    );
   }
   return found.data;
 }

@@ -21,4 +21,11 @@ export { uninstallTool } from './uninstall.js';
 export { verifyStore } from './verify.js';
 export { listInstalled } from './list.js';
 export { readLock, type LockEntry } from './lockfile.js';
-export { installedManifestDir, installedManifestDirs, resolveHome, storeLayout, withStore, type PauseHook } from './store.js';
+export {
+  installedManifestDir,
+  installedManifestDirs,
+  resolveHome,
+  storeLayout,
+  withStore,
+  type PauseHook,
+} from './store.js';

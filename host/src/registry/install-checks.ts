@@ -21,13 +21,22 @@ export async function enforceCeiling(pkg: ToolPackage, opts: ConsentOptions, lay
   const ceiling = await loadCeiling(file, opts.ceilingFile !== undefined);
   if (!ceiling) return;
   // max_module_bytes holds for every module the package carries, linked ones included
-  const largest = Math.max(0, ...Object.entries(pkg.files).filter(([n]) => n.endsWith('.wasm')).map(([, b]) => b?.length ?? 0));
+  const largest = Math.max(
+    0,
+    ...Object.entries(pkg.files)
+      .filter(([n]) => n.endsWith('.wasm'))
+      .map(([, b]) => b?.length ?? 0),
+  );
   const violations = ceilingViolations(pkg.manifest.capabilities, ceiling, largest);
   if (ceiling.allow_flagged_text === false) {
-    for (const flag of packageFlags(pkg)) violations.push(`flagged text the model reads is not allowed (allow_flagged_text: false): ${describeFlag(flag)}`);
+    for (const flag of packageFlags(pkg))
+      violations.push(`flagged text the model reads is not allowed (allow_flagged_text: false): ${describeFlag(flag)}`);
   }
   if (violations.length > 0) {
-    throw new RegistryError('CEILING_EXCEEDED', `${pkg.name}@${pkg.version} asks for more than the policy ceiling (${file}) allows:\n  - ${violations.join('\n  - ')}`);
+    throw new RegistryError(
+      'CEILING_EXCEEDED',
+      `${pkg.name}@${pkg.version} asks for more than the policy ceiling (${file}) allows:\n  - ${violations.join('\n  - ')}`,
+    );
   }
 }
 
@@ -44,8 +53,17 @@ export function flagLines(pkg: ToolPackage): string {
 }
 
 /** --yes, or a yes on the terminal; otherwise refused (CONSENT_REQUIRED without a terminal). */
-export async function requireConsent(what: string, question: string, review: string, opts: ConsentOptions): Promise<void> {
+export async function requireConsent(
+  what: string,
+  question: string,
+  review: string,
+  opts: ConsentOptions,
+): Promise<void> {
   if (opts.yes === true) return;
-  if (!opts.ask) throw new RegistryError('CONSENT_REQUIRED', `${what}: review ${review} above and pass --yes to install without a terminal`);
+  if (!opts.ask)
+    throw new RegistryError(
+      'CONSENT_REQUIRED',
+      `${what}: review ${review} above and pass --yes to install without a terminal`,
+    );
   if (!(await opts.ask(question))) throw new RegistryError('CONSENT_DECLINED', `${what}: not installed (declined)`);
 }

@@ -9,7 +9,14 @@ import type { Progress } from './http.js';
 import { readLock, type LockEntry } from './lockfile.js';
 import { compareVersionText } from './semver.js';
 import { fetchPackage, parseSourceRef, type FetchedPackage } from './sources.js';
-import { commitInstall, installedManifestText, installedPackageManifest, withStore, type PauseHook, type StoreLayout } from './store.js';
+import {
+  commitInstall,
+  installedManifestText,
+  installedPackageManifest,
+  withStore,
+  type PauseHook,
+  type StoreLayout,
+} from './store.js';
 import { describedReview, describePackage, sayDescribedChanges } from './described.js';
 import { judgeSignature, requireTrust, signerLine, type TrustVerdict } from './trust-check.js';
 import { ownEntry } from './own.js';
@@ -72,9 +79,16 @@ export async function installTool(opts: InstallOptions): Promise<InstallResult> 
   const previous = ownEntry((await readLock(layout.lock)).tools, pkg.name);
   let outcome = previous ? versionOutcome(pkg, previous, layout.lock, opts.allowDowngrade === true) : 'installed';
   // the same bytes of a hyper-mcp module may describe other text now: installing again re-pins it, after review
-  if (outcome === 'unchanged' && previous?.described !== undefined) outcome = await describeAgain(layout, pkg, previous.described.digest);
+  if (outcome === 'unchanged' && previous?.described !== undefined)
+    outcome = await describeAgain(layout, pkg, previous.described.digest);
   if (outcome === 'unchanged' && previous) {
-    return { name: pkg.name, version: pkg.version, outcome, previousVersion: previous.version, ...(previous.signer ? { signer: previous.signer.name } : {}) };
+    return {
+      name: pkg.name,
+      version: pkg.version,
+      outcome,
+      previousVersion: previous.version,
+      ...(previous.signer ? { signer: previous.signer.name } : {}),
+    };
   }
 
   await enforceCeiling(pkg, opts, layout);
@@ -87,7 +101,10 @@ export async function installTool(opts: InstallOptions): Promise<InstallResult> 
   const consent = await showWhatChanges(fetched, previous, layout, opts.say);
   opts.say(`${pkg.name}@${pkg.version}: ${signerLine(verdict)}\n`);
   opts.say(flagLines(pkg));
-  const question = fetched.drafted === true ? `Install ${what} with the drafted manifest above (it grants nothing)? [y/N] ` : `Install ${what} with these capabilities? [y/N] `;
+  const question =
+    fetched.drafted === true
+      ? `Install ${what} with the drafted manifest above (it grants nothing)? [y/N] `
+      : `Install ${what} with these capabilities? [y/N] `;
   if (consent.needed) await requireConsent(what, question, consent.review, opts);
 
   await commitUnlessStoreChanged(opts, fetched, previous, verdict);
@@ -111,7 +128,11 @@ function mayDraft(opts: InstallOptions): boolean {
 }
 
 function draftShown(pkg: ToolPackage): string {
-  const text = pkg.manifestText.trimEnd().split('\n').map((l) => `  | ${l}\n`).join('');
+  const text = pkg.manifestText
+    .trimEnd()
+    .split('\n')
+    .map((l) => `  | ${l}\n`)
+    .join('');
   return `${pkg.name}@${pkg.version}: no toolgate manifest came with it; this manifest was drafted from the module's exports (it grants nothing):\n${text}`;
 }
 
@@ -122,15 +143,26 @@ async function describeAgain(layout: StoreLayout, pkg: ToolPackage, pinned: stri
 }
 
 /** The package against the installed version: same contents, a new version, or a refused one. */
-function versionOutcome(pkg: ToolPackage, previous: LockEntry, lockFile: string, allowDowngrade: boolean): InstallOutcome {
+function versionOutcome(
+  pkg: ToolPackage,
+  previous: LockEntry,
+  lockFile: string,
+  allowDowngrade: boolean,
+): InstallOutcome {
   const what = `${pkg.name}@${pkg.version}`;
   const order = compareVersionText(pkg.version, previous.version);
   if (order === 0) {
     if (sameDigests(previous.digests, pkg.digests as Record<string, string>)) return 'unchanged';
-    throw new RegistryError('VERSION_CONFLICT', `${what}: the installed ${what} has different contents (file digests differ); a publisher must not reuse a version`);
+    throw new RegistryError(
+      'VERSION_CONFLICT',
+      `${what}: the installed ${what} has different contents (file digests differ); a publisher must not reuse a version`,
+    );
   }
   if (order < 0 && !allowDowngrade) {
-    throw new RegistryError('DOWNGRADE', `${what} is lower than the installed ${previous.version} pinned in ${lockFile}; pass --allow-downgrade to go back`);
+    throw new RegistryError(
+      'DOWNGRADE',
+      `${what} is lower than the installed ${previous.version} pinned in ${lockFile}; pass --allow-downgrade to go back`,
+    );
   }
   return order < 0 ? 'downgraded' : 'upgraded';
 }
@@ -140,12 +172,17 @@ function versionOutcome(pkg: ToolPackage, previous: LockEntry, lockFile: string,
  * to its capabilities and to what the model reads; consent is needed unless nothing grew or changed.
  */
 async function showWhatChanges(
-  fetched: FetchedPackage, previous: LockEntry | undefined, layout: StoreLayout, say: (text: string) => void,
+  fetched: FetchedPackage,
+  previous: LockEntry | undefined,
+  layout: StoreLayout,
+  say: (text: string) => void,
 ): Promise<{ needed: boolean; review: string }> {
   const pkg = fetched.pkg;
   const before = previous ? await installedPackageManifest(layout, previous) : undefined;
   if (!before) {
-    say(`${pkg.name}@${pkg.version} (${fetched.source}) asks for:\n${pkg.manifest.described.map((l) => `  ${l}\n`).join('')}`);
+    say(
+      `${pkg.name}@${pkg.version} (${fetched.source}) asks for:\n${pkg.manifest.described.map((l) => `  ${l}\n`).join('')}`,
+    );
     say(describedReview(pkg));
     return { needed: true, review: 'the capabilities' };
   }
@@ -157,7 +194,8 @@ async function showWhatChanges(
   say(`${pkg.name}: changes to what the model reads:\n`);
   say(text.lines.length === 0 ? '  (none)\n' : text.lines.map((l) => `  ${l}\n`).join(''));
   // linked modules are code the tool runs, like module.wasm: the review names them and their digests
-  if (pkg.manifest.describedLinks.length > 0) say(`${pkg.name}: linked modules:\n${pkg.manifest.describedLinks.map((l) => `  ${l}\n`).join('')}`);
+  if (pkg.manifest.describedLinks.length > 0)
+    say(`${pkg.name}: linked modules:\n${pkg.manifest.describedLinks.map((l) => `  ${l}\n`).join('')}`);
   const served = previous ? await sayDescribedChanges(layout, previous, pkg, say) : [];
   const changes = [...text.changed, ...served];
   return {
@@ -167,13 +205,21 @@ async function showWhatChanges(
 }
 
 /** Commits under the store lock, unless the entry changed while the person was deciding. */
-async function commitUnlessStoreChanged(opts: InstallOptions, fetched: FetchedPackage, previous: LockEntry | undefined, verdict: TrustVerdict): Promise<void> {
+async function commitUnlessStoreChanged(
+  opts: InstallOptions,
+  fetched: FetchedPackage,
+  previous: LockEntry | undefined,
+  verdict: TrustVerdict,
+): Promise<void> {
   const pkg = fetched.pkg;
   await withStore(opts.home, async (held) => {
     // What the person agreed to must still be what gets replaced.
     const now = ownEntry((await readLock(held.lock)).tools, pkg.name);
     if (JSON.stringify(now ?? null) !== JSON.stringify(previous ?? null)) {
-      throw new RegistryError('STORE_CHANGED', `${pkg.name}: the store changed while this install was waiting (another install or uninstall); run it again`);
+      throw new RegistryError(
+        'STORE_CHANGED',
+        `${pkg.name}: the store changed while this install was waiting (another install or uninstall); run it again`,
+      );
     }
     await commitInstall(
       held,
@@ -181,7 +227,10 @@ async function commitUnlessStoreChanged(opts: InstallOptions, fetched: FetchedPa
       {
         version: pkg.version,
         source: fetched.source,
-        signer: verdict.kind === 'trusted' ? { keyId: verdict.keyId, name: verdict.name, signature: verdict.signature } : null,
+        signer:
+          verdict.kind === 'trusted'
+            ? { keyId: verdict.keyId, name: verdict.name, signature: verdict.signature }
+            : null,
         resolved: fetched.resolved,
         pinned: fetched.pinned,
         ...(fetched.manifestFile !== undefined ? { manifestFile: fetched.manifestFile } : {}),

@@ -27,9 +27,24 @@ export async function listInstalled(home: string): Promise<ListedTool[]> {
       const signer = entry.signer ? `${entry.signer.name} (${entry.signer.keyId})` : 'UNSIGNED';
       try {
         const tool = await loadInstalled(layout, name);
-        out.push({ name, version: entry.version, source: entry.source, signer, capabilities: tool.manifest.described, manifestFile: tool.manifestFile });
+        out.push({
+          name,
+          version: entry.version,
+          source: entry.source,
+          signer,
+          capabilities: tool.manifest.described,
+          manifestFile: tool.manifestFile,
+        });
       } catch (err) {
-        out.push({ name, version: entry.version, source: entry.source, signer, capabilities: [], manifestFile: '', problem: messageOf(err) });
+        out.push({
+          name,
+          version: entry.version,
+          source: entry.source,
+          signer,
+          capabilities: [],
+          manifestFile: '',
+          problem: messageOf(err),
+        });
       }
     }
     return out;

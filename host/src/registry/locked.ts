@@ -12,7 +12,14 @@ import { parseOciRef } from './oci.js';
 import type { ToolPackage } from './package.js';
 import { compareVersionText } from './semver.js';
 import { fetchPackage, parseSourceRef } from './sources.js';
-import { checkInstalled, commitInstall, installedManifestDigest, installedManifestText, withStore, type PauseHook } from './store.js';
+import {
+  checkInstalled,
+  commitInstall,
+  installedManifestDigest,
+  installedManifestText,
+  withStore,
+  type PauseHook,
+} from './store.js';
 import { describedChanges, describedReview, describePackage } from './described.js';
 import type { StoreLayout } from './store-layout.js';
 import { judgeSignature, requireTrust, signerLine, type TrustVerdict } from './trust-check.js';
@@ -51,7 +58,8 @@ export function pinnedRefOf(name: string, entry: LockEntry): string {
   if (entry.source.startsWith('oci://')) {
     const ref = parseOciRef(entry.source);
     if (ref.reference.startsWith('sha256:')) return entry.source;
-    if (entry.resolved === undefined) throw new RegistryError('BAD_REFERENCE', `${name}: the lockfile pins no digest for ${entry.source}`);
+    if (entry.resolved === undefined)
+      throw new RegistryError('BAD_REFERENCE', `${name}: the lockfile pins no digest for ${entry.source}`);
     return `oci://${ref.registry}/${ref.repository}@${entry.resolved}`;
   }
   if (/^https?:\/\//.test(entry.source)) return `${parseIndexRef(entry.source).indexUrl}#${name}@=${entry.version}`;
@@ -81,13 +89,21 @@ function differs(name: string, what: string): RegistryError {
 
 async function readWanted(file: string): Promise<ReturnType<typeof parseLock>> {
   const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    throw new RegistryError(err.code === 'ENOENT' ? 'NOT_FOUND' : 'BAD_CONFIG', `${file}: cannot read the lockfile (${err.message})`);
+    throw new RegistryError(
+      err.code === 'ENOENT' ? 'NOT_FOUND' : 'BAD_CONFIG',
+      `${file}: cannot read the lockfile (${err.message})`,
+    );
   });
   return parseLock(text, file);
 }
 
 /** Fetches one pinned tool and holds it to every digest its entry records. */
-async function fetchPinned(name: string, entry: LockEntry, layout: StoreLayout, opts: LockedInstallOptions): Promise<{ pkg: ToolPackage; verdict: TrustVerdict }> {
+async function fetchPinned(
+  name: string,
+  entry: LockEntry,
+  layout: StoreLayout,
+  opts: LockedInstallOptions,
+): Promise<{ pkg: ToolPackage; verdict: TrustVerdict }> {
   const ref = pinnedRefOf(name, entry);
   const fetched = await fetchPackage(await parseSourceRef(ref, opts.cwd), {
     insecure: opts.insecure === true,
@@ -97,14 +113,19 @@ async function fetchPinned(name: string, entry: LockEntry, layout: StoreLayout, 
     ...(entry.manifestFile !== undefined ? { manifestFile: entry.manifestFile } : { draft: { source: entry.source } }),
   });
   const pkg = fetched.pkg;
-  if (pkg.name !== name || pkg.version !== entry.version) throw differs(name, `${ref} holds ${pkg.name}@${pkg.version}, the lockfile pins ${name}@${entry.version}`);
+  if (pkg.name !== name || pkg.version !== entry.version)
+    throw differs(name, `${ref} holds ${pkg.name}@${pkg.version}, the lockfile pins ${name}@${entry.version}`);
   if (!sameDigests(entry.digests, pkg.digests as Record<string, string>)) {
-    const files = [...new Set([...Object.keys(entry.digests), ...Object.keys(pkg.digests)])].filter((f) => entry.digests[f] !== (pkg.digests as Record<string, string>)[f]);
+    const files = [...new Set([...Object.keys(entry.digests), ...Object.keys(pkg.digests)])].filter(
+      (f) => entry.digests[f] !== (pkg.digests as Record<string, string>)[f],
+    );
     throw differs(name, `${ref}: ${files.join(', ')} differ from the digests the lockfile pins`);
   }
-  if (installedManifestDigest(layout, pkg) !== entry.installedManifest) throw differs(name, 'the installed manifest would differ from the one the lockfile pins');
+  if (installedManifestDigest(layout, pkg) !== entry.installedManifest)
+    throw differs(name, 'the installed manifest would differ from the one the lockfile pins');
   const changed = entry.model ? modelChanges(entry.model, pkg.manifest.model) : [];
-  if (changed.length > 0) throw differs(name, `what the model reads differs from the lockfile pin (${changed.join(', ')})`);
+  if (changed.length > 0)
+    throw differs(name, `what the model reads differs from the lockfile pin (${changed.join(', ')})`);
   const verdict = await judgeSignature(pkg, layout.trust);
   if (entry.signer) {
     if (verdict.kind !== 'trusted' || verdict.keyId !== entry.signer.keyId) {
@@ -124,11 +145,21 @@ async function fetchPinned(name: string, entry: LockEntry, layout: StoreLayout, 
  * A hyper-mcp module is run (under its manifest's limits, after the ceiling allowed those) and what
  * it describes is held to the lockfile's pin like every other byte; its flags to the ceiling.
  */
-async function describePinned(name: string, entry: LockEntry, pkg: ToolPackage, layout: StoreLayout, opts: LockedInstallOptions): Promise<void> {
+async function describePinned(
+  name: string,
+  entry: LockEntry,
+  pkg: ToolPackage,
+  layout: StoreLayout,
+  opts: LockedInstallOptions,
+): Promise<void> {
   if (pkg.manifest.module.abi !== 'hyper-mcp') return;
   await describePackage(layout, pkg, installedManifestText(layout, pkg));
-  const changed = entry.described !== undefined && pkg.described !== undefined ? describedChanges(entry.described, pkg.described.pin) : [];
-  if (changed.length > 0) throw differs(name, `what its module describes differs from the lockfile pin (${changed.join('; ')})`);
+  const changed =
+    entry.described !== undefined && pkg.described !== undefined
+      ? describedChanges(entry.described, pkg.described.pin)
+      : [];
+  if (changed.length > 0)
+    throw differs(name, `what its module describes differs from the lockfile pin (${changed.join('; ')})`);
   await enforceCeiling(pkg, opts, layout);
 }
 
@@ -152,7 +183,10 @@ async function requirePinnedSignersTrusted(plans: readonly Plan[], trustFile: st
     untrusted.set(keyId, seen);
   }
   if (untrusted.size === 0) return;
-  const which = [...untrusted].map(([keyId, s]) => `${s.tools.join(', ')}: the lockfile pins ${s.tools.length > 1 ? 'them' : 'it'} as signed by ${s.name} (${keyId})`);
+  const which = [...untrusted].map(
+    ([keyId, s]) =>
+      `${s.tools.join(', ')}: the lockfile pins ${s.tools.length > 1 ? 'them' : 'it'} as signed by ${s.name} (${keyId})`,
+  );
   const commands = [...untrusted.values()].map((s) => `\`toolgate trust add ${s.name} ${s.name}.key.pub\``);
   throw new RegistryError(
     'UNKNOWN_SIGNER',
@@ -161,14 +195,25 @@ async function requirePinnedSignersTrusted(plans: readonly Plan[], trustFile: st
   );
 }
 
-function outcomeOf(name: string, entry: LockEntry, before: LockEntry | undefined, opts: LockedInstallOptions): LockedTool['outcome'] {
+function outcomeOf(
+  name: string,
+  entry: LockEntry,
+  before: LockEntry | undefined,
+  opts: LockedInstallOptions,
+): LockedTool['outcome'] {
   if (!before) return 'installed';
   const order = compareVersionText(entry.version, before.version);
   if (order === 0 && !sameDigests(before.digests, entry.digests)) {
-    throw new RegistryError('VERSION_CONFLICT', `${name}@${entry.version}: the installed ${name}@${before.version} has different contents; uninstall it first`);
+    throw new RegistryError(
+      'VERSION_CONFLICT',
+      `${name}@${entry.version}: the installed ${name}@${before.version} has different contents; uninstall it first`,
+    );
   }
   if (order < 0 && opts.allowDowngrade !== true) {
-    throw new RegistryError('DOWNGRADE', `${name}: the lockfile pins ${entry.version}, lower than the installed ${before.version}; pass --allow-downgrade to go back`);
+    throw new RegistryError(
+      'DOWNGRADE',
+      `${name}: the lockfile pins ${entry.version}, lower than the installed ${before.version}; pass --allow-downgrade to go back`,
+    );
   }
   return order < 0 ? 'downgraded' : order > 0 ? 'upgraded' : 'installed';
 }
@@ -207,20 +252,34 @@ export async function installLocked(opts: LockedInstallOptions): Promise<LockedT
   for (const p of todo) {
     const pkg = p.pkg as ToolPackage;
     const signer = p.verdict ? `${p.name}@${p.version}: ${signerLine(p.verdict)}\n` : '';
-    opts.say(`${p.name}@${p.version} (${pinnedRefOf(p.name, p.entry)}) asks for:\n${pkg.manifest.described.map((l) => `  ${l}\n`).join('')}${describedReview(pkg)}${signer}${flagLines(pkg)}`);
+    opts.say(
+      `${p.name}@${p.version} (${pinnedRefOf(p.name, p.entry)}) asks for:\n${pkg.manifest.described.map((l) => `  ${l}\n`).join('')}${describedReview(pkg)}${signer}${flagLines(pkg)}`,
+    );
   }
-  if (todo.length > 0) await requireConsent(opts.lockfile, `Install ${todo.length} tool(s) exactly as ${opts.lockfile} pins them? [y/N] `, 'the capabilities', opts);
+  if (todo.length > 0)
+    await requireConsent(
+      opts.lockfile,
+      `Install ${todo.length} tool(s) exactly as ${opts.lockfile} pins them? [y/N] `,
+      'the capabilities',
+      opts,
+    );
 
   await withStore(opts.home, async (held) => {
     const now = await readLock(held.lock);
     for (const p of todo) {
       if (JSON.stringify(ownEntry(now.tools, p.name) ?? null) !== JSON.stringify(p.before ?? null)) {
-        throw new RegistryError('STORE_CHANGED', `${p.name}: the store changed while this install was waiting; run it again`);
+        throw new RegistryError(
+          'STORE_CHANGED',
+          `${p.name}: the store changed while this install was waiting; run it again`,
+        );
       }
     }
     for (const p of todo) {
       const { digests: _d, installedManifest: _m, signer: _s, ...rest } = p.entry;
-      const signer = p.verdict?.kind === 'trusted' ? { keyId: p.verdict.keyId, name: p.verdict.name, signature: p.verdict.signature } : null;
+      const signer =
+        p.verdict?.kind === 'trusted'
+          ? { keyId: p.verdict.keyId, name: p.verdict.name, signature: p.verdict.signature }
+          : null;
       await commitInstall(held, p.pkg as ToolPackage, { ...rest, signer }, opts.pause);
     }
   });

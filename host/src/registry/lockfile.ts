@@ -27,7 +27,14 @@ const lockEntrySchema = z.strictObject({
   model: z
     .strictObject({
       digest,
-      parts: z.strictObject({ name: digest, title: digest, description: digest, inputSchema: digest, outputSchema: digest, annotations: digest }),
+      parts: z.strictObject({
+        name: digest,
+        title: digest,
+        description: digest,
+        inputSchema: digest,
+        outputSchema: digest,
+        annotations: digest,
+      }),
     })
     .optional(),
   /**

@@ -67,7 +67,13 @@ export interface PackagedManifest {
   name: string;
   version: string;
   description: string;
-  module: { path: string; sha256?: string; entry?: string; abi: 'toolgate' | 'hyper-mcp' | 'component'; links: PackagedLink[] };
+  module: {
+    path: string;
+    sha256?: string;
+    entry?: string;
+    abi: 'toolgate' | 'hyper-mcp' | 'component';
+    links: PackagedLink[];
+  };
   capabilities: CapabilitySet;
   /** The capabilities in plain words, as the manifest folder words them (consent, list). */
   described: string[];
@@ -129,13 +135,15 @@ export function readManifest(text: string, file: string): PackagedManifest {
     capabilities: {
       hosts: [...caps.allowed_hosts].sort(),
       paths: Object.entries(caps.allowed_paths)
-        .map(([guest, grant]): PathGrant => ({
-          guest,
-          host: grant.host,
-          mode: grant.mode,
-          ...(grant.max_bytes !== undefined ? { maxBytes: grant.max_bytes } : {}),
-          ...(grant.max_entries !== undefined ? { maxEntries: grant.max_entries } : {}),
-        }))
+        .map(
+          ([guest, grant]): PathGrant => ({
+            guest,
+            host: grant.host,
+            mode: grant.mode,
+            ...(grant.max_bytes !== undefined ? { maxBytes: grant.max_bytes } : {}),
+            ...(grant.max_entries !== undefined ? { maxEntries: grant.max_entries } : {}),
+          }),
+        )
         .sort((a, b) => (a.guest < b.guest ? -1 : a.guest > b.guest ? 1 : 0)),
       maxPages: caps.memory.max_pages,
       maxHttpResponseBytes: caps.memory.max_http_response_bytes,
@@ -161,7 +169,8 @@ export function readManifest(text: string, file: string): PackagedManifest {
  */
 export function rewriteModule(text: string, file: string, modulePath: string, sha256Hex: string): string {
   const doc = parseDocument(text);
-  if (doc.errors.length > 0) throw new RegistryError('BAD_MANIFEST', `${file}: not valid YAML (${doc.errors[0]?.message ?? ''})`);
+  if (doc.errors.length > 0)
+    throw new RegistryError('BAD_MANIFEST', `${file}: not valid YAML (${doc.errors[0]?.message ?? ''})`);
   doc.setIn(['module', 'path'], modulePath);
   doc.setIn(['module', 'sha256'], sha256Hex);
   return doc.toString({ lineWidth: 0 }); // never fold a long path or digest
@@ -171,10 +180,16 @@ export function rewriteModule(text: string, file: string, modulePath: string, sh
  * The same manifest with each module.link entry replaced by `{path, sha256}` (namespaces, comments
  * and the rest kept): points a packaged manifest at its link files and an installed one at blobs.
  */
-export function rewriteLinks(text: string, file: string, links: ReadonlyArray<{ namespace: string; path: string; sha256Hex: string }>): string {
+export function rewriteLinks(
+  text: string,
+  file: string,
+  links: ReadonlyArray<{ namespace: string; path: string; sha256Hex: string }>,
+): string {
   const doc = parseDocument(text);
-  if (doc.errors.length > 0) throw new RegistryError('BAD_MANIFEST', `${file}: not valid YAML (${doc.errors[0]?.message ?? ''})`);
-  for (const l of links) doc.setIn(['module', 'link', l.namespace], doc.createNode({ path: l.path, sha256: l.sha256Hex }));
+  if (doc.errors.length > 0)
+    throw new RegistryError('BAD_MANIFEST', `${file}: not valid YAML (${doc.errors[0]?.message ?? ''})`);
+  for (const l of links)
+    doc.setIn(['module', 'link', l.namespace], doc.createNode({ path: l.path, sha256: l.sha256Hex }));
   return doc.toString({ lineWidth: 0 });
 }
 
@@ -200,7 +215,12 @@ export async function readPackageFile(file: string, dir: string | undefined, max
  * A module a tool folder's manifest names (`key`: module.path or module.link.<ns>), under the
  * manifest folder's module rules, inside `dir`.
  */
-export async function readPackageModule(manifestFile: string, modulePath: string, dir: string, key = 'module.path'): Promise<Uint8Array> {
+export async function readPackageModule(
+  manifestFile: string,
+  modulePath: string,
+  dir: string,
+  key = 'module.path',
+): Promise<Uint8Array> {
   try {
     return await readManifestModule(manifestFile, key, modulePath, { maxBytes: DEFAULT_MAX_MODULE_BYTES, within: dir });
   } catch (err) {

@@ -40,14 +40,23 @@ const imageManifest = z.object({
 const imageIndex = z.object({
   schemaVersion: z.literal(2),
   mediaType: z.string().optional(),
-  manifests: z.array(descriptor.extend({ platform: z.object({ os: z.string(), architecture: z.string() }).optional() })).max(64),
+  manifests: z
+    .array(descriptor.extend({ platform: z.object({ os: z.string(), architecture: z.string() }).optional() }))
+    .max(64),
 });
 export type ImageManifest = z.infer<typeof imageManifest>;
 
 const isIndex = (mediaType: string | undefined, body: unknown): boolean =>
-  mediaType === MANIFEST_TYPES.index || mediaType === MANIFEST_TYPES.dockerList || (typeof body === 'object' && body !== null && 'manifests' in body);
+  mediaType === MANIFEST_TYPES.index ||
+  mediaType === MANIFEST_TYPES.dockerList ||
+  (typeof body === 'object' && body !== null && 'manifests' in body);
 
-async function fetchManifest(ref: OciRef, base: string, reference: string, insecure: boolean): Promise<{ text: string; digest: string; mediaType: string | undefined }> {
+async function fetchManifest(
+  ref: OciRef,
+  base: string,
+  reference: string,
+  insecure: boolean,
+): Promise<{ text: string; digest: string; mediaType: string | undefined }> {
   const isDigest = reference.startsWith('sha256:');
   const got = await fetchBytes(`${base}/manifests/${reference}`, {
     what: `${ref.text}: manifest${isDigest && reference !== ref.reference ? ` ${reference}` : ''}`,
@@ -58,13 +67,24 @@ async function fetchManifest(ref: OciRef, base: string, reference: string, insec
   });
   const advertised = header(got.headers, 'docker-content-digest');
   if (advertised !== undefined && advertised !== got.digest) {
-    throw new RegistryError('DIGEST_MISMATCH', `${ref.text}: manifest has digest ${got.digest} but the registry says ${advertised}`);
+    throw new RegistryError(
+      'DIGEST_MISMATCH',
+      `${ref.text}: manifest has digest ${got.digest} but the registry says ${advertised}`,
+    );
   }
-  return { text: got.bytes.toString('utf8'), digest: got.digest, mediaType: header(got.headers, 'content-type')?.split(';')[0]?.trim() };
+  return {
+    text: got.bytes.toString('utf8'),
+    digest: got.digest,
+    mediaType: header(got.headers, 'content-type')?.split(';')[0]?.trim(),
+  };
 }
 
 /** The image manifest `ref` names (through an index when it names one) and the digest it resolved to. */
-export async function resolveManifest(ref: OciRef, base: string, insecure: boolean): Promise<{ manifest: ImageManifest; digest: string }> {
+export async function resolveManifest(
+  ref: OciRef,
+  base: string,
+  insecure: boolean,
+): Promise<{ manifest: ImageManifest; digest: string }> {
   const top = await fetchManifest(ref, base, ref.reference, insecure);
   let body: unknown;
   try {
@@ -73,15 +93,32 @@ export async function resolveManifest(ref: OciRef, base: string, insecure: boole
     body = undefined; // parseJsonDocument below names the JSON error
   }
   if (!isIndex(top.mediaType, body)) {
-    return { manifest: parseJsonDocument(top.text, imageManifest, `${ref.text}: manifest`, 'BAD_PACKAGE', 'image manifest'), digest: top.digest };
+    return {
+      manifest: parseJsonDocument(top.text, imageManifest, `${ref.text}: manifest`, 'BAD_PACKAGE', 'image manifest'),
+      digest: top.digest,
+    };
   }
   const index = parseJsonDocument(top.text, imageIndex, `${ref.text}: manifest`, 'BAD_PACKAGE', 'image index');
-  const entry = PLATFORMS.map((p) => index.manifests.find((m) => m.platform?.os === p.os && m.platform.architecture === p.architecture)).find((m) => m !== undefined);
+  const entry = PLATFORMS.map((p) =>
+    index.manifests.find((m) => m.platform?.os === p.os && m.platform.architecture === p.architecture),
+  ).find((m) => m !== undefined);
   if (entry === undefined) {
-    const listed = index.manifests.map((m) => (m.platform ? `${m.platform.os}/${m.platform.architecture}` : 'no platform')).join(', ') || 'none';
-    throw new RegistryError('BAD_PACKAGE', `${ref.text}: the image index has no linux/amd64 or wasip1/wasm entry (it lists ${listed})`);
+    const listed =
+      index.manifests
+        .map((m) => (m.platform ? `${m.platform.os}/${m.platform.architecture}` : 'no platform'))
+        .join(', ') || 'none';
+    throw new RegistryError(
+      'BAD_PACKAGE',
+      `${ref.text}: the image index has no linux/amd64 or wasip1/wasm entry (it lists ${listed})`,
+    );
   }
   const child = await fetchManifest(ref, base, entry.digest, insecure);
-  const manifest = parseJsonDocument(child.text, imageManifest, `${ref.text}: manifest ${entry.digest}`, 'BAD_PACKAGE', 'image manifest');
+  const manifest = parseJsonDocument(
+    child.text,
+    imageManifest,
+    `${ref.text}: manifest ${entry.digest}`,
+    'BAD_PACKAGE',
+    'image manifest',
+  );
   return { manifest, digest: top.digest };
 }

@@ -12,7 +12,16 @@ import { resolveManifest, type ImageManifest } from './oci-index.js';
 import type { OciRef } from './oci-ref.js';
 import { shapeOf, shapeWords, TOOL_MANIFEST_LAYER, WASM_CONFIG, WASM_LAYER, type ArtifactShape } from './oci-shapes.js';
 import { manifestNeeded, moduleOnlyPackage, type ModulePackage } from './plain.js';
-import { assemblePackage, expectDigests, MANIFEST_FILE, MODULE_FILE, PACKAGE_LIMITS, README_FILE, type PackageFileName, type ToolPackage } from './package.js';
+import {
+  assemblePackage,
+  expectDigests,
+  MANIFEST_FILE,
+  MODULE_FILE,
+  PACKAGE_LIMITS,
+  README_FILE,
+  type PackageFileName,
+  type ToolPackage,
+} from './package.js';
 import { isLinkFile } from './package-modules.js';
 
 export const OCI_MEDIA = {
@@ -59,20 +68,32 @@ type BlobFetch = (digest: string, size: number, what: string) => Promise<Buffer>
  * An artifact with a module and no toolgate manifest: refused unless the user supplied a manifest
  * or a draft may be made (decided from the image manifest alone, before any blob is downloaded).
  */
-async function moduleArtifact(ref: OciRef, manifest: ImageManifest, shape: Exclude<ArtifactShape, { kind: 'package' }>, opts: PullOptions, blob: BlobFetch): Promise<ModulePackage> {
-  if (opts.manifestFile === undefined && opts.draftFrom === undefined) throw manifestNeeded(ref.text, shapeWords(shape, manifest));
+async function moduleArtifact(
+  ref: OciRef,
+  manifest: ImageManifest,
+  shape: Exclude<ArtifactShape, { kind: 'package' }>,
+  opts: PullOptions,
+  blob: BlobFetch,
+): Promise<ModulePackage> {
+  if (opts.manifestFile === undefined && opts.draftFrom === undefined)
+    throw manifestNeeded(ref.text, shapeWords(shape, manifest));
   await blob(manifest.config.digest, manifest.config.size, 'config');
   let bytes: Uint8Array;
   if (shape.kind === 'module') bytes = await blob(shape.layer.digest, shape.layer.size, MODULE_FILE);
   else {
     const layers = [];
-    for (const l of shape.layers) layers.push({ digest: l.digest, gzip: l.gzip, bytes: await blob(l.digest, l.size, `layer ${l.digest}`) });
+    for (const l of shape.layers)
+      layers.push({ digest: l.digest, gzip: l.gzip, bytes: await blob(l.digest, l.size, `layer ${l.digest}`) });
     bytes = pluginFromLayers(layers, ref.text);
   }
   return moduleOnlyPackage(
     bytes,
     {
-      ...(opts.manifestFile !== undefined ? { manifestFile: opts.manifestFile } : opts.draftFrom !== undefined ? { draftFrom: opts.draftFrom } : {}),
+      ...(opts.manifestFile !== undefined
+        ? { manifestFile: opts.manifestFile }
+        : opts.draftFrom !== undefined
+          ? { draftFrom: opts.draftFrom }
+          : {}),
       hyperMcp: shape.kind === 'image' || shape.hyperMcp,
     },
     ref.text,
@@ -102,9 +123,13 @@ export async function pullOci(ref: OciRef, opts: PullOptions): Promise<PulledPac
       ...(opts.progress ? { progress: opts.progress } : {}),
     }).then((f) => f.bytes);
 
-  if (shape.kind !== 'package') return { ...(await moduleArtifact(ref, manifest, shape, opts, blob)), manifestDigest: digest };
+  if (shape.kind !== 'package')
+    return { ...(await moduleArtifact(ref, manifest, shape, opts, blob)), manifestDigest: digest };
   if (opts.manifestFile !== undefined) {
-    throw new RegistryError('BAD_REFERENCE', `${ref.text}: is a toolgate package with its own ${OCI_MEDIA.toolManifest} layer; --manifest is only for plain wasm artifacts`);
+    throw new RegistryError(
+      'BAD_REFERENCE',
+      `${ref.text}: is a toolgate package with its own ${OCI_MEDIA.toolManifest} layer; --manifest is only for plain wasm artifacts`,
+    );
   }
   await blob(manifest.config.digest, manifest.config.size, 'config');
   const files: Partial<Record<PackageFileName, Uint8Array>> = {};
@@ -112,7 +137,8 @@ export async function pullOci(ref: OciRef, opts: PullOptions): Promise<PulledPac
   for (const layer of manifest.layers) {
     const file = layerFile(ref, layer);
     if (file === undefined) continue; // layers of other tools are not ours to read
-    if (declared[file] !== undefined) throw new RegistryError('BAD_PACKAGE', `${ref.text}: two layers of type ${layer.mediaType}`);
+    if (declared[file] !== undefined)
+      throw new RegistryError('BAD_PACKAGE', `${ref.text}: two layers of type ${layer.mediaType}`);
     declared[file] = layer.digest;
     files[file] = await blob(layer.digest, layer.size, file);
   }
@@ -127,7 +153,11 @@ export async function pullOci(ref: OciRef, opts: PullOptions): Promise<PulledPac
 function layerFile(ref: OciRef, layer: ImageManifest['layers'][number]): PackageFileName | undefined {
   if (layer.mediaType !== OCI_MEDIA.link) return LAYER_FILES[layer.mediaType];
   const title = layer.annotations?.[OCI_ANNOTATIONS.title] ?? '';
-  if (!isLinkFile(title)) throw new RegistryError('BAD_PACKAGE', `${ref.text}: a ${OCI_MEDIA.link} layer must be titled link-<n>.wasm (is ${JSON.stringify(title)})`);
+  if (!isLinkFile(title))
+    throw new RegistryError(
+      'BAD_PACKAGE',
+      `${ref.text}: a ${OCI_MEDIA.link} layer must be titled link-<n>.wasm (is ${JSON.stringify(title)})`,
+    );
   return title;
 }
 
@@ -137,7 +167,11 @@ async function pushBlob(ref: OciRef, base: string, bytes: Uint8Array, insecure: 
   if (head.status === 200) return;
   const start = await send('POST', `${base}/blobs/uploads/`, { what: `${ref.text}: start upload`, insecure });
   const location = header(start.headers, 'location');
-  if (start.status !== 202 || !location) throw new RegistryError('NETWORK', `${ref.text}: upload start answered HTTP ${start.status}: ${start.text.slice(0, 200)}`);
+  if (start.status !== 202 || !location)
+    throw new RegistryError(
+      'NETWORK',
+      `${ref.text}: upload start answered HTTP ${start.status}: ${start.text.slice(0, 200)}`,
+    );
   const url = new URL(location, base);
   url.searchParams.set('digest', digest);
   const put = await send('PUT', url.href, {
@@ -146,12 +180,17 @@ async function pushBlob(ref: OciRef, base: string, bytes: Uint8Array, insecure: 
     headers: { 'content-type': 'application/octet-stream', 'content-length': String(bytes.byteLength) },
     body: bytes,
   });
-  if (put.status !== 201) throw new RegistryError('NETWORK', `${ref.text}: blob upload answered HTTP ${put.status}: ${put.text.slice(0, 200)}`);
+  if (put.status !== 201)
+    throw new RegistryError(
+      'NETWORK',
+      `${ref.text}: blob upload answered HTTP ${put.status}: ${put.text.slice(0, 200)}`,
+    );
 }
 
 /** Pushes a package as a wasm artifact and tags it; returns the manifest digest. */
 export async function pushOci(ref: OciRef, pkg: ToolPackage, opts: { insecure: boolean }): Promise<string> {
-  if (ref.reference.startsWith('sha256:')) throw new RegistryError('BAD_REFERENCE', `${ref.text}: publish needs a tag, not a digest`);
+  if (ref.reference.startsWith('sha256:'))
+    throw new RegistryError('BAD_REFERENCE', `${ref.text}: publish needs a tag, not a digest`);
   const base = baseUrl(ref, opts.insecure);
   const layers: Array<{ mediaType: string; bytes: Uint8Array; title: string }> = [];
   const media: Record<typeof MODULE_FILE | typeof MANIFEST_FILE | typeof README_FILE, string> = {
@@ -198,6 +237,10 @@ export async function pushOci(ref: OciRef, pkg: ToolPackage, opts: { insecure: b
     headers: { 'content-type': OCI_MEDIA.manifest },
     body: manifest,
   });
-  if (put.status !== 201) throw new RegistryError('NETWORK', `${ref.text}: manifest upload answered HTTP ${put.status}: ${put.text.slice(0, 300)}`);
+  if (put.status !== 201)
+    throw new RegistryError(
+      'NETWORK',
+      `${ref.text}: manifest upload answered HTTP ${put.status}: ${put.text.slice(0, 300)}`,
+    );
   return digestOf(manifest);
 }

@@ -27,7 +27,12 @@ export function isLinkFile(name: string): name is LinkFileName {
  * link-<n>.wasm, which is present, pinned by sha256 and WebAssembly; no link file is left unnamed.
  * Refusals name the manifest key and the path it gave (a hand-crafted package never went through pack).
  */
-export function checkPackagedLinks(manifest: PackagedManifest, files: Readonly<Record<string, Uint8Array | undefined>>, where: string, manifestAt: string): void {
+export function checkPackagedLinks(
+  manifest: PackagedManifest,
+  files: Readonly<Record<string, Uint8Array | undefined>>,
+  where: string,
+  manifestAt: string,
+): void {
   manifest.module.links.forEach((link, i) => {
     const file = linkFileName(i);
     if (link.path !== file) {
@@ -37,8 +42,10 @@ export function checkPackagedLinks(manifest: PackagedManifest, files: Readonly<R
       );
     }
     const bytes = files[file];
-    if (!bytes) throw new RegistryError('BAD_PACKAGE', `${where}: has no ${file} (${link.key} in the manifest names it)`);
-    if (link.sha256 === undefined) throw new RegistryError('BAD_PACKAGE', `${manifestAt}: ${link.key}.sha256 is required inside a package`);
+    if (!bytes)
+      throw new RegistryError('BAD_PACKAGE', `${where}: has no ${file} (${link.key} in the manifest names it)`);
+    if (link.sha256 === undefined)
+      throw new RegistryError('BAD_PACKAGE', `${manifestAt}: ${link.key}.sha256 is required inside a package`);
     expectDigest(bytes, `sha256:${link.sha256}`, `${where}/${file} (${link.key}.sha256 in the manifest)`);
     const notWasm = wasmProblem(bytes);
     if (notWasm !== undefined) throw new RegistryError('BAD_PACKAGE', `${where}/${file}: ${notWasm}`);
@@ -46,7 +53,10 @@ export function checkPackagedLinks(manifest: PackagedManifest, files: Readonly<R
   for (const name of Object.keys(files)) {
     if (!isLinkFile(name) || files[name] === undefined) continue;
     if (Number(LINK_FILE.exec(name)?.[1]) > manifest.module.links.length) {
-      throw new RegistryError('BAD_PACKAGE', `${where}: ${name} is not named by the manifest's module.link (it lists ${manifest.module.links.length})`);
+      throw new RegistryError(
+        'BAD_PACKAGE',
+        `${where}: ${name} is not named by the manifest's module.link (it lists ${manifest.module.links.length})`,
+      );
     }
   }
 }
@@ -56,16 +66,29 @@ export function checkPackagedLinks(manifest: PackagedManifest, files: Readonly<R
  * whose real path is inside `dir`, under the manifest folder's module rules, with the digest the
  * manifest pins (if it pins one).
  */
-export async function readFolderModule(manifestFile: string, key: string, path: string, dir: string, sha256: string | undefined): Promise<Uint8Array> {
+export async function readFolderModule(
+  manifestFile: string,
+  key: string,
+  path: string,
+  dir: string,
+  sha256: string | undefined,
+): Promise<Uint8Array> {
   const abs = resolve(dirname(manifestFile), path);
   const bytes = await readPackageModule(manifestFile, abs, dir, key);
   // inside the folder, but a package moves: what it names must be named from inside it
   if (isAbsolute(path)) {
-    throw new RegistryError('BAD_PACKAGE', `${manifestFile}: ${key}: module file ${path} must be named relative to the tool's folder (it is an absolute path)`);
+    throw new RegistryError(
+      'BAD_PACKAGE',
+      `${manifestFile}: ${key}: module file ${path} must be named relative to the tool's folder (it is an absolute path)`,
+    );
   }
   if (sha256 !== undefined) {
     const declared = normalizeDigest(sha256);
-    if (!declared) throw new RegistryError('BAD_MANIFEST', `${manifestFile}: ${key === 'module.path' ? 'module' : key}.sha256: not a sha256 hex digest`);
+    if (!declared)
+      throw new RegistryError(
+        'BAD_MANIFEST',
+        `${manifestFile}: ${key === 'module.path' ? 'module' : key}.sha256: not a sha256 hex digest`,
+      );
     expectDigest(bytes, declared, `${abs} (${key === 'module.path' ? 'module' : key}.sha256 in ${manifestFile})`);
   }
   return bytes;
@@ -76,7 +99,10 @@ export async function readFolderLinks(
   manifestFile: string,
   manifest: PackagedManifest,
   dir: string,
-): Promise<{ files: Record<LinkFileName, Uint8Array>; pointers: Array<{ namespace: string; path: string; sha256Hex: string }> }> {
+): Promise<{
+  files: Record<LinkFileName, Uint8Array>;
+  pointers: Array<{ namespace: string; path: string; sha256Hex: string }>;
+}> {
   const files: Record<LinkFileName, Uint8Array> = {};
   const pointers: Array<{ namespace: string; path: string; sha256Hex: string }> = [];
   for (const [i, link] of manifest.module.links.entries()) {

@@ -7,9 +7,22 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { digestOf, expectDigest, normalizeDigest, sha256Hex } from './digest.js';
 import { parseJsonDocument, RegistryError } from './errors.js';
-import { readManifest, readPackageFile, rewriteLinks, rewriteModule, wasmProblem, type PackagedManifest } from './manifest-adapter.js';
+import {
+  readManifest,
+  readPackageFile,
+  rewriteLinks,
+  rewriteModule,
+  wasmProblem,
+  type PackagedManifest,
+} from './manifest-adapter.js';
 import { MANIFEST_BOUNDS, MAX_MANIFEST_BYTES } from '../manifest/index.js';
-import { checkPackagedLinks, isLinkFile, readFolderLinks, readFolderModule, type LinkFileName } from './package-modules.js';
+import {
+  checkPackagedLinks,
+  isLinkFile,
+  readFolderLinks,
+  readFolderModule,
+  type LinkFileName,
+} from './package-modules.js';
 import { signedStatement, type PackageSignature } from './signing.js';
 import { gunzip, gzip, readTar, writeTar } from './tar.js';
 import type { DescribedText } from '../manifest/index.js';
@@ -39,7 +52,10 @@ export const PACKAGE_FILES = [MANIFEST_FILE, MODULE_FILE, README_FILE] as const;
 export type PackageFileName = (typeof PACKAGE_FILES)[number] | LinkFileName;
 
 /** Hard bounds on what a package may unpack to: a hostile archive must not exhaust memory. */
-export const PACKAGE_LIMITS = { maxEntries: PACKAGE_FILES.length + 1 + MANIFEST_BOUNDS.maxLinks, maxTotalBytes: 64 * 1024 * 1024 } as const;
+export const PACKAGE_LIMITS = {
+  maxEntries: PACKAGE_FILES.length + 1 + MANIFEST_BOUNDS.maxLinks,
+  maxTotalBytes: 64 * 1024 * 1024,
+} as const;
 
 export interface ToolPackage {
   name: string;
@@ -92,10 +108,14 @@ export function assemblePackage(
   const manifestText = Buffer.from(manifestBytes).toString('utf8');
   const manifest = readManifest(manifestText, `${where}/${MANIFEST_FILE}`);
   if (manifest.module.path !== MODULE_FILE) {
-    throw new RegistryError('BAD_PACKAGE', `${where}/${MANIFEST_FILE}: module.path must be "${MODULE_FILE}" inside a package (is "${manifest.module.path}")`);
+    throw new RegistryError(
+      'BAD_PACKAGE',
+      `${where}/${MANIFEST_FILE}: module.path must be "${MODULE_FILE}" inside a package (is "${manifest.module.path}")`,
+    );
   }
   const declared = manifest.module.sha256 === undefined ? undefined : normalizeDigest(manifest.module.sha256);
-  if (declared === undefined) throw new RegistryError('BAD_PACKAGE', `${where}/${MANIFEST_FILE}: module.sha256 is required inside a package`);
+  if (declared === undefined)
+    throw new RegistryError('BAD_PACKAGE', `${where}/${MANIFEST_FILE}: module.sha256 is required inside a package`);
   expectDigest(moduleBytes, declared, `${where}/${MODULE_FILE} (module.sha256 in ${MANIFEST_FILE})`);
   const notWasm = wasmProblem(moduleBytes);
   if (notWasm !== undefined) throw new RegistryError('BAD_PACKAGE', `${where}/${MODULE_FILE}: ${notWasm}`);
@@ -122,9 +142,15 @@ export function expectDigests(pkg: ToolPackage, declared: Readonly<Record<string
   for (const name of names) {
     const want = declared[name];
     const have = isPackageFile(name) ? pkg.digests[name] : undefined;
-    if (want === undefined) throw new RegistryError('DIGEST_MISMATCH', `${where}: ${pkg.name}: file ${name} is not listed with a digest`);
-    if (have === undefined) throw new RegistryError('DIGEST_MISMATCH', `${where}: ${pkg.name}: file ${name} is listed but missing`);
-    if (want !== have) throw new RegistryError('DIGEST_MISMATCH', `${where}: ${pkg.name}: file ${name} has digest ${have}, expected ${want}`);
+    if (want === undefined)
+      throw new RegistryError('DIGEST_MISMATCH', `${where}: ${pkg.name}: file ${name} is not listed with a digest`);
+    if (have === undefined)
+      throw new RegistryError('DIGEST_MISMATCH', `${where}: ${pkg.name}: file ${name} is listed but missing`);
+    if (want !== have)
+      throw new RegistryError(
+        'DIGEST_MISMATCH',
+        `${where}: ${pkg.name}: file ${name} has digest ${have}, expected ${want}`,
+      );
   }
 }
 
@@ -153,7 +179,13 @@ export function packageToTgz(pkg: ToolPackage): Buffer {
 }
 
 function parseInfo(bytes: Uint8Array, where: string): PackageInfo {
-  return parseJsonDocument(Buffer.from(bytes).toString('utf8'), infoSchema, `${where}/${INFO_FILE}`, 'BAD_PACKAGE', 'package info');
+  return parseJsonDocument(
+    Buffer.from(bytes).toString('utf8'),
+    infoSchema,
+    `${where}/${INFO_FILE}`,
+    'BAD_PACKAGE',
+    'package info',
+  );
 }
 
 /** Files + listing -> package, with every file checked against the listing. */
@@ -165,13 +197,19 @@ function fromListing(files: Map<string, Uint8Array>, where: string): ToolPackage
   for (const [name, bytes] of files) {
     if (name === INFO_FILE) continue;
     if (!isPackageFile(name)) {
-      throw new RegistryError('BAD_PACKAGE', `${where}: unexpected file "${name}" (a package holds only ${PACKAGE_FILES.join(', ')}, link-<n>.wasm, ${INFO_FILE})`);
+      throw new RegistryError(
+        'BAD_PACKAGE',
+        `${where}: unexpected file "${name}" (a package holds only ${PACKAGE_FILES.join(', ')}, link-<n>.wasm, ${INFO_FILE})`,
+      );
     }
     picked[name] = bytes;
   }
   const pkg = assemblePackage(picked, info.signature, where);
   if (info.name !== pkg.name || info.version !== pkg.version) {
-    throw new RegistryError('BAD_PACKAGE', `${where}/${INFO_FILE}: says ${info.name}@${info.version} but the manifest says ${pkg.name}@${pkg.version}`);
+    throw new RegistryError(
+      'BAD_PACKAGE',
+      `${where}/${INFO_FILE}: says ${info.name}@${info.version} but the manifest says ${pkg.name}@${pkg.version}`,
+    );
   }
   expectDigests(pkg, info.files, `${where}/${INFO_FILE}`);
   return pkg;
@@ -204,7 +242,10 @@ async function findManifest(dir: string): Promise<string> {
   for (const n of MANIFEST_NAMES) if (names.includes(n)) return join(dir, n);
   const yamls = names.filter((n) => n.endsWith('.yaml') || n.endsWith('.yml'));
   if (yamls.length === 1 && yamls[0] !== undefined) return join(dir, yamls[0]);
-  throw new RegistryError('BAD_PACKAGE', `${dir}: no tool manifest (expected ${MANIFEST_FILE} or exactly one *.yaml file, found ${yamls.length})`);
+  throw new RegistryError(
+    'BAD_PACKAGE',
+    `${dir}: no tool manifest (expected ${MANIFEST_FILE} or exactly one *.yaml file, found ${yamls.length})`,
+  );
 }
 
 /** A file of an unpacked package: regular, inside the folder, bounded; undefined when absent. */
@@ -241,9 +282,19 @@ export async function packageFromDir(dirArg: string): Promise<ToolPackage> {
   // Every published module (main and linked) must come from the tool's own folder: a path or
   // symlink out of it would pack (and sign) whatever file it names, such as the publisher's private
   // key, or leave the packaged tool running code from elsewhere on disk.
-  const moduleBytes = await readFolderModule(manifestFile, 'module.path', manifest.module.path, dir, manifest.module.sha256);
+  const moduleBytes = await readFolderModule(
+    manifestFile,
+    'module.path',
+    manifest.module.path,
+    dir,
+    manifest.module.sha256,
+  );
   const links = await readFolderLinks(manifestFile, manifest, dir);
-  const normalized = rewriteLinks(rewriteModule(text, manifestFile, MODULE_FILE, sha256Hex(moduleBytes)), manifestFile, links.pointers);
+  const normalized = rewriteLinks(
+    rewriteModule(text, manifestFile, MODULE_FILE, sha256Hex(moduleBytes)),
+    manifestFile,
+    links.pointers,
+  );
   const files: Partial<Record<PackageFileName, Uint8Array>> = {
     [MANIFEST_FILE]: Buffer.from(normalized, 'utf8'),
     [MODULE_FILE]: moduleBytes,

@@ -34,7 +34,11 @@ export interface ModulePackage {
   drafted: boolean;
 }
 
-export async function moduleOnlyPackage(moduleBytes: Uint8Array, from: ModuleManifest, where: string): Promise<ModulePackage> {
+export async function moduleOnlyPackage(
+  moduleBytes: Uint8Array,
+  from: ModuleManifest,
+  where: string,
+): Promise<ModulePackage> {
   if (from.manifestFile !== undefined) {
     const text = Buffer.from(await readPackageFile(from.manifestFile, undefined, MAX_MANIFEST_BYTES)).toString('utf8');
     return { pkg: packageOf(moduleBytes, text, from.manifestFile, where, from.hyperMcp), drafted: false };
@@ -44,15 +48,31 @@ export async function moduleOnlyPackage(moduleBytes: Uint8Array, from: ModuleMan
   return { pkg: packageOf(moduleBytes, text, `${where} (drafted manifest)`, where, true), drafted: true };
 }
 
-function packageOf(moduleBytes: Uint8Array, text: string, manifestFile: string, where: string, hyperMcp: boolean): ToolPackage {
+function packageOf(
+  moduleBytes: Uint8Array,
+  text: string,
+  manifestFile: string,
+  where: string,
+  hyperMcp: boolean,
+): ToolPackage {
   const manifest = readManifest(text, manifestFile);
   if (hyperMcp && manifest.module.abi !== 'hyper-mcp') {
-    throw new RegistryError('BAD_MANIFEST', `${manifestFile}: module.abi: must be hyper-mcp for ${where}, a hyper-mcp plugin (is ${manifest.module.abi})`);
+    throw new RegistryError(
+      'BAD_MANIFEST',
+      `${manifestFile}: module.abi: must be hyper-mcp for ${where}, a hyper-mcp plugin (is ${manifest.module.abi})`,
+    );
   }
   const actual = digestOf(moduleBytes);
   if (manifest.module.sha256 !== undefined && normalizeDigest(manifest.module.sha256) !== actual) {
-    throw new RegistryError('DIGEST_MISMATCH', `${manifestFile}: module.sha256 ${manifest.module.sha256} does not match the module of ${where} (${actual})`);
+    throw new RegistryError(
+      'DIGEST_MISMATCH',
+      `${manifestFile}: module.sha256 ${manifest.module.sha256} does not match the module of ${where} (${actual})`,
+    );
   }
   const normalized = rewriteModule(text, manifestFile, MODULE_FILE, sha256Hex(moduleBytes));
-  return assemblePackage({ [MANIFEST_FILE]: Buffer.from(normalized, 'utf8'), [MODULE_FILE]: moduleBytes }, undefined, where);
+  return assemblePackage(
+    { [MANIFEST_FILE]: Buffer.from(normalized, 'utf8'), [MODULE_FILE]: moduleBytes },
+    undefined,
+    where,
+  );
 }

@@ -21,7 +21,9 @@ export function createProgress(mode: ProgressMode, write: (text: string) => void
     if (total !== undefined && total > 0) {
       const frac = Math.min(1, received / total);
       const filled = Math.round(frac * width);
-      write(`\r${what} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(Math.round(frac * 100)).padStart(3)}% ${size(received)}/${size(total)}`);
+      write(
+        `\r${what} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(Math.round(frac * 100)).padStart(3)}% ${size(received)}/${size(total)}`,
+      );
     } else {
       write(`\r${what} ${size(received)}`);
     }

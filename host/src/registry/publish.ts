@@ -6,11 +6,21 @@ import { RegistryError } from './errors.js';
 import { replaceFile } from './fs-atomic.js';
 import { publishToDir } from './http-index.js';
 import { parseOciRef, pushOci } from './oci.js';
-import { packageFromDir, packageFromTgzFile, packageToTgz, statementOf, withSignature, type ToolPackage } from './package.js';
+import {
+  packageFromDir,
+  packageFromTgzFile,
+  packageToTgz,
+  statementOf,
+  withSignature,
+  type ToolPackage,
+} from './package.js';
 import { generateSigningKey, loadPrivateKey, signPackage } from './signing.js';
 
 /** Writes an ed25519 private key (0600, never overwritten unless force) and `<file>.pub`. */
-export async function keygen(fileArg: string, force: boolean): Promise<{ keyId: string; privateFile: string; publicFile: string }> {
+export async function keygen(
+  fileArg: string,
+  force: boolean,
+): Promise<{ keyId: string; privateFile: string; publicFile: string }> {
   const privateFile = resolve(fileArg);
   const publicFile = `${privateFile}.pub`;
   const key = generateSigningKey();
@@ -18,7 +28,8 @@ export async function keygen(fileArg: string, force: boolean): Promise<{ keyId: 
   try {
     handle = await open(privateFile, force ? 'w' : 'wx', 0o600);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new RegistryError('BAD_CONFIG', `${privateFile}: already exists (pass --force to overwrite)`);
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new RegistryError('BAD_CONFIG', `${privateFile}: already exists (pass --force to overwrite)`);
     throw err;
   }
   try {
@@ -76,13 +87,21 @@ export async function publishPackage(
   target: string,
   opts: { insecure: boolean; force: boolean },
 ): Promise<PublishResult> {
-  const common = { target, name: pkg.name, version: pkg.version, ...(pkg.signature ? { signer: pkg.signature.signer } : {}) };
+  const common = {
+    target,
+    name: pkg.name,
+    version: pkg.version,
+    ...(pkg.signature ? { signer: pkg.signature.signer } : {}),
+  };
   if (target.startsWith('oci://')) {
     const digest = await pushOci(parseOciRef(target), pkg, { insecure: opts.insecure });
     return { ...common, location: digest };
   }
   if (/^[a-z]+:\/\//i.test(target)) {
-    throw new RegistryError('BAD_REFERENCE', `${target}: publish to an HTTP index by publishing to the folder your web server serves (--to DIR), or to oci://`);
+    throw new RegistryError(
+      'BAD_REFERENCE',
+      `${target}: publish to an HTTP index by publishing to the folder your web server serves (--to DIR), or to oci://`,
+    );
   }
   const res = await publishToDir(target, pkg, { force: opts.force });
   return { ...common, location: res.indexFile };

@@ -58,7 +58,8 @@ function screenString(text: string, where: string, out: TextFlag[]): void {
   const hidden = firstInvisible(text);
   if (hidden) out.push({ where, rule: 'invisible-character', found: excerpt(text, hidden.index, hidden[0].length) });
   const comment = HTML_COMMENT.exec(text);
-  if (comment) out.push({ where, rule: 'html-comment', found: excerpt(text, comment.index, Math.min(comment[0].length, 60)) });
+  if (comment)
+    out.push({ where, rule: 'html-comment', found: excerpt(text, comment.index, Math.min(comment[0].length, 60)) });
   const tag = HTML_TAG.exec(text);
   if (tag) out.push({ where, rule: 'html-tag', found: excerpt(text, tag.index, tag[0].length) });
   for (const rule of INSTRUCTIONS) {
@@ -98,7 +99,8 @@ export function screenDescribedText(text: DescribedText): TextFlag[] {
   const out: TextFlag[] = [];
   for (const kind of DESCRIBED_KIND_NAMES) {
     for (const e of text[kind]) {
-      for (const [part, value] of Object.entries(e.parts)) walk(value, `${DESCRIBED_KINDS[kind].label} ${visibleText(e.key)}: ${part}`, out);
+      for (const [part, value] of Object.entries(e.parts))
+        walk(value, `${DESCRIBED_KINDS[kind].label} ${visibleText(e.key)}: ${part}`, out);
     }
   }
   return out;

@@ -1,6 +1,14 @@
 // ed25519 signatures over a canonical statement of a package: its name, version and the digest of
 // every file in it. The statement is plain text so it is the same bytes in every language.
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  sign,
+  verify,
+  type KeyObject,
+} from 'node:crypto';
 import { RegistryError } from './errors.js';
 import { messageOf } from '../errors/index.js';
 
@@ -50,7 +58,8 @@ function loadKey(kind: 'public' | 'private', pem: string, file: string): KeyObje
   } catch (err) {
     throw new RegistryError('BAD_KEY', `${file}: not a PEM ${kind} key (${messageOf(err)})`);
   }
-  if (key.asymmetricKeyType !== 'ed25519') throw new RegistryError('BAD_KEY', `${file}: key type ${key.asymmetricKeyType ?? '?'} is not ed25519`);
+  if (key.asymmetricKeyType !== 'ed25519')
+    throw new RegistryError('BAD_KEY', `${file}: key type ${key.asymmetricKeyType ?? '?'} is not ed25519`);
   return key;
 }
 

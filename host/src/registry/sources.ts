@@ -7,7 +7,14 @@ import { parseIndexRef, pullFromIndex, type IndexRef } from './http-index.js';
 import { parseOciRef, pullOci, type OciRef } from './oci.js';
 import { digestOf } from './digest.js';
 import { fetchBytes } from './http.js';
-import { packageFromDir, packageFromTgz, packageToTgz, PACKAGE_LIMITS, readPackageArchive, type ToolPackage } from './package.js';
+import {
+  packageFromDir,
+  packageFromTgz,
+  packageToTgz,
+  PACKAGE_LIMITS,
+  readPackageArchive,
+  type ToolPackage,
+} from './package.js';
 import { manifestNeeded, moduleOnlyPackage } from './plain.js';
 
 export type SourceRef =
@@ -27,7 +34,11 @@ export async function parseSourceRef(text: string, cwd: string): Promise<SourceR
     if (!text.includes('#') && isWasmName(new URL(text).pathname)) return { kind: 'wasm', location: text, url: true };
     return { kind: 'index', ref: parseIndexRef(text) };
   }
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) throw new RegistryError('BAD_REFERENCE', `${text}: unsupported scheme (use a path, https://.../index.json#tool@range or oci://host/repo:tag)`);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text))
+    throw new RegistryError(
+      'BAD_REFERENCE',
+      `${text}: unsupported scheme (use a path, https://.../index.json#tool@range or oci://host/repo:tag)`,
+    );
   const path = resolve(cwd, text);
   const info = await stat(path).catch(() => undefined);
   if (!info) throw new RegistryError('NOT_FOUND', `${path}: no such file or folder`);
@@ -66,13 +77,17 @@ export interface FetchOptions {
 
 function noManifestFlag(src: SourceRef, where: string, opts: FetchOptions): void {
   if (opts.manifestFile !== undefined && src.kind !== 'wasm' && src.kind !== 'oci') {
-    throw new RegistryError('BAD_REFERENCE', `${where}: is a toolgate package with its own manifest; --manifest is only for plain wasm modules (a .wasm file or URL, or a wasm OCI artifact)`);
+    throw new RegistryError(
+      'BAD_REFERENCE',
+      `${where}: is a toolgate package with its own manifest; --manifest is only for plain wasm modules (a .wasm file or URL, or a wasm OCI artifact)`,
+    );
   }
 }
 
 /** A plain module: refused without --manifest or an accepted draft before anything is read or downloaded. */
 async function fetchPlain(src: Extract<SourceRef, { kind: 'wasm' }>, opts: FetchOptions): Promise<FetchedPackage> {
-  if (opts.manifestFile === undefined && opts.draft === undefined) throw manifestNeeded(src.location, 'is a plain WebAssembly module with no toolgate manifest');
+  if (opts.manifestFile === undefined && opts.draft === undefined)
+    throw manifestNeeded(src.location, 'is a plain WebAssembly module with no toolgate manifest');
   const bytes = src.url
     ? (
         await fetchBytes(src.location, {
@@ -99,12 +114,19 @@ function manifestSource(opts: FetchOptions, reference: string): { manifestFile: 
 
 function expectResolved(what: string, actual: string, opts: FetchOptions): void {
   if (opts.expectResolved !== undefined && actual !== opts.expectResolved) {
-    throw new RegistryError('DIGEST_MISMATCH', `${what}: resolves to ${actual}, the lockfile pins ${opts.expectResolved}`);
+    throw new RegistryError(
+      'DIGEST_MISMATCH',
+      `${what}: resolves to ${actual}, the lockfile pins ${opts.expectResolved}`,
+    );
   }
 }
 
 export async function fetchPackage(src: SourceRef, opts: FetchOptions): Promise<FetchedPackage> {
-  noManifestFlag(src, src.kind === 'dir' || src.kind === 'tgz' ? src.path : src.kind === 'index' ? src.ref.text : '', opts);
+  noManifestFlag(
+    src,
+    src.kind === 'dir' || src.kind === 'tgz' ? src.path : src.kind === 'index' ? src.ref.text : '',
+    opts,
+  );
   switch (src.kind) {
     case 'wasm':
       return fetchPlain(src, opts);
@@ -126,11 +148,22 @@ export async function fetchPackage(src: SourceRef, opts: FetchOptions): Promise<
       return { pkg: pulled.pkg, source: src.ref.text, resolved: pulled.archiveDigest, pinned };
     }
     case 'oci': {
-      const pulled = await pullOci(src.ref, { insecure: opts.insecure, ...(opts.progress ? { progress: opts.progress } : {}), ...manifestSource(opts, src.ref.text) });
+      const pulled = await pullOci(src.ref, {
+        insecure: opts.insecure,
+        ...(opts.progress ? { progress: opts.progress } : {}),
+        ...manifestSource(opts, src.ref.text),
+      });
       expectResolved(src.ref.text, pulled.manifestDigest, opts);
       const pinned = `oci://${src.ref.registry}/${src.ref.repository}@${pulled.manifestDigest}`;
       const plain = opts.manifestFile !== undefined ? { manifestFile: opts.manifestFile } : {};
-      return { pkg: pulled.pkg, source: src.ref.text, resolved: pulled.manifestDigest, pinned, drafted: pulled.drafted, ...plain };
+      return {
+        pkg: pulled.pkg,
+        source: src.ref.text,
+        resolved: pulled.manifestDigest,
+        pinned,
+        drafted: pulled.drafted,
+        ...plain,
+      };
     }
   }
 }

@@ -133,7 +133,9 @@ export async function lockLeftovers(file: string, names: readonly string[]): Pro
   const base = basename(file);
   const out: string[] = [];
   for (const name of names) {
-    const candidate = new RegExp(`^\\.${base.replace(/\./g, '\\.')}(?:\\.[0-9a-f]{16})*\\.[0-9a-f]{16}\\.tmp$`).test(name);
+    const candidate = new RegExp(`^\\.${base.replace(/\./g, '\\.')}(?:\\.[0-9a-f]{16})*\\.[0-9a-f]{16}\\.tmp$`).test(
+      name,
+    );
     const takeover = new RegExp(`^${base.replace(/\./g, '\\.')}(?:\\.[0-9a-f]{16})+$`).test(name);
     if (!candidate && !takeover) continue;
     const owner = await readOwner(join(dirname(file), name)).catch(() => undefined);

@@ -89,7 +89,8 @@ async function applyTxn(layout: StoreLayout, txn: Txn): Promise<void> {
 export async function collectGarbage(layout: StoreLayout): Promise<void> {
   const lock = await readLock(layout.lock);
   const live = new Set<string>();
-  for (const entry of Object.values(lock.tools)) for (const d of Object.values(entry.digests)) live.add(digestHex(d, 'lockfile'));
+  for (const entry of Object.values(lock.tools))
+    for (const d of Object.values(entry.digests)) live.add(digestHex(d, 'lockfile'));
   for (const hex of await readdir(layout.blobs)) if (!live.has(hex)) await rm(join(layout.blobs, hex), { force: true });
 }
 

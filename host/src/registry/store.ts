@@ -16,7 +16,14 @@ import { collectGarbage, DESCRIBED_FILE, newTxn, stageAndCommit, type PauseHook 
 import { messageOf } from '../errors/index.js';
 import { ownEntry } from './own.js';
 
-export { blobPath, installedManifestDir, resolveHome, storeLayout, type StoreLayout, type StoreProblem } from './store-layout.js';
+export {
+  blobPath,
+  installedManifestDir,
+  resolveHome,
+  storeLayout,
+  type StoreLayout,
+  type StoreProblem,
+} from './store-layout.js';
 export { withStore, type PauseHook } from './store-txn.js';
 
 export interface InstalledDirs {
@@ -71,11 +78,14 @@ export function installedManifestText(layout: StoreLayout, pkg: ToolPackage): st
     const file = linkFileName(i);
     const digest = pkg.digests[file];
     if (!digest) throw new RegistryError('BAD_PACKAGE', `${pkg.name}: package has no ${file} (${l.key})`);
-    return { namespace: l.namespace, path: relative(toolDir, blobPath(layout, digest)), sha256Hex: digestHex(digest, file) };
+    return {
+      namespace: l.namespace,
+      path: relative(toolDir, blobPath(layout, digest)),
+      sha256Hex: digestHex(digest, file),
+    };
   });
   return rewriteLinks(rewriteModule(pkg.manifestText, where, rel, digestHex(moduleDigest, MODULE_FILE)), where, links);
 }
-
 
 /** The digest the installed manifest of `pkg` will have (the same in every store). */
 export function installedManifestDigest(layout: StoreLayout, pkg: ToolPackage): string {
@@ -85,7 +95,12 @@ export function installedManifestDigest(layout: StoreLayout, pkg: ToolPackage): 
 export type NewLockEntry = Omit<LockEntry, 'installedManifest' | 'digests' | 'model'>;
 
 /** Installs (or replaces) a verified package atomically. Call inside withStore. */
-export async function commitInstall(layout: StoreLayout, pkg: ToolPackage, entry: NewLockEntry, pause?: PauseHook): Promise<LockEntry> {
+export async function commitInstall(
+  layout: StoreLayout,
+  pkg: ToolPackage,
+  entry: NewLockEntry,
+  pause?: PauseHook,
+): Promise<LockEntry> {
   for (const bytes of Object.values(pkg.files)) if (bytes) await putBlob(layout, bytes);
   await pause?.('blobs-written');
   const manifestText = installedManifestText(layout, pkg);
@@ -127,7 +142,12 @@ export async function checkInstalled(layout: StoreLayout, name: string, entry: L
     const bytes = await readBlob(layout, digest);
     const path = blobPath(layout, digest);
     if (!bytes) problems.push({ tool: name, file: path, message: `${file}: blob is missing` });
-    else if (digestOf(bytes) !== digest) problems.push({ tool: name, file: path, message: `${file}: blob has digest ${digestOf(bytes)}, the lockfile pins ${digest}` });
+    else if (digestOf(bytes) !== digest)
+      problems.push({
+        tool: name,
+        file: path,
+        message: `${file}: blob has digest ${digestOf(bytes)}, the lockfile pins ${digest}`,
+      });
   }
   const manifestFile = join(layout.tools, name, MANIFEST_FILE);
   const text = await readFile(manifestFile).catch(() => undefined);
@@ -136,7 +156,11 @@ export async function checkInstalled(layout: StoreLayout, name: string, entry: L
     return problems;
   }
   if (digestOf(text) !== entry.installedManifest) {
-    problems.push({ tool: name, file: manifestFile, message: `installed manifest has digest ${digestOf(text)}, the lockfile pins ${entry.installedManifest}` });
+    problems.push({
+      tool: name,
+      file: manifestFile,
+      message: `installed manifest has digest ${digestOf(text)}, the lockfile pins ${entry.installedManifest}`,
+    });
     return problems;
   }
   let manifest: PackagedManifest;
@@ -149,14 +173,29 @@ export async function checkInstalled(layout: StoreLayout, name: string, entry: L
   const moduleDigest = entry.digests[MODULE_FILE];
   const declared = manifest.module.sha256 === undefined ? undefined : normalizeDigest(manifest.module.sha256);
   if (declared === undefined || declared !== moduleDigest) {
-    problems.push({ tool: name, file: manifestFile, message: `module.sha256 ${manifest.module.sha256 ?? '(none)'} does not match the lockfile's ${moduleDigest ?? '(none)'}` });
+    problems.push({
+      tool: name,
+      file: manifestFile,
+      message: `module.sha256 ${manifest.module.sha256 ?? '(none)'} does not match the lockfile's ${moduleDigest ?? '(none)'}`,
+    });
   }
-  if (moduleDigest !== undefined && resolve(dirname(manifestFile), manifest.module.path) !== blobPath(layout, moduleDigest)) {
-    problems.push({ tool: name, file: manifestFile, message: `module.path ${manifest.module.path} does not point at the pinned blob` });
+  if (
+    moduleDigest !== undefined &&
+    resolve(dirname(manifestFile), manifest.module.path) !== blobPath(layout, moduleDigest)
+  ) {
+    problems.push({
+      tool: name,
+      file: manifestFile,
+      message: `module.path ${manifest.module.path} does not point at the pinned blob`,
+    });
   }
   problems.push(...linkProblems(layout, name, entry, manifestFile, manifest));
   if (manifest.name !== name || manifest.version !== entry.version) {
-    problems.push({ tool: name, file: manifestFile, message: `manifest says ${manifest.name}@${manifest.version}, the lockfile pins ${name}@${entry.version}` });
+    problems.push({
+      tool: name,
+      file: manifestFile,
+      message: `manifest says ${manifest.name}@${manifest.version}, the lockfile pins ${name}@${entry.version}`,
+    });
   }
   problems.push(...(await describedPinProblems(layout, name, entry)));
   const changed = entry.model ? modelChanges(entry.model, manifest.model) : [];
@@ -175,25 +214,56 @@ async function describedPinProblems(layout: StoreLayout, name: string, entry: Lo
   if (entry.described === undefined) return [];
   const file = join(layout.tools, name, DESCRIBED_FILE);
   const bytes = await readFile(file).catch(() => undefined);
-  const why = bytes === undefined ? 'is missing' : digestOf(bytes) !== entry.described.digest ? `has digest ${digestOf(bytes)}, the lockfile pins ${entry.described.digest}` : undefined;
-  return why === undefined ? [] : [{ tool: name, file, message: `the pin of what its module describes ${why}; it is not served until it is reinstalled and reviewed` }];
+  const why =
+    bytes === undefined
+      ? 'is missing'
+      : digestOf(bytes) !== entry.described.digest
+        ? `has digest ${digestOf(bytes)}, the lockfile pins ${entry.described.digest}`
+        : undefined;
+  return why === undefined
+    ? []
+    : [
+        {
+          tool: name,
+          file,
+          message: `the pin of what its module describes ${why}; it is not served until it is reinstalled and reviewed`,
+        },
+      ];
 }
 
 /** Each module.link entry of an installed manifest against the lockfile, as module.path is checked. */
-function linkProblems(layout: StoreLayout, name: string, entry: LockEntry, manifestFile: string, manifest: PackagedManifest): StoreProblem[] {
+function linkProblems(
+  layout: StoreLayout,
+  name: string,
+  entry: LockEntry,
+  manifestFile: string,
+  manifest: PackagedManifest,
+): StoreProblem[] {
   const problems: StoreProblem[] = [];
   const pinned = Object.keys(entry.digests).filter(isLinkFile).length;
   if (pinned !== manifest.module.links.length) {
-    problems.push({ tool: name, file: manifestFile, message: `module.link lists ${manifest.module.links.length} modules, the lockfile pins ${pinned}` });
+    problems.push({
+      tool: name,
+      file: manifestFile,
+      message: `module.link lists ${manifest.module.links.length} modules, the lockfile pins ${pinned}`,
+    });
   }
   manifest.module.links.forEach((l, i) => {
     const file = linkFileName(i);
     const digest = entry.digests[file];
     const declared = l.sha256 === undefined ? undefined : `sha256:${l.sha256}`;
     if (digest === undefined || declared !== digest) {
-      problems.push({ tool: name, file: manifestFile, message: `${l.key}.sha256 ${l.sha256 ?? '(none)'} does not match the lockfile's ${file} ${digest ?? '(none)'}` });
+      problems.push({
+        tool: name,
+        file: manifestFile,
+        message: `${l.key}.sha256 ${l.sha256 ?? '(none)'} does not match the lockfile's ${file} ${digest ?? '(none)'}`,
+      });
     } else if (resolve(dirname(manifestFile), l.path) !== blobPath(layout, digest)) {
-      problems.push({ tool: name, file: manifestFile, message: `${l.key} path ${l.path} does not point at the pinned blob of ${file}` });
+      problems.push({
+        tool: name,
+        file: manifestFile,
+        message: `${l.key} path ${l.path} does not point at the pinned blob of ${file}`,
+      });
     }
   });
   return problems;
@@ -220,7 +290,10 @@ export async function loadInstalled(layout: StoreLayout, name: string): Promise<
 }
 
 /** The original package manifest of an installed tool (for capability diffs on upgrade). */
-export async function installedPackageManifest(layout: StoreLayout, entry: LockEntry): Promise<PackagedManifest | undefined> {
+export async function installedPackageManifest(
+  layout: StoreLayout,
+  entry: LockEntry,
+): Promise<PackagedManifest | undefined> {
   const digest = entry.digests[MANIFEST_FILE];
   if (!digest) return undefined;
   const bytes = await readBlob(layout, digest);

@@ -22,7 +22,8 @@ function writeOctal(header: Buffer, offset: number, length: number, value: numbe
 }
 
 function headerFor(name: string, size: number): Buffer {
-  if (Buffer.byteLength(name) > 100) throw new RegistryError('BAD_PACKAGE', `tar: entry name "${name}" is longer than 100 bytes`);
+  if (Buffer.byteLength(name) > 100)
+    throw new RegistryError('BAD_PACKAGE', `tar: entry name "${name}" is longer than 100 bytes`);
   const h = Buffer.alloc(BLOCK, 0);
   writeString(h, 0, 100, name);
   writeOctal(h, 100, 8, 0o644);
@@ -118,7 +119,8 @@ function paxPath(data: Buffer, at: string): string | undefined {
   while (offset < data.length) {
     const space = data.indexOf(0x20, offset);
     const length = space < 0 ? NaN : Number(data.subarray(offset, space).toString('ascii'));
-    if (!Number.isInteger(length) || length <= 0 || offset + length > data.length) throw new RegistryError('BAD_PACKAGE', `${at}: malformed PAX record`);
+    if (!Number.isInteger(length) || length <= 0 || offset + length > data.length)
+      throw new RegistryError('BAD_PACKAGE', `${at}: malformed PAX record`);
     const record = data.subarray(space + 1, offset + length - 1).toString('utf8');
     const eq = record.indexOf('=');
     const key = record.slice(0, eq);
@@ -160,11 +162,19 @@ export function readTar(tar: Buffer, where: string, limits: TarLimits, dialect: 
     }
     if (dialect.skipDirectories === true && h.type === '5') continue;
     if (h.type !== '0' && h.type !== '\0') {
-      throw new RegistryError('BAD_PACKAGE', `${at}: only regular files are allowed (type "${h.type}": ${TYPE_NAMES[h.type] ?? 'an unknown kind of entry'})`);
+      throw new RegistryError(
+        'BAD_PACKAGE',
+        `${at}: only regular files are allowed (type "${h.type}": ${TYPE_NAMES[h.type] ?? 'an unknown kind of entry'})`,
+      );
     }
     total += h.size;
-    if (out.length >= limits.maxEntries) throw new RegistryError('BAD_PACKAGE', `${where}: more than ${limits.maxEntries} entries`);
-    if (total > limits.maxTotalBytes) throw new RegistryError('TOO_LARGE', `${where}: contents exceed ${limits.maxTotalBytes} bytes (entry "${name}" is ${h.size} bytes)`);
+    if (out.length >= limits.maxEntries)
+      throw new RegistryError('BAD_PACKAGE', `${where}: more than ${limits.maxEntries} entries`);
+    if (total > limits.maxTotalBytes)
+      throw new RegistryError(
+        'TOO_LARGE',
+        `${where}: contents exceed ${limits.maxTotalBytes} bytes (entry "${name}" is ${h.size} bytes)`,
+      );
     out.push({ name, data: new Uint8Array(body()) });
   }
   throw new RegistryError('BAD_PACKAGE', `${where}: tar archive has no end marker (truncated?)`);
@@ -179,7 +189,8 @@ export function gunzip(data: Uint8Array, where: string, maxBytes: number): Buffe
     return gunzipSync(data, { maxOutputLength: maxBytes });
   } catch (err) {
     const code = (err as { code?: unknown }).code;
-    if (code === 'ERR_BUFFER_TOO_LARGE') throw new RegistryError('TOO_LARGE', `${where}: unpacks to more than ${maxBytes} bytes`);
+    if (code === 'ERR_BUFFER_TOO_LARGE')
+      throw new RegistryError('TOO_LARGE', `${where}: unpacks to more than ${maxBytes} bytes`);
     throw new RegistryError('BAD_PACKAGE', `${where}: not a gzip archive (${messageOf(err)})`);
   }
 }

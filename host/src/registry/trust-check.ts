@@ -30,7 +30,9 @@ export function requireTrust(pkg: ToolPackage, verdict: TrustVerdict, allowUnsig
   if (verdict.kind === 'trusted') return undefined;
   const what = `${pkg.name}@${pkg.version}`;
   const why =
-    verdict.kind === 'unsigned' ? `${what} is not signed` : `${what} is signed by ${verdict.keyId}, which is not a trusted publisher key`;
+    verdict.kind === 'unsigned'
+      ? `${what} is not signed`
+      : `${what} is signed by ${verdict.keyId}, which is not a trusted publisher key`;
   if (!allowUnsigned) {
     const hint =
       verdict.kind === 'unsigned'
@@ -47,6 +49,7 @@ export function requireTrust(pkg: ToolPackage, verdict: TrustVerdict, allowUnsig
  */
 export function signerLine(verdict: TrustVerdict): string {
   if (verdict.kind === 'trusted') return `signed by ${verdict.name} (${verdict.keyId}), a trusted publisher key`;
-  if (verdict.kind === 'unknown-signer') return `signed by ${verdict.keyId}, NOT a trusted publisher key (installing only because of --allow-unsigned)`;
+  if (verdict.kind === 'unknown-signer')
+    return `signed by ${verdict.keyId}, NOT a trusted publisher key (installing only because of --allow-unsigned)`;
   return 'NOT signed: nobody vouches for it (installing only because of --allow-unsigned)';
 }

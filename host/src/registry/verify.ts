@@ -23,15 +23,30 @@ export async function verifyStore(home: string): Promise<VerifyReport> {
         const key = await findTrustedByKeyId(layout.trust, entry.signer.keyId);
         const statement = signedStatement(name, entry.version, entry.digests);
         if (!key) {
-          problems.push({ tool: name, file: layout.trust, message: `signer ${entry.signer.name} (${entry.signer.keyId}) is no longer trusted` });
-        } else if (!verifyPackageSignature(loadPublicKey(key.publicKey, layout.trust), statement, entry.signer.signature)) {
-          problems.push({ tool: name, file: layout.lock, message: `signature by ${key.name} does not match the pinned digests` });
+          problems.push({
+            tool: name,
+            file: layout.trust,
+            message: `signer ${entry.signer.name} (${entry.signer.keyId}) is no longer trusted`,
+          });
+        } else if (
+          !verifyPackageSignature(loadPublicKey(key.publicKey, layout.trust), statement, entry.signer.signature)
+        ) {
+          problems.push({
+            tool: name,
+            file: layout.lock,
+            message: `signature by ${key.name} does not match the pinned digests`,
+          });
         }
       }
-      if (entry.digests[MODULE_FILE] === undefined) problems.push({ tool: name, file: layout.lock, message: 'no module digest pinned' });
+      if (entry.digests[MODULE_FILE] === undefined)
+        problems.push({ tool: name, file: layout.lock, message: 'no module digest pinned' });
     }
     for (const dir of await strayToolDirs(layout, lock)) {
-      problems.push({ tool: dir.split('/').pop() ?? dir, file: dir, message: 'installed folder is not in the lockfile' });
+      problems.push({
+        tool: dir.split('/').pop() ?? dir,
+        file: dir,
+        message: 'installed folder is not in the lockfile',
+      });
     }
     return { tools: Object.keys(lock.tools).length, problems };
   });

@@ -24,23 +24,33 @@ function align(a: string[], b: string[]): Op[] {
   const midA = a.slice(start, endA);
   const midB = b.slice(start, endB);
   if (midA.length * midB.length > MAX_CELLS) {
-    return [...head, ...midA.map((word): Op => ({ kind: 'del', word })), ...midB.map((word): Op => ({ kind: 'add', word })), ...tail];
+    return [
+      ...head,
+      ...midA.map((word): Op => ({ kind: 'del', word })),
+      ...midB.map((word): Op => ({ kind: 'add', word })),
+      ...tail,
+    ];
   }
   // Longest common subsequence, table from the end so the walk goes forward.
   const w = midB.length + 1;
   const lcs = new Uint32Array((midA.length + 1) * w);
   for (let i = midA.length - 1; i >= 0; i--) {
     for (let j = midB.length - 1; j >= 0; j--) {
-      lcs[i * w + j] = midA[i] === midB[j] ? (lcs[(i + 1) * w + j + 1] ?? 0) + 1 : Math.max(lcs[(i + 1) * w + j] ?? 0, lcs[i * w + j + 1] ?? 0);
+      lcs[i * w + j] =
+        midA[i] === midB[j]
+          ? (lcs[(i + 1) * w + j + 1] ?? 0) + 1
+          : Math.max(lcs[(i + 1) * w + j] ?? 0, lcs[i * w + j + 1] ?? 0);
     }
   }
   const mid: Op[] = [];
   let i = 0;
   let j = 0;
   while (i < midA.length || j < midB.length) {
-    if (i < midA.length && j < midB.length && midA[i] === midB[j]) mid.push({ kind: 'same', word: midA[i++] as string }), j++;
+    if (i < midA.length && j < midB.length && midA[i] === midB[j])
+      mid.push({ kind: 'same', word: midA[i++] as string }), j++;
     // Removals before additions where both keep the alignment, as diff tools print them.
-    else if (i < midA.length && (j >= midB.length || (lcs[(i + 1) * w + j] ?? 0) >= (lcs[i * w + j + 1] ?? 0))) mid.push({ kind: 'del', word: midA[i++] as string });
+    else if (i < midA.length && (j >= midB.length || (lcs[(i + 1) * w + j] ?? 0) >= (lcs[i * w + j + 1] ?? 0)))
+      mid.push({ kind: 'del', word: midA[i++] as string });
     else mid.push({ kind: 'add', word: midB[j++] as string });
   }
   return [...head, ...mid, ...tail];
@@ -67,7 +77,8 @@ export function wordDiff(before: string, after: string): string[] {
       const prev = ops[x - 1]?.kind;
       const next = ops[x + 1]?.kind;
       if (op.kind === 'same') text += `${word} `;
-      else if (op.kind === 'del') text += `${prev === 'del' && x > from ? '' : '[-'}${word}${next === 'del' && x + 1 < to ? ' ' : '-] '}`;
+      else if (op.kind === 'del')
+        text += `${prev === 'del' && x > from ? '' : '[-'}${word}${next === 'del' && x + 1 < to ? ' ' : '-] '}`;
       else text += `${prev === 'add' && x > from ? '' : '{+'}${word}${next === 'add' && x + 1 < to ? ' ' : '+} '}`;
     }
     lines.push(text.trimEnd() + (to < ops.length ? ' …' : ''));

@@ -15,7 +15,7 @@ import { ToolFailure } from '../tool/index.js';
 export function callerAbortFailure(reason: unknown): ToolFailure {
   const { code, message } = abortStatus(reason);
   if (message !== undefined) return new ToolFailure(code, message);
-  if (code === 'TIMEOUT') return new ToolFailure('TIMEOUT', 'the call did not finish within its caller\'s deadline');
+  if (code === 'TIMEOUT') return new ToolFailure('TIMEOUT', "the call did not finish within its caller's deadline");
   return new ToolFailure('ABORTED', 'the call was aborted by its caller');
 }
 

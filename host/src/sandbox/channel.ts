@@ -76,7 +76,11 @@ export const Fault = {
   QUOTA_EXCEEDED: 5,
 } as const;
 
-export interface Message { op: number; aux: number; data: Uint8Array }
+export interface Message {
+  op: number;
+  aux: number;
+  data: Uint8Array;
+}
 
 export class Channel {
   readonly ctrl: Int32Array;

@@ -2,7 +2,16 @@
 // worker waits. Requests are bounded by the call: the call's signal cancels them and they get only
 // the time left before its deadline. The answer is what the worker hands the module: the client's
 // result, or {"error": {code, message}} with any ClientRefusalCode (PENDING included) as it came.
-import { CLIENT_LOG_LEVELS, ToolFailure, type CallClient, type ClientAnswer, type ClientLogLevel, type ClientRequest, type ClientRequestKind, type JsonObject } from '../tool/index.js';
+import {
+  CLIENT_LOG_LEVELS,
+  ToolFailure,
+  type CallClient,
+  type ClientAnswer,
+  type ClientLogLevel,
+  type ClientRequest,
+  type ClientRequestKind,
+  type JsonObject,
+} from '../tool/index.js';
 import type { CallControl } from './call-control.js';
 import { ClientOp } from './channel.js';
 import { hyperElicitation, hyperLog, hyperNotification, hyperProgress } from './hyper-serve.js';
@@ -40,11 +49,12 @@ const SERVER_LEVEL: Record<ClientLogLevel, LogLevelName> = {
 };
 
 /** The request each toolgate:mcp request op carries. */
-const REQUEST_KIND: Record<typeof ClientOp.ELICIT | typeof ClientOp.SAMPLE | typeof ClientOp.ROOTS, ClientRequestKind> = {
-  [ClientOp.ELICIT]: 'elicitation',
-  [ClientOp.SAMPLE]: 'sampling',
-  [ClientOp.ROOTS]: 'roots',
-};
+const REQUEST_KIND: Record<typeof ClientOp.ELICIT | typeof ClientOp.SAMPLE | typeof ClientOp.ROOTS, ClientRequestKind> =
+  {
+    [ClientOp.ELICIT]: 'elicitation',
+    [ClientOp.SAMPLE]: 'sampling',
+    [ClientOp.ROOTS]: 'roots',
+  };
 
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -63,7 +73,10 @@ interface Serving {
 }
 
 const done = (sent: boolean): ClientReply => ({ aux: sent ? SENT : NOT_SENT, data: new Uint8Array(0) });
-const refused = (code: 'INVALID_REQUEST' | 'UNAVAILABLE', message: string): ClientReply => ({ aux: SENT, data: answerBytes({ ok: false, code, message }) });
+const refused = (code: 'INVALID_REQUEST' | 'UNAVAILABLE', message: string): ClientReply => ({
+  aux: SENT,
+  data: answerBytes({ ok: false, code, message }),
+});
 
 async function serveLog(s: Serving, level: ClientLogLevel, text: string): Promise<ClientReply> {
   const line = cleanLogLine(text, s.setup.secrets);
@@ -71,17 +84,29 @@ async function serveLog(s: Serving, level: ClientLogLevel, text: string): Promis
   return done(s.client !== undefined && (await s.guarded(s.client.log(level, line, s.setup.tool), false)));
 }
 
-async function serveProgress(s: Serving, progress: number, total: number | undefined, text: string | undefined): Promise<ClientReply> {
+async function serveProgress(
+  s: Serving,
+  progress: number,
+  total: number | undefined,
+  text: string | undefined,
+): Promise<ClientReply> {
   const message = text === undefined || text === '' ? undefined : cleanLogLine(text, s.setup.secrets);
   if (s.client === undefined) return done(false);
   return done(await s.guarded(s.client.progress(progress, total, message), false));
 }
 
 /** One request to the client (through the call's policy gate), its answer as the worker hands it on. */
-async function serveRequest(s: Serving, req: ClientRequest, timeoutMs = Number.POSITIVE_INFINITY): Promise<ClientReply> {
+async function serveRequest(
+  s: Serving,
+  req: ClientRequest,
+  timeoutMs = Number.POSITIVE_INFINITY,
+): Promise<ClientReply> {
   if (s.client === undefined) return refused('UNAVAILABLE', `${req.kind} is unavailable: the call has no client`);
   const failedAnswer: ClientAnswer = { ok: false, code: 'FAILED', message: `${req.kind} request failed` };
-  const answer = await s.guarded(s.client.request(req, s.ctl.signal, Math.min(s.ctl.remainingMs(), timeoutMs)), failedAnswer);
+  const answer = await s.guarded(
+    s.client.request(req, s.ctl.signal, Math.min(s.ctl.remainingMs(), timeoutMs)),
+    failedAnswer,
+  );
   return { aux: SENT, data: answerBytes(answer) };
 }
 
@@ -99,7 +124,11 @@ async function serveHyper(op: number, data: Uint8Array, s: Serving): Promise<Cli
     case ClientOp.HYPER_ELICIT: {
       const r = hyperElicitation(data, s.setup.allowedHosts);
       if (!r.ok) return refused('INVALID_REQUEST', r.message);
-      const req: ClientRequest = { kind: 'elicitation', params: r.value.params, ...(r.value.urlChecked ? { urlChecked: true as const } : {}) };
+      const req: ClientRequest = {
+        kind: 'elicitation',
+        params: r.value.params,
+        ...(r.value.urlChecked ? { urlChecked: true as const } : {}),
+      };
       return serveRequest(s, req, r.value.timeoutMs);
     }
     case ClientOp.NOTIFY: {
@@ -135,7 +164,12 @@ export async function serveClient(
     case ClientOp.PROGRESS: {
       const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
       const total = view.getFloat64(8, true);
-      return serveProgress(s, view.getFloat64(0, true), Number.isNaN(total) ? undefined : total, data.length > 16 ? decoder.decode(data.subarray(16)) : undefined);
+      return serveProgress(
+        s,
+        view.getFloat64(0, true),
+        Number.isNaN(total) ? undefined : total,
+        data.length > 16 ? decoder.decode(data.subarray(16)) : undefined,
+      );
     }
     case ClientOp.ELICIT:
     case ClientOp.SAMPLE:
@@ -152,7 +186,8 @@ export async function serveClient(
     }
     default: {
       const reply = await serveHyper(op, data, s);
-      if (reply === undefined) throw new ToolFailure('SANDBOX_ERROR', `unknown toolgate:mcp request ${op} from the instance`);
+      if (reply === undefined)
+        throw new ToolFailure('SANDBOX_ERROR', `unknown toolgate:mcp request ${op} from the instance`);
       return reply;
     }
   }

@@ -4,7 +4,13 @@
 // same path as toolgate:mcp's (docs/authoring.md, "Host functions of the hyper-mcp interface").
 import { z } from 'zod';
 import { matchHost } from '../host-grammar/index.js';
-import { CLIENT_LOG_LEVELS, CLIENT_NOTIFICATIONS, type ClientLogLevel, type ClientNotification, type JsonObject } from '../tool/index.js';
+import {
+  CLIENT_LOG_LEVELS,
+  CLIENT_NOTIFICATIONS,
+  type ClientLogLevel,
+  type ClientNotification,
+  type JsonObject,
+} from '../tool/index.js';
 import { NOTIFY_METHODS } from './channel.js';
 
 // the worker's list is the tool layer's, in the same order (checked by the compiler both ways)
@@ -36,7 +42,11 @@ const parse = <T>(schema: z.ZodType<T>, data: Uint8Array, what: string): Parsed<
   return r.success ? { ok: true, value: r.data } : { ok: false, message: `${what}: ${reason(r.error)}` };
 };
 
-const logMessage = z.object({ level: z.enum(CLIENT_LOG_LEVELS), logger: z.string().max(256).nullish(), data: z.json() });
+const logMessage = z.object({
+  level: z.enum(CLIENT_LOG_LEVELS),
+  logger: z.string().max(256).nullish(),
+  data: z.json(),
+});
 
 /** notify_logging_message: its level and the line (data as text, or as JSON text). */
 export function hyperLog(data: Uint8Array): Parsed<{ level: ClientLogLevel; line: string }> {
@@ -55,14 +65,18 @@ const progressMessage = z.object({
 });
 
 /** notify_progress: progress, total and message (the token is the call's own, not the module's). */
-export function hyperProgress(data: Uint8Array): Parsed<{ progress: number; total: number | undefined; message: string | undefined }> {
+export function hyperProgress(
+  data: Uint8Array,
+): Parsed<{ progress: number; total: number | undefined; message: string | undefined }> {
   const r = parse(progressMessage, data, 'notify_progress');
   if (!r.ok) return r;
   const { progress, total, message } = r.value;
   return { ok: true, value: { progress, total: total ?? undefined, message: message ?? undefined } };
 }
 
-const elicitTimeout = z.object({ timeout: z.number().finite().positive().nullish(), mode: z.string().nullish(), url: z.unknown() }).passthrough();
+const elicitTimeout = z
+  .object({ timeout: z.number().finite().positive().nullish(), mode: z.string().nullish(), url: z.unknown() })
+  .passthrough();
 
 export interface HyperElicitation {
   params: JsonObject;
@@ -90,7 +104,10 @@ export function hyperElicitation(data: Uint8Array, allowedHosts: readonly string
   const port = url.port === '' ? (scheme === 'https' ? 443 : 80) : Number(url.port);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!allowedHosts.some((pattern) => matchHost(pattern, host, port, scheme))) {
-    return { ok: false, message: `create_elicitation: URL mode to ${url.host} is refused: capabilities.allowed_hosts does not cover it` };
+    return {
+      ok: false,
+      message: `create_elicitation: URL mode to ${url.host} is refused: capabilities.allowed_hosts does not cover it`,
+    };
   }
   return { ok: true, value: { params, timeoutMs, urlChecked: true } };
 }
@@ -110,7 +127,9 @@ const NOTIFY_PARAMS: Record<ClientNotification, z.ZodType<JsonObject>> = {
   'notifications/resources/list_changed': z.object({}).transform(() => ({})),
   'notifications/prompts/list_changed': z.object({}).transform(() => ({})),
   'notifications/resources/updated': z.object({ uri: z.string().min(1).max(2048) }).transform((p) => ({ uri: p.uri })),
-  'notifications/elicitation/complete': z.object({ elicitationId: z.string().min(1).max(256) }).transform((p) => ({ elicitationId: p.elicitationId })),
+  'notifications/elicitation/complete': z
+    .object({ elicitationId: z.string().min(1).max(256) })
+    .transform((p) => ({ elicitationId: p.elicitationId })),
 };
 
 /** NOTIFY: the notification and its checked params (a list_changed has none). */
@@ -119,5 +138,7 @@ export function hyperNotification(data: Uint8Array): Parsed<{ method: ClientNoti
   if (method === undefined) return { ok: false, message: `unknown notification ${data[0] ?? 'none'}` };
   const body = data.subarray(1);
   const r = body.length === 0 ? NOTIFY_PARAMS[method].safeParse({}) : NOTIFY_PARAMS[method].safeParse(json(body));
-  return r.success ? { ok: true, value: { method, params: r.data } } : { ok: false, message: `${method}: ${reason(r.error)}` };
+  return r.success
+    ? { ok: true, value: { method, params: r.data } }
+    : { ok: false, message: `${method}: ${reason(r.error)}` };
 }

@@ -160,7 +160,11 @@ export class InThreadInstance implements PooledInstance {
     }
     this.#flushLogs();
     if (result.ok) return result.bytes;
-    const { failure, poisoned } = failureOf(result.fault, new TextDecoder().decode(errorBytes(result.message)), this.setup.secrets);
+    const { failure, poisoned } = failureOf(
+      result.fault,
+      new TextDecoder().decode(errorBytes(result.message)),
+      this.setup.secrets,
+    );
     if (poisoned) this.poisoned = true;
     throw failure;
   }
@@ -170,7 +174,7 @@ export class InThreadInstance implements PooledInstance {
     const tripped = this.#gate.tripped;
     if (tripped instanceof ToolFailure) return ctl.failure ?? tripped;
     if (tripped) return tripped;
-    if (STACK_OVERFLOW.test(message)) return new MoveToWorker('the call overflowed the calling thread\'s stack');
+    if (STACK_OVERFLOW.test(message)) return new MoveToWorker("the call overflowed the calling thread's stack");
     return undefined;
   }
 

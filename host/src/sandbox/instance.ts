@@ -48,7 +48,12 @@ export class SandboxInstance implements PooledInstance {
     private readonly worker: Worker,
     private readonly channel: Channel,
   ) {
-    this.#clientSetup = { tool: setup.tool, secrets: setup.secrets, allowedHosts: setup.allowedHosts, onLog: (level, line) => setup.onLog({ kind: 'log', level, line }) };
+    this.#clientSetup = {
+      tool: setup.tool,
+      secrets: setup.secrets,
+      allowedHosts: setup.allowedHosts,
+      onLog: (level, line) => setup.onLog({ kind: 'log', level, line }),
+    };
     worker.on('message', (m: unknown) => {
       if (typeof m === 'object' && m !== null && (m as { kind?: unknown }).kind === 'log') setup.onLog(m as LogMessage);
     });
@@ -81,7 +86,10 @@ export class SandboxInstance implements PooledInstance {
     try {
       const msg = await instance.#next(ctl);
       if (msg.op === Op.READY) return instance;
-      const text = msg.op === Op.INIT_FAILED ? new TextDecoder().decode(msg.data) : 'the instance sent an unexpected message while starting';
+      const text =
+        msg.op === Op.INIT_FAILED
+          ? new TextDecoder().decode(msg.data)
+          : 'the instance sent an unexpected message while starting';
       throw new ToolFailure('TOOL_ERROR', sanitizeMessage(text, setup.secrets));
     } catch (err) {
       void instance.terminate();
@@ -110,7 +118,10 @@ export class SandboxInstance implements PooledInstance {
   async run(input: Uint8Array, ctl: CallControl, client?: CallClient): Promise<Uint8Array> {
     if (this.#dead) throw new ToolFailure('TOOL_ERROR', 'the instance is gone');
     if (!this.channel.write(Op.CALL, input, this.channel.callAux())) {
-      throw new ToolFailure('INVALID_ARGS', `input of ${input.length} bytes does not fit the channel (${this.channel.capacity})`);
+      throw new ToolFailure(
+        'INVALID_ARGS',
+        `input of ${input.length} bytes does not fit the channel (${this.channel.capacity})`,
+      );
     }
     this.channel.sendToWorker();
     for (;;) {
@@ -146,7 +157,11 @@ export class SandboxInstance implements PooledInstance {
   async #serveHttp(payload: Uint8Array, ctl: CallControl): Promise<void> {
     const reply = (status: number, body: Uint8Array): void => {
       if (!this.channel.write(Op.HTTP_RESPONSE, body, status)) {
-        this.channel.write(Op.HTTP_RESPONSE, this.#encoder.encode(`http_request failed: the response (${body.length} bytes) does not fit the channel`), -1);
+        this.channel.write(
+          Op.HTTP_RESPONSE,
+          this.#encoder.encode(`http_request failed: the response (${body.length} bytes) does not fit the channel`),
+          -1,
+        );
       }
       this.channel.sendToWorker();
     };

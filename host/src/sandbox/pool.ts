@@ -76,7 +76,12 @@ export class InstancePool {
   }
 
   stats(): PoolStats {
-    return { live: this.#all.size + this.#starting, busy: this.#busy.size, idle: this.#idle.length, queued: this.#queue.length };
+    return {
+      live: this.#all.size + this.#starting,
+      busy: this.#busy.size,
+      idle: this.#idle.length,
+      queued: this.#queue.length,
+    };
   }
 
   async run(input: Uint8Array, ctl: CallControl, client?: CallClient): Promise<Uint8Array> {

@@ -60,7 +60,10 @@ const positive = z.number().int().positive();
 const specSchema = z.object({
   name: z.string().min(1).max(128),
   wasm: z.instanceof(Uint8Array),
-  sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex digits').optional(),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex digits')
+    .optional(),
   entry: z.string().min(1).max(256),
   links: z
     .array(
@@ -69,9 +72,15 @@ const specSchema = z.object({
           .string()
           .min(1)
           .max(256)
-          .refine((ns) => !RESERVED_LINK_NAMESPACES.includes(ns) && !ns.startsWith('toolgate:'), 'is a reserved namespace'),
+          .refine(
+            (ns) => !RESERVED_LINK_NAMESPACES.includes(ns) && !ns.startsWith('toolgate:'),
+            'is a reserved namespace',
+          ),
         wasm: z.instanceof(Uint8Array),
-        sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex digits').optional(),
+        sha256: z
+          .string()
+          .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex digits')
+          .optional(),
       }),
     )
     .max(LIMITS.links.max)
@@ -89,14 +98,28 @@ const specSchema = z.object({
   allowedHosts: z.array(z.string()),
   allowedPaths: z.record(
     z.string().startsWith('/', 'guest path must be absolute'),
-    z.object({ host: z.string().startsWith('/', 'host path must be absolute'), mode: z.enum(['ro', 'rw']), maxBytes: z.number().int().nonnegative().optional(), maxEntries: z.number().int().nonnegative().optional() }),
+    z.object({
+      host: z.string().startsWith('/', 'host path must be absolute'),
+      mode: z.enum(['ro', 'rw']),
+      maxBytes: z.number().int().nonnegative().optional(),
+      maxEntries: z.number().int().nonnegative().optional(),
+    }),
   ),
   config: z.record(z.string(), z.string()),
   secretValues: z.array(z.string()),
-  pool: z.object({ max: positive.max(LIMITS.poolMax.max).optional(), idleMs: positive.max(LIMITS.poolIdleMs.max).optional() }).optional(),
+  pool: z
+    .object({
+      max: positive.max(LIMITS.poolMax.max).optional(),
+      idleMs: positive.max(LIMITS.poolIdleMs.max).optional(),
+    })
+    .optional(),
   logger: z.unknown().optional(),
   execution: z
-    .object({ path: z.enum(['auto', 'worker']).optional(), instrument: z.boolean().optional(), sliceMs: positive.max(60_000).optional() })
+    .object({
+      path: z.enum(['auto', 'worker']).optional(),
+      instrument: z.boolean().optional(),
+      sliceMs: positive.max(60_000).optional(),
+    })
     .strict()
     .optional(),
   clientFeatures: z.array(z.enum(CLIENT_FEATURES)).optional(),
@@ -125,5 +148,8 @@ function checkComponentSpec(spec: SandboxToolSpec): void {
     (spec.clientFeatures ?? []).length > 0 ? 'clientFeatures (capabilities.mcp)' : '',
   ].filter((a) => a !== '');
   if (asks.length === 0) return;
-  throw new SandboxLoadError('BAD_SPEC', `tool "${spec.name}": ${asks.join(', ')}: not in toolgate's world for components (module.abi: component); see docs/authoring-ts.md`);
+  throw new SandboxLoadError(
+    'BAD_SPEC',
+    `tool "${spec.name}": ${asks.join(', ')}: not in toolgate's world for components (module.abi: component); see docs/authoring-ts.md`,
+  );
 }

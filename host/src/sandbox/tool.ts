@@ -59,7 +59,8 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
     newControl: (ms: number) => new CallControl(new AbortController().signal, ms),
   };
   const counts: PathCounts = { inThread: 0, worker: 0, moved: 0 };
-  const inThread = mayRunInThread(spec) && info.preemptible ? inThreadRoute(spec, setup, poolOptions, counts) : undefined;
+  const inThread =
+    mayRunInThread(spec) && info.preemptible ? inThreadRoute(spec, setup, poolOptions, counts) : undefined;
   const pool = new InstancePool({ ...poolOptions, spawn: (ctl) => SandboxInstance.spawn(setup, ctl) });
   let closed = false;
   // a tool that runs on the calling thread keeps a spare worker only once it has needed one
@@ -70,7 +71,10 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
       if (closed) throw new ToolFailure('ABORTED', `tool "${spec.name}": the sandbox is closed`);
       if (opts.signal.aborted) throw callerAbortFailure(opts.signal.reason);
       if (input.length > limits.maxInputBytes) {
-        throw new ToolFailure('INVALID_ARGS', `input is ${input.length} bytes; max_input_bytes is ${limits.maxInputBytes}`);
+        throw new ToolFailure(
+          'INVALID_ARGS',
+          `input is ${input.length} bytes; max_input_bytes is ${limits.maxInputBytes}`,
+        );
       }
       const ctl = new CallControl(opts.signal, callTimeoutMs(opts.timeoutMs, limits.timeoutMs), opts.remainingMs);
       const run = async (path?: (p: string) => void): Promise<Uint8Array> => {
@@ -107,7 +111,11 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
 }
 
 /** Off: the run. With tracing on, the run is a span saying which path it took and whether an instance started. */
-function tracedRun(t: Tracer | undefined, tool: string, run: (path?: (p: string) => void) => Promise<Uint8Array>): Promise<Uint8Array> {
+function tracedRun(
+  t: Tracer | undefined,
+  tool: string,
+  run: (path?: (p: string) => void) => Promise<Uint8Array>,
+): Promise<Uint8Array> {
   if (t === undefined) return run();
   return t.child('sandbox run', { 'gen_ai.tool.name': tool }, (span) =>
     run((p) => span.set({ 'toolgate.sandbox.path': p })).catch((err: unknown) => {
@@ -123,7 +131,12 @@ function callTimeoutMs(asked: number | undefined, limitMs: number): number {
 }
 
 /** What every instance of the tool starts with: its compiled units, limits, mounts, secrets and gates. */
-function instanceSetup(spec: SandboxToolSpec, workerFile: URL, units: CompiledUnits['units'], info: CompiledUnits['info']): InstanceSetup {
+function instanceSetup(
+  spec: SandboxToolSpec,
+  workerFile: URL,
+  units: CompiledUnits['units'],
+  info: CompiledUnits['info'],
+): InstanceSetup {
   const { limits } = spec;
   const secrets = [...spec.secretValues].filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
   const logger = spec.logger;
@@ -134,7 +147,13 @@ function instanceSetup(spec: SandboxToolSpec, workerFile: URL, units: CompiledUn
       units,
       returnsStatus: info.returnsStatus,
       config: { ...spec.config },
-      mounts: Object.entries(spec.allowedPaths).map(([guest, m]) => ({ guest, host: m.host, mode: m.mode, ...(m.maxBytes !== undefined ? { maxBytes: m.maxBytes } : {}), ...(m.maxEntries !== undefined ? { maxEntries: m.maxEntries } : {}) })),
+      mounts: Object.entries(spec.allowedPaths).map(([guest, m]) => ({
+        guest,
+        host: m.host,
+        mode: m.mode,
+        ...(m.maxBytes !== undefined ? { maxBytes: m.maxBytes } : {}),
+        ...(m.maxEntries !== undefined ? { maxEntries: m.maxEntries } : {}),
+      })),
       maxOutputBytes: limits.maxOutputBytes,
       maxVarBytes: limits.maxVarBytes,
       maxLogBytes: limits.maxLogBytes,
@@ -147,20 +166,39 @@ function instanceSetup(spec: SandboxToolSpec, workerFile: URL, units: CompiledUn
     secrets,
     allowedHosts: [...spec.allowedHosts],
     http: info.usesHttp
-      ? createHttpGate({ allowedHosts: spec.allowedHosts, maxResponseBytes: limits.maxHttpResponseBytes, timeoutMs: limits.timeoutMs })
+      ? createHttpGate({
+          allowedHosts: spec.allowedHosts,
+          maxResponseBytes: limits.maxHttpResponseBytes,
+          timeoutMs: limits.timeoutMs,
+        })
       : undefined,
     onLog: (msg) => forwardLog(logger, spec.name, secrets, msg),
   };
 }
 
 /** The calling-thread route: one instance, since one thread runs one call at a time. */
-function inThreadRoute(spec: SandboxToolSpec, setup: InstanceSetup, poolOptions: Omit<PoolOptions, 'spawn'>, counts: PathCounts): InThreadRoute {
+function inThreadRoute(
+  spec: SandboxToolSpec,
+  setup: InstanceSetup,
+  poolOptions: Omit<PoolOptions, 'spawn'>,
+  counts: PathCounts,
+): InThreadRoute {
   return new InThreadRoute(
     // one thread runs one call at a time: a second in-thread instance would only hold memory
     new InstancePool({
       ...poolOptions,
       max: 1,
-      spawn: (ctl) => InThreadInstance.spawn({ tool: spec.name, init: setup.init, secrets: setup.secrets, sliceMs: spec.execution?.sliceMs ?? DEFAULT_SLICE_MS, onLog: setup.onLog }, ctl),
+      spawn: (ctl) =>
+        InThreadInstance.spawn(
+          {
+            tool: spec.name,
+            init: setup.init,
+            secrets: setup.secrets,
+            sliceMs: spec.execution?.sliceMs ?? DEFAULT_SLICE_MS,
+            onLog: setup.onLog,
+          },
+          ctl,
+        ),
     }),
     counts,
   );

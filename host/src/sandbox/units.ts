@@ -5,7 +5,19 @@ import { sha256Hex } from '../digest/index.js';
 import { compileModule, type CompiledModule } from './module/cache.js';
 import { toolModuleOf } from './module/component.js';
 import { checkLinks } from './module/link-check.js';
-import { CLIENT_IMPORTS, CLIENT_NAMESPACE, COMPONENT_CALL_EXPORT, COMPONENT_POST_CALL_EXPORT, COMPONENT_REALLOC_EXPORT, HYPER_NAMESPACE, importFeature, importLabel, isHyperImport, TOOLGATE_WASI_NAMESPACE, type ClientImportName } from './module/host-imports.js';
+import {
+  CLIENT_IMPORTS,
+  CLIENT_NAMESPACE,
+  COMPONENT_CALL_EXPORT,
+  COMPONENT_POST_CALL_EXPORT,
+  COMPONENT_REALLOC_EXPORT,
+  HYPER_NAMESPACE,
+  importFeature,
+  importLabel,
+  isHyperImport,
+  TOOLGATE_WASI_NAMESPACE,
+  type ClientImportName,
+} from './module/host-imports.js';
 import { SandboxLoadError } from './load-error.js';
 import type { SandboxToolSpec } from './spec.js';
 import { WASI_IMPORT_NAMES } from './wasi/index.js';
@@ -54,7 +66,13 @@ export async function compileUnits(spec: SandboxToolSpec, preempt: boolean): Pro
   if (spec.abi === 'component') return compileComponent(spec, preempt);
   const links = spec.links ?? [];
   const linkNamespaces = links.map((l) => l.namespace);
-  const common = { tool: spec.name, maxPages: spec.limits.maxPages, wasiImportNames: WASI_IMPORT_NAMES, linkNamespaces, preempt };
+  const common = {
+    tool: spec.name,
+    maxPages: spec.limits.maxPages,
+    wasiImportNames: WASI_IMPORT_NAMES,
+    linkNamespaces,
+    preempt,
+  };
   // linked modules first: an import nothing provides is reported from the module that declares it
   const linked: ModuleUnit[] = [];
   const labels: string[] = [];
@@ -79,8 +97,14 @@ export async function compileUnits(spec: SandboxToolSpec, preempt: boolean): Pro
   preemptible &&= main.info.preemptible;
   checkClientImports(spec, 'the main module', main.info.clientImports);
   for (const n of main.info.clientImports) clientImports.add(n);
-  checkLinks(spec.name, units.map((u, i) => ({ name: u.name, label: labels[i] ?? u.name, module: u.module })));
-  return { units, info: { returnsStatus: main.info.returnsStatus, usesHttp, preemptible, clientImports: [...clientImports] } };
+  checkLinks(
+    spec.name,
+    units.map((u, i) => ({ name: u.name, label: labels[i] ?? u.name, module: u.module })),
+  );
+  return {
+    units,
+    info: { returnsStatus: main.info.returnsStatus, usesHttp, preemptible, clientImports: [...clientImports] },
+  };
 }
 
 /** The exports worker/component-runner.ts calls; a core module without one is refused at load. */
@@ -94,15 +118,29 @@ const COMPONENT_EXPORTS = [COMPONENT_CALL_EXPORT, COMPONENT_POST_CALL_EXPORT, CO
 async function compileComponent(spec: SandboxToolSpec, preempt: boolean): Promise<CompiledUnits> {
   const digest = sha256Hex(spec.wasm);
   if (spec.sha256 !== undefined && spec.sha256.toLowerCase() !== digest) {
-    throw new SandboxLoadError('BAD_MODULE', `tool "${spec.name}": component sha256 is ${digest}, the manifest pins ${spec.sha256}`);
+    throw new SandboxLoadError(
+      'BAD_MODULE',
+      `tool "${spec.name}": component sha256 is ${digest}, the manifest pins ${spec.sha256}`,
+    );
   }
   const core = toolModuleOf(spec.wasm, spec.name);
   const label = "the component's core module";
-  const common = { tool: spec.name, maxPages: spec.limits.maxPages, wasiImportNames: WASI_IMPORT_NAMES, label, preempt, component: true };
+  const common = {
+    tool: spec.name,
+    maxPages: spec.limits.maxPages,
+    wasiImportNames: WASI_IMPORT_NAMES,
+    label,
+    preempt,
+    component: true,
+  };
   const main = await compileModule(core, common);
   const has = new Set(WebAssembly.Module.exports(main.module).map((e) => e.name));
   const missing = COMPONENT_EXPORTS.filter((name) => !has.has(name));
-  if (missing.length > 0) throw new SandboxLoadError('MISSING_ENTRY', `tool "${spec.name}", ${label}: does not export ${missing.join(', ')}`);
+  if (missing.length > 0)
+    throw new SandboxLoadError('MISSING_ENTRY', `tool "${spec.name}", ${label}: does not export ${missing.join(', ')}`);
   const units = [unitOf('main', TOOLGATE_WASI_NAMESPACE, main)];
-  return { units, info: { returnsStatus: false, usesHttp: main.info.usesHttp, preemptible: main.info.preemptible, clientImports: [] } };
+  return {
+    units,
+    info: { returnsStatus: false, usesHttp: main.info.usesHttp, preemptible: main.info.preemptible, clientImports: [] },
+  };
 }

@@ -3,8 +3,15 @@
 // folder or solved with lib "ES2024" + a WebAssembly lib; see the sandbox report.)
 declare global {
   namespace WebAssembly {
-    interface ModuleImportDescriptor { module: string; name: string; kind: string }
-    interface ModuleExportDescriptor { name: string; kind: string }
+    interface ModuleImportDescriptor {
+      module: string;
+      name: string;
+      kind: string;
+    }
+    interface ModuleExportDescriptor {
+      name: string;
+      kind: string;
+    }
     interface Module {}
     var Module: {
       prototype: Module;
@@ -12,11 +19,25 @@ declare global {
       imports(module: Module): ModuleImportDescriptor[];
       exports(module: Module): ModuleExportDescriptor[];
     };
-    interface Instance { readonly exports: Record<string, unknown> }
-    var Instance: { prototype: Instance; new (module: Module, imports?: Record<string, Record<string, unknown>>): Instance };
-    interface Memory { readonly buffer: ArrayBuffer; grow(delta: number): number }
-    var Memory: { prototype: Memory; new (descriptor: { initial: number; maximum?: number; shared?: boolean }): Memory };
-    interface Global { value: unknown; valueOf(): unknown }
+    interface Instance {
+      readonly exports: Record<string, unknown>;
+    }
+    var Instance: {
+      prototype: Instance;
+      new (module: Module, imports?: Record<string, Record<string, unknown>>): Instance;
+    };
+    interface Memory {
+      readonly buffer: ArrayBuffer;
+      grow(delta: number): number;
+    }
+    var Memory: {
+      prototype: Memory;
+      new (descriptor: { initial: number; maximum?: number; shared?: boolean }): Memory;
+    };
+    interface Global {
+      value: unknown;
+      valueOf(): unknown;
+    }
     var Global: { prototype: Global; new (descriptor: { value: string; mutable?: boolean }, v?: unknown): Global };
     interface RuntimeError extends Error {}
     var RuntimeError: { prototype: RuntimeError; new (message?: string): RuntimeError };

@@ -42,9 +42,13 @@ export function clientKey(remote: string | undefined): string {
   if (mapped?.[1] !== undefined) return mapped[1];
   if (isIP(h) !== 6) return h;
   const [head = '', tail] = h.split('::');
-  const groups = (part: string): string[] => (part === '' ? [] : part.split(':').flatMap((g) => (g.includes('.') ? ['0', '0'] : [g])));
+  const groups = (part: string): string[] =>
+    part === '' ? [] : part.split(':').flatMap((g) => (g.includes('.') ? ['0', '0'] : [g]));
   const front = groups(head);
   const back = tail === undefined ? [] : groups(tail);
   const all = [...front, ...Array<string>(Math.max(0, 8 - front.length - back.length)).fill('0'), ...back];
-  return `${all.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  return `${all
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }

@@ -3,7 +3,8 @@
 import type { EndedApprovalInfo } from './core.js';
 
 export function endedMessage(ended: EndedApprovalInfo): string {
-  if (ended.withdrawn !== undefined) return `this approval was ${ended.withdrawn} at ${ended.at}; the call was cancelled, nothing ran and this answer changed nothing`;
+  if (ended.withdrawn !== undefined)
+    return `this approval was ${ended.withdrawn} at ${ended.at}; the call was cancelled, nothing ran and this answer changed nothing`;
   if (ended.expired) return `this approval expired at ${ended.at} with no answer; the call was denied and nothing ran`;
   if (ended.answeredBy !== undefined) {
     const what = ended.outcome === 'allowed-once' ? 'allowed once' : 'denied';

@@ -16,7 +16,14 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Logger } from 'pino';
-import { CLIENT_LOG_LEVELS, type CallClient, type ClientAnswer, type ClientLogLevel, type ClientRequest, type JsonObject } from '../tool/index.js';
+import {
+  CLIENT_LOG_LEVELS,
+  type CallClient,
+  type ClientAnswer,
+  type ClientLogLevel,
+  type ClientRequest,
+  type JsonObject,
+} from '../tool/index.js';
 import { messageOf } from '../errors/index.js';
 import { spellHidden, spellHiddenDeep } from '../terminal/index.js';
 
@@ -78,11 +85,19 @@ export const CLIENT_REQUEST_METHOD = {
 } as const satisfies Record<ClientRequest['kind'], string>;
 
 /** Whether the client declared the capability a kind of request needs (URL-mode elicitation: elicitation.url). */
-export function clientCanAnswer(caps: Readonly<Record<string, unknown>> | undefined, kind: ClientRequest['kind'], req?: ClientRequest): boolean {
+export function clientCanAnswer(
+  caps: Readonly<Record<string, unknown>> | undefined,
+  kind: ClientRequest['kind'],
+  req?: ClientRequest,
+): boolean {
   if (caps?.[kind] === undefined) return false;
   if (req?.urlChecked !== true || req.params['mode'] !== 'url') return true;
   const elicitation = caps['elicitation'];
-  return typeof elicitation === 'object' && elicitation !== null && (elicitation as Record<string, unknown>)['url'] !== undefined;
+  return (
+    typeof elicitation === 'object' &&
+    elicitation !== null &&
+    (elicitation as Record<string, unknown>)['url'] !== undefined
+  );
 }
 
 /**
@@ -99,7 +114,9 @@ export const SESSION_SUBSCRIPTIONS = new WeakMap<Server, Set<string>>();
  * Every string of an elicitation (message, field titles, descriptions, choices) is shown to a
  * person, so each has its hidden characters spelled out.
  */
-export function checkedParams(req: ClientRequest): { ok: true; params: Record<string, unknown> } | { ok: false; message: string } {
+export function checkedParams(
+  req: ClientRequest,
+): { ok: true; params: Record<string, unknown> } | { ok: false; message: string } {
   const { _meta: _m, task: _t, ...all } = req.params as Record<string, unknown>;
   const { inputKey, ...stripped } = all;
   const rest = typeof inputKey === 'string' ? stripped : all;
@@ -107,7 +124,10 @@ export function checkedParams(req: ClientRequest): { ok: true; params: Record<st
     const extra = Object.keys(rest);
     return extra.length === 0
       ? { ok: true, params: {} }
-      : { ok: false, message: `roots params: only an inputKey string is allowed (got ${extra.map((k) => JSON.stringify(k)).join(', ')})` };
+      : {
+          ok: false,
+          message: `roots params: only an inputKey string is allowed (got ${extra.map((k) => JSON.stringify(k)).join(', ')})`,
+        };
   }
   if (req.kind === 'elicitation' && req.urlChecked === true && rest['mode'] === 'url') {
     // a hyper-mcp module's URL mode, its URL already checked against the manifest's allowed_hosts
@@ -117,14 +137,20 @@ export function checkedParams(req: ClientRequest): { ok: true; params: Record<st
       : { ok: false, message: `elicitation params.${firstIssue(parsed.error)}` };
   }
   if (req.kind === 'elicitation') {
-    if (rest['mode'] !== undefined && rest['mode'] !== 'form') return { ok: false, message: `elicitation params.mode: only "form" is allowed for tools (got ${JSON.stringify(rest['mode'])})` };
+    if (rest['mode'] !== undefined && rest['mode'] !== 'form')
+      return {
+        ok: false,
+        message: `elicitation params.mode: only "form" is allowed for tools (got ${JSON.stringify(rest['mode'])})`,
+      };
     const parsed = ElicitRequestFormParamsSchema.safeParse(rest);
     return parsed.success
       ? { ok: true, params: spellHiddenDeep(parsed.data) as Record<string, unknown> }
       : { ok: false, message: `elicitation params.${firstIssue(parsed.error)}` };
   }
   const parsed = CreateMessageRequestParamsSchema.safeParse(rest);
-  return parsed.success ? { ok: true, params: cleanSampling(parsed.data) } : { ok: false, message: `sampling params.${firstIssue(parsed.error)}` };
+  return parsed.success
+    ? { ok: true, params: cleanSampling(parsed.data) }
+    : { ok: false, message: `sampling params.${firstIssue(parsed.error)}` };
 }
 
 export interface CallClientOptions {
@@ -179,31 +205,50 @@ export function mcpCallClient(o: CallClientOptions): SessionCallClient {
       lastProgressAt = performance.now();
       return notify({
         method: 'notifications/progress',
-        params: { progressToken: token, progress, ...(total !== undefined ? { total } : {}), ...(message !== undefined && message !== '' ? { message: spellHidden(message) } : {}) },
+        params: {
+          progressToken: token,
+          progress,
+          ...(total !== undefined ? { total } : {}),
+          ...(message !== undefined && message !== '' ? { message: spellHidden(message) } : {}),
+        },
       });
     },
     request: (req, signal, timeoutMs) => sessionRequest(o, req, signal, timeoutMs),
     async notify(method, params) {
-      if (method === 'notifications/resources/updated' && SESSION_SUBSCRIPTIONS.get(o.server)?.has(String(params['uri'])) !== true) return false;
+      if (
+        method === 'notifications/resources/updated' &&
+        SESSION_SUBSCRIPTIONS.get(o.server)?.has(String(params['uri'])) !== true
+      )
+        return false;
       return notify({ method, params } as ServerNotification);
     },
   };
 }
 
 /** A tool's elicitation, sampling or roots request, sent on the session's request that made the call. */
-async function sessionRequest(o: CallClientOptions, req: ClientRequest, signal: AbortSignal, timeoutMs: number): Promise<ClientAnswer> {
+async function sessionRequest(
+  o: CallClientOptions,
+  req: ClientRequest,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<ClientAnswer> {
   if (!clientCanAnswer(o.server.getClientCapabilities(), req.kind, req)) {
     const what = req.urlChecked === true ? 'elicitation.url' : req.kind;
     return { ok: false, code: 'UNAVAILABLE', message: `the client did not declare the ${what} capability` };
   }
   const checked = checkedParams(req);
   if (!checked.ok) return { ok: false, code: 'INVALID_REQUEST', message: checked.message };
-  if (!(timeoutMs > 0)) return { ok: false, code: 'FAILED', message: `no time is left before the call's deadline for ${req.kind}` };
+  if (!(timeoutMs > 0))
+    return { ok: false, code: 'FAILED', message: `no time is left before the call's deadline for ${req.kind}` };
   try {
     const options = { signal, timeout: timeoutMs };
     const result =
       req.kind === 'elicitation'
-        ? await o.extra.sendRequest({ method: 'elicitation/create', params: checked.params as never }, ElicitResultSchema, options)
+        ? await o.extra.sendRequest(
+            { method: 'elicitation/create', params: checked.params as never },
+            ElicitResultSchema,
+            options,
+          )
         : req.kind === 'roots'
           ? await o.extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema, options)
           : await o.extra.sendRequest(

@@ -65,7 +65,8 @@ export class CallTracker {
       ]);
     if (this.#running.size === 0 || (await settled(deadlineMs))) return 0;
     const left = this.#running.size;
-    for (const stop of this.#running.values()) stop.abort(new ToolFailure('ABORTED', `${SHUTTING_DOWN}: the call was cancelled after the shutdown timeout`));
+    for (const stop of this.#running.values())
+      stop.abort(new ToolFailure('ABORTED', `${SHUTTING_DOWN}: the call was cancelled after the shutdown timeout`));
     // an aborted call answers at once (the pipeline races its signal); this bound is for a stuck one
     await settled(300);
     return left;

@@ -118,7 +118,9 @@ export class SidecarCore {
       const own = new CallMetrics();
       own.gauges.set('toolgate_calls_in_flight', { help: 'Tool calls running now.', read: () => this.calls.inFlight });
       own.gauges.set('toolgate_mcp_sessions', { help: 'Connected MCP sessions.', read: () => this.#servers.size });
-      const off = runtime.host.root.on('tools/result', 'server-metrics', (result, record) => own.observe(result, record));
+      const off = runtime.host.root.on('tools/result', 'server-metrics', (result, record) =>
+        own.observe(result, record),
+      );
       this.#undo.push(() => off());
       this.metrics = own;
     }
@@ -153,7 +155,9 @@ export class SidecarCore {
       this.#timer = undefined;
       for (const listener of this.#listeners) listener();
       for (const server of this.#servers) {
-        server.sendToolListChanged().catch((err: unknown) => this.logger.debug({ err }, 'tools/list_changed not delivered'));
+        server
+          .sendToolListChanged()
+          .catch((err: unknown) => this.logger.debug({ err }, 'tools/list_changed not delivered'));
       }
     }, this.#debounceMs);
     this.#timer.unref();
@@ -172,5 +176,9 @@ function newTaskStore(options: SidecarOptions, logger: Logger): TaskStore {
   if (options.state === undefined) return new TaskStore(options.taskLimits);
   const ttlMs = options.taskLimits?.ttlMs ?? DEFAULT_TASK_LIMITS.ttlMs;
   return new TaskStore(options.taskLimits, new SharedTasks(options.state, ttlMs), (err, task) =>
-    logger.warn({ err: messageOf(err), taskId: task.id }, 'cannot write the task to the shared state; other replicas see it as it was'));
+    logger.warn(
+      { err: messageOf(err), taskId: task.id },
+      'cannot write the task to the shared state; other replicas see it as it was',
+    ),
+  );
 }

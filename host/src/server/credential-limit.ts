@@ -58,7 +58,10 @@ export class CredentialLimit implements CredentialGate {
     if (f === undefined || f.count < this.maxFailures) return undefined;
     const retryAfter = Math.max(1, Math.ceil((f.since + this.windowMs - now) / 1000));
     const window = this.windowMs >= 1000 ? `${Math.round(this.windowMs / 1000)} s` : `${this.windowMs} ms`;
-    return { retryAfter, message: `too many wrong credentials from this address (${this.maxFailures} in ${window}); try again in ${retryAfter} s` };
+    return {
+      retryAfter,
+      message: `too many wrong credentials from this address (${this.maxFailures} in ${window}); try again in ${retryAfter} s`,
+    };
   }
 
   wrong(req: IncomingMessage, now = performance.now()): void {

@@ -23,12 +23,14 @@ export interface ElicitForm {
 
 export function approvalForm(req: ApprovalRequest, sensitive: boolean): ElicitForm {
   // The client shows this to a person: every hidden character of the arguments is spelled out.
-  const message = spellHidden([
-    `toolgate: allow the tool "${req.exec.name}" to run this once?`,
-    `Reason: ${req.reason}`,
-    `Arguments: ${argumentSummary(req.exec.arguments, sensitive)}`,
-    'Accept allows this call only; decline denies it.',
-  ].join('\n'));
+  const message = spellHidden(
+    [
+      `toolgate: allow the tool "${req.exec.name}" to run this once?`,
+      `Reason: ${req.reason}`,
+      `Arguments: ${argumentSummary(req.exec.arguments, sensitive)}`,
+      'Accept allows this call only; decline denies it.',
+    ].join('\n'),
+  );
   // No fields: the answer is the action itself (accept / decline / cancel).
   return { message, requestedSchema: { type: 'object', properties: {} } };
 }

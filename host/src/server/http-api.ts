@@ -16,28 +16,54 @@ import type { SessionHealth } from './session-table.js';
 import { exportTools, isSchemaFormat, SCHEMA_FORMATS } from './schema-export.js';
 import { messageOf } from '../errors/index.js';
 import {
-  completeOperationFor, completeParams, listPrompts, listResources, listResourceTemplates, NO_COMPLETIONS, promptOperationFor, readOperationFor,
+  completeOperationFor,
+  completeParams,
+  listPrompts,
+  listResources,
+  listResourceTemplates,
+  NO_COMPLETIONS,
+  promptOperationFor,
+  readOperationFor,
 } from './module-surfaces.js';
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent) return;
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
   res.end(text);
 }
 
-export function sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+export function sendError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   sendJson(res, status, { error: { status, message } }, headers);
 }
 
 // Only the shape here: the pipeline checks the arguments themselves (size first, then JSON and the
 // tool's schema), so zod does not walk a hostile body's every key before that bound applies.
-const argumentsObject = z.custom<JsonObject>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), { message: 'expected an object' });
+const argumentsObject = z.custom<JsonObject>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), {
+  message: 'expected an object',
+});
 const callBody = z.strictObject({ arguments: argumentsObject.optional() });
 const approvalBody = z.strictObject({ outcome: z.enum(['allowed-once', 'rejected']) });
 const promptBody = z.strictObject({ arguments: z.record(z.string(), z.string()).optional() });
 const completeBody = z.strictObject({
-  ref: z.union([z.strictObject({ type: z.literal('ref/prompt'), name: z.string().min(1) }), z.strictObject({ type: z.literal('ref/resource'), uri: z.string().min(1) })]),
+  ref: z.union([
+    z.strictObject({ type: z.literal('ref/prompt'), name: z.string().min(1) }),
+    z.strictObject({ type: z.literal('ref/resource'), uri: z.string().min(1) }),
+  ]),
   argument: z.strictObject({ name: z.string(), value: z.string() }),
   context: z.strictObject({ arguments: z.record(z.string(), z.string()).optional() }).optional(),
 });
@@ -46,7 +72,8 @@ const completeBody = z.strictObject({
 const CALL_SHAPE = '{"arguments": {...}}';
 const APPROVAL_SHAPE = '{"outcome": "allowed-once" | "rejected"}';
 const PROMPT_SHAPE = '{"arguments": {"NAME": "value", ...}}';
-const COMPLETE_SHAPE = '{"ref": {"type": "ref/prompt", "name": ...} | {"type": "ref/resource", "uri": ...}, "argument": {"name": ..., "value": ...}}';
+const COMPLETE_SHAPE =
+  '{"ref": {"type": "ref/prompt", "name": ...} | {"type": "ref/resource", "uri": ...}, "argument": {"name": ..., "value": ...}}';
 
 /** "arguments: expected record, received string; expected {...}": the field, the rule and the shape. */
 function zodMessage(err: z.ZodError, shape: string): string {
@@ -87,19 +114,50 @@ interface RouteSpan {
 }
 
 /** Method and path of each route; the path's group, when it has one, becomes `param`. */
-const ROUTES: readonly { method: string; path: RegExp; handle: (r: ApiRequest) => void | Promise<void>; span?: RouteSpan }[] = [
+const ROUTES: readonly {
+  method: string;
+  path: RegExp;
+  handle: (r: ApiRequest) => void | Promise<void>;
+  span?: RouteSpan;
+}[] = [
   { method: 'GET', path: /^\/healthz$/, handle: health },
   { method: 'GET', path: /^\/metrics$/, handle: metrics },
   { method: 'GET', path: /^\/v1\/tools$/, handle: listTools, span: { route: '/v1/tools', mcp: 'tools/list' } },
   { method: 'POST', path: /^\/v1\/tools\/([^/]+)\/call$/, handle: callTool },
-  { method: 'GET', path: /^\/v1\/resources$/, handle: listModuleResources, span: { route: '/v1/resources', mcp: 'resources/list' } },
   {
-    method: 'GET', path: /^\/v1\/resources\/read$/, handle: readResource,
-    span: { route: '/v1/resources/read', mcp: 'resources/read', facts: (r) => ({ uri: r.url.searchParams.get('uri') ?? undefined }) },
+    method: 'GET',
+    path: /^\/v1\/resources$/,
+    handle: listModuleResources,
+    span: { route: '/v1/resources', mcp: 'resources/list' },
   },
-  { method: 'GET', path: /^\/v1\/prompts$/, handle: listModulePrompts, span: { route: '/v1/prompts', mcp: 'prompts/list' } },
-  { method: 'POST', path: /^\/v1\/prompts\/([^/]+)\/get$/, handle: getPrompt, span: { route: '/v1/prompts/{name}/get', mcp: 'prompts/get', facts: (r) => ({ target: decoded(r.param) }) } },
-  { method: 'POST', path: /^\/v1\/completions$/, handle: complete, span: { route: '/v1/completions', mcp: 'completion/complete' } },
+  {
+    method: 'GET',
+    path: /^\/v1\/resources\/read$/,
+    handle: readResource,
+    span: {
+      route: '/v1/resources/read',
+      mcp: 'resources/read',
+      facts: (r) => ({ uri: r.url.searchParams.get('uri') ?? undefined }),
+    },
+  },
+  {
+    method: 'GET',
+    path: /^\/v1\/prompts$/,
+    handle: listModulePrompts,
+    span: { route: '/v1/prompts', mcp: 'prompts/list' },
+  },
+  {
+    method: 'POST',
+    path: /^\/v1\/prompts\/([^/]+)\/get$/,
+    handle: getPrompt,
+    span: { route: '/v1/prompts/{name}/get', mcp: 'prompts/get', facts: (r) => ({ target: decoded(r.param) }) },
+  },
+  {
+    method: 'POST',
+    path: /^\/v1\/completions$/,
+    handle: complete,
+    span: { route: '/v1/completions', mcp: 'completion/complete' },
+  },
   { method: 'GET', path: /^\/v1\/approvals$/, handle: listApprovals, span: { route: '/v1/approvals' } },
   { method: 'POST', path: /^\/v1\/approvals\/([^/]+)$/, handle: answerApproval, span: { route: '/v1/approvals/{id}' } },
 ];
@@ -126,13 +184,21 @@ function routeFacts(span: RouteSpan, r: ApiRequest): RequestFacts {
 }
 
 /** Runs the route's handler, in its span when it has one and tracing is on. */
-async function served(handle: (r: ApiRequest) => void | Promise<void>, span: RouteSpan | undefined, r: ApiRequest): Promise<void> {
+async function served(
+  handle: (r: ApiRequest) => void | Promise<void>,
+  span: RouteSpan | undefined,
+  r: ApiRequest,
+): Promise<void> {
   if (span === undefined) return void (await handle(r));
-  await inRequestSpan(() => routeFacts(span, r), async () => {
-    await handle(r);
-    tracer()?.annotate({ 'http.response.status_code': r.res.statusCode });
-    return r.res.statusCode;
-  }, (status) => (status >= 400 ? String(status) : undefined));
+  await inRequestSpan(
+    () => routeFacts(span, r),
+    async () => {
+      await handle(r);
+      tracer()?.annotate({ 'http.response.status_code': r.res.statusCode });
+      return r.res.statusCode;
+    },
+    (status) => (status >= 400 ? String(status) : undefined),
+  );
 }
 
 /** Returns false when no API route matched (the caller answers 404). */
@@ -169,13 +235,17 @@ function health({ core, res, sessions }: ApiRequest): void {
 
 function metrics({ core, res }: ApiRequest): void {
   const text = core.metrics.render();
-  res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(200, {
+    'content-type': 'text/plain; version=0.0.4; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
 function listTools({ core, res, url }: ApiRequest): void {
   const format = url.searchParams.get('format') ?? 'mcp';
-  if (!isSchemaFormat(format)) return sendError(res, 400, `format: must be one of ${SCHEMA_FORMATS.join(', ')} (got "${format}")`);
+  if (!isSchemaFormat(format))
+    return sendError(res, 400, `format: must be one of ${SCHEMA_FORMATS.join(', ')} (got "${format}")`);
   sendJson(res, 200, exportTools(core.tools.list(), format));
 }
 
@@ -234,7 +304,8 @@ function listModulePrompts({ core, res }: ApiRequest): void {
 
 async function readResource(r: ApiRequest): Promise<void> {
   const uri = r.url.searchParams.get('uri');
-  if (uri === null || uri === '') return sendError(r.res, 400, 'uri: the query parameter is required (GET /v1/resources/read?uri=...)');
+  if (uri === null || uri === '')
+    return sendError(r.res, 400, 'uri: the query parameter is required (GET /v1/resources/read?uri=...)');
   const op = readOperationFor(r.core, uri);
   if (op === undefined) return sendError(r.res, 404, `resource not found: ${uri}`);
   await runOperation(r, op, { uri });
@@ -248,7 +319,10 @@ async function getPrompt(r: ApiRequest): Promise<void> {
   if (!parsed.ok) return sendError(r.res, 400, parsed.message);
   const input = promptBody.safeParse(parsed.value);
   if (!input.success) return sendError(r.res, 400, zodMessage(input.error, PROMPT_SHAPE));
-  await runOperation(r, op, { name, ...(input.data.arguments !== undefined ? { arguments: input.data.arguments } : {}) });
+  await runOperation(r, op, {
+    name,
+    ...(input.data.arguments !== undefined ? { arguments: input.data.arguments } : {}),
+  });
 }
 
 async function complete(r: ApiRequest): Promise<void> {
@@ -271,7 +345,12 @@ async function runOperation({ core, req, res }: ApiRequest, op: string, args: Js
   const value = result.structuredContent;
   if (result.isError || value === null || typeof value !== 'object' || Array.isArray(value)) {
     const code = result.error?.code ?? 'TOOL_ERROR';
-    return sendJson(res, 422, { error: { status: 422, code, message: result.error?.message ?? 'the module returned no result' } }, headers);
+    return sendJson(
+      res,
+      422,
+      { error: { status: 422, code, message: result.error?.message ?? 'the module returned no result' } },
+      headers,
+    );
   }
   sendJson(res, 200, value, headers);
 }
@@ -281,20 +360,31 @@ async function runOperation({ core, req, res }: ApiRequest, op: string, args: Js
  * down) and a pending ask is withdrawn (architecture.md §3). undefined: answered 503 (shutting down).
  */
 async function apiPipelineCall(
-  { core, req, res }: Pick<ApiRequest, 'core' | 'req' | 'res'>, name: string, args: JsonObject | Record<string, unknown>, o: { span?: boolean; operation?: boolean },
+  { core, req, res }: Pick<ApiRequest, 'core' | 'req' | 'res'>,
+  name: string,
+  args: JsonObject | Record<string, unknown>,
+  o: { span?: boolean; operation?: boolean },
 ): Promise<{ result: ToolResult; callId: string } | undefined> {
   const hangup = new AbortController();
   onResponseGone(res, () => hangup.abort(new ClientGone('its HTTP connection closed before the answer')));
   const callId = randomUUID();
   const unbind = core.approvals.bind(callId, { sessionId: undefined });
   const agent = req.headers['x-toolgate-agent'];
-  const run = () => core.calls.run(hangup.signal, (signal) =>
-    core.pipeline.call(name, args, {
-      signal, callId, ...(o.operation === true ? { operation: true } : {}), ...(typeof agent === 'string' ? { agent } : {}), ...traced(req.headers),
-    }),
-  );
+  const run = () =>
+    core.calls.run(hangup.signal, (signal) =>
+      core.pipeline.call(name, args, {
+        signal,
+        callId,
+        ...(o.operation === true ? { operation: true } : {}),
+        ...(typeof agent === 'string' ? { agent } : {}),
+        ...traced(req.headers),
+      }),
+    );
   try {
-    return { result: await (o.span === true ? inRequestSpan(() => apiCallFacts(name, req.headers), run) : run()), callId };
+    return {
+      result: await (o.span === true ? inRequestSpan(() => apiCallFacts(name, req.headers), run) : run()),
+      callId,
+    };
   } catch (err) {
     if (err instanceof ServerClosingError) {
       sendError(res, 503, err.message);

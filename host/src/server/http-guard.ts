@@ -50,7 +50,10 @@ export function checkHost(req: IncomingMessage, cfg: GuardConfig): GuardFailure 
   const parsed = header === undefined ? undefined : hostPart(header);
   if (parsed === undefined) return { status: 403, message: 'missing or malformed Host header' };
   if (!cfg.allowedHosts.includes(parsed.host) || (parsed.port !== undefined && parsed.port !== cfg.port)) {
-    return { status: 403, message: `Host "${header ?? ''}" is not allowed (DNS rebinding protection); use --allowed-host to add it` };
+    return {
+      status: 403,
+      message: `Host "${header ?? ''}" is not allowed (DNS rebinding protection); use --allowed-host to add it`,
+    };
   }
   return undefined;
 }
@@ -84,7 +87,8 @@ export function checkToken(req: IncomingMessage, cfg: GuardConfig): GuardFailure
   if (cfg.token === undefined) return undefined;
   const auth = req.headers.authorization ?? '';
   const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-  if (m === null || !tokenMatches(m[1] ?? '', cfg.token)) return { status: 401, message: 'a valid bearer token is required (Authorization: Bearer <token>)' };
+  if (m === null || !tokenMatches(m[1] ?? '', cfg.token))
+    return { status: 401, message: 'a valid bearer token is required (Authorization: Bearer <token>)' };
   return undefined;
 }
 
@@ -103,9 +107,12 @@ export function checkApprover(req: IncomingMessage, url: URL, cfg: GuardConfig):
   if (!isApprovalPath(url.pathname)) return undefined;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
   if (m !== null && tokenMatches(m[1] ?? '', cfg.approver)) return undefined;
-  const what = cfg.token !== undefined
-    ? 'the bearer token'
-    : cfg.approverFile !== undefined ? `the approval secret, in ${cfg.approverFile}` : 'the approval secret this server was started with';
+  const what =
+    cfg.token !== undefined
+      ? 'the bearer token'
+      : cfg.approverFile !== undefined
+        ? `the approval secret, in ${cfg.approverFile}`
+        : 'the approval secret this server was started with';
   return { status: 401, message: `approvals need the approver credential: send Authorization: Bearer <${what}>` };
 }
 

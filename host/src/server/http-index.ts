@@ -33,7 +33,12 @@ function baseOf(req: IncomingMessage): string {
   return host === undefined || host === '' ? '' : `http://${host}`;
 }
 
-export function sendIndex(req: IncomingMessage, res: ServerResponse, mounts: readonly HttpMount[], version: string): void {
+export function sendIndex(
+  req: IncomingMessage,
+  res: ServerResponse,
+  mounts: readonly HttpMount[],
+  version: string,
+): void {
   const base = baseOf(req);
   const endpoints = [
     ...BEFORE_MOUNTS,
@@ -42,7 +47,12 @@ export function sendIndex(req: IncomingMessage, res: ServerResponse, mounts: rea
   ].map((e) => ({ ...e, url: `${base}${e.path}` }));
   if (wantsJson(req)) return sendJson(res, 200, { name: 'toolgate', version, endpoints });
   const width = Math.max(...endpoints.map((e) => `${e.method} ${e.url}`.length));
-  const text = [`toolgate ${version}`, '', ...endpoints.map((e) => `${`${e.method} ${e.url}`.padEnd(width)}  ${e.what}`), ''].join('\n');
+  const text = [
+    `toolgate ${version}`,
+    '',
+    ...endpoints.map((e) => `${`${e.method} ${e.url}`.padEnd(width)}  ${e.what}`),
+    '',
+  ].join('\n');
   res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text) });
   res.end(req.method === 'HEAD' ? undefined : text);
 }

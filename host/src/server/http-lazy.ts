@@ -8,5 +8,10 @@ export async function serveHttp(core: SidecarCore, options: HttpOptions): Promis
 }
 
 export {
-  DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, defaultSessionsPerAddress, InsecureBindError,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_CONCURRENT,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_IDLE_MS,
+  defaultSessionsPerAddress,
+  InsecureBindError,
 } from './http-limits.js';

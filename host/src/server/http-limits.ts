@@ -18,6 +18,9 @@ export const DEFAULT_SESSION_IDLE_MS = 5 * 60_000;
 
 export class InsecureBindError extends ToolgateError<'INSECURE_BIND'> {
   constructor(host: string) {
-    super('INSECURE_BIND', `refusing to listen on ${host} without a bearer token: set --token or TOOLGATE_TOKEN (anything off loopback can reach this address)`);
+    super(
+      'INSECURE_BIND',
+      `refusing to listen on ${host} without a bearer token: set --token or TOOLGATE_TOKEN (anything off loopback can reach this address)`,
+    );
   }
 }

@@ -47,11 +47,18 @@ export async function handleMcp(mcp: McpEndpoint, req: IncomingMessage, res: Ser
   if (sessionId !== undefined) {
     // A GET is the session's event stream: it listens, and is no activity (session-table.ts).
     const transport = sessions.use(sessionId, res, req.method === 'GET' ? 'stream' : 'request');
-    if (transport === undefined) return rpcError(res, 404, -32001, `${RPC_MESSAGES[-32001]}: no session "${sessionId}" (it ended or expired; initialize again)`);
+    if (transport === undefined)
+      return rpcError(
+        res,
+        404,
+        -32001,
+        `${RPC_MESSAGES[-32001]}: no session "${sessionId}" (it ended or expired; initialize again)`,
+      );
     // The SDK forgets a POST whose stream the client closed but runs its calls on: we cancel them.
     const links = linksOf.get(transport);
     const ids = requestIds(parsed);
-    if (links !== undefined && ids.length > 0) onResponseGone(res, () => links.requestsGone(ids, new ClientGone('its HTTP request closed before the answer')));
+    if (links !== undefined && ids.length > 0)
+      onResponseGone(res, () => links.requestsGone(ids, new ClientGone('its HTTP request closed before the answer')));
     return transport.handleRequest(req, res, parsed);
   }
   if (req.method === 'POST' && isInitializeRequest(parsed)) {
@@ -59,9 +66,15 @@ export async function handleMcp(mcp: McpEndpoint, req: IncomingMessage, res: Ser
     const owner = clientAddress(req);
     const room = await sessions.makeRoom(owner);
     if (!room.ok && room.why === 'owner-full') {
-      return rpcError(res, 429, -32000, `${RPC_MESSAGES[-32000]}: too many MCP sessions from this address (${sessions.maxPerOwner}, --max-sessions-per-address), all busy; end one (DELETE /mcp) or wait for one to finish`);
+      return rpcError(
+        res,
+        429,
+        -32000,
+        `${RPC_MESSAGES[-32000]}: too many MCP sessions from this address (${sessions.maxPerOwner}, --max-sessions-per-address), all busy; end one (DELETE /mcp) or wait for one to finish`,
+      );
     }
-    if (!room.ok) return rpcError(res, 503, -32000, `${RPC_MESSAGES[-32000]}: too many MCP sessions (${sessions.max}), all busy`);
+    if (!room.ok)
+      return rpcError(res, 503, -32000, `${RPC_MESSAGES[-32000]}: too many MCP sessions (${sessions.max}), all busy`);
     res.once('close', room.release);
     const transport = await newSession(mcp, owner);
     return transport.handleRequest(req, res, parsed);
@@ -69,7 +82,13 @@ export async function handleMcp(mcp: McpEndpoint, req: IncomingMessage, res: Ser
   // A claim of a newer revision: a 2026-07-28 request, or refused as one by the SDK v2.
   if (req.method === 'POST' && ModernEndpoint.claimsModern(req, parsed)) return mcp.modern.handle(req, res, parsed);
   // A GET (SSE stream) needs a session; 405 tells a client this server has no sessionless stream.
-  if (req.method === 'GET') return rpcError(res, 405, -32000, `${RPC_MESSAGES[-32000]}: GET /mcp needs an mcp-session-id header (send initialize first)`);
+  if (req.method === 'GET')
+    return rpcError(
+      res,
+      405,
+      -32000,
+      `${RPC_MESSAGES[-32000]}: GET /mcp needs an mcp-session-id header (send initialize first)`,
+    );
   return rpcError(res, 400, -32000, `${RPC_MESSAGES[-32000]}: no valid mcp-session-id header (send initialize first)`);
 }
 

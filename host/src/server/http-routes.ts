@@ -4,8 +4,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { handleApi, sendError } from './http-api.js';
 import type { CredentialLimit } from './credential-limit.js';
 import {
-  BodyTooLargeError, checkApprover, checkHost, checkOrigin, checkToken, clientAddress, isApprovalPath, presentsCredential, readBody,
-  type ConcurrencyLimit, type GuardConfig,
+  BodyTooLargeError,
+  checkApprover,
+  checkHost,
+  checkOrigin,
+  checkToken,
+  clientAddress,
+  isApprovalPath,
+  presentsCredential,
+  readBody,
+  type ConcurrencyLimit,
+  type GuardConfig,
 } from './http-guard.js';
 import { sendIndex } from './http-index.js';
 import { handleMcp, type McpEndpoint } from './http-mcp.js';
@@ -29,7 +38,9 @@ export async function handleRequest(routes: HttpRoutes, req: IncomingMessage, re
   const address = clientAddress(req);
   // Its own key: a page's event streams must not use up the API's slots for the same address.
   if (mount !== undefined) {
-    return withinLimit(routes, `mount:${mount.prefix}:${address}`, res, () => mount.handle({ req, res, url, body, guard, credentials: routes.credentials }));
+    return withinLimit(routes, `mount:${mount.prefix}:${address}`, res, () =>
+      mount.handle({ req, res, url, body, guard, credentials: routes.credentials }),
+    );
   }
   if (url.pathname !== '/healthz' && (guard.token !== undefined || isApprovalPath(url.pathname))) {
     // An address that sent too many wrong credentials waits; its credential is not even checked.
@@ -49,8 +60,17 @@ export async function handleRequest(routes: HttpRoutes, req: IncomingMessage, re
   const key = typeof sid === 'string' && sessions.ownerOf(sid) === address ? `session:${sid}` : `addr:${address}`;
   return withinLimit(routes, key, res, async () => {
     if (url.pathname === '/mcp') return await handleMcp(routes, req, res);
-    if (url.pathname === '/' && (req.method === 'GET' || req.method === 'HEAD')) return sendIndex(req, res, routes.mounts, core.version);
-    const matched = await handleApi(core, req, res, url, body, () => sessions.health(), (r) => answererOf('api', guard, r));
+    if (url.pathname === '/' && (req.method === 'GET' || req.method === 'HEAD'))
+      return sendIndex(req, res, routes.mounts, core.version);
+    const matched = await handleApi(
+      core,
+      req,
+      res,
+      url,
+      body,
+      () => sessions.health(),
+      (r) => answererOf('api', guard, r),
+    );
     if (!matched) sendError(res, 404, `no route for ${req.method ?? 'GET'} ${url.pathname}`);
   });
 }
@@ -59,9 +79,17 @@ export async function handleRequest(routes: HttpRoutes, req: IncomingMessage, re
  * Runs `serve` in one of the client's concurrent-request slots (429 when none is free, freed when
  * the response closes); a body over the cap is 413, anything else thrown a logged 500.
  */
-async function withinLimit(routes: HttpRoutes, key: string, res: ServerResponse, serve: () => Promise<void>): Promise<void> {
+async function withinLimit(
+  routes: HttpRoutes,
+  key: string,
+  res: ServerResponse,
+  serve: () => Promise<void>,
+): Promise<void> {
   const leave = routes.limit.enter(key);
-  if (leave === undefined) return sendError(res, 429, `too many concurrent requests from this client (max ${routes.limit.max})`, { 'retry-after': '1' });
+  if (leave === undefined)
+    return sendError(res, 429, `too many concurrent requests from this client (max ${routes.limit.max})`, {
+      'retry-after': '1',
+    });
   res.once('close', leave);
   try {
     await serve();

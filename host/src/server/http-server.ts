@@ -12,7 +12,12 @@ import { registerOwnListener } from '../own-sockets/index.js';
 import { newApprovalSecret } from './approval-secret.js';
 import { CredentialLimit } from './credential-limit.js';
 import {
-  DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, defaultSessionsPerAddress, InsecureBindError,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_CONCURRENT,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_IDLE_MS,
+  defaultSessionsPerAddress,
+  InsecureBindError,
 } from './http-limits.js';
 import { ModernEndpoint } from './modern-http.js';
 import { SessionTable } from './session-table.js';
@@ -82,7 +87,9 @@ export async function serveHttp(core: SidecarCore, options: HttpOptions): Promis
     modern: new ModernEndpoint(core),
     maxBody: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     limit: new ConcurrencyLimit(options.maxConcurrentPerClient ?? DEFAULT_MAX_CONCURRENT),
-    credentials: new CredentialLimit(options.credentialWindowMs !== undefined ? { windowMs: options.credentialWindowMs } : {}),
+    credentials: new CredentialLimit(
+      options.credentialWindowMs !== undefined ? { windowMs: options.credentialWindowMs } : {},
+    ),
     guard: guardFor(options, token),
     mounts: options.mounts ?? [],
   };
@@ -127,8 +134,14 @@ function guardFor(options: HttpOptions, token: string | undefined): GuardConfig 
     port: options.bind.port,
     allowedOrigins: (options.allowedOrigins ?? []).map((o) => o.toLowerCase().replace(/\/$/, '')),
     token,
-    approver: token ?? (options.approvalSecret !== undefined && options.approvalSecret !== '' ? options.approvalSecret : newApprovalSecret()),
-    ...(token === undefined && options.approvalSecretFile !== undefined ? { approverFile: options.approvalSecretFile } : {}),
+    approver:
+      token ??
+      (options.approvalSecret !== undefined && options.approvalSecret !== ''
+        ? options.approvalSecret
+        : newApprovalSecret()),
+    ...(token === undefined && options.approvalSecretFile !== undefined
+      ? { approverFile: options.approvalSecretFile }
+      : {}),
     ownOrigins: [],
   };
 }

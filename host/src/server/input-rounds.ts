@@ -5,7 +5,12 @@
 // expires, and is accepted once: a tampered, foreign, replayed or expired state runs nothing
 // (docs/architecture.md, "Input rounds").
 import { randomUUID } from 'node:crypto';
-import { inputRequired, inputResponse, MissingRequiredClientCapabilityError, type InputRequests } from '@modelcontextprotocol/server';
+import {
+  inputRequired,
+  inputResponse,
+  MissingRequiredClientCapabilityError,
+  type InputRequests,
+} from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import type { ApprovalOutcome } from '../pipeline/index.js';
 import type { ClientAnswer, ClientRequestKind, JsonObject } from '../tool/index.js';
@@ -50,7 +55,11 @@ export interface RoundStart {
  * The response the client sent for `key`, when it has the shape of an answer to `method` (an
  * elicitation result, a sampling result, a roots list); anything else is no answer (asked again).
  */
-export function answerFor(method: string, responses: Record<string, unknown>, key: string): Record<string, unknown> | undefined {
+export function answerFor(
+  method: string,
+  responses: Record<string, unknown>,
+  key: string,
+): Record<string, unknown> | undefined {
   const view = inputResponse(responses, key);
   const raw = responses[key] as Record<string, unknown>;
   if (view.kind === 'elicit' && method === 'elicitation/create') return raw;
@@ -75,7 +84,12 @@ export class InputRound {
   #missing: Record<string, object> | undefined;
   #asked = 0;
 
-  private constructor(start: RoundStart, argsDigest: string, answers: Map<string, z.infer<typeof Answer>>, approved: boolean) {
+  private constructor(
+    start: RoundStart,
+    argsDigest: string,
+    answers: Map<string, z.infer<typeof Answer>>,
+    approved: boolean,
+  ) {
     this.#start = start;
     this.#argsDigest = argsDigest;
     this.#answers = answers;
@@ -87,10 +101,16 @@ export class InputRound {
     const argsDigest = digest(start.args);
     const { state } = start;
     if (state === undefined) return new InputRound(start, argsDigest, new Map(), false);
-    if (state.tool !== start.tool) throw new RpcError(-32602, `requestState belongs to a call of another tool ("${state.tool}")`);
+    if (state.tool !== start.tool)
+      throw new RpcError(-32602, `requestState belongs to a call of another tool ("${state.tool}")`);
     if (state.args !== argsDigest) throw new RpcError(-32602, 'requestState belongs to a call with other arguments');
-    if (state.set !== start.policySet) throw new RpcError(-32602, 'requestState was made under another policy set; call again without it');
-    if (state.round >= MAX_ROUNDS) throw new RpcError(-32602, `this call has asked ${MAX_ROUNDS} rounds of questions; call again without requestState`);
+    if (state.set !== start.policySet)
+      throw new RpcError(-32602, 'requestState was made under another policy set; call again without it');
+    if (state.round >= MAX_ROUNDS)
+      throw new RpcError(
+        -32602,
+        `this call has asked ${MAX_ROUNDS} rounds of questions; call again without requestState`,
+      );
     const round = new InputRound(start, argsDigest, new Map(Object.entries(state.answers)), state.approved === true);
     // The approval is the host's own question: only an answer to a state that asked it counts.
     if (state.asked[APPROVAL_KEY] !== undefined) {
@@ -112,7 +132,12 @@ export class InputRound {
     if (this.#approved) return Promise.resolve('allowed-once');
     if (this.#declined !== undefined) return Promise.resolve(outcomeOf(this.#declined));
     if (!clientCanElicit) return Promise.resolve('unavailable');
-    this.#pending.push({ key: APPROVAL_KEY, method: 'elicitation/create', params: { mode: 'form', ...form }, d: digest(form) });
+    this.#pending.push({
+      key: APPROVAL_KEY,
+      method: 'elicitation/create',
+      params: { mode: 'form', ...form },
+      d: digest(form),
+    });
     return this.#stopHere(signal);
   }
 
@@ -135,8 +160,13 @@ export class InputRound {
     if (earlier !== undefined && earlier.d === d) return Promise.resolve({ ok: true, result: earlier.r as JsonObject });
     this.#answers.delete(key);
     if (!this.#pending.some((p) => p.key === key)) this.#pending.push({ key, method, params, d });
-    if (this.#pending.length > MAX_QUESTIONS_PER_ROUND) this.#abort.abort(new Error(`more than ${MAX_QUESTIONS_PER_ROUND} questions in one round`));
-    return Promise.resolve({ ok: false, code: 'PENDING', message: `${method}: asked the client; the call runs again with the answer` });
+    if (this.#pending.length > MAX_QUESTIONS_PER_ROUND)
+      this.#abort.abort(new Error(`more than ${MAX_QUESTIONS_PER_ROUND} questions in one round`));
+    return Promise.resolve({
+      ok: false,
+      code: 'PENDING',
+      message: `${method}: asked the client; the call runs again with the answer`,
+    });
   }
 
   /**
@@ -164,7 +194,10 @@ export class InputRound {
    */
   open(failed: boolean): OpenQuestions | undefined {
     if (this.#pending.length === 0 && failed && this.#missing !== undefined) {
-      throw new MissingRequiredClientCapabilityError({ requiredCapabilities: this.#missing }, `the tool needs the client's ${Object.keys(this.#missing).join(', ')} capability, which the request did not declare`);
+      throw new MissingRequiredClientCapabilityError(
+        { requiredCapabilities: this.#missing },
+        `the tool needs the client's ${Object.keys(this.#missing).join(', ')} capability, which the request did not declare`,
+      );
     }
     if (this.#pending.length === 0) return undefined;
     const asked = this.#pending.slice(0, MAX_QUESTIONS_PER_ROUND);
@@ -193,7 +226,11 @@ export class InputRound {
 
   /** The questions as an InputRequiredResult, with the state signed for this principal. */
   async inputRequired(open: OpenQuestions): Promise<Record<string, unknown>> {
-    const requestState = await this.#start.keys.mint(open.payload, this.#start.principal, this.#start.method ?? 'tools/call');
+    const requestState = await this.#start.keys.mint(
+      open.payload,
+      this.#start.principal,
+      this.#start.method ?? 'tools/call',
+    );
     return inputRequired({ inputRequests: open.inputRequests, requestState }) as unknown as Record<string, unknown>;
   }
 }

@@ -3,7 +3,13 @@
 // start-up sync; the result here is the same, in the same order.
 import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { loadManifestFile, ManifestError, type LoadDirsResult, type LoadedManifest, type LoadFileOptions } from '../manifest/index.js';
+import {
+  loadManifestFile,
+  ManifestError,
+  type LoadDirsResult,
+  type LoadedManifest,
+  type LoadFileOptions,
+} from '../manifest/index.js';
 import { codeOf, messageOf } from '../errors/index.js';
 
 /** Files read at once: enough to keep libuv's four threads busy, few enough to bound memory. */
@@ -21,7 +27,12 @@ async function manifestFiles(dir: string): Promise<{ files: string[]; error?: Ma
     if (codeOf(err) === 'ENOENT') return { files: [] };
     // A manifest file named directly (--manifests FILE, or one picked up in the current folder).
     if (codeOf(err) === 'ENOTDIR') return { files: [dir] };
-    return { files: [], error: new ManifestError('READ_FAILED', dir, [{ path: '', rule: `manifest directory cannot be read: ${messageOf(err)}` }]) };
+    return {
+      files: [],
+      error: new ManifestError('READ_FAILED', dir, [
+        { path: '', rule: `manifest directory cannot be read: ${messageOf(err)}` },
+      ]),
+    };
   }
 }
 
@@ -53,7 +64,13 @@ export async function scanManifestDirs(dirs: readonly string[], opts: LoadFileOp
     try {
       return { ok: true, loaded: await loadManifestFile(file, opts) };
     } catch (err) {
-      return { ok: false, error: err instanceof ManifestError ? err : new ManifestError('READ_FAILED', file, [{ path: '', rule: messageOf(err) }]) };
+      return {
+        ok: false,
+        error:
+          err instanceof ManifestError
+            ? err
+            : new ManifestError('READ_FAILED', file, [{ path: '', rule: messageOf(err) }]),
+      };
     }
   });
   const manifests: LoadedManifest[] = [];
@@ -73,7 +90,10 @@ export async function scanManifestDirs(dirs: readonly string[], opts: LoadFileOp
       if (first !== undefined) {
         errors.push(
           new ManifestError('DUPLICATE_TOOL', o.loaded.file, [
-            { path: 'name', rule: `tool "${o.loaded.manifest.name}" is already defined by ${first}; the first one is kept` },
+            {
+              path: 'name',
+              rule: `tool "${o.loaded.manifest.name}" is already defined by ${first}; the first one is kept`,
+            },
           ]),
         );
         continue;

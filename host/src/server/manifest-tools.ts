@@ -4,7 +4,13 @@ import { createHash } from 'node:crypto';
 import { statSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { Logger } from 'pino';
-import { describeCapabilities, manifestDefinition, pluginFromManifest, toolFromManifest, type LoadedManifest } from '../manifest/index.js';
+import {
+  describeCapabilities,
+  manifestDefinition,
+  pluginFromManifest,
+  toolFromManifest,
+  type LoadedManifest,
+} from '../manifest/index.js';
 import type { Context, PluginHandle } from '../plugin/index.js';
 import type { Json, JsonObject, ToolDefinition } from '../tool/index.js';
 import { scanManifestDirs } from './manifest-scan.js';
@@ -79,7 +85,11 @@ function fingerprint(loaded: LoadedManifest): string {
  * without paying every module's compile. A module the sandbox refuses fails its calls with the
  * load error (and is unregistered by the background warm-up).
  */
-function lazyTool(loaded: LoadedManifest, logger: Logger, calls: RunningCalls): { def: ToolDefinition; warm: () => Promise<ToolDefinition> } {
+function lazyTool(
+  loaded: LoadedManifest,
+  logger: Logger,
+  calls: RunningCalls,
+): { def: ToolDefinition; warm: () => Promise<ToolDefinition> } {
   let real: Promise<ToolDefinition> | undefined;
   let ready: ToolDefinition | undefined; // the compiled tool, once there is one (for metrics)
   const warm = () =>
@@ -161,7 +171,9 @@ export class ManifestTools {
 
   /** Loads or reloads what changed; one sync at a time, in order. */
   sync(): Promise<void> {
-    this.#syncing = this.#syncing.then(() => this.#sync()).catch((err: unknown) => this.#opts.logger.error({ err }, 'manifest sync failed'));
+    this.#syncing = this.#syncing
+      .then(() => this.#sync())
+      .catch((err: unknown) => this.#opts.logger.error({ err }, 'manifest sync failed'));
     return this.#syncing;
   }
 
@@ -335,7 +347,10 @@ export class ManifestTools {
             try {
               c.tool(def);
             } catch (err) {
-              logger.warn({ err, file: loaded.file }, `${loaded.file}: tool "${def.name}" of plugin "${name}" not registered`);
+              logger.warn(
+                { err, file: loaded.file },
+                `${loaded.file}: tool "${def.name}" of plugin "${name}" not registered`,
+              );
             }
           }
           for (const op of plugin.operations) c.effect(() => c.tools.registerOperation(op));

@@ -22,8 +22,16 @@ import type { JsonObject } from '../tool/index.js';
 import { mcpCallClient, SESSION_SUBSCRIPTIONS } from './call-client.js';
 import type { SidecarCore } from './core.js';
 import {
-  completeOperationFor, completeParams, listPrompts, listResources, listResourceTemplates, NO_COMPLETIONS,
-  operationResult, promptOperationFor, promptParams, readOperationFor,
+  completeOperationFor,
+  completeParams,
+  listPrompts,
+  listResources,
+  listResourceTemplates,
+  NO_COMPLETIONS,
+  operationResult,
+  promptOperationFor,
+  promptParams,
+  readOperationFor,
 } from './module-surfaces.js';
 import { RpcError, toSdkError } from './rpc-error.js';
 
@@ -47,7 +55,13 @@ export function serveModuleExtras(core: SidecarCore, server: Server, logLevel: (
     try {
       const agent = server.getClientVersion()?.name;
       const result = await core.calls.run(extra.signal, (signal) =>
-        core.pipeline.call(op, args, { signal, callId, client, operation: true, ...(agent !== undefined ? { agent } : {}) }),
+        core.pipeline.call(op, args, {
+          signal,
+          callId,
+          client,
+          operation: true,
+          ...(agent !== undefined ? { agent } : {}),
+        }),
       );
       await client.settled();
       return operationResult(result);
@@ -57,7 +71,10 @@ export function serveModuleExtras(core: SidecarCore, server: Server, logLevel: (
   };
 
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: listResources(core) }) as never);
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: listResourceTemplates(core) }) as never);
+  server.setRequestHandler(
+    ListResourceTemplatesRequestSchema,
+    () => ({ resourceTemplates: listResourceTemplates(core) }) as never,
+  );
   server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
     guard(async () => {
       const uri = request.params.uri;

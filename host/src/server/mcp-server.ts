@@ -40,7 +40,11 @@ type ToolCallHandler = (request: z.infer<typeof AnyToolCall>, extra: Extra) => P
 
 /** Server.setRequestHandler wraps tools/call in that check; the base class's registers it as is. */
 function setToolCallHandler(server: Server, handler: ToolCallHandler): void {
-  const base = Protocol.prototype.setRequestHandler as (this: Server, schema: typeof AnyToolCall, h: ToolCallHandler) => void;
+  const base = Protocol.prototype.setRequestHandler as (
+    this: Server,
+    schema: typeof AnyToolCall,
+    h: ToolCallHandler,
+  ) => void;
   base.call(server, AnyToolCall, (request, extra) =>
     handler(request, extra).catch((err: unknown) => {
       throw toSdkError(err);
@@ -56,7 +60,10 @@ export function createMcpServer(core: SidecarCore, links: ClientLinks = new Clie
     { name: SERVER_NAME, version: core.version },
     // logging: module logs reach the client as notifications/message, at the level it set;
     // resources, prompts, completions: what hyper-mcp modules serve (possibly nothing: empty lists).
-    { capabilities: { tools: { listChanged: true }, logging: {}, ...MODULE_CAPABILITIES }, jsonSchemaValidator: new AjvJsonSchemaValidator() },
+    {
+      capabilities: { tools: { listChanged: true }, logging: {}, ...MODULE_CAPABILITIES },
+      jsonSchemaValidator: new AjvJsonSchemaValidator(),
+    },
   );
 
   skipRequestIdZero(server);
@@ -84,7 +91,12 @@ export function createMcpServer(core: SidecarCore, links: ClientLinks = new Clie
 
 /** One tools/call through the pipeline, with progress and the call's client (elicitation, logs). */
 async function callTool(
-  core: SidecarCore, server: Server, raw: Parameters<ToolCallHandler>[0], extra: Extra, logLevel: () => LoggingLevel | undefined, links: ClientLinks,
+  core: SidecarCore,
+  server: Server,
+  raw: Parameters<ToolCallHandler>[0],
+  extra: Extra,
+  logLevel: () => LoggingLevel | undefined,
+  links: ClientLinks,
 ): Promise<Record<string, unknown>> {
   const { name, args } = toolCallParams(raw);
   // An unknown tool is a protocol mistake (the client did not use tools/list), not a tool failure.
@@ -92,11 +104,14 @@ async function callTool(
   const callId = randomUUID();
   const unbind = core.approvals.bind(callId, {
     sessionId: extra.sessionId,
-    ...(server.getClientCapabilities()?.elicitation !== undefined ? { elicit: (req, signal) => elicit(core, extra, req, signal) } : {}),
+    ...(server.getClientCapabilities()?.elicitation !== undefined
+      ? { elicit: (req, signal) => elicit(core, extra, req, signal) }
+      : {}),
   });
   const progressToken = extra._meta?.progressToken;
   // A tool that reports its own progress owns the token: ours would interleave with its values.
-  const ownProgress = progressToken !== undefined && core.tools.get(name)?.definition.capabilities?.mcp?.includes('progress') !== true;
+  const ownProgress =
+    progressToken !== undefined && core.tools.get(name)?.definition.capabilities?.mcp?.includes('progress') !== true;
   const progress = progressSender(core, extra, callId);
   const client = mcpCallClient({ server, extra, logLevel, logger: core.logger, callId });
   const link = links.link(extra.requestId, extra.signal);
@@ -107,7 +122,14 @@ async function callTool(
     const trace = traceOf(extra._meta as Record<string, unknown> | undefined, extra.requestInfo?.headers);
     const onApprovalWait = approvalWait(link, ownProgress ? askKeepAlive(progress, core.askProgressMs) : undefined);
     const result = await core.calls.run(link.signal, (signal) =>
-      core.pipeline.call(name, args, { signal, callId, client, onApprovalWait, ...(agent !== undefined ? { agent } : {}), ...(trace !== undefined ? { trace } : {}) }),
+      core.pipeline.call(name, args, {
+        signal,
+        callId,
+        client,
+        onApprovalWait,
+        ...(agent !== undefined ? { agent } : {}),
+        ...(trace !== undefined ? { trace } : {}),
+      }),
     );
     // Unregistered between the check above and dispatch: still the client's mistake.
     if (result.error?.code === 'UNKNOWN_TOOL') throw UNKNOWN_TOOL(name);
@@ -140,11 +162,18 @@ function approvalWait(link: CallLink, keepAlive: (() => () => void) | undefined)
 }
 
 /** Sends notifications/progress for the request's token; one the client cannot take is only logged. */
-function progressSender(core: SidecarCore, extra: Extra, callId: string): (value: number, message: string) => Promise<void> {
+function progressSender(
+  core: SidecarCore,
+  extra: Extra,
+  callId: string,
+): (value: number, message: string) => Promise<void> {
   const progressToken = extra._meta?.progressToken;
   return async (value, message) => {
     try {
-      await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: progressToken as string | number, progress: value, total: 1, message } });
+      await extra.sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken: progressToken as string | number, progress: value, total: 1, message },
+      });
     } catch (err) {
       core.logger.debug({ err, callId }, 'progress notification not delivered');
     }
@@ -168,12 +197,18 @@ function toolCallParams(raw: { params?: unknown }): { name: string; args: unknow
   if (!isObject(raw.params)) throw new RpcError(-32602, 'tools/call: params must be an object');
   const { name, arguments: args } = raw.params;
   if (typeof name !== 'string') throw new RpcError(-32602, 'tools/call: params.name must be a string');
-  if (args !== undefined && !isObject(args)) throw new RpcError(-32602, 'tools/call: params.arguments must be an object');
+  if (args !== undefined && !isObject(args))
+    throw new RpcError(-32602, 'tools/call: params.arguments must be an object');
   return { name, args: args ?? {} };
 }
 
 /** Asks the client's user over the same session, tied to the tools/call request that asked. */
-async function elicit(core: SidecarCore, extra: Extra, req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome> {
+async function elicit(
+  core: SidecarCore,
+  extra: Extra,
+  req: ApprovalRequest,
+  signal: AbortSignal,
+): Promise<ApprovalOutcome> {
   const sensitive = core.tools.get(req.exec.name)?.definition.sensitiveArguments === true;
   const form = approvalForm(req, sensitive);
   try {

@@ -43,14 +43,19 @@ export class CallMetrics implements MetricsSource {
       '# TYPE toolgate_tool_calls_total counter',
     ];
     for (const [tool, c] of this.#byTool) {
-      for (const [outcome, n] of c.calls) lines.push(`toolgate_tool_calls_total{tool="${escapeLabel(tool)}",outcome="${escapeLabel(outcome)}"} ${n}`);
+      for (const [outcome, n] of c.calls)
+        lines.push(`toolgate_tool_calls_total{tool="${escapeLabel(tool)}",outcome="${escapeLabel(outcome)}"} ${n}`);
     }
-    lines.push('# HELP toolgate_tool_call_duration_seconds Time from dispatch to answer.', '# TYPE toolgate_tool_call_duration_seconds summary');
+    lines.push(
+      '# HELP toolgate_tool_call_duration_seconds Time from dispatch to answer.',
+      '# TYPE toolgate_tool_call_duration_seconds summary',
+    );
     for (const [tool, c] of this.#byTool) {
       lines.push(`toolgate_tool_call_duration_seconds_sum{tool="${escapeLabel(tool)}"} ${c.durationSumMs / 1000}`);
       lines.push(`toolgate_tool_call_duration_seconds_count{tool="${escapeLabel(tool)}"} ${c.durationCount}`);
     }
-    for (const [name, g] of this.gauges) lines.push(`# HELP ${name} ${g.help}`, `# TYPE ${name} gauge`, `${name} ${g.read()}`);
+    for (const [name, g] of this.gauges)
+      lines.push(`# HELP ${name} ${g.help}`, `# TYPE ${name} gauge`, `${name} ${g.read()}`);
     return `${lines.join('\n')}\n`;
   }
 }

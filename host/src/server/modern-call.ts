@@ -35,7 +35,13 @@ export async function runCall(s: RunSpec): Promise<RunEnd> {
   const tool = core.tools.get(name);
   if (tool === undefined) throw new RpcError(-32602, `Unknown tool: ${name}`);
   const round = InputRound.resume({
-    keys: core.roundKeys, principal: s.principal, tool: name, args, policySet: core.policySetId(), state: s.state, responses: s.responses,
+    keys: core.roundKeys,
+    principal: s.principal,
+    tool: name,
+    args,
+    policySet: core.policySetId(),
+    state: s.state,
+    responses: s.responses,
   });
   const callId = randomUUID();
   const sensitive = tool.definition.sensitiveArguments === true;
@@ -48,7 +54,13 @@ export async function runCall(s: RunSpec): Promise<RunEnd> {
   try {
     const agent = link.envelope.clientInfo?.name;
     const result = await core.calls.run(round.signal(s.signal), (signal) =>
-      core.pipeline.call(name, args, { signal, callId, client, ...(agent !== undefined ? { agent } : {}), ...(link.trace !== undefined ? { trace: link.trace } : {}) }),
+      core.pipeline.call(name, args, {
+        signal,
+        callId,
+        client,
+        ...(agent !== undefined ? { agent } : {}),
+        ...(link.trace !== undefined ? { trace: link.trace } : {}),
+      }),
     );
     const open = round.open(result.isError);
     if (open !== undefined) return { kind: 'questions', open, round };

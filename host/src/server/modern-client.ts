@@ -7,7 +7,15 @@ import type { ServerContext } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
 import type { ClientAnswer, ClientLogLevel } from '../tool/index.js';
 import { spellHidden } from '../terminal/index.js';
-import { checkedParams, inputKeyOf, clientCanAnswer, CLIENT_REQUEST_METHOD, PROGRESS_SETTLE_MS, severity, type SessionCallClient } from './call-client.js';
+import {
+  checkedParams,
+  inputKeyOf,
+  clientCanAnswer,
+  CLIENT_REQUEST_METHOD,
+  PROGRESS_SETTLE_MS,
+  severity,
+  type SessionCallClient,
+} from './call-client.js';
 import type { InputRound } from './input-rounds.js';
 import type { TraceContext } from '../pipeline/index.js';
 import { traceOf } from './trace-context.js';
@@ -71,7 +79,10 @@ export function modernCallClient(o: ModernClientOptions): SessionCallClient {
       lastProgress = progress;
       lastProgressAt = performance.now();
       return notify('notifications/progress', {
-        progressToken: token, progress, ...(total !== undefined ? { total } : {}), ...(message !== undefined && message !== '' ? { message: spellHidden(message) } : {}),
+        progressToken: token,
+        progress,
+        ...(total !== undefined ? { total } : {}),
+        ...(message !== undefined && message !== '' ? { message: spellHidden(message) } : {}),
       });
     },
     async request(req): Promise<ClientAnswer> {

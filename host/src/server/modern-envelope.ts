@@ -22,8 +22,13 @@ export function envelopeOf(ctx: ServerContext): ClientEnvelope {
   const caps = field('clientCapabilities');
   if (isObject(caps)) out.clientCapabilities = caps;
   const info = field('clientInfo');
-  if (isObject(info)) out.clientInfo = { ...(typeof info['name'] === 'string' ? { name: info['name'] } : {}), ...(typeof info['version'] === 'string' ? { version: info['version'] } : {}) };
+  if (isObject(info))
+    out.clientInfo = {
+      ...(typeof info['name'] === 'string' ? { name: info['name'] } : {}),
+      ...(typeof info['version'] === 'string' ? { version: info['version'] } : {}),
+    };
   const level = field('logLevel');
-  if (typeof level === 'string' && (CLIENT_LOG_LEVELS as readonly string[]).includes(level)) out.logLevel = level as ClientLogLevel;
+  if (typeof level === 'string' && (CLIENT_LOG_LEVELS as readonly string[]).includes(level))
+    out.logLevel = level as ClientLogLevel;
   return out;
 }

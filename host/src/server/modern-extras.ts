@@ -10,8 +10,16 @@ import { approvalForm } from './elicit.js';
 import { InputRound, type RoundPayload } from './input-rounds.js';
 import { modernCallClient, requestLink } from './modern-client.js';
 import {
-  completeOperationFor, completeParams, listPrompts, listResources, listResourceTemplates, NO_COMPLETIONS,
-  operationResult, promptOperationFor, promptParams, readOperationFor,
+  completeOperationFor,
+  completeParams,
+  listPrompts,
+  listResources,
+  listResourceTemplates,
+  NO_COMPLETIONS,
+  operationResult,
+  promptOperationFor,
+  promptParams,
+  readOperationFor,
 } from './module-surfaces.js';
 import { RpcError } from './rpc-error.js';
 
@@ -31,7 +39,10 @@ function asProtocolError(err: unknown): never {
 export function serveModernModuleExtras(o: ExtrasOptions, server: Server): void {
   const { core } = o;
   server.setRequestHandler('resources/list', () => ({ resources: listResources(core) }) as never);
-  server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: listResourceTemplates(core) }) as never);
+  server.setRequestHandler(
+    'resources/templates/list',
+    () => ({ resourceTemplates: listResourceTemplates(core) }) as never,
+  );
   server.setRequestHandler('resources/read', (request, ctx) => {
     const uri = request.params.uri;
     const op = readOperationFor(core, uri);
@@ -59,24 +70,44 @@ export function serveModernModuleExtras(o: ExtrasOptions, server: Server): void 
 }
 
 /** One round of an operation call: the answers so far go in, a result or the next questions come out. */
-async function runRound(o: ExtrasOptions, op: string, args: JsonObject, ctx: ServerContext): Promise<Record<string, unknown>> {
+async function runRound(
+  o: ExtrasOptions,
+  op: string,
+  args: JsonObject,
+  ctx: ServerContext,
+): Promise<Record<string, unknown>> {
   const { core, principal } = o;
   const state = ctx.mcpReq.requestState<RoundPayload>();
   const round = InputRound.resume({
-    keys: core.roundKeys, principal, tool: op, args, policySet: core.policySetId(), state, responses: ctx.mcpReq.inputResponses ?? {}, method: ctx.mcpReq.method,
+    keys: core.roundKeys,
+    principal,
+    tool: op,
+    args,
+    policySet: core.policySetId(),
+    state,
+    responses: ctx.mcpReq.inputResponses ?? {},
+    method: ctx.mcpReq.method,
   });
   const callId = randomUUID();
   const link = requestLink(ctx);
   const { envelope, trace } = link;
   const unbind = core.approvals.bind(callId, {
     sessionId: undefined,
-    elicit: (req, signal) => round.approval(approvalForm(req, false), signal, envelope.clientCapabilities?.['elicitation'] !== undefined),
+    elicit: (req, signal) =>
+      round.approval(approvalForm(req, false), signal, envelope.clientCapabilities?.['elicitation'] !== undefined),
   });
   const client = modernCallClient({ link, round, logger: core.logger, callId });
   try {
     const agent = envelope.clientInfo?.name;
     const result = await core.calls.run(round.signal(ctx.mcpReq.signal), (signal) =>
-      core.pipeline.call(op, args, { signal, callId, client, operation: true, ...(agent !== undefined ? { agent } : {}), ...(trace !== undefined ? { trace } : {}) }),
+      core.pipeline.call(op, args, {
+        signal,
+        callId,
+        client,
+        operation: true,
+        ...(agent !== undefined ? { agent } : {}),
+        ...(trace !== undefined ? { trace } : {}),
+      }),
     );
     const questions = await round.questions(result.isError);
     if (questions !== undefined) return questions;

@@ -17,7 +17,12 @@ export function principalOf(req: IncomingMessage): ModernPrincipal {
   const auth = req.headers.authorization;
   const m = typeof auth === 'string' ? /^Bearer\s+(.+)$/i.exec(auth) : null;
   if (m === null) return { id: 'anonymous' };
-  return { id: `bearer:${createHash('sha256').update(m[1] ?? '').digest('hex').slice(0, 32)}` };
+  return {
+    id: `bearer:${createHash('sha256')
+      .update(m[1] ?? '')
+      .digest('hex')
+      .slice(0, 32)}`,
+  };
 }
 
 /** The Node request as the web Request the SDK's handler takes; the body is already parsed. */
@@ -58,7 +63,6 @@ export class ModernEndpoint {
     const meta = typeof params === 'object' && params !== null ? (params as { _meta?: unknown })._meta : undefined;
     return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
   }
-
 
   async handle(req: IncomingMessage, res: ServerResponse, parsedBody: unknown): Promise<void> {
     const gone = new AbortController();

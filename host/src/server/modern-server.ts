@@ -40,18 +40,29 @@ export function createModernServer(o: ModernOptions): Server {
       // Prompts, resources and completions: what hyper-mcp modules serve (modern-extras.ts); always
       // declared, so the lists answer (possibly empty) rather than -32601. Tasks: an extension,
       // offered to each request that declares it (docs/mcp.md, "Tasks").
-      capabilities: { tools: { listChanged: true }, logging: {}, ...MODERN_MODULE_CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } },
+      capabilities: {
+        tools: { listChanged: true },
+        logging: {},
+        ...MODERN_MODULE_CAPABILITIES,
+        extensions: { [TASKS_EXTENSION]: {} },
+      },
       requestState: { verify: (state: string, ctx: ServerContext) => keys.verify(state, principal, ctx.mcpReq.method) },
     },
   );
   server.setRequestHandler('tools/list', () => {
     // Sorted: a client that caches by content sees the same list for the same tools.
-    const tools = core.tools.list().map(mcpToolView).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const tools = core.tools
+      .list()
+      .map(mcpToolView)
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     core.onToolsListed();
     return { tools } as never;
   });
   serveModernModuleExtras(o, server);
-  server.setRequestHandler('tools/call', (request, ctx) => callTool(o, request.params, ctx).catch(asProtocolError) as never);
+  server.setRequestHandler(
+    'tools/call',
+    (request, ctx) => callTool(o, request.params, ctx).catch(asProtocolError) as never,
+  );
   registerTaskMethods(server, core, principal);
   // Last: the span wraps every method above and the SDK's own (server/discover, ping).
   traceHandlers(server, v2RequestFacts);
@@ -68,7 +79,8 @@ function toolCallParams(params: unknown): { name: string; args: Record<string, u
   if (!isObject(params)) throw new RpcError(-32602, 'tools/call: params must be an object');
   const { name, arguments: args } = params;
   if (typeof name !== 'string') throw new RpcError(-32602, 'tools/call: params.name must be a string');
-  if (args !== undefined && !isObject(args)) throw new RpcError(-32602, 'tools/call: params.arguments must be an object');
+  if (args !== undefined && !isObject(args))
+    throw new RpcError(-32602, 'tools/call: params.arguments must be an object');
   return { name, args: args ?? {} };
 }
 
@@ -85,11 +97,30 @@ async function callTool(o: ModernOptions, params: unknown, ctx: ServerContext): 
   const link = requestLink(ctx);
   const execution = tool.definition.execution;
   if (execution !== undefined) {
-    if (declaresTasks(link.envelope)) return callAsTask({ core, principal, name, args, envelope: link.envelope, execution, ...(link.trace !== undefined ? { trace: link.trace } : {}) }, ctx);
+    if (declaresTasks(link.envelope))
+      return callAsTask(
+        {
+          core,
+          principal,
+          name,
+          args,
+          envelope: link.envelope,
+          execution,
+          ...(link.trace !== undefined ? { trace: link.trace } : {}),
+        },
+        ctx,
+      );
     if (execution.task === 'required') throw tasksRequired(`the tool ${name}`);
   }
   const end = await runCall({
-    core, principal, name, args, link, state: ctx.mcpReq.requestState<RoundPayload>(), responses: ctx.mcpReq.inputResponses ?? {}, signal: ctx.mcpReq.signal,
+    core,
+    principal,
+    name,
+    args,
+    link,
+    state: ctx.mcpReq.requestState<RoundPayload>(),
+    responses: ctx.mcpReq.inputResponses ?? {},
+    signal: ctx.mcpReq.signal,
   });
   return end.kind === 'questions' ? end.round.inputRequired(end.open) : end.result;
 }

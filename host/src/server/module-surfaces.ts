@@ -27,7 +27,8 @@ function gather(core: SidecarCore, pick: (s: ServedSurface) => readonly ServedIt
 }
 
 export const listResources = (core: SidecarCore): ServedItem[] => gather(core, (s) => s.resources, 'uri');
-export const listResourceTemplates = (core: SidecarCore): ServedItem[] => gather(core, (s) => s.resourceTemplates, 'uriTemplate');
+export const listResourceTemplates = (core: SidecarCore): ServedItem[] =>
+  gather(core, (s) => s.resourceTemplates, 'uriTemplate');
 export const listPrompts = (core: SidecarCore): ServedItem[] => gather(core, (s) => s.prompts, 'name');
 
 /** Whether any loaded module serves resources / prompts / completions (capabilities follow). */
@@ -42,15 +43,21 @@ export function surfaceKinds(core: SidecarCore): { resources: boolean; prompts: 
 
 /** The operation that reads `uri`: the plugin that listed it, else the first whose template matches. */
 export function readOperationFor(core: SidecarCore, uri: string): string | undefined {
-  for (const s of surfaces(core)) if (s.operations.read !== undefined && s.resources.some((r) => r['uri'] === uri)) return s.operations.read;
+  for (const s of surfaces(core))
+    if (s.operations.read !== undefined && s.resources.some((r) => r['uri'] === uri)) return s.operations.read;
   for (const s of surfaces(core)) {
-    if (s.operations.read !== undefined && s.resourceTemplates.some((t) => templateMatches(String(t['uriTemplate']), uri))) return s.operations.read;
+    if (
+      s.operations.read !== undefined &&
+      s.resourceTemplates.some((t) => templateMatches(String(t['uriTemplate']), uri))
+    )
+      return s.operations.read;
   }
   return undefined;
 }
 
 export function promptOperationFor(core: SidecarCore, name: string): string | undefined {
-  for (const s of surfaces(core)) if (s.operations.get !== undefined && s.prompts.some((p) => p['name'] === name)) return s.operations.get;
+  for (const s of surfaces(core))
+    if (s.operations.get !== undefined && s.prompts.some((p) => p['name'] === name)) return s.operations.get;
   return undefined;
 }
 
@@ -60,7 +67,11 @@ export function completeOperationFor(core: SidecarCore, ref: Record<string, unkn
   const owner =
     ref['type'] === 'ref/prompt'
       ? completing.find((s) => s.prompts.some((p) => p['name'] === ref['name']))
-      : completing.find((s) => s.resourceTemplates.some((t) => t['uriTemplate'] === ref['uri'] || templateMatches(String(t['uriTemplate']), String(ref['uri']))));
+      : completing.find((s) =>
+          s.resourceTemplates.some(
+            (t) => t['uriTemplate'] === ref['uri'] || templateMatches(String(t['uriTemplate']), String(ref['uri'])),
+          ),
+        );
   return owner?.operations.complete;
 }
 
@@ -72,10 +83,14 @@ export function completeOperationFor(core: SidecarCore, ref: Record<string, unkn
 export function operationResult(result: ToolResult): Record<string, unknown> {
   if (result.isError) {
     const code = result.error?.code ?? 'TOOL_ERROR';
-    throw new RpcError(code === 'INVALID_ARGS' ? -32602 : -32000, `${code}: ${result.error?.message ?? 'the operation failed'}`);
+    throw new RpcError(
+      code === 'INVALID_ARGS' ? -32602 : -32000,
+      `${code}: ${result.error?.message ?? 'the operation failed'}`,
+    );
   }
   const value = result.structuredContent;
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new RpcError(-32603, 'the module returned no result');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new RpcError(-32603, 'the module returned no result');
   return { ...(value as JsonObject) };
 }
 
@@ -83,15 +98,20 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /** prompts/get params: name and string arguments. */
 export function promptParams(params: unknown): { name: string; args: JsonObject } {
-  if (!isObject(params) || typeof params['name'] !== 'string') throw new RpcError(-32602, 'prompts/get: params.name must be a string');
+  if (!isObject(params) || typeof params['name'] !== 'string')
+    throw new RpcError(-32602, 'prompts/get: params.name must be a string');
   const a = params['arguments'];
   if (a !== undefined && !isObject(a)) throw new RpcError(-32602, 'prompts/get: params.arguments must be an object');
-  return { name: params['name'], args: { name: params['name'], ...(a !== undefined ? { arguments: a as JsonObject } : {}) } };
+  return {
+    name: params['name'],
+    args: { name: params['name'], ...(a !== undefined ? { arguments: a as JsonObject } : {}) },
+  };
 }
 
 /** completion/complete params, passed on as the operation's arguments. */
 export function completeParams(params: unknown): { ref: Record<string, unknown>; args: JsonObject } {
-  if (!isObject(params) || !isObject(params['ref']) || !isObject(params['argument'])) throw new RpcError(-32602, 'completion/complete: params.ref and params.argument must be objects');
+  if (!isObject(params) || !isObject(params['ref']) || !isObject(params['argument']))
+    throw new RpcError(-32602, 'completion/complete: params.ref and params.argument must be objects');
   const args: JsonObject = { ref: params['ref'] as JsonObject, argument: params['argument'] as JsonObject };
   if (isObject(params['context'])) args['context'] = params['context'] as JsonObject;
   return { ref: params['ref'], args };

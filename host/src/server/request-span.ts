@@ -70,7 +70,11 @@ function attributesOf(f: RequestFacts): SpanAttributes {
  * Runs `fn` in the request's SERVER span. `failure` says from its result whether it failed without
  * throwing (default: a tool result with isError is `tool_error`).
  */
-export function inRequestSpan<T>(facts: () => RequestFacts, fn: () => Promise<T>, failure: (result: T) => string | undefined = toolErrorOf): Promise<T> {
+export function inRequestSpan<T>(
+  facts: () => RequestFacts,
+  fn: () => Promise<T>,
+  failure: (result: T) => string | undefined = toolErrorOf,
+): Promise<T> {
   const t = tracer();
   if (t === undefined) return fn();
   const f = facts();

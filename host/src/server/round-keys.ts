@@ -34,7 +34,8 @@ export interface RoundPrincipal {
   readonly id: string;
 }
 
-export const digest = (value: unknown): string => createHash('sha256').update(canonicalJson(value)).digest('base64url').slice(0, 22);
+export const digest = (value: unknown): string =>
+  createHash('sha256').update(canonicalJson(value)).digest('base64url').slice(0, 22);
 
 /** The request states already used: true the first time a nonce is seen (states are single use). */
 export interface UsedNonces {
@@ -67,7 +68,14 @@ export class SharedNonces implements UsedNonces {
   }
 
   async consume(nonce: string, ttlMs: number): Promise<boolean> {
-    const set = await this.#state.command(['SET', `toolgate:mrtr:used:${nonce}`, this.#state.replica, 'NX', 'PX', String(ttlMs)]);
+    const set = await this.#state.command([
+      'SET',
+      `toolgate:mrtr:used:${nonce}`,
+      this.#state.replica,
+      'NX',
+      'PX',
+      String(ttlMs),
+    ]);
     return set === 'OK';
   }
 }
@@ -87,7 +95,8 @@ export class RoundKeys {
   readonly ttlMs: number;
 
   constructor(key: Uint8Array, ttlSeconds = 600) {
-    if (key.byteLength < MIN_KEY_BYTES) throw new Error(`the input-round key must be at least ${MIN_KEY_BYTES} bytes (got ${key.byteLength})`);
+    if (key.byteLength < MIN_KEY_BYTES)
+      throw new Error(`the input-round key must be at least ${MIN_KEY_BYTES} bytes (got ${key.byteLength})`);
     this.ttlMs = ttlSeconds * 1000;
     this.#key = key;
     this.#ttlSeconds = ttlSeconds;
@@ -110,11 +119,16 @@ export class RoundKeys {
     try {
       bytes = readFileSync(file);
     } catch (err) {
-      throw new Error(`--mrtr-key-file ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+      throw new Error(
+        `--mrtr-key-file ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+      );
     }
     const text = bytes.toString('utf8').replace(/\r?\n$/, '');
     const key = Buffer.from(text, 'utf8');
-    if (key.byteLength < MIN_KEY_BYTES) throw new Error(`--mrtr-key-file ${file}: the key must be at least ${MIN_KEY_BYTES} bytes (it has ${key.byteLength})`);
+    if (key.byteLength < MIN_KEY_BYTES)
+      throw new Error(
+        `--mrtr-key-file ${file}: the key must be at least ${MIN_KEY_BYTES} bytes (it has ${key.byteLength})`,
+      );
     return new RoundKeys(key);
   }
 
@@ -133,10 +147,11 @@ export class RoundKeys {
   }
 
   #codecOf(): Promise<RequestStateCodec<RoundPayload>> {
-    this.#codec ??= import('@modelcontextprotocol/server').then(({ createRequestStateCodec }) => createRequestStateCodec<RoundPayload>({ key: this.#key, ttlSeconds: this.#ttlSeconds }));
+    this.#codec ??= import('@modelcontextprotocol/server').then(({ createRequestStateCodec }) =>
+      createRequestStateCodec<RoundPayload>({ key: this.#key, ttlSeconds: this.#ttlSeconds }),
+    );
     return this.#codec;
   }
-
 }
 
 /** Who a state is for, as a digest: the principal's id never travels in the clear. */

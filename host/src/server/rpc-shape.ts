@@ -7,7 +7,8 @@ import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 /** The SDK's RequestIdSchema and ProgressTokenSchema: a string or an integer (zod's int is a safe integer). */
 const isIdLike = (v: unknown): boolean => typeof v === 'string' || Number.isSafeInteger(v);
 

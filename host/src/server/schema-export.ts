@@ -60,12 +60,27 @@ export function exportTools(tools: readonly Tool[], format: SchemaFormat, option
   if (format === 'openai') {
     return plain.map((v) => ({
       type: 'function' as const,
-      function: { name: sanitizeName(v.name, used), description: v.description, parameters: parameters(v.inputSchema), ...(strict ? { strict: true } : {}) },
+      function: {
+        name: sanitizeName(v.name, used),
+        description: v.description,
+        parameters: parameters(v.inputSchema),
+        ...(strict ? { strict: true } : {}),
+      },
     }));
   }
   if (format === 'openai-responses') {
     // The Responses API's strict defaults to true: say false unless the schema was made strict.
-    return plain.map((v) => ({ type: 'function' as const, name: sanitizeName(v.name, used), description: v.description, parameters: parameters(v.inputSchema), strict }));
+    return plain.map((v) => ({
+      type: 'function' as const,
+      name: sanitizeName(v.name, used),
+      description: v.description,
+      parameters: parameters(v.inputSchema),
+      strict,
+    }));
   }
-  return plain.map((v) => ({ name: sanitizeName(v.name, used), description: v.description, input_schema: v.inputSchema }));
+  return plain.map((v) => ({
+    name: sanitizeName(v.name, used),
+    description: v.description,
+    input_schema: v.inputSchema,
+  }));
 }

@@ -13,7 +13,11 @@ export class AjvJsonSchemaValidator implements jsonSchemaValidator {
   #inner: jsonSchemaValidator | undefined;
 
   getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
-    this.#inner ??= new (requireCjs('@modelcontextprotocol/sdk/validation/ajv') as typeof import('@modelcontextprotocol/sdk/validation/ajv')).AjvJsonSchemaValidator();
+    this.#inner ??= new (
+      requireCjs(
+        '@modelcontextprotocol/sdk/validation/ajv',
+      ) as typeof import('@modelcontextprotocol/sdk/validation/ajv')
+    ).AjvJsonSchemaValidator();
     return this.#inner.getValidator<T>(schema);
   }
 }

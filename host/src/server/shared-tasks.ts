@@ -69,10 +69,16 @@ return 1
 
 /** The shared state is down: no task can be made (fail closed). */
 export const noTaskState = (err?: unknown): RpcError =>
-  new RpcError(-32000, `the shared task state (Redis) is unavailable, so no task can be made now; try again when it is back${err !== undefined ? ` (${messageOf(err)})` : ''}`);
+  new RpcError(
+    -32000,
+    `the shared task state (Redis) is unavailable, so no task can be made now; try again when it is back${err !== undefined ? ` (${messageOf(err)})` : ''}`,
+  );
 
 const unavailable = (err: unknown): RpcError =>
-  new RpcError(-32000, `the shared task state is unavailable, so another replica's task cannot be reached now (${messageOf(err)})`);
+  new RpcError(
+    -32000,
+    `the shared task state is unavailable, so another replica's task cannot be reached now (${messageOf(err)})`,
+  );
 
 export class SharedTasks {
   readonly #state: SharedState;
@@ -99,23 +105,44 @@ export class SharedTasks {
   save(view: TaskView): Promise<void> {
     const keep = view.status === 'working' ? RUNNING_KEEP_MS : this.#ttlMs;
     const counted = this.#countedUntil(view);
-    return this.#state.script(SAVE, [taskKey(view.id), countKey(view.owner)], [JSON.stringify(view), String(keep), view.id, String(counted)]).then(() => undefined);
+    return this.#state
+      .script(
+        SAVE,
+        [taskKey(view.id), countKey(view.owner)],
+        [JSON.stringify(view), String(keep), view.id, String(counted)],
+      )
+      .then(() => undefined);
   }
 
   /** When the task stops counting against its principal: its ttl after it ends; a running one later. */
   #countedUntil(view: Pick<TaskView, 'status' | 'updatedAt'>): number {
-    return view.status === 'working' || view.status === 'input_required' ? view.updatedAt + RUNNING_KEEP_MS : view.updatedAt + this.#ttlMs;
+    return view.status === 'working' || view.status === 'input_required'
+      ? view.updatedAt + RUNNING_KEEP_MS
+      : view.updatedAt + this.#ttlMs;
   }
 
   /**
    * How many tasks `owner` holds on every replica; with `add`, that task joins them unless the
    * count is at `max` (then it is not added). Throws noTaskState when Redis is down.
    */
-  async count(owner: string, max: number, add?: { id: string; now: number }): Promise<{ added: boolean; held: number }> {
+  async count(
+    owner: string,
+    max: number,
+    add?: { id: string; now: number },
+  ): Promise<{ added: boolean; held: number }> {
     const now = add?.now ?? Date.now();
     let got: unknown;
     try {
-      const args = add !== undefined ? [String(now), String(max), add.id, String(this.#countedUntil({ status: 'working', updatedAt: now })), String(RUNNING_KEEP_MS + this.#ttlMs)] : [String(now), '0', '', '0', '0'];
+      const args =
+        add !== undefined
+          ? [
+              String(now),
+              String(max),
+              add.id,
+              String(this.#countedUntil({ status: 'working', updatedAt: now })),
+              String(RUNNING_KEEP_MS + this.#ttlMs),
+            ]
+          : [String(now), '0', '', '0', '0'];
       got = await this.#state.script(RESERVE, [countKey(owner)], args);
     } catch (err) {
       throw noTaskState(err);
@@ -149,7 +176,13 @@ export class SharedTasks {
     try {
       if (view.status === 'working' || view.status === 'input_required') {
         const { inputRequests: _dropped, ...rest } = view;
-        await this.#state.command(['SET', taskKey(view.id), JSON.stringify({ ...rest, status: 'cancelled', updatedAt: Date.now() }), 'PX', String(this.#ttlMs)]);
+        await this.#state.command([
+          'SET',
+          taskKey(view.id),
+          JSON.stringify({ ...rest, status: 'cancelled', updatedAt: Date.now() }),
+          'PX',
+          String(this.#ttlMs),
+        ]);
       }
       await this.#state.publish(CHANNEL, { type: 'cancel', id: view.id });
     } catch (err) {

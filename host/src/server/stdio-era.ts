@@ -18,7 +18,9 @@ export function opensModern(message: JSONRPCMessage): boolean {
   if (!('method' in message) || message.method === 'initialize') return false;
   if (message.method === 'server/discover') return true;
   const params = (message as { params?: unknown }).params;
-  return isObject(params) && isObject(params['_meta']) && typeof params['_meta'][PROTOCOL_VERSION_META_KEY] === 'string';
+  return (
+    isObject(params) && isObject(params['_meta']) && typeof params['_meta'][PROTOCOL_VERSION_META_KEY] === 'string'
+  );
 }
 
 /** Messages read before anyone takes them, then handed on in order. */

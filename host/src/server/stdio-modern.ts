@@ -27,11 +27,14 @@ function v2Wire(line: LineTransport, held: HeldMessages): Parameters<typeof serv
 /** Serves a 2026-07-28 connection over `line`; the caller has started it and holds its first lines. */
 export function serveModernStdio(core: SidecarCore, line: LineTransport, held: HeldMessages): StdioServerHandle {
   const undo: (() => void)[] = [];
-  const handle = serveSdkStdio(() => {
-    const server = createModernServer({ core, principal: { id: 'stdio' } });
-    undo.push(core.onToolsChanged(() => void server.sendToolListChanged().catch(() => {})));
-    return server;
-  }, { ...v2Wire(line, held), onerror: (err) => core.logger.debug({ err }, 'mcp 2026-07-28 stdio: message refused') });
+  const handle = serveSdkStdio(
+    () => {
+      const server = createModernServer({ core, principal: { id: 'stdio' } });
+      undo.push(core.onToolsChanged(() => void server.sendToolListChanged().catch(() => {})));
+      return server;
+    },
+    { ...v2Wire(line, held), onerror: (err) => core.logger.debug({ err }, 'mcp 2026-07-28 stdio: message refused') },
+  );
   return {
     async close() {
       for (const u of undo.splice(0)) u();

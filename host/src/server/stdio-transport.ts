@@ -28,7 +28,8 @@ export class LineTransport implements Transport {
   /** The id of an initialize request not yet answered; lines behind it wait in #held. */
   #initializing: Id | undefined;
   readonly #held: string[] = [];
-  readonly #onData = (chunk: Buffer | string) => this.#append(typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
+  readonly #onData = (chunk: Buffer | string) =>
+    this.#append(typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
   readonly #onError = (err: Error) => this.onerror?.(err);
 
   constructor(
@@ -97,7 +98,12 @@ export class LineTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     this.#write(message);
-    if (this.#initializing !== undefined && 'id' in message && message.id === this.#initializing && !('method' in message)) {
+    if (
+      this.#initializing !== undefined &&
+      'id' in message &&
+      message.id === this.#initializing &&
+      !('method' in message)
+    ) {
       this.#initializing = undefined;
       // Deliver what waited, in order; a second initialize among them holds the rest again.
       while (this.#initializing === undefined && this.#held.length > 0) this.#line(this.#held.shift() as string);

@@ -79,7 +79,9 @@ export async function serveStdio(core: SidecarCore, stdin: Readable, stdout: Wri
   let opened: Promise<{ close(): Promise<void> }> | undefined;
   transport.onmessage = (message) => {
     held.push(message);
-    opened ??= opensModern(message) ? import('./stdio-modern.js').then((m) => m.serveModernStdio(core, transport, held)) : openLegacy(core, transport, held, links);
+    opened ??= opensModern(message)
+      ? import('./stdio-modern.js').then((m) => m.serveModernStdio(core, transport, held))
+      : openLegacy(core, transport, held, links);
   };
   await transport.start();
   return {
@@ -95,7 +97,12 @@ export async function serveStdio(core: SidecarCore, stdin: Readable, stdout: Wri
 }
 
 /** A 2025-11-25 session on the v1 server; the messages held so far go to it first, in order. */
-async function openLegacy(core: SidecarCore, transport: LineTransport, held: HeldMessages, links: ClientLinks): Promise<{ close(): Promise<void> }> {
+async function openLegacy(
+  core: SidecarCore,
+  transport: LineTransport,
+  held: HeldMessages,
+  links: ClientLinks,
+): Promise<{ close(): Promise<void> }> {
   const server = createMcpServer(core, links);
   const detach = core.attach(server);
   // connect wraps the transport's onmessage (so it must not wrap ours) before its first await;

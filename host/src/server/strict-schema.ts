@@ -36,7 +36,9 @@ function strictNode(node: Json): Json {
   const properties = node['properties'];
   if (node['type'] === 'object' || isObject(properties)) {
     const props = isObject(properties) ? properties : {};
-    const required = new Set(Array.isArray(node['required']) ? node['required'].filter((r): r is string => typeof r === 'string') : []);
+    const required = new Set(
+      Array.isArray(node['required']) ? node['required'].filter((r): r is string => typeof r === 'string') : [],
+    );
     const rewritten: JsonObject = {};
     for (const [name, schema] of Object.entries(props)) {
       const strict = strictNode(schema);

@@ -18,7 +18,9 @@ import type { TraceContext } from '../pipeline/index.js';
 /** Whether this request's own envelope declares the Tasks extension (the decision is per request). */
 export function declaresTasks(envelope: ClientEnvelope): boolean {
   const ext = envelope.clientCapabilities?.['extensions'];
-  return typeof ext === 'object' && ext !== null && typeof (ext as Record<string, unknown>)[TASKS_EXTENSION] === 'object';
+  return (
+    typeof ext === 'object' && ext !== null && typeof (ext as Record<string, unknown>)[TASKS_EXTENSION] === 'object'
+  );
 }
 
 /** -32021 naming the extension, for a request that needs it and did not declare it. */
@@ -40,7 +42,10 @@ export interface TaskCall {
 }
 
 /** A task's own fields, as CreateTaskResult and tasks/get show them. */
-export function taskFields(store: TaskStore, task: Pick<Task, 'id' | 'status' | 'createdAt' | 'updatedAt'>): Record<string, unknown> {
+export function taskFields(
+  store: TaskStore,
+  task: Pick<Task, 'id' | 'status' | 'createdAt' | 'updatedAt'>,
+): Record<string, unknown> {
   return {
     taskId: task.id,
     status: task.status,
@@ -67,7 +72,16 @@ async function limited<T>(fn: () => Promise<T>, stop: AbortController): Promise<
 }
 
 function newTask(store: TaskStore, c: TaskCall, stop: AbortController): Promise<Task> {
-  return limited(() => store.create(c.principal.id, stop, { name: c.name, args: c.args, envelope: c.envelope, ...(c.trace !== undefined ? { trace: c.trace } : {}) }), stop);
+  return limited(
+    () =>
+      store.create(c.principal.id, stop, {
+        name: c.name,
+        args: c.args,
+        envelope: c.envelope,
+        ...(c.trace !== undefined ? { trace: c.trace } : {}),
+      }),
+    stop,
+  );
 }
 
 /**
@@ -81,8 +95,14 @@ export async function callAsTask(c: TaskCall, ctx: ServerContext): Promise<Recor
   await limited(() => store.assertRoom(c.principal.id), stop);
   const run = (): Promise<RunEnd> =>
     runCall({
-      core: c.core, principal: c.principal, name: c.name, args: c.args, link: { envelope: c.envelope, ...(c.trace !== undefined ? { trace: c.trace } : {}) },
-      state: ctx.mcpReq.requestState<RoundPayload>(), responses: ctx.mcpReq.inputResponses ?? {}, signal: stop.signal,
+      core: c.core,
+      principal: c.principal,
+      name: c.name,
+      args: c.args,
+      link: { envelope: c.envelope, ...(c.trace !== undefined ? { trace: c.trace } : {}) },
+      state: ctx.mcpReq.requestState<RoundPayload>(),
+      responses: ctx.mcpReq.inputResponses ?? {},
+      signal: stop.signal,
     });
   if (c.execution.syncMs === 0) {
     const task = await newTask(store, c, stop);
@@ -93,7 +113,10 @@ export async function callAsTask(c: TaskCall, ctx: ServerContext): Promise<Recor
   const unlink = whenAborted(ctx.mcpReq.signal, () => stop.abort(ctx.mcpReq.signal.reason));
   const running = run();
   let timer: NodeJS.Timeout | undefined;
-  const early = await Promise.race([running, new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), c.execution.syncMs)))]).finally(() => {
+  const early = await Promise.race([
+    running,
+    new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), c.execution.syncMs))),
+  ]).finally(() => {
     clearTimeout(timer);
     unlink();
   });
@@ -108,10 +131,20 @@ export async function callAsTask(c: TaskCall, ctx: ServerContext): Promise<Recor
 export function resumeTask(core: SidecarCore, task: Task): void {
   const { payload, answers } = task;
   core.tasks.resume(task);
-  drive(core, task, runCall({
-    core, principal: { id: task.owner }, name: task.call.name, args: task.call.args, link: { envelope: task.call.envelope, ...(task.call.trace !== undefined ? { trace: task.call.trace } : {}) },
-    state: payload, responses: answers, signal: task.stop.signal,
-  }));
+  drive(
+    core,
+    task,
+    runCall({
+      core,
+      principal: { id: task.owner },
+      name: task.call.name,
+      args: task.call.args,
+      link: { envelope: task.call.envelope, ...(task.call.trace !== undefined ? { trace: task.call.trace } : {}) },
+      state: payload,
+      responses: answers,
+      signal: task.stop.signal,
+    }),
+  );
 }
 
 /** The JSON-RPC code a synchronous call would have answered with. */
@@ -129,14 +162,17 @@ function rpcCodeOf(err: unknown): number {
  */
 function drive(core: SidecarCore, task: Task, running: Promise<RunEnd>): void {
   const store = core.tasks;
-  running.then(
-    (end) => {
-      if (end.kind === 'questions') store.ask(task, end.open.inputRequests, end.open.payload);
-      else if (end.errorCode === 'INVALID_OUTPUT') store.fail(task, -32603, errorMessage(end.result) ?? 'the tool broke its output contract');
-      else store.complete(task, end.result);
-    },
-    (err: unknown) => store.fail(task, rpcCodeOf(err), messageOf(err)),
-  ).catch((err: unknown) => core.logger.warn({ err, taskId: task.id }, 'task not settled'));
+  running
+    .then(
+      (end) => {
+        if (end.kind === 'questions') store.ask(task, end.open.inputRequests, end.open.payload);
+        else if (end.errorCode === 'INVALID_OUTPUT')
+          store.fail(task, -32603, errorMessage(end.result) ?? 'the tool broke its output contract');
+        else store.complete(task, end.result);
+      },
+      (err: unknown) => store.fail(task, rpcCodeOf(err), messageOf(err)),
+    )
+    .catch((err: unknown) => core.logger.warn({ err, taskId: task.id }, 'task not settled'));
 }
 
 function errorMessage(result: Record<string, unknown>): string | undefined {

@@ -19,7 +19,9 @@ const TaskParams = z.looseObject({ taskId: z.string().min(1).max(128) });
 function detailed(store: TaskStore, task: TaskView): Record<string, unknown> {
   return {
     ...taskFields(store, task),
-    ...(task.status === 'input_required' && task.inputRequests !== undefined ? { inputRequests: task.inputRequests } : {}),
+    ...(task.status === 'input_required' && task.inputRequests !== undefined
+      ? { inputRequests: task.inputRequests }
+      : {}),
     ...(task.status === 'completed' && task.result !== undefined ? { result: task.result } : {}),
     ...(task.status === 'failed' && task.error !== undefined ? { error: task.error } : {}),
   };

@@ -25,7 +25,12 @@ export interface TaskLimits {
   maxResultBytes: number;
 }
 
-export const DEFAULT_TASK_LIMITS: TaskLimits = { ttlMs: 600_000, pollIntervalMs: 500, maxPerPrincipal: 64, maxResultBytes: 8 * 1024 * 1024 };
+export const DEFAULT_TASK_LIMITS: TaskLimits = {
+  ttlMs: 600_000,
+  pollIntervalMs: 500,
+  maxPerPrincipal: 64,
+  maxResultBytes: 8 * 1024 * 1024,
+};
 
 /** What the task runs: the call as the creating request made it. */
 export interface TaskCallSpec {
@@ -60,7 +65,11 @@ export const isTerminal = (t: Task): boolean => TERMINAL.includes(t.status);
 /** What any replica may show of a task (the view written to the shared state). */
 export function viewOf(t: Task): TaskView {
   return {
-    id: t.id, owner: t.owner, createdAt: t.createdAt, updatedAt: t.updatedAt, status: t.status,
+    id: t.id,
+    owner: t.owner,
+    createdAt: t.createdAt,
+    updatedAt: t.updatedAt,
+    status: t.status,
     ...(t.result !== undefined ? { result: t.result } : {}),
     ...(t.error !== undefined ? { error: t.error } : {}),
     ...(t.inputRequests !== undefined ? { inputRequests: t.inputRequests } : {}),
@@ -77,7 +86,11 @@ export class TaskStore {
   onRemoteUpdate: (task: Task, responses: Record<string, unknown>) => void = () => {};
   #unfollow: () => void = () => {};
 
-  constructor(limits: Partial<TaskLimits> = {}, shared?: SharedTasks, onSaveError: (err: unknown, task: Task) => void = () => {}) {
+  constructor(
+    limits: Partial<TaskLimits> = {},
+    shared?: SharedTasks,
+    onSaveError: (err: unknown, task: Task) => void = () => {},
+  ) {
     this.limits = { ...DEFAULT_TASK_LIMITS, ...limits };
     this.shared = shared;
     this.#onSaveError = onSaveError;
@@ -113,7 +126,10 @@ export class TaskStore {
 
   #assertHeld(held: number): void {
     if (held >= this.limits.maxPerPrincipal) {
-      throw new RpcError(-32000, `too many tasks: this client holds ${held} (the limit is ${this.limits.maxPerPrincipal}); finished tasks count until they expire, ${this.limits.ttlMs} ms after they end`);
+      throw new RpcError(
+        -32000,
+        `too many tasks: this client holds ${held} (the limit is ${this.limits.maxPerPrincipal}); finished tasks count until they expire, ${this.limits.ttlMs} ms after they end`,
+      );
     }
   }
 
@@ -129,7 +145,17 @@ export class TaskStore {
       const { added, held } = await this.shared.count(owner, this.limits.maxPerPrincipal, { id, now });
       if (!added) this.#assertHeld(Math.max(held, this.limits.maxPerPrincipal));
     }
-    const task: Task = { id, owner, call, createdAt: now, updatedAt: now, status: 'working', stop, resultBytes: 0, answers: {} };
+    const task: Task = {
+      id,
+      owner,
+      call,
+      createdAt: now,
+      updatedAt: now,
+      status: 'working',
+      stop,
+      resultBytes: 0,
+      answers: {},
+    };
     this.#tasks.set(task.id, task);
     this.#changed(task);
     return task;
@@ -148,7 +174,11 @@ export class TaskStore {
     const bytes = Buffer.byteLength(JSON.stringify(result));
     const used = [...this.#tasks.values()].filter((t) => t.owner === task.owner).reduce((n, t) => n + t.resultBytes, 0);
     if (used + bytes > this.limits.maxResultBytes) {
-      this.fail(task, -32000, `the result (${bytes} bytes) does not fit the ${this.limits.maxResultBytes} bytes this client's tasks may keep (${used} in use); it was dropped`);
+      this.fail(
+        task,
+        -32000,
+        `the result (${bytes} bytes) does not fit the ${this.limits.maxResultBytes} bytes this client's tasks may keep (${used} in use); it was dropped`,
+      );
       return;
     }
     task.result = result;
@@ -199,7 +229,8 @@ export class TaskStore {
 
   /** Drops what expired: anything but a running task, ttlMs after its last change. */
   sweep(now = Date.now()): void {
-    for (const [id, t] of this.#tasks) if (t.status !== 'working' && t.updatedAt + this.limits.ttlMs <= now) this.#tasks.delete(id);
+    for (const [id, t] of this.#tasks)
+      if (t.status !== 'working' && t.updatedAt + this.limits.ttlMs <= now) this.#tasks.delete(id);
   }
 
   /** Stops every running task (the server is closing). */

@@ -24,7 +24,8 @@ type HeaderSource = { get(name: string): string | null } | Record<string, string
 
 function header(headers: HeaderSource, name: string): string | undefined {
   if (headers === undefined) return undefined;
-  if (typeof (headers as { get?: unknown }).get === 'function') return (headers as { get(n: string): string | null }).get(name) ?? undefined;
+  if (typeof (headers as { get?: unknown }).get === 'function')
+    return (headers as { get(n: string): string | null }).get(name) ?? undefined;
   const v = (headers as Record<string, string | string[] | undefined>)[name];
   return Array.isArray(v) ? v[0] : v;
 }

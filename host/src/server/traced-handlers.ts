@@ -17,12 +17,21 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * table `_requestHandlers` (SDK 1.32, server 2.4); should one rename it, requests go unspanned,
  * never unanswered.
  */
-export function traceHandlers<E>(server: object, factsOf: (request: { method: string; params?: unknown }, extra: E) => RequestFacts): void {
+export function traceHandlers<E>(
+  server: object,
+  factsOf: (request: { method: string; params?: unknown }, extra: E) => RequestFacts,
+): void {
   if (tracer() === undefined) return;
   const table = (server as { _requestHandlers?: unknown })._requestHandlers;
   if (!(table instanceof Map)) return;
   const handlers = table as Map<string, Handler>;
-  const traced = (handler: Handler): Handler => (request, extra) => inRequestSpan(() => factsOf(request, extra as E), () => handler(request, extra));
+  const traced =
+    (handler: Handler): Handler =>
+    (request, extra) =>
+      inRequestSpan(
+        () => factsOf(request, extra as E),
+        () => handler(request, extra),
+      );
   const set = handlers.set.bind(handlers);
   for (const [method, handler] of handlers) set(method, traced(handler));
   handlers.set = (method, handler) => set(method, traced(handler));
@@ -41,7 +50,10 @@ export function v1RequestFacts(request: { method: string; params?: unknown }, ex
   const headers = extra.requestInfo?.headers;
   const header = headers?.['mcp-protocol-version'];
   const params = isRecord(request.params) ? request.params : {};
-  const asked = request.method === 'initialize' && typeof params['protocolVersion'] === 'string' ? params['protocolVersion'] : undefined;
+  const asked =
+    request.method === 'initialize' && typeof params['protocolVersion'] === 'string'
+      ? params['protocolVersion']
+      : undefined;
   return {
     method: request.method,
     ...targetOf(request.method, request.params),

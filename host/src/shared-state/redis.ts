@@ -55,7 +55,8 @@ export async function connectRedisState(url: StateUrl, options: RedisStateOption
 
 function describe(err: unknown): string {
   if (err instanceof AggregateError && err.errors.length > 0) return describe(err.errors[0]);
-  if (err instanceof Error) return 'code' in err && typeof err.code === 'string' ? `${err.code}: ${err.message}` : err.message;
+  if (err instanceof Error)
+    return 'code' in err && typeof err.code === 'string' ? `${err.code}: ${err.message}` : err.message;
   return String(err);
 }
 
@@ -112,7 +113,10 @@ class RedisState implements SharedState {
     if (!this.ready) throw new StateUnavailable(`shared state ${this.shown} is unavailable (Redis is not connected)`);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new StateUnavailable(`shared state ${this.shown} did not answer within ${this.#timeoutMs} ms`)), this.#timeoutMs);
+      timer = setTimeout(
+        () => reject(new StateUnavailable(`shared state ${this.shown} did not answer within ${this.#timeoutMs} ms`)),
+        this.#timeoutMs,
+      );
     });
     try {
       return await Promise.race([this.#main.sendCommand([...args]), late]);

@@ -19,7 +19,8 @@ export function parseStateUrl(text: string): StateUrl {
   }
   const shown = redactUrl(u);
   const bad = (why: string): Error => new Error(`--state ${shown}: ${why}; give redis://HOST:PORT[/DB]`);
-  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') throw bad(`the scheme must be redis: or rediss: (got ${u.protocol})`);
+  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:')
+    throw bad(`the scheme must be redis: or rediss: (got ${u.protocol})`);
   if (u.hostname === '') throw bad('no host');
   if (u.port === '') throw bad('no port');
   if (u.search !== '' || u.hash !== '') throw bad('no query or fragment is taken');

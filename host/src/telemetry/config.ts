@@ -10,7 +10,12 @@ export interface TracingFlags {
 
 export type TracingChoice =
   | { readonly on: false }
-  | { readonly on: true; readonly recordContent: boolean; readonly scheduleDelayMs: number | undefined; readonly why: string };
+  | {
+      readonly on: true;
+      readonly recordContent: boolean;
+      readonly scheduleDelayMs: number | undefined;
+      readonly why: string;
+    };
 
 const TRUE = /^(1|true|yes|on)$/i;
 
@@ -26,15 +31,25 @@ function set(env: NodeJS.ProcessEnv, name: string): string | undefined {
  */
 export function tracingChoice(flags: TracingFlags, env: NodeJS.ProcessEnv): TracingChoice | string {
   const exporter = set(env, 'OTEL_TRACES_EXPORTER');
-  const endpoint = set(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') !== undefined ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : set(env, 'OTEL_EXPORTER_OTLP_ENDPOINT') !== undefined ? 'OTEL_EXPORTER_OTLP_ENDPOINT' : undefined;
+  const endpoint =
+    set(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') !== undefined
+      ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'
+      : set(env, 'OTEL_EXPORTER_OTLP_ENDPOINT') !== undefined
+        ? 'OTEL_EXPORTER_OTLP_ENDPOINT'
+        : undefined;
   const disabled = TRUE.test(set(env, 'OTEL_SDK_DISABLED') ?? '') || exporter === 'none';
-  if (exporter !== undefined && exporter !== 'otlp' && exporter !== 'none') return `OTEL_TRACES_EXPORTER=${exporter}: toolgate exports traces with otlp only (or none)`;
+  if (exporter !== undefined && exporter !== 'otlp' && exporter !== 'none')
+    return `OTEL_TRACES_EXPORTER=${exporter}: toolgate exports traces with otlp only (or none)`;
   const protocol = set(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ?? set(env, 'OTEL_EXPORTER_OTLP_PROTOCOL');
-  if (protocol !== undefined && protocol !== 'http/json') return `OTEL_EXPORTER_OTLP_PROTOCOL=${protocol}: toolgate exports OTLP over HTTP as JSON (http/json)`;
+  if (protocol !== undefined && protocol !== 'http/json')
+    return `OTEL_EXPORTER_OTLP_PROTOCOL=${protocol}: toolgate exports OTLP over HTTP as JSON (http/json)`;
   if (flags.otel && disabled) return '--otel: tracing is turned off by OTEL_SDK_DISABLED or OTEL_TRACES_EXPORTER=none';
-  const recordContent = flags.recordContent || TRUE.test(set(env, 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT') ?? '');
+  const recordContent =
+    flags.recordContent || TRUE.test(set(env, 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT') ?? '');
   if (disabled || (!flags.otel && endpoint === undefined)) {
-    return flags.recordContent ? '--otel-record-content: tracing is off (give --otel or an OTLP endpoint variable)' : { on: false };
+    return flags.recordContent
+      ? '--otel-record-content: tracing is off (give --otel or an OTLP endpoint variable)'
+      : { on: false };
   }
   const delay = set(env, 'OTEL_BSP_SCHEDULE_DELAY');
   const scheduleDelayMs = delay !== undefined && /^\d+$/.test(delay) ? Number(delay) : undefined;

@@ -14,7 +14,6 @@ export function tracer(): Tracer | undefined {
   return active;
 }
 
-
 /** Loads the SDK and makes `tracer()` answer; the returned function flushes and stops it. */
 export async function startTracing(start: TracingStart): Promise<() => Promise<void>> {
   const { createTracer } = await import('./otel.js');

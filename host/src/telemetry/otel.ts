@@ -2,7 +2,16 @@
 // the OTLP/HTTP (JSON) exporter, configured by the standard OTEL_* variables, and an
 // AsyncLocalStorage context manager so a span started deep in a call (the sandbox, a tool's HTTP
 // request) finds the call's span as its parent. Imported only by startTracing (index.ts).
-import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import {
+  context,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -10,7 +19,11 @@ import { detectResources, resourceAttributesEnvDetector, resourceFromAttributes 
 import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { ParentTrace, SpanAttributes, SpanHandle, SpanKindName, Tracer, TracingStart } from './types.js';
 
-const KINDS: Record<SpanKindName, SpanKind> = { internal: SpanKind.INTERNAL, client: SpanKind.CLIENT, server: SpanKind.SERVER };
+const KINDS: Record<SpanKindName, SpanKind> = {
+  internal: SpanKind.INTERNAL,
+  client: SpanKind.CLIENT,
+  server: SpanKind.SERVER,
+};
 const propagator = new W3CTraceContextPropagator();
 const getter = {
   keys: (c: Record<string, string>) => Object.keys(c),
@@ -48,7 +61,10 @@ function errorType(err: unknown): string {
 
 function parentContext(parent: ParentTrace | undefined): Context {
   if (parent === undefined) return ROOT_CONTEXT;
-  const carrier: Record<string, string> = { traceparent: parent.traceparent, ...(parent.tracestate !== undefined ? { tracestate: parent.tracestate } : {}) };
+  const carrier: Record<string, string> = {
+    traceparent: parent.traceparent,
+    ...(parent.tracestate !== undefined ? { tracestate: parent.tracestate } : {}),
+  };
   return propagator.extract(ROOT_CONTEXT, carrier, getter);
 }
 
@@ -57,8 +73,13 @@ export function createTracer(start: TracingStart): Tracer {
   const serviceName = env.OTEL_SERVICE_NAME?.trim();
   const resource = resourceFromAttributes({ 'service.name': 'toolgate', 'service.version': start.serviceVersion })
     .merge(detectResources({ detectors: [resourceAttributesEnvDetector] }))
-    .merge(serviceName !== undefined && serviceName !== '' ? resourceFromAttributes({ 'service.name': serviceName }) : null);
-  const processor = new BatchSpanProcessor({ exporter: new OTLPTraceExporter(), ...(start.scheduleDelayMs !== undefined ? { scheduledDelayMillis: start.scheduleDelayMs } : {}) });
+    .merge(
+      serviceName !== undefined && serviceName !== '' ? resourceFromAttributes({ 'service.name': serviceName }) : null,
+    );
+  const processor = new BatchSpanProcessor({
+    exporter: new OTLPTraceExporter(),
+    ...(start.scheduleDelayMs !== undefined ? { scheduledDelayMillis: start.scheduleDelayMs } : {}),
+  });
   const provider = new TracerProvider({ resource, spanProcessors: [processor] });
   const manager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(manager);
@@ -86,7 +107,8 @@ export function createTracer(start: TracingStart): Tracer {
       const ctx = context.active();
       return run(otel.startSpan(name, { kind: KINDS[kind], attributes: attrs(a) }, ctx), ctx, fn);
     },
-    begin: (name, a, kind = 'internal') => handle(otel.startSpan(name, { kind: KINDS[kind], attributes: attrs(a) }, context.active())),
+    begin: (name, a, kind = 'internal') =>
+      handle(otel.startSpan(name, { kind: KINDS[kind], attributes: attrs(a) }, context.active())),
     annotate(a) {
       trace.getActiveSpan()?.setAttributes(attrs(a));
     },

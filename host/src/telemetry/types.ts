@@ -27,9 +27,19 @@ export interface Tracer {
    * A SERVER span around `fn`, a child of `parent` when the client sent one, else the root of a new
    * trace; `fn` runs with it active, so spans started inside are its children.
    */
-  server<T>(name: string, attributes: SpanAttributes, parent: ParentTrace | undefined, fn: (span: SpanHandle) => Promise<T>): Promise<T>;
+  server<T>(
+    name: string,
+    attributes: SpanAttributes,
+    parent: ParentTrace | undefined,
+    fn: (span: SpanHandle) => Promise<T>,
+  ): Promise<T>;
   /** A child of the active span around `fn`, active while `fn` runs; ended when `fn` settles. */
-  child<T>(name: string, attributes: SpanAttributes, fn: (span: SpanHandle) => Promise<T>, kind?: SpanKindName): Promise<T>;
+  child<T>(
+    name: string,
+    attributes: SpanAttributes,
+    fn: (span: SpanHandle) => Promise<T>,
+    kind?: SpanKindName,
+  ): Promise<T>;
   /** A child of the active span that the caller ends; not made active. */
   begin(name: string, attributes: SpanAttributes, kind?: SpanKindName): SpanHandle;
   /** Sets attributes on the active span (none: nothing). */

@@ -6,7 +6,12 @@ export const echoTool: ToolDefinition = {
   description: 'Return the given text unchanged. Useful to check that toolgate is wired up.',
   parameters: { text: { type: 'string', required: true, description: 'The text to return' } },
   output: {
-    schema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
+    schema: {
+      type: 'object',
+      properties: { text: { type: 'string' } },
+      required: ['text'],
+      additionalProperties: false,
+    },
     render: { template: '{{text}}' },
   },
   annotations: { readOnlyHint: true, openWorldHint: false },

@@ -71,14 +71,17 @@ export function defineTool(def: ToolDefinition): Tool {
   return Object.freeze(tool);
 }
 
-const failer = (name: string) => (field: string, rule: string): never => {
-  throw new ToolDefinitionError(name, field, rule);
-};
+const failer =
+  (name: string) =>
+  (field: string, rule: string): never => {
+    throw new ToolDefinitionError(name, field, rule);
+  };
 
 /** The definition's plain fields: description, functions, title, timeout, annotations. */
 function checkFields(name: string, def: ToolDefinition): void {
   const fail = failer(name);
-  if (typeof def.description !== 'string' || def.description.trim() === '') fail('description', 'must be a non-empty string');
+  if (typeof def.description !== 'string' || def.description.trim() === '')
+    fail('description', 'must be a non-empty string');
   if (typeof def.execute !== 'function') fail('execute', 'must be a function');
   if (def.title !== undefined && typeof def.title !== 'string') fail('title', 'must be a string');
   for (const fn of ['finalizeContent', 'dispose'] as const) {
@@ -107,7 +110,10 @@ function inputSchemaOf(name: string, def: ToolDefinition): JsonSchema {
 }
 
 /** The output's schema (compiled) and how it is rendered. */
-function outputOf(name: string, def: ToolDefinition): { outputSchema: JsonSchema | undefined; outputCheck: Check | undefined; render: OutputRender } {
+function outputOf(
+  name: string,
+  def: ToolDefinition,
+): { outputSchema: JsonSchema | undefined; outputCheck: Check | undefined; render: OutputRender } {
   const fail = failer(name);
   let outputSchema: JsonSchema | undefined;
   let outputCheck: Check | undefined;
@@ -115,13 +121,15 @@ function outputOf(name: string, def: ToolDefinition): { outputSchema: JsonSchema
   if (def.output === undefined) return { outputSchema, outputCheck, render };
   if (!isJsonObject(def.output as Json)) fail('output', 'must be an object');
   if (def.output.schema !== undefined) {
-    if (!isJsonObject(def.output.schema) || !isJson(def.output.schema)) fail('output.schema', 'must be a JSON Schema object');
+    if (!isJsonObject(def.output.schema) || !isJson(def.output.schema))
+      fail('output.schema', 'must be a JSON Schema object');
     outputSchema = cloneJson(def.output.schema);
     outputCheck = compileOrFail(name, 'output.schema', outputSchema, false, 'output');
   }
   if (def.output.render !== undefined) render = checkRender(name, def.output.render);
   // With render: mcp the output is an MCP result, not the value a schema describes.
-  if (render === 'mcp' && outputSchema !== undefined) fail('output.schema', 'is not allowed with render: mcp (the module returns MCP content itself)');
+  if (render === 'mcp' && outputSchema !== undefined)
+    fail('output.schema', 'is not allowed with render: mcp (the module returns MCP content itself)');
   return { outputSchema, outputCheck, render };
 }
 
@@ -135,7 +143,11 @@ function compileOrFail(tool: string, field: string, schema: JsonSchema, defaults
 
 function checkRender(tool: string, render: unknown): OutputRender {
   if (render === 'json' || render === 'text' || render === 'mcp') return render;
-  if (isJsonObject(render as Json) && typeof (render as JsonObject).template === 'string' && Object.keys(render as object).length === 1) {
+  if (
+    isJsonObject(render as Json) &&
+    typeof (render as JsonObject).template === 'string' &&
+    Object.keys(render as object).length === 1
+  ) {
     return { template: (render as { template: string }).template };
   }
   throw new ToolDefinitionError(tool, 'output.render', 'must be "json", "text", "mcp" or { template: string }');
@@ -150,12 +162,14 @@ function checkDefaults(tool: string, field: string, schema: Json, path = ''): vo
     // the common defaults (a scalar under type/enum/bounds) are checked without loading ajv at start-up
     if (!plainlySatisfies(rest, value)) {
       const r = compileOrFail(tool, `${field}${path}.default`, rest, false, 'default')(value);
-      if (!r.ok) throw new ToolDefinitionError(tool, `${field}${path}.default`, `does not match its own schema (${r.message})`);
+      if (!r.ok)
+        throw new ToolDefinitionError(tool, `${field}${path}.default`, `does not match its own schema (${r.message})`);
     }
   }
   const props = schema.properties;
   if (isJsonObject(props)) {
-    for (const [k, sub] of Object.entries(props)) checkDefaults(tool, field, sub, field === 'parameters' && path === '' ? `.${k}` : `${path}.properties.${k}`);
+    for (const [k, sub] of Object.entries(props))
+      checkDefaults(tool, field, sub, field === 'parameters' && path === '' ? `.${k}` : `${path}.properties.${k}`);
   }
   if (schema.items !== undefined) checkDefaults(tool, field, schema.items, `${path}.items`);
 }

@@ -35,7 +35,10 @@ export const ARGUMENT_LIMITS = { keysPerObject: 10_000, values: 200_000, depth: 
  * of 400,000 keys costs one key count, not a walk (and an error) per key; every later step (the
  * JSON check, the copy, the schema, the policies) then walks a bounded value.
  */
-export function argumentSizeProblem(value: unknown, limits: typeof ARGUMENT_LIMITS = ARGUMENT_LIMITS): string | undefined {
+export function argumentSizeProblem(
+  value: unknown,
+  limits: typeof ARGUMENT_LIMITS = ARGUMENT_LIMITS,
+): string | undefined {
   let values = 0;
   const stack: { v: unknown; depth: number }[] = [{ v: value, depth: 0 }];
   while (stack.length > 0) {
@@ -80,7 +83,8 @@ function copyJson(value: Json): Json {
   for (const key of Object.keys(value)) {
     const child = copyJson(value[key] as Json);
     // an own "__proto__" key must stay a key, not become the copy's prototype
-    if (key === '__proto__') Object.defineProperty(out, key, { value: child, enumerable: true, writable: true, configurable: true });
+    if (key === '__proto__')
+      Object.defineProperty(out, key, { value: child, enumerable: true, writable: true, configurable: true });
     else out[key] = child;
   }
   return out;

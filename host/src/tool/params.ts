@@ -47,9 +47,10 @@ function compileParam(tool: string, field: string, spec: unknown, allowUnknown: 
   }
   let schema: JsonSchema;
   if (type === 'object') {
-    schema = spec.properties === undefined
-      ? { type: 'object' }
-      : compileObject(tool, `${field}.properties`, spec.properties, allowUnknown);
+    schema =
+      spec.properties === undefined
+        ? { type: 'object' }
+        : compileObject(tool, `${field}.properties`, spec.properties, allowUnknown);
   } else {
     if (spec.properties !== undefined) {
       throw new ToolDefinitionError(tool, `${field}.properties`, 'only allowed when type is object');
@@ -83,7 +84,9 @@ function compileParam(tool: string, field: string, spec: unknown, allowUnknown: 
 }
 
 function isPlainRecord(v: unknown): v is Record<string, unknown> {
-  return isJsonObject(v as Json) && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
+  return (
+    isJsonObject(v as Json) && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null)
+  );
 }
 
 export type { ParamSpec, ParamsSpec };

@@ -20,7 +20,10 @@ export interface ProjectionSlots {
 }
 
 /** A deep copy: callers may mutate it without touching the registered tool. */
-export function modelView(tool: Tool, slots: ProjectionSlots = { title: true, annotations: true, outputSchema: true }): ModelToolView {
+export function modelView(
+  tool: Tool,
+  slots: ProjectionSlots = { title: true, annotations: true, outputSchema: true },
+): ModelToolView {
   const def = tool.definition;
   const view: ModelToolView = {
     name: tool.name,
@@ -31,6 +34,7 @@ export function modelView(tool: Tool, slots: ProjectionSlots = { title: true, an
   if (slots.annotations === true && def.annotations !== undefined) {
     view.annotations = cloneJson(def.annotations as JsonObject) as ToolAnnotations;
   }
-  if (slots.outputSchema === true && tool.outputSchema !== undefined) view.outputSchema = cloneJson(tool.outputSchema as JsonSchema);
+  if (slots.outputSchema === true && tool.outputSchema !== undefined)
+    view.outputSchema = cloneJson(tool.outputSchema as JsonSchema);
   return view;
 }

@@ -25,7 +25,8 @@ export class ToolRegistry {
    */
   register(def: ToolDefinition | Tool): () => Promise<void> {
     const tool = defineTool(def as ToolDefinition);
-    if (this.#tools.has(tool.name) || this.#operations.has(tool.name)) throw new ToolDefinitionError(tool.name, 'name', 'a tool with this name is already registered');
+    if (this.#tools.has(tool.name) || this.#operations.has(tool.name))
+      throw new ToolDefinitionError(tool.name, 'name', 'a tool with this name is already registered');
     this.#tools.set(tool.name, tool);
     this.#emit({ kind: 'added', name: tool.name });
     let done = false;

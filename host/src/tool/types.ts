@@ -149,7 +149,16 @@ export interface InstanceCounts {
 // link; the pipeline puts policy in front of the requests before a tool sees it.
 
 /** MCP log levels, least to most severe (RFC 5424 order, as notifications/message uses them). */
-export const CLIENT_LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+export const CLIENT_LOG_LEVELS = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+] as const;
 export type ClientLogLevel = (typeof CLIENT_LOG_LEVELS)[number];
 
 /** What a tool may ask the client to do; a manifest lists the ones its module may use. */

@@ -25,7 +25,13 @@ function newAjv(opts: ConstructorParameters<typeof Ajv2020>[0]): Ajv2020 {
 
 // Every `pattern` / `patternProperties` runs on RE2 (linear time): a schema's regex comes from a
 // manifest author, and V8's backtracking engine would let ^(a+)+$ freeze the whole process.
-const common = { strict: false, allErrors: true, coerceTypes: false, logger: false, code: { regExp: ajvRegExpEngine } } as const;
+const common = {
+  strict: false,
+  allErrors: true,
+  coerceTypes: false,
+  logger: false,
+  code: { regExp: ajvRegExpEngine },
+} as const;
 /** Checks schemas the fast path cannot vouch for against the meta-schema. */
 let metaAjv: Ajv2020 | undefined;
 /** Arguments: defaults are written into the (cloned) arguments. */
@@ -46,7 +52,8 @@ function plainInstance(): Ajv2020 {
 }
 
 function firstErrorInstance(applyDefaults: boolean): Ajv2020 {
-  if (applyDefaults) return (argsFirstAjv ??= newAjv({ ...common, allErrors: false, useDefaults: true, validateSchema: false }));
+  if (applyDefaults)
+    return (argsFirstAjv ??= newAjv({ ...common, allErrors: false, useDefaults: true, validateSchema: false }));
   return (plainFirstAjv ??= newAjv({ ...common, allErrors: false, useDefaults: false, validateSchema: false }));
 }
 
@@ -91,7 +98,11 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 function uniqueStrings(v: unknown, allowed?: Set<string>): boolean {
-  return Array.isArray(v) && v.every((x) => typeof x === 'string' && (allowed === undefined || allowed.has(x))) && new Set(v).size === v.length;
+  return (
+    Array.isArray(v) &&
+    v.every((x) => typeof x === 'string' && (allowed === undefined || allowed.has(x))) &&
+    new Set(v).size === v.length
+  );
 }
 
 /**
@@ -105,7 +116,8 @@ export function plainlyValid(schema: unknown, depth = 0): boolean {
   if (!isObject(schema) || depth > 64) return false;
   for (const [k, v] of Object.entries(schema)) {
     if (k === 'type') {
-      if (typeof v === 'string' ? !TYPES.has(v) : !(uniqueStrings(v, TYPES) && (v as unknown[]).length > 0)) return false;
+      if (typeof v === 'string' ? !TYPES.has(v) : !(uniqueStrings(v, TYPES) && (v as unknown[]).length > 0))
+        return false;
     } else if (k === 'properties') {
       if (!isObject(v) || !Object.values(v).every((sub) => plainlyValid(sub, depth + 1))) return false;
     } else if (k === 'additionalProperties' || k === 'items') {
@@ -135,8 +147,21 @@ export function plainlyValid(schema: unknown, depth = 0): boolean {
 
 /** Keywords plainlySatisfies() decides; anything else (format, multipleOf, ...) leaves it to ajv. */
 const SATISFY_KEYWORDS = new Set([
-  'type', 'enum', 'const', 'title', 'description', '$comment', 'deprecated', 'readOnly', 'writeOnly',
-  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength',
+  'type',
+  'enum',
+  'const',
+  'title',
+  'description',
+  '$comment',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minLength',
+  'maxLength',
 ]);
 
 function hasType(value: string | number | boolean | null, type: unknown): boolean {
@@ -153,8 +178,17 @@ function hasType(value: string | number | boolean | null, type: unknown): boolea
  * (docs/decisions.md, issue 27).
  */
 export function plainlySatisfies(schema: unknown, value: unknown): boolean {
-  if (!isObject(schema) || !plainlyValid(schema) || !Object.keys(schema).every((k) => SATISFY_KEYWORDS.has(k))) return false;
-  if (!(typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean' || value === null)) return false;
+  if (!isObject(schema) || !plainlyValid(schema) || !Object.keys(schema).every((k) => SATISFY_KEYWORDS.has(k)))
+    return false;
+  if (
+    !(
+      typeof value === 'string' ||
+      (typeof value === 'number' && Number.isFinite(value)) ||
+      typeof value === 'boolean' ||
+      value === null
+    )
+  )
+    return false;
   const { type } = schema;
   if (type !== undefined && !(Array.isArray(type) ? type : [type]).some((t) => hasType(value, t))) return false;
   if (schema.enum !== undefined && !(schema.enum as unknown[]).some((e) => e === value)) return false;
@@ -166,7 +200,11 @@ export function plainlySatisfies(schema: unknown, value: unknown): boolean {
   }
   if (typeof value === 'string') {
     const length = [...value].length;
-    if (length < ((schema.minLength as number | undefined) ?? 0) || length > ((schema.maxLength as number | undefined) ?? Infinity)) return false;
+    if (
+      length < ((schema.minLength as number | undefined) ?? 0) ||
+      length > ((schema.maxLength as number | undefined) ?? Infinity)
+    )
+      return false;
   }
   return true;
 }

@@ -64,26 +64,51 @@ export class Assets {
     let b = this.#cache.get(name);
     if (b === undefined) {
       b = await readFile(join(this.#dir, name));
-      if (name === 'app.js') b = Buffer.from(b.toString('utf8').replace(HIDDEN_PLACEHOLDER, JSON.stringify(HIDDEN_CHARACTER_CLASS)));
+      if (name === 'app.js')
+        b = Buffer.from(b.toString('utf8').replace(HIDDEN_PLACEHOLDER, JSON.stringify(HIDDEN_CHARACTER_CLASS)));
       this.#cache.set(name, b);
     }
     return b;
   }
 
-  async send(res: ServerResponse, status: number, name: AssetName, headers: Record<string, string> = {}): Promise<void> {
+  async send(
+    res: ServerResponse,
+    status: number,
+    name: AssetName,
+    headers: Record<string, string> = {},
+  ): Promise<void> {
     await this.sendText(res, status, name, (await this.#read(name)).toString('utf8'), headers);
   }
 
   /** The login page with a message in its error slot (escaped: it may quote what was sent). */
-  async sendLogin(res: ServerResponse, status: number, message: string | undefined, headers: Record<string, string> = {}): Promise<void> {
+  async sendLogin(
+    res: ServerResponse,
+    status: number,
+    message: string | undefined,
+    headers: Record<string, string> = {},
+  ): Promise<void> {
     const page = (await this.#read('login.html')).toString('utf8');
-    const slot = message === undefined ? '' : `<p class="error" role="alert"><strong>Not signed in:</strong> ${escapeHtml(message)}</p>`;
+    const slot =
+      message === undefined
+        ? ''
+        : `<p class="error" role="alert"><strong>Not signed in:</strong> ${escapeHtml(message)}</p>`;
     await this.sendText(res, status, 'login.html', page.replace('<!--ERROR-->', slot), headers);
   }
 
-  async sendText(res: ServerResponse, status: number, name: AssetName, body: string, headers: Record<string, string> = {}): Promise<void> {
+  async sendText(
+    res: ServerResponse,
+    status: number,
+    name: AssetName,
+    body: string,
+    headers: Record<string, string> = {},
+  ): Promise<void> {
     if (res.headersSent) return;
-    res.writeHead(status, { ...SECURITY_HEADERS, ...headers, 'content-type': FILES[name], 'content-length': Buffer.byteLength(body) });
+    res.writeHead(status, {
+      ...SECURITY_HEADERS,
+      ...headers,
+      'content-type': FILES[name],
+      'content-length': Buffer.byteLength(body),
+    });
     res.end(body);
   }
 }

@@ -29,7 +29,8 @@ const VERIFY_MAX_BYTES = 64 * 1024 * 1024;
 
 type Rec = Record<string, unknown>;
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const obj = (v: unknown): Rec | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Rec) : undefined);
+const obj = (v: unknown): Rec | undefined =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Rec) : undefined;
 
 function summarize(r: Rec): RecentCall {
   const trail = obj(r.decision) ?? {};

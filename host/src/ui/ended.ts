@@ -37,7 +37,13 @@ export class EndedTracker {
       if (now.has(id)) continue;
       const e = this.#queue.ended?.(id);
       if (e === undefined) continue;
-      out.push({ id, outcome: e.outcome, expired: e.expired, ...(e.answeredBy !== undefined ? { answeredBy: e.answeredBy } : {}), message: endedNotice(e) });
+      out.push({
+        id,
+        outcome: e.outcome,
+        expired: e.expired,
+        ...(e.answeredBy !== undefined ? { answeredBy: e.answeredBy } : {}),
+        message: endedNotice(e),
+      });
     }
     this.#ids = now;
     return out;

@@ -17,7 +17,12 @@ export class EventHub {
   /** Opens a stream on `res`; false (nothing written) when at the cap. */
   open(res: ServerResponse, headers: Record<string, string>): boolean {
     if (this.#streams.size >= MAX_STREAMS) return false;
-    res.writeHead(200, { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
+    res.writeHead(200, {
+      ...headers,
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+    });
     res.write('retry: 1000\n\n');
     this.#streams.add(res);
     res.once('close', () => {

@@ -20,7 +20,12 @@ const AnswerBody = z.strictObject({ outcome: z.enum(['allowed-once', 'rejected']
 function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
   const text = JSON.stringify(body);
-  res.writeHead(status, { ...SECURITY_HEADERS, ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    ...SECURITY_HEADERS,
+    ...headers,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -40,7 +45,8 @@ function formOrJson(req: IncomingMessage, raw: Buffer): unknown {
   }
 }
 
-const issues = (err: z.ZodError): string => err.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(body)'}: ${i.message}`).join('; ');
+const issues = (err: z.ZodError): string =>
+  err.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(body)'}: ${i.message}`).join('; ');
 
 /** What the page's handlers share for the life of the mount. */
 interface Ui {
@@ -53,7 +59,13 @@ interface Ui {
 
 export function uiMount(src: UiSources): HttpMount {
   let port = 0;
-  const ui: Ui = { src, assets: new Assets(src.assetsDir), sessions: new UiSessions(() => port), verifier: new AuditVerifier(), hub: new EventHub() };
+  const ui: Ui = {
+    src,
+    assets: new Assets(src.assetsDir),
+    sessions: new UiSessions(() => port),
+    verifier: new AuditVerifier(),
+    hub: new EventHub(),
+  };
   const stopPushing = pushChanges(ui);
   return {
     prefix: '/ui',
@@ -114,21 +126,30 @@ function pushChanges({ src, hub, verifier }: Ui): () => void {
 function page({ assets, sessions }: Ui, r: MountRequest): Promise<void> {
   if (sessions.access(r.req, r.guard, r.credentials)?.kind === 'session') return assets.send(r.res, 200, 'index.html');
   const stale = (r.req.headers.cookie ?? '').includes(`${sessions.name}=`);
-  return assets.sendLogin(r.res, 401, stale ? 'your sign-in has ended (the server restarted or it expired); sign in again' : undefined);
+  return assets.sendLogin(
+    r.res,
+    401,
+    stale ? 'your sign-in has ended (the server restarted or it expired); sign in again' : undefined,
+  );
 }
 
 async function answer({ src }: Ui, r: MountRequest, access: UiAccess, id: string): Promise<void> {
-  if (access.kind !== 'session') return fail(r.res, 403, 'answers come from the signed-in page (or POST /v1/approvals/ID with the credential)');
+  if (access.kind !== 'session')
+    return fail(r.res, 403, 'answers come from the signed-in page (or POST /v1/approvals/ID with the credential)');
   const origin = sameOrigin(r.req, r.guard);
   if (origin !== undefined) return fail(r.res, 403, origin);
   const header = r.req.headers['x-csrf-token'];
-  if (!csrfMatches(typeof header === 'string' ? header : undefined, access.session)) return fail(r.res, 403, 'missing or wrong CSRF token (x-csrf-token); reload the page');
+  if (!csrfMatches(typeof header === 'string' ? header : undefined, access.session))
+    return fail(r.res, 403, 'missing or wrong CSRF token (x-csrf-token); reload the page');
   const parsed = AnswerBody.safeParse(formOrJson(r.req, await r.body()));
   if (!parsed.success) return fail(r.res, 400, issues(parsed.error));
   if (src.queue === undefined) return fail(r.res, 404, 'no approval queue is configured');
   const outcome = parsed.data.outcome;
   if (await src.queue.resolve(id, outcome, answererOf('ui', r.guard, r.req))) {
-    const message = outcome === 'allowed-once' ? 'Allowed once: this call runs now; the next one asks again.' : 'Denied: the call will not run.';
+    const message =
+      outcome === 'allowed-once'
+        ? 'Allowed once: this call runs now; the next one asks again.'
+        : 'Denied: the call will not run.';
     return json(r.res, 200, { id, outcome, message });
   }
   const ended = src.queue.ended?.(id);
@@ -139,8 +160,10 @@ async function answer({ src }: Ui, r: MountRequest, access: UiAccess, id: string
 async function api(ui: Ui, r: MountRequest, path: string, method: string): Promise<void> {
   const { src, verifier, hub } = ui;
   const access = ui.sessions.access(r.req, r.guard, r.credentials);
-  if (access === undefined) return fail(r.res, 401, 'sign in at /ui with the approver credential (the token, or the approval secret)');
-  if (access.kind === 'wait') return fail(r.res, 429, access.refusal.message, { 'retry-after': String(access.refusal.retryAfter) });
+  if (access === undefined)
+    return fail(r.res, 401, 'sign in at /ui with the approver credential (the token, or the approval secret)');
+  if (access.kind === 'wait')
+    return fail(r.res, 429, access.refusal.message, { 'retry-after': String(access.refusal.retryAfter) });
   if (path === '/ui/api/state' && method === 'GET') {
     const [pending, recent, tools] = await Promise.all([pendingView(src), recentView(src, verifier), toolsView(src)]);
     const csrf = access.kind === 'session' ? { csrf: access.session.csrf } : {};
@@ -164,15 +187,25 @@ async function login({ assets, sessions }: Ui, r: MountRequest): Promise<void> {
   if (origin !== undefined) return assets.sendLogin(r.res, 403, origin);
   // Too many wrong sign-ins from this address: 429 until the window ends, the credential unchecked.
   const refusal = r.credentials.wait(r.req);
-  if (refusal !== undefined) return assets.sendLogin(r.res, 429, refusal.message, { 'retry-after': String(refusal.retryAfter) });
+  if (refusal !== undefined)
+    return assets.sendLogin(r.res, 429, refusal.message, { 'retry-after': String(refusal.retryAfter) });
   const parsed = LoginBody.safeParse(formOrJson(r.req, await r.body()));
   if (!parsed.success) return assets.sendLogin(r.res, 400, `credential: ${issues(parsed.error)}`);
   if (!tokenMatches(parsed.data.credential.trim(), r.guard.approver)) {
     r.credentials.wrong(r.req);
-    return assets.sendLogin(r.res, 401, 'that is not the approver credential of this server (the --token, or the approval secret of this start)');
+    return assets.sendLogin(
+      r.res,
+      401,
+      'that is not the approver credential of this server (the --token, or the approval secret of this start)',
+    );
   }
   const s = sessions.create();
-  r.res.writeHead(303, { ...SECURITY_HEADERS, location: '/ui', 'set-cookie': sessions.setCookie(s), 'content-length': 0 });
+  r.res.writeHead(303, {
+    ...SECURITY_HEADERS,
+    location: '/ui',
+    'set-cookie': sessions.setCookie(s),
+    'content-length': 0,
+  });
   r.res.end();
 }
 
@@ -181,8 +214,14 @@ async function logout({ sessions }: Ui, r: MountRequest): Promise<void> {
   const origin = sameOrigin(r.req, r.guard);
   if (origin !== undefined) return fail(r.res, 403, origin);
   const parsed = LogoutBody.safeParse(formOrJson(r.req, await r.body()));
-  if (access?.kind !== 'session' || !parsed.success || !csrfMatches(parsed.data.csrf, access.session)) return fail(r.res, 403, 'missing or wrong CSRF token');
+  if (access?.kind !== 'session' || !parsed.success || !csrfMatches(parsed.data.csrf, access.session))
+    return fail(r.res, 403, 'missing or wrong CSRF token');
   sessions.delete(access.session.id);
-  r.res.writeHead(303, { ...SECURITY_HEADERS, location: '/ui', 'set-cookie': sessions.clearCookie(), 'content-length': 0 });
+  r.res.writeHead(303, {
+    ...SECURITY_HEADERS,
+    location: '/ui',
+    'set-cookie': sessions.clearCookie(),
+    'content-length': 0,
+  });
   r.res.end();
 }

@@ -4,7 +4,13 @@
 // session's CSRF token, so a foreign page cannot answer approvals with the person's cookie.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { presentsCredential, tokenMatches, type CredentialGate, type CredentialRefusal, type GuardConfig } from '../server/index.js';
+import {
+  presentsCredential,
+  tokenMatches,
+  type CredentialGate,
+  type CredentialRefusal,
+  type GuardConfig,
+} from '../server/index.js';
 
 export interface UiSession {
   readonly id: string;
@@ -35,7 +41,11 @@ export class UiSessions {
 
   create(): UiSession {
     this.#prune();
-    const s: UiSession = { id: randomBytes(32).toString('base64url'), csrf: randomBytes(32).toString('base64url'), expires: Date.now() + SESSION_MS };
+    const s: UiSession = {
+      id: randomBytes(32).toString('base64url'),
+      csrf: randomBytes(32).toString('base64url'),
+      expires: Date.now() + SESSION_MS,
+    };
     this.#byId.set(s.id, s);
     return s;
   }

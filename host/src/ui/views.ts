@@ -65,7 +65,9 @@ export async function pendingView(src: UiSources): Promise<PendingView[]> {
       tool,
       version: m?.version ?? null,
       signer: signerOf(m, installed.get(tool)),
-      capabilities: m?.capabilities ?? (m === undefined ? ['a built-in tool: runs in toolgate itself, no sandbox limits apply'] : []),
+      capabilities:
+        m?.capabilities ??
+        (m === undefined ? ['a built-in tool: runs in toolgate itself, no sandbox limits apply'] : []),
       reason: text(p, 'reason'),
       decidedBy: text(p, 'decidedBy'),
       arguments: p.arguments,
@@ -77,21 +79,48 @@ export async function pendingView(src: UiSources): Promise<PendingView[]> {
   });
 }
 
-export async function toolsView(src: UiSources): Promise<{ tools: ToolView[]; policy: PolicyInfo; queueInUse: boolean | null }> {
+export async function toolsView(
+  src: UiSources,
+): Promise<{ tools: ToolView[]; policy: PolicyInfo; queueInUse: boolean | null }> {
   const installed = await src.installed();
   const byName = new Map(installed.map((t) => [t.name, t]));
   const served = src.manifests();
   const tools: ToolView[] = served.map((m) => {
     const inst = byName.get(m.name);
-    return { name: m.name, version: m.version, source: tildePaths(inst?.source ?? m.file, src.home), signer: signerOf(m, inst), sha256: m.sha256, pinned: m.pinned, capabilities: m.capabilities };
+    return {
+      name: m.name,
+      version: m.version,
+      source: tildePaths(inst?.source ?? m.file, src.home),
+      signer: signerOf(m, inst),
+      sha256: m.sha256,
+      pinned: m.pinned,
+      capabilities: m.capabilities,
+    };
   });
   const servedNames = new Set(served.map((m) => m.name));
   for (const t of installed) {
     if (servedNames.has(t.name)) continue;
-    tools.push({ name: t.name, version: t.version, source: tildePaths(t.source, src.home), signer: t.signer, sha256: t.moduleDigest ?? null, pinned: true, capabilities: [], problem: 'installed but not served (it failed to load; see the server log)' });
+    tools.push({
+      name: t.name,
+      version: t.version,
+      source: tildePaths(t.source, src.home),
+      signer: t.signer,
+      sha256: t.moduleDigest ?? null,
+      pinned: true,
+      capabilities: [],
+      problem: 'installed but not served (it failed to load; see the server log)',
+    });
   }
   for (const name of src.builtins()) {
-    tools.push({ name, version: null, source: 'built into toolgate', signer: 'built in', sha256: null, pinned: false, capabilities: ['runs in toolgate itself (a built-in tool)'] });
+    tools.push({
+      name,
+      version: null,
+      source: 'built into toolgate',
+      signer: 'built in',
+      sha256: null,
+      pinned: false,
+      capabilities: ['runs in toolgate itself (a built-in tool)'],
+    });
   }
   tools.sort((a, b) => a.name.localeCompare(b.name));
   const policy = src.policy();
@@ -99,7 +128,10 @@ export async function toolsView(src: UiSources): Promise<{ tools: ToolView[]; po
   return { tools, policy: shown, queueInUse: src.queueInUse?.() ?? null };
 }
 
-export async function recentView(src: UiSources, verifier: AuditVerifier): Promise<{ calls: RecentCall[]; verify: AuditVerdict; auditPath: string }> {
+export async function recentView(
+  src: UiSources,
+  verifier: AuditVerifier,
+): Promise<{ calls: RecentCall[]; verify: AuditVerdict; auditPath: string }> {
   const [calls, verify] = await Promise.all([auditTail(src.auditPath), verifier.verdict(src.auditPath)]);
   return { calls, verify, auditPath: tildePaths(src.auditPath, src.home) };
 }

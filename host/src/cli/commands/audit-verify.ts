@@ -23,7 +23,11 @@ export const auditVerifyCommand: Command = {
   summary: "check an audit log's hash chain (edits, deletions, reordering)",
   help: HELP,
   async run(argv: string[], io: CliIO): Promise<ExitCode> {
-    const { values, positionals } = parseFlags(argv, { json: { type: 'boolean', default: false } }, { min: 1, max: 1, what: 'FILE' });
+    const { values, positionals } = parseFlags(
+      argv,
+      { json: { type: 'boolean', default: false } },
+      { min: 1, max: 1, what: 'FILE' },
+    );
     const path = resolve(io.cwd, positionals[0] as string);
     let result;
     try {
@@ -40,7 +44,9 @@ export const auditVerifyCommand: Command = {
       io.stdout(`${path}: intact, ${result.count} record${result.count === 1 ? '' : 's'}\n`);
       return EXIT.ok;
     }
-    io.stdout(`${path}: line ${result.line}: ${result.reason} (${result.count} record${result.count === 1 ? '' : 's'} before it are intact)\n`);
+    io.stdout(
+      `${path}: line ${result.line}: ${result.reason} (${result.count} record${result.count === 1 ? '' : 's'} before it are intact)\n`,
+    );
     return EXIT.failed;
   },
 };

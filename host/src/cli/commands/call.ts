@@ -90,7 +90,8 @@ async function readArgs(flags: CallFlags, io: CliIO): Promise<unknown> {
   if (flags.argsFrom !== '') {
     flag = `--args-file ${flags.argsFrom}`;
     try {
-      text = flags.argsFrom === '-' ? await readStream(io.stdin) : await readFile(resolve(io.cwd, flags.argsFrom), 'utf8');
+      text =
+        flags.argsFrom === '-' ? await readStream(io.stdin) : await readFile(resolve(io.cwd, flags.argsFrom), 'utf8');
     } catch (err) {
       throw new UsageError(`--args-file: cannot read ${flags.argsFrom}: ${messageOf(err)}`);
     }
@@ -111,9 +112,7 @@ async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
 
 /** Content as a person reads it: text blocks as is, images as a one-line note. */
 export function contentText(result: ToolResult): string {
-  return result.content
-    .map((b) => describeBlock(b))
-    .join('\n');
+  return result.content.map((b) => describeBlock(b)).join('\n');
 }
 
 export const callCommand: Command = {
@@ -124,9 +123,14 @@ export const callCommand: Command = {
     const flags = parse(argv);
     let plugin: AdHocPlugin | undefined;
     if (isPluginFile(flags.tool)) {
-      if (flags.argsText !== undefined || flags.argsFrom !== '') throw new UsageError('with a .wasm file give --input TEXT, not --args');
+      if (flags.argsText !== undefined || flags.argsFrom !== '')
+        throw new UsageError('with a .wasm file give --input TEXT, not --args');
       plugin = await adHocPlugin(flags.tool, flags.entry, io.cwd);
-      Object.assign(flags, { tool: plugin.tool, manifests: [plugin.dir], argsText: JSON.stringify({ input: flags.input ?? '' }) });
+      Object.assign(flags, {
+        tool: plugin.tool,
+        manifests: [plugin.dir],
+        argsText: JSON.stringify({ input: flags.input ?? '' }),
+      });
     } else if (flags.entry !== undefined || flags.input !== undefined) {
       throw new UsageError('--entry and --input are for calling a .wasm file; a tool takes --args');
     }
@@ -142,7 +146,13 @@ async function callOnce(flags: CallFlags, io: CliIO): Promise<ExitCode> {
   const args = await readArgs(flags, io);
   const { createRuntime } = await import('../runtime.js');
   // A person at a terminal sees the tool's own log lines (info); scripts get warnings only.
-  const runtime = await createRuntime({ io, manifests: flags.manifests, ...flags.policy, log: flags.log, defaultLogLevel: io.stderrIsTTY === true ? 'info' : 'warn' });
+  const runtime = await createRuntime({
+    io,
+    manifests: flags.manifests,
+    ...flags.policy,
+    log: flags.log,
+    defaultLogLevel: io.stderrIsTTY === true ? 'info' : 'warn',
+  });
   try {
     if (runtime.tools.get(flags.tool) === undefined) throw missingTool(flags.tool, runtime);
     reportManifestProblems(io, 'call', runtime.manifestProblems);
@@ -172,7 +182,9 @@ function describeBlock(b: ContentBlock): string {
     case 'audio':
       return `[${b.type} ${b.mimeType}, ${b.data.length} base64 chars]`;
     case 'resource':
-      return 'text' in b.resource ? `[resource ${b.resource.uri}]\n${b.resource.text}` : `[resource ${b.resource.uri}, ${b.resource.blob.length} base64 chars]`;
+      return 'text' in b.resource
+        ? `[resource ${b.resource.uri}]\n${b.resource.text}`
+        : `[resource ${b.resource.uri}, ${b.resource.blob.length} base64 chars]`;
     case 'resource_link':
       return `[link ${b.name}: ${b.uri}]`;
   }

@@ -55,9 +55,18 @@ export function inspectReport(loaded: LoadedManifest): JsonObject {
     version: m.version,
     description: m.description,
     manifest: loaded.file,
-    module: { path: loaded.modulePath, entry: m.module.entry, sha256: loaded.sha256, pinned: m.module.sha256 !== undefined },
+    module: {
+      path: loaded.modulePath,
+      entry: m.module.entry,
+      sha256: loaded.sha256,
+      pinned: m.module.sha256 !== undefined,
+    },
     inputSchema: inputSchemaOf(m, loaded.file),
-    output: { render: m.output.render, encoding: m.output.encoding, ...(m.output.schema !== undefined ? { schema: m.output.schema } : {}) },
+    output: {
+      render: m.output.render,
+      encoding: m.output.encoding,
+      ...(m.output.schema !== undefined ? { schema: m.output.schema } : {}),
+    },
     annotations: definedKeys(m.annotations ?? {}),
     capabilities: {
       allowedHosts: [...caps.allowed_hosts],
@@ -85,19 +94,30 @@ function textReport(loaded: LoadedManifest): string {
   out.push(`manifest: ${loaded.file}`);
   out.push(`module:   ${loaded.modulePath}`);
   out.push(`  entry:  ${m.module.entry}`);
-  out.push(`  sha256: ${loaded.sha256} (${m.module.sha256 !== undefined ? 'pinned by the manifest' : 'not pinned by the manifest'})`, '');
+  out.push(
+    `  sha256: ${loaded.sha256} (${m.module.sha256 !== undefined ? 'pinned by the manifest' : 'not pinned by the manifest'})`,
+    '',
+  );
   out.push('input schema:', indent(JSON.stringify(inputSchemaOf(m, loaded.file), null, 2), '  '), '');
-  const render = typeof m.output.render === 'string' ? m.output.render : `template ${JSON.stringify(m.output.render.template)}`;
+  const render =
+    typeof m.output.render === 'string' ? m.output.render : `template ${JSON.stringify(m.output.render.template)}`;
   out.push('output:', `  encoding: ${m.output.encoding}`, `  render:   ${render}`);
   if (m.output.schema !== undefined) out.push('  schema:', indent(JSON.stringify(m.output.schema, null, 2), '    '));
   out.push('');
   const hints = Object.entries(m.annotations ?? {}).filter(([k]) => k !== 'title');
-  out.push('annotations:', hints.length === 0 ? '  (none)' : hints.map(([k, v]) => `  ${k}: ${String(v)}`).join('\n'), '');
+  out.push(
+    'annotations:',
+    hints.length === 0 ? '  (none)' : hints.map(([k, v]) => `  ${k}: ${String(v)}`).join('\n'),
+    '',
+  );
   out.push('capabilities:', ...describeCapabilities(m).map((l) => `  - ${l}`));
   const real = Object.entries(loaded.allowedPaths);
   if (real.length > 0) out.push('  mounts resolve to:', ...real.map(([g, p]) => `    ${g} -> ${p.host} (${p.mode})`));
   if (m.pool !== undefined) {
-    const parts = [m.pool.max !== undefined ? `up to ${m.pool.max} instances` : '', m.pool.idle_ms !== undefined ? `idle instances kept ${formatDuration(m.pool.idle_ms)}` : ''];
+    const parts = [
+      m.pool.max !== undefined ? `up to ${m.pool.max} instances` : '',
+      m.pool.idle_ms !== undefined ? `idle instances kept ${formatDuration(m.pool.idle_ms)}` : '',
+    ];
     out.push(`pool: ${parts.filter((p) => p !== '').join(', ')}`);
   }
   return `${out.join('\n')}\n`;
@@ -110,7 +130,14 @@ async function servedReport(loaded: LoadedManifest): Promise<JsonObject> {
     return {
       abi: 'hyper-mcp',
       interface: plugin.interface,
-      tools: plugin.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: structuredClone(t.inputSchema ?? {}) }) as JsonObject),
+      tools: plugin.tools.map(
+        (t) =>
+          ({
+            name: t.name,
+            description: t.description,
+            inputSchema: structuredClone(t.inputSchema ?? {}),
+          }) as JsonObject,
+      ),
       resources: plugin.surface?.resources.map((r) => ({ ...r })) ?? [],
       resourceTemplates: plugin.surface?.resourceTemplates.map((r) => ({ ...r })) ?? [],
       prompts: plugin.surface?.prompts.map((p) => ({ ...p })) ?? [],
@@ -124,9 +151,14 @@ async function servedReport(loaded: LoadedManifest): Promise<JsonObject> {
 
 function servedText(r: JsonObject): string {
   const out: string[] = [`served (hyper-mcp ${String(r['interface'])}):`];
-  for (const t of r['tools'] as JsonObject[]) out.push(`  tool ${String(t['name'])}: ${String(t['description'])}`, indent(JSON.stringify(t['inputSchema'], null, 2), '    '));
+  for (const t of r['tools'] as JsonObject[])
+    out.push(
+      `  tool ${String(t['name'])}: ${String(t['description'])}`,
+      indent(JSON.stringify(t['inputSchema'], null, 2), '    '),
+    );
   for (const x of r['resources'] as JsonObject[]) out.push(`  resource ${String(x['uri'])} (${String(x['name'])})`);
-  for (const x of r['resourceTemplates'] as JsonObject[]) out.push(`  resource template ${String(x['uriTemplate'])} (${String(x['name'])})`);
+  for (const x of r['resourceTemplates'] as JsonObject[])
+    out.push(`  resource template ${String(x['uriTemplate'])} (${String(x['name'])})`);
   for (const x of r['prompts'] as JsonObject[]) out.push(`  prompt ${String(x['name'])}`);
   for (const o of r['operations'] as string[]) out.push(`  operation ${o} (policies name it)`);
   for (const p of r['problems'] as string[]) out.push(`  REFUSED: ${p}`);
@@ -138,7 +170,12 @@ function reportErrors(io: CliIO, errors: ManifestError[]): void {
 }
 
 /** The manifest that defines `name`, from --manifests or the defaults (./manifests, this folder, the store). */
-async function findManifest(name: string, given: string[], io: CliIO, log: ReturnType<typeof logChoice>): Promise<{ found: LoadedManifest; errors: ManifestError[] }> {
+async function findManifest(
+  name: string,
+  given: string[],
+  io: CliIO,
+  log: ReturnType<typeof logChoice>,
+): Promise<{ found: LoadedManifest; errors: ManifestError[] }> {
   const sources = manifestSources(given, io.cwd);
   const paths = [...sources.paths];
   if (!sources.explicit) {
@@ -150,13 +187,22 @@ async function findManifest(name: string, given: string[], io: CliIO, log: Retur
   const { manifests, errors } = await loadManifestDirs(paths, { ignoreMissingDirs: !sources.explicit });
   // a hyper-mcp module's tool is served as <plugin>__<tool>: its manifest is the plugin's
   const plugin = name.includes('__') ? name.slice(0, name.indexOf('__')) : undefined;
-  const found = manifests.find((l) => l.manifest.name === name) ?? manifests.find((l) => l.manifest.name === plugin && l.manifest.module.abi === 'hyper-mcp');
+  const found =
+    manifests.find((l) => l.manifest.name === name) ??
+    manifests.find((l) => l.manifest.name === plugin && l.manifest.module.abi === 'hyper-mcp');
   if (found !== undefined) return { found, errors };
   const own = errors.find((e) => new RegExp(`[\\\\/]${name.replace(/[^A-Za-z0-9_-]/g, '.')}\\.ya?ml$`).test(e.file));
   if (own !== undefined) throw new UsageError(`tool "${name}" did not load: ${own.message}`);
   reportErrors(io, errors);
-  const where = paths.length > 0 ? ` (looked in ${paths.join(', ')})` : ' (no manifests found here; name them with --manifests)';
-  throw new UsageError(`no tool named "${name}"${didYouMean(name, manifests.map((l) => l.manifest.name), (s) => `"${s}"`)}${where}`);
+  const where =
+    paths.length > 0 ? ` (looked in ${paths.join(', ')})` : ' (no manifests found here; name them with --manifests)';
+  throw new UsageError(
+    `no tool named "${name}"${didYouMean(
+      name,
+      manifests.map((l) => l.manifest.name),
+      (s) => `"${s}"`,
+    )}${where}`,
+  );
 }
 
 export const inspectCommand: Command = {
@@ -192,7 +238,9 @@ export const inspectCommand: Command = {
         throw new UsageError(`plugin "${found.manifest.name}" did not load: ${messageOf(err)}`);
       }
       const report = { ...inspectReport(found), ...served };
-      io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : spellHidden(`${textReport(found)}\n${servedText(served)}`));
+      io.stdout(
+        json ? `${JSON.stringify(report, null, 2)}\n` : spellHidden(`${textReport(found)}\n${servedText(served)}`),
+      );
       return errors.length > 0 || (served['problems'] as unknown[]).length > 0 ? EXIT.usage : EXIT.ok;
     }
     io.stdout(json ? `${JSON.stringify(inspectReport(found), null, 2)}\n` : spellHidden(textReport(found)));

@@ -4,7 +4,16 @@ import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
-import { ABIS, HYPER_LANGUAGES, LANGUAGES, languageLabel, scaffoldFiles, type Abi, type Language, type ScaffoldContext } from '../templates/index.js';
+import {
+  ABIS,
+  HYPER_LANGUAGES,
+  LANGUAGES,
+  languageLabel,
+  scaffoldFiles,
+  type Abi,
+  type Language,
+  type ScaffoldContext,
+} from '../templates/index.js';
 import { shellQuote } from '../templates/index.js';
 import { packageRoot } from '../package-root.js';
 import { parseFlags, UsageError } from '../usage.js';
@@ -48,15 +57,23 @@ function isLanguage(s: string): s is Language {
 function parse(argv: string[], io: CliIO): NewFlags {
   const { values, positionals } = parseFlags(
     argv,
-    { lang: { type: 'string' }, abi: { type: 'string' }, dir: { type: 'string' }, json: { type: 'boolean', default: false } },
+    {
+      lang: { type: 'string' },
+      abi: { type: 'string' },
+      dir: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
     { min: 1, max: 1, what: 'tool name' },
   );
   const tool = positionals[0] as string;
   if (!TOOL_NAME.test(tool)) {
-    throw new UsageError(`tool name "${tool}" must match ${TOOL_NAME.source} (lowercase letters, digits and _, starting with a letter)`);
+    throw new UsageError(
+      `tool name "${tool}" must match ${TOOL_NAME.source} (lowercase letters, digits and _, starting with a letter)`,
+    );
   }
   const lang = values.lang;
-  if (lang === undefined) throw new UsageError(`--lang is required: one of ${LANGUAGES.join(', ')}`, { showUsage: true });
+  if (lang === undefined)
+    throw new UsageError(`--lang is required: one of ${LANGUAGES.join(', ')}`, { showUsage: true });
   if (!isLanguage(lang)) throw new UsageError(`--lang "${lang}" is not one of ${LANGUAGES.join(', ')}`);
   const abi = abiOf(values.abi, tool, lang);
   return { tool, lang, abi, dir: resolve(io.cwd, values.dir ?? tool), json: values.json === true };
@@ -65,9 +82,11 @@ function parse(argv: string[], io: CliIO): NewFlags {
 /** --abi, checked with what it needs of the name and the language. */
 function abiOf(value: string | undefined, tool: string, lang: Language): Abi {
   const abi = value ?? 'toolgate';
-  if (!(ABIS as readonly string[]).includes(abi)) throw new UsageError(`--abi "${abi}" is not one of ${ABIS.join(', ')}`);
+  if (!(ABIS as readonly string[]).includes(abi))
+    throw new UsageError(`--abi "${abi}" is not one of ${ABIS.join(', ')}`);
   if (abi !== 'hyper-mcp') return 'toolgate';
-  if (!HYPER_LANGUAGES.includes(lang)) throw new UsageError(`--abi hyper-mcp has scaffolds for --lang ${HYPER_LANGUAGES.join(', ')}, not ${lang}`);
+  if (!HYPER_LANGUAGES.includes(lang))
+    throw new UsageError(`--abi hyper-mcp has scaffolds for --lang ${HYPER_LANGUAGES.join(', ')}, not ${lang}`);
   // a plugin name: its tools are served as <name>__<tool> (docs/authoring.md, "The hyper-mcp interface")
   if (tool.length > 48 || tool.includes('__') || tool.endsWith('_')) {
     throw new UsageError(`plugin name "${tool}" must be at most 48 characters, without "__" and not ending with "_"`);
@@ -94,7 +113,9 @@ function readHelper(path: string): Uint8Array {
   try {
     return readFileSync(file);
   } catch (err) {
-    throw new UsageError(`cannot read the PDK helper ${file} (is toolgate installed with its pdk-examples?): ${messageOf(err)}`);
+    throw new UsageError(
+      `cannot read the PDK helper ${file} (is toolgate installed with its pdk-examples?): ${messageOf(err)}`,
+    );
   }
 }
 
@@ -131,7 +152,9 @@ async function run(argv: string[], io: CliIO): Promise<ExitCode> {
     if (f.executable === true) await chmod(target, 0o755);
   }
   if (flags.json) {
-    io.stdout(`${JSON.stringify({ tool: flags.tool, lang: flags.lang, ...(flags.abi === 'hyper-mcp' ? { abi: flags.abi } : {}), dir: flags.dir, files: files.map((f) => f.path) })}\n`);
+    io.stdout(
+      `${JSON.stringify({ tool: flags.tool, lang: flags.lang, ...(flags.abi === 'hyper-mcp' ? { abi: flags.abi } : {}), dir: flags.dir, files: files.map((f) => f.path) })}\n`,
+    );
     return EXIT.ok;
   }
   io.stdout(

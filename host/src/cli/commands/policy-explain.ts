@@ -50,7 +50,15 @@ function parse(argv: string[]) {
       throw new UsageError(`--args: not valid JSON: ${messageOf(err)}`);
     }
   }
-  return { tool: positionals[0], args, policy: policyChoice(values), manifests: values.manifests ?? [], agent: values.agent, json: values.json === true, log: logChoice(values) };
+  return {
+    tool: positionals[0],
+    args,
+    policy: policyChoice(values),
+    manifests: values.manifests ?? [],
+    agent: values.agent,
+    json: values.json === true,
+    log: logChoice(values),
+  };
 }
 
 export const policyExplainCommand: Command = {
@@ -70,10 +78,14 @@ export const policyExplainCommand: Command = {
     }
     try {
       // a hyper-mcp plugin's operations (p__resources__read ...) are explained by the same name
-      const operation = runtime.tools.get(flags.tool) === undefined && runtime.tools.operation(flags.tool) !== undefined;
+      const operation =
+        runtime.tools.get(flags.tool) === undefined && runtime.tools.operation(flags.tool) !== undefined;
       if (runtime.tools.get(flags.tool) === undefined && !operation) throw missingTool(flags.tool, runtime);
       reportManifestProblems(io, 'policy explain', runtime.manifestProblems);
-      const e = await runtime.pipeline.explain(flags.tool, flags.args, { ...(flags.agent !== undefined ? { agent: flags.agent } : {}), ...(operation ? { operation } : {}) });
+      const e = await runtime.pipeline.explain(flags.tool, flags.args, {
+        ...(flags.agent !== undefined ? { agent: flags.agent } : {}),
+        ...(operation ? { operation } : {}),
+      });
       io.stdout(flags.json ? `${JSON.stringify(e)}\n` : formatExplanation(e));
       return e.outcome === 'allow' ? EXIT.ok : EXIT.failed;
     } finally {

@@ -3,7 +3,14 @@
 // without mounting it, so it answers the same wherever it is run.
 import { relative } from 'node:path';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
-import { noPolicyWarning, POLICY_FLAGS, policyChoice, policyFlagsHelp, resolvePolicySource, type PolicySource } from '../policy-source.js';
+import {
+  noPolicyWarning,
+  POLICY_FLAGS,
+  policyChoice,
+  policyFlagsHelp,
+  resolvePolicySource,
+  type PolicySource,
+} from '../policy-source.js';
 import { parseFlags, UsageError } from '../usage.js';
 import { messageOf } from '../../errors/index.js';
 
@@ -30,10 +37,19 @@ interface ShownEntry {
 
 type Shown =
   | { policies: 'none'; from: string; warning: string }
-  | { policies: 'set'; name: string; origin: string; from: string; dir: string; files: string[]; entries: ShownEntry[] };
+  | {
+      policies: 'set';
+      name: string;
+      origin: string;
+      from: string;
+      dir: string;
+      files: string[];
+      entries: ShownEntry[];
+    };
 
 async function describe(source: PolicySource): Promise<Shown> {
-  if (source.kind === 'none') return { policies: 'none', from: source.from, warning: (noPolicyWarning(source) ?? '').trim() };
+  if (source.kind === 'none')
+    return { policies: 'none', from: source.from, warning: (noPolicyWarning(source) ?? '').trim() };
   const { parsePolicySet } = await import('../../policy/index.js');
   let set;
   try {
@@ -48,7 +64,12 @@ async function describe(source: PolicySource): Promise<Shown> {
     from: source.from,
     dir: source.dir,
     files: set.files.map((f) => relative(source.dir, f)),
-    entries: set.entries.map((e) => ({ id: e.id, use: e.use, file: relative(source.dir, e.file), disabled: e.disabled })),
+    entries: set.entries.map((e) => ({
+      id: e.id,
+      use: e.use,
+      file: relative(source.dir, e.file),
+      disabled: e.disabled,
+    })),
   };
 }
 
@@ -57,7 +78,8 @@ function text(shown: Shown): string {
   const idWidth = Math.max(2, ...shown.entries.map((e) => e.id.length));
   const useWidth = Math.max(3, ...shown.entries.map((e) => e.use.length));
   const lines = shown.entries.map(
-    (e, i) => `  ${String(i + 1).padStart(2)}. ${e.id.padEnd(idWidth)}  ${e.use.padEnd(useWidth)}  ${e.file}${e.disabled ? '  (disabled)' : ''}`,
+    (e, i) =>
+      `  ${String(i + 1).padStart(2)}. ${e.id.padEnd(idWidth)}  ${e.use.padEnd(useWidth)}  ${e.file}${e.disabled ? '  (disabled)' : ''}`,
   );
   return [
     `policy set: ${shown.name}`,
@@ -76,7 +98,11 @@ export const policyShowCommand: Command = {
   async run(argv: string[], io: CliIO): Promise<ExitCode> {
     let values;
     try {
-      ({ values } = parseFlags(argv, { ...POLICY_FLAGS, json: { type: 'boolean', default: false } }, { min: 0, max: 0 }));
+      ({ values } = parseFlags(
+        argv,
+        { ...POLICY_FLAGS, json: { type: 'boolean', default: false } },
+        { min: 0, max: 0 },
+      ));
     } catch (err) {
       throw new UsageError(`${messageOf(err)}\nRun 'toolgate policy show --help' for usage.`);
     }

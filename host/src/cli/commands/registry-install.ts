@@ -82,7 +82,9 @@ export const installCommand: Command = {
       }
       if (values.locked === true) {
         if (values.manifest !== undefined || values['draft-manifest'] === true) {
-          throw new UsageError(`${values.manifest !== undefined ? '--manifest' : '--draft-manifest'} cannot be combined with --locked (the lockfile names each manifest)`);
+          throw new UsageError(
+            `${values.manifest !== undefined ? '--manifest' : '--draft-manifest'} cannot be combined with --locked (the lockfile names each manifest)`,
+          );
         }
         const file = positionals[0] !== undefined ? resolve(io.cwd, positionals[0]) : storeLayout(common.home).lock;
         const tools = await installLocked({ ...common, lockfile: file });
@@ -90,7 +92,8 @@ export const installCommand: Command = {
         else for (const t of tools) io.stdout(`${t.outcome} ${t.name}@${t.version}\n`);
         return EXIT.ok;
       }
-      if (values.manifest !== undefined && values['draft-manifest'] === true) throw new UsageError('--manifest and --draft-manifest cannot be combined (one manifest: yours or the draft)');
+      if (values.manifest !== undefined && values['draft-manifest'] === true)
+        throw new UsageError('--manifest and --draft-manifest cannot be combined (one manifest: yours or the draft)');
       const manifestFile = values.manifest !== undefined ? { manifestFile: resolve(io.cwd, values.manifest) } : {};
       const draft = values['draft-manifest'] === true ? { draftManifest: true } : {};
       const res = await installTool({ ...common, ...manifestFile, ...draft, ref: positionals[0] as string });
@@ -98,7 +101,8 @@ export const installCommand: Command = {
         printJson(io, { tools: [res] });
         return EXIT.ok;
       }
-      const from = res.previousVersion !== undefined && res.outcome !== 'unchanged' ? ` (was ${res.previousVersion})` : '';
+      const from =
+        res.previousVersion !== undefined && res.outcome !== 'unchanged' ? ` (was ${res.previousVersion})` : '';
       io.stdout(`${res.outcome} ${res.name}@${res.version}${from}${res.signer ? ` signed by ${res.signer}` : ''}\n`);
       return EXIT.ok;
     }),

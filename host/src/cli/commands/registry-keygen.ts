@@ -16,7 +16,11 @@ export const keygenCommand: Command = {
   help,
   run: (argv, io) =>
     runCommand('keygen', io, async () => {
-      const { values } = parseFlags(argv, { out: { type: 'string' }, force: { type: 'boolean' }, ...JSON_FLAG }, { min: 0, max: 0 });
+      const { values } = parseFlags(
+        argv,
+        { out: { type: 'string' }, force: { type: 'boolean' }, ...JSON_FLAG },
+        { min: 0, max: 0 },
+      );
       const res = await keygen(resolve(io.cwd, values.out ?? 'toolgate-signing.key'), values.force === true);
       if (values.json === true) {
         printJson(io, { keyId: res.keyId, privateKey: res.privateFile, publicKey: res.publicFile });

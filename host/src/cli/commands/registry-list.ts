@@ -39,13 +39,22 @@ async function manifestRows(path: string): Promise<Row[]> {
   // --manifests takes a manifest file or a folder of them.
   const isFile = (await stat(path)).isFile();
   const dir = isFile ? dirname(path) : path;
-  const names = isFile ? [basename(path)] : (await readdir(dir)).filter((n) => n.endsWith('.yaml') || n.endsWith('.yml')).sort();
+  const names = isFile
+    ? [basename(path)]
+    : (await readdir(dir)).filter((n) => n.endsWith('.yaml') || n.endsWith('.yml')).sort();
   for (const n of names) {
     const file = join(dir, n);
     try {
       const m = readManifest(await readFile(file, 'utf8'), file);
       const serves = await servedBy(file);
-      rows.push({ name: m.name, version: m.version, source: file, signer: '-', capabilities: m.described, ...(serves !== undefined ? { serves } : {}) });
+      rows.push({
+        name: m.name,
+        version: m.version,
+        source: file,
+        signer: '-',
+        capabilities: m.described,
+        ...(serves !== undefined ? { serves } : {}),
+      });
     } catch (err) {
       rows.push({ name: n, version: '?', source: file, signer: '-', capabilities: [], problem: messageOf(err) });
     }
@@ -70,7 +79,11 @@ export const listCommand: Command = {
   help,
   run: (argv, io) =>
     runCommand('list', io, async () => {
-      const { values } = parseFlags(argv, { manifests: { type: 'string', multiple: true }, json: { type: 'boolean' } }, { min: 0, max: 0 });
+      const { values } = parseFlags(
+        argv,
+        { manifests: { type: 'string', multiple: true }, json: { type: 'boolean' } },
+        { min: 0, max: 0 },
+      );
       const rows: Row[] = (await listInstalled(homeOf(io))).map(({ manifestFile: _m, ...r }) => r);
       for (const dir of values.manifests ?? []) rows.push(...(await manifestRows(resolve(io.cwd, dir))));
       if (values.json === true) io.stdout(`${JSON.stringify(rows, null, 2)}\n`);

@@ -19,16 +19,32 @@ export const packCommand: Command = {
   help,
   run: (argv, io) =>
     runCommand('pack', io, async () => {
-      const { values, positionals } = parseFlags(argv, { out: { type: 'string' }, key: { type: 'string' }, ...JSON_FLAG }, { min: 1, max: 1, what: 'tool folder' });
+      const { values, positionals } = parseFlags(
+        argv,
+        { out: { type: 'string' }, key: { type: 'string' }, ...JSON_FLAG },
+        { min: 1, max: 1, what: 'tool folder' },
+      );
       const dir = positionals[0] as string;
       const out = values.out === undefined ? undefined : resolve(io.cwd, values.out);
-      const res = await packToFile(resolve(io.cwd, dir), out, values.key === undefined ? undefined : resolve(io.cwd, values.key));
+      const res = await packToFile(
+        resolve(io.cwd, dir),
+        out,
+        values.key === undefined ? undefined : resolve(io.cwd, values.key),
+      );
       if (values.json === true) {
-        printJson(io, { file: res.file, name: res.pkg.name, version: res.pkg.version, digest: res.digest, signer: res.pkg.signature?.signer ?? null });
+        printJson(io, {
+          file: res.file,
+          name: res.pkg.name,
+          version: res.pkg.version,
+          digest: res.digest,
+          signer: res.pkg.signature?.signer ?? null,
+        });
         return EXIT.ok;
       }
       io.stdout(`${res.file}\n`);
-      io.stderr(`packed ${res.pkg.name}@${res.pkg.version} (${res.digest})${res.pkg.signature ? `, signed by ${res.pkg.signature.signer}` : ', unsigned'}\n`);
+      io.stderr(
+        `packed ${res.pkg.name}@${res.pkg.version} (${res.digest})${res.pkg.signature ? `, signed by ${res.pkg.signature.signer}` : ', unsigned'}\n`,
+      );
       return EXIT.ok;
     }),
 };

@@ -24,20 +24,37 @@ export const publishCommand: Command = {
     runCommand('publish', io, async () => {
       const { values, positionals } = parseFlags(
         argv,
-        { to: { type: 'string' }, key: { type: 'string' }, insecure: { type: 'boolean' }, force: { type: 'boolean' }, ...JSON_FLAG },
+        {
+          to: { type: 'string' },
+          key: { type: 'string' },
+          insecure: { type: 'boolean' },
+          force: { type: 'boolean' },
+          ...JSON_FLAG,
+        },
         { min: 1, max: 1, what: 'package' },
       );
       if (values.to === undefined) throw new UsageError('--to is required', { showUsage: true });
       let pkg = await loadPackage(resolve(io.cwd, positionals[0] as string));
       if (values.key !== undefined) pkg = await signWithKeyFile(pkg, resolve(io.cwd, values.key));
       const target = values.to.includes('://') ? values.to : resolve(io.cwd, values.to);
-      const res = await publishPackage(pkg, target, { insecure: values.insecure === true, force: values.force === true });
+      const res = await publishPackage(pkg, target, {
+        insecure: values.insecure === true,
+        force: values.force === true,
+      });
       if (values.json === true) {
-        printJson(io, { location: res.location, name: res.name, version: res.version, target: res.target, signer: res.signer ?? null });
+        printJson(io, {
+          location: res.location,
+          name: res.name,
+          version: res.version,
+          target: res.target,
+          signer: res.signer ?? null,
+        });
         return EXIT.ok;
       }
       io.stdout(`${res.location}\n`);
-      io.stderr(`published ${res.name}@${res.version} to ${res.target}${res.signer ? ` signed by ${res.signer}` : ' UNSIGNED'}\n`);
+      io.stderr(
+        `published ${res.name}@${res.version} to ${res.target}${res.signer ? ` signed by ${res.signer}` : ' UNSIGNED'}\n`,
+      );
       return EXIT.ok;
     }),
 };

@@ -1,13 +1,24 @@
 // What the registry commands share: argument parsing, the store location, prompts, progress and
 // turning registry errors into stable exit codes and messages.
 import { messageOf } from '../../errors/index.js';
-import { createProgress, isRegistryError, resolveHome, type PauseHook, type Progress, type RegistryErrorCode } from '../../registry/index.js';
+import {
+  createProgress,
+  isRegistryError,
+  resolveHome,
+  type PauseHook,
+  type Progress,
+  type RegistryErrorCode,
+} from '../../registry/index.js';
 import { EXIT, type CliIO, type ExitCode } from '../command.js';
 import { UsageError } from '../usage.js';
 
 /** Codes that mean "you asked wrongly", not "the package failed a check" (docs/cli.md, exit 2). */
-const USAGE_CODES: ReadonlySet<RegistryErrorCode> = new Set<RegistryErrorCode>(['CONSENT_REQUIRED', 'BAD_REFERENCE', 'BAD_CONFIG', 'BAD_KEY']);
-
+const USAGE_CODES: ReadonlySet<RegistryErrorCode> = new Set<RegistryErrorCode>([
+  'CONSENT_REQUIRED',
+  'BAD_REFERENCE',
+  'BAD_CONFIG',
+  'BAD_KEY',
+]);
 
 export function homeOf(io: CliIO): string {
   return resolveHome(io.env);
@@ -20,7 +31,9 @@ export async function runCommand(name: string, io: CliIO, body: () => Promise<Ex
   } catch (err) {
     if (err instanceof UsageError) {
       // One line that says what is wrong; the whole help would bury it.
-      io.stderr(`toolgate ${name}: ${err.message}\n${err.showUsage ? `Run 'toolgate ${name} --help' for usage.\n` : ''}`);
+      io.stderr(
+        `toolgate ${name}: ${err.message}\n${err.showUsage ? `Run 'toolgate ${name} --help' for usage.\n` : ''}`,
+      );
       return EXIT.usage;
     }
     if (isRegistryError(err)) {

@@ -29,7 +29,9 @@ export const trustAddCommand: Command = {
         throw new RegistryError('BAD_KEY', `${file}: cannot read public key (${err.message})`);
       });
       // Held like any store change, so recovery never takes this write's temporary file for a leftover.
-      const key = await withStore(homeOf(io), (layout) => addTrusted(layout.trust, positionals[0] as string, pem, file));
+      const key = await withStore(homeOf(io), (layout) =>
+        addTrusted(layout.trust, positionals[0] as string, pem, file),
+      );
       if (values.json === true) printJson(io, { name: key.name, keyId: key.keyId });
       else io.stdout(`${key.name} ${key.keyId}\n`);
       return EXIT.ok;
@@ -44,7 +46,11 @@ export const trustListCommand: Command = {
     runCommand('trust list', io, async () => {
       const { values } = parseFlags(argv, JSON_FLAG, { min: 0, max: 0 });
       const keys = await listTrusted(storeLayout(homeOf(io)).trust);
-      if (values.json === true) printJson(io, keys.map((k) => ({ name: k.name, keyId: k.keyId })));
+      if (values.json === true)
+        printJson(
+          io,
+          keys.map((k) => ({ name: k.name, keyId: k.keyId })),
+        );
       else for (const key of keys) io.stdout(`${key.name} ${key.keyId}\n`);
       return EXIT.ok;
     }),

@@ -57,10 +57,14 @@ export const schemaCommand: Command = {
     );
     const format = values.format;
     if (!isSchemaFormat(format)) {
-      throw new UsageError(`--format: must be one of ${SCHEMA_FORMATS.join(', ')} (got "${String(format)}")`, { showUsage: true });
+      throw new UsageError(`--format: must be one of ${SCHEMA_FORMATS.join(', ')} (got "${String(format)}")`, {
+        showUsage: true,
+      });
     }
     if (values.strict === true && !STRICT_FORMATS.includes(format)) {
-      throw new UsageError(`--strict: only for --format ${STRICT_FORMATS.join(' or ')} (got "${format}")`, { showUsage: true });
+      throw new UsageError(`--strict: only for --format ${STRICT_FORMATS.join(' or ')} (got "${format}")`, {
+        showUsage: true,
+      });
     }
     const { createRuntime } = await import('../runtime.js');
     const runtime = await createRuntime({
@@ -71,7 +75,9 @@ export const schemaCommand: Command = {
       log: logChoice(values),
     });
     try {
-      io.stdout(`${JSON.stringify(exportTools(runtime.tools.list(), format, { strict: values.strict === true }), null, 2)}\n`);
+      io.stdout(
+        `${JSON.stringify(exportTools(runtime.tools.list(), format, { strict: values.strict === true }), null, 2)}\n`,
+      );
       // A tool an agent should have but does not is a load error (exit 2), not just a shorter list.
       reportManifestProblems(io, 'schema', runtime.manifestProblems);
       return runtime.manifestProblems.length > 0 ? EXIT.usage : EXIT.ok;

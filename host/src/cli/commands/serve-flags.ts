@@ -1,6 +1,13 @@
 // `toolgate serve`'s help and flags: what the command line may say, checked before anything starts.
 import {
-  DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_TASK_LIMITS, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, defaultSessionsPerAddress, isLoopback, parseBindAddress,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_CONCURRENT,
+  DEFAULT_TASK_LIMITS,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_IDLE_MS,
+  defaultSessionsPerAddress,
+  isLoopback,
+  parseBindAddress,
   type BindAddress,
 } from '../../server/index.js';
 import { logChoice, type LogChoice } from '../logging.js';
@@ -125,12 +132,17 @@ function testKnobs(env: NodeJS.ProcessEnv): { credentialWindowMs?: number; askPr
   const window = env.TOOLGATE_TEST_CREDENTIAL_WINDOW_MS;
   const progress = env.TOOLGATE_ASK_PROGRESS_MS;
   return {
-    ...(window === undefined ? {} : { credentialWindowMs: positiveInt('TOOLGATE_TEST_CREDENTIAL_WINDOW_MS', window, 60_000) }),
+    ...(window === undefined
+      ? {}
+      : { credentialWindowMs: positiveInt('TOOLGATE_TEST_CREDENTIAL_WINDOW_MS', window, 60_000) }),
     askProgressMs: progress === undefined ? undefined : positiveInt('TOOLGATE_ASK_PROGRESS_MS', progress, 0),
   };
 }
 
-const OTEL_FLAGS = { otel: { type: 'boolean', default: false }, 'otel-record-content': { type: 'boolean', default: false } } as const;
+const OTEL_FLAGS = {
+  otel: { type: 'boolean', default: false },
+  'otel-record-content': { type: 'boolean', default: false },
+} as const;
 
 /** --otel and the OTEL_* variables; a contradiction or an exporter toolgate lacks is a usage error. */
 function tracingFlags(v: Record<string, unknown>, env: NodeJS.ProcessEnv): Pick<ServeFlags, 'tracing'> {
@@ -139,7 +151,11 @@ function tracingFlags(v: Record<string, unknown>, env: NodeJS.ProcessEnv): Pick<
   return { tracing: choice };
 }
 
-const TASK_FLAGS = { 'task-ttl': { type: 'string' }, 'max-tasks': { type: 'string' }, 'max-task-bytes': { type: 'string' } } as const;
+const TASK_FLAGS = {
+  'task-ttl': { type: 'string' },
+  'max-tasks': { type: 'string' },
+  'max-task-bytes': { type: 'string' },
+} as const;
 
 /** The MCP task bounds (docs/mcp.md, "Tasks"). */
 function taskFlags(v: Record<string, unknown>): Pick<ServeFlags, 'taskTtlMs' | 'maxTasks' | 'maxTaskBytes'> {
@@ -152,25 +168,26 @@ function taskFlags(v: Record<string, unknown>): Pick<ServeFlags, 'taskTtlMs' | '
 }
 
 const SERVE_FLAGS = {
-    stdio: { type: 'boolean', default: false },
-    http: { type: 'string' },
-    manifests: { type: 'string', multiple: true },
-    ...POLICY_FLAGS,
-    'builtin-tools': { type: 'boolean', default: false },
-    token: { type: 'string' },
-    'allowed-host': { type: 'string', multiple: true },
-    'allow-origin': { type: 'string', multiple: true },
-    'max-body': { type: 'string' },
-    'max-concurrent': { type: 'string' },
-    'shutdown-timeout': { type: 'string' },
-    'max-sessions': { type: 'string' },
-    'max-sessions-per-address': { type: 'string' },
-    'session-idle-timeout': { type: 'string' },
-    ...TASK_FLAGS, ...OTEL_FLAGS,
-    'no-watch': { type: 'boolean', default: false },
-    'mrtr-key-file': { type: 'string' },
-    state: { type: 'string' },
-    ...LOG_FLAGS,
+  stdio: { type: 'boolean', default: false },
+  http: { type: 'string' },
+  manifests: { type: 'string', multiple: true },
+  ...POLICY_FLAGS,
+  'builtin-tools': { type: 'boolean', default: false },
+  token: { type: 'string' },
+  'allowed-host': { type: 'string', multiple: true },
+  'allow-origin': { type: 'string', multiple: true },
+  'max-body': { type: 'string' },
+  'max-concurrent': { type: 'string' },
+  'shutdown-timeout': { type: 'string' },
+  'max-sessions': { type: 'string' },
+  'max-sessions-per-address': { type: 'string' },
+  'session-idle-timeout': { type: 'string' },
+  ...TASK_FLAGS,
+  ...OTEL_FLAGS,
+  'no-watch': { type: 'boolean', default: false },
+  'mrtr-key-file': { type: 'string' },
+  state: { type: 'string' },
+  ...LOG_FLAGS,
 } as const;
 
 /** --state, else $TOOLGATE_STATE: the replicas' shared state, checked here and reached at start. */
@@ -199,7 +216,9 @@ export function parseServeFlags(argv: string[], env: NodeJS.ProcessEnv): ServeFl
   }
   const token = v.token ?? env.TOOLGATE_TOKEN;
   if (http !== undefined && !isLoopback(http.host) && (token === undefined || token === '')) {
-    throw new UsageError(`--http ${v.http ?? ''}: refusing to listen off loopback without a bearer token; set --token or TOOLGATE_TOKEN`);
+    throw new UsageError(
+      `--http ${v.http ?? ''}: refusing to listen off loopback without a bearer token; set --token or TOOLGATE_TOKEN`,
+    );
   }
   const maxSessions = positiveInt('--max-sessions', v['max-sessions'], DEFAULT_MAX_SESSIONS);
   return {
@@ -213,10 +232,15 @@ export function parseServeFlags(argv: string[], env: NodeJS.ProcessEnv): ServeFl
     maxBody: positiveInt('--max-body', v['max-body'], DEFAULT_MAX_BODY_BYTES),
     maxConcurrent: positiveInt('--max-concurrent', v['max-concurrent'], DEFAULT_MAX_CONCURRENT),
     maxSessions,
-    maxSessionsPerAddress: positiveInt('--max-sessions-per-address', v['max-sessions-per-address'], defaultSessionsPerAddress(maxSessions)),
+    maxSessionsPerAddress: positiveInt(
+      '--max-sessions-per-address',
+      v['max-sessions-per-address'],
+      defaultSessionsPerAddress(maxSessions),
+    ),
     sessionIdleMs: positiveInt('--session-idle-timeout', v['session-idle-timeout'], DEFAULT_SESSION_IDLE_MS),
     ...testKnobs(env),
-    ...taskFlags(v), ...tracingFlags(v, env),
+    ...taskFlags(v),
+    ...tracingFlags(v, env),
     shutdownMs: positiveInt('--shutdown-timeout', v['shutdown-timeout'], 10_000),
     watch: v['no-watch'] !== true,
     log: logChoice(v),
@@ -224,4 +248,3 @@ export function parseServeFlags(argv: string[], env: NodeJS.ProcessEnv): ServeFl
     state: stateFlag(v.state, env),
   };
 }
-

@@ -4,8 +4,16 @@
 import { Readable } from 'node:stream';
 import type { Scope } from '../../plugin/index.js';
 import {
-  newApprovalSecret, removeApprovalSecret, serveHttp, serveStdio, sinkWritable, writeApprovalSecret,
-  type BindAddress, type HttpMount, type ManifestTools, type SidecarCore,
+  newApprovalSecret,
+  removeApprovalSecret,
+  serveHttp,
+  serveStdio,
+  sinkWritable,
+  writeApprovalSecret,
+  type BindAddress,
+  type HttpMount,
+  type ManifestTools,
+  type SidecarCore,
 } from '../../server/index.js';
 import type { CliIO } from '../command.js';
 import type { Runtime } from '../runtime.js';
@@ -40,7 +48,12 @@ export interface Served {
 }
 
 /** MCP over the CLI's stdin and stdout (stdout carries only JSON-RPC). */
-export async function startStdio(io: CliIO, core: SidecarCore, writeStdout: (text: string) => void, resources: Scope): Promise<Transport> {
+export async function startStdio(
+  io: CliIO,
+  core: SidecarCore,
+  writeStdout: (text: string) => void,
+  resources: Scope,
+): Promise<Transport> {
   const stdin = io.stdin instanceof Readable ? io.stdin : new Readable().wrap(io.stdin);
   const session = await serveStdio(core, stdin, sinkWritable(writeStdout));
   resources.add('stdio session', () => session.close());
@@ -48,11 +61,18 @@ export async function startStdio(io: CliIO, core: SidecarCore, writeStdout: (tex
 }
 
 /** MCP, the API and the /ui page over HTTP at `bind`; the address goes to stderr. */
-export async function startHttp(flags: HttpFlags, bind: BindAddress, io: CliIO, served: Served, resources: Scope): Promise<Transport> {
+export async function startHttp(
+  flags: HttpFlags,
+  bind: BindAddress,
+  io: CliIO,
+  served: Served,
+  resources: Scope,
+): Promise<Transport> {
   // Without a token, approvals need a per-start secret that only the operator can read.
   const secret = flags.token === undefined ? newApprovalSecret() : undefined;
   const secretFile = secret === undefined ? undefined : await writeApprovalSecret(served.runtime.storeDir, secret);
-  if (secret !== undefined && secretFile !== undefined) resources.add('approval secret', () => removeApprovalSecret(secretFile, secret));
+  if (secret !== undefined && secretFile !== undefined)
+    resources.add('approval secret', () => removeApprovalSecret(secretFile, secret));
   const http = await serveHttp(served.core, {
     mounts: [await pageMount(served)],
     bind,

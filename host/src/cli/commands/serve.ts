@@ -7,7 +7,15 @@ import { Scope } from '../../plugin/index.js';
 import type { SharedState } from '../../shared-state/index.js';
 import type { Runtime } from '../runtime.js';
 import {
-  reserveStdout, ManifestTools, RoundKeys, SessionApprovals, SharedNonces, SidecarCore, type PendingApprovals, type ChangeSource, type MetricsSource,
+  reserveStdout,
+  ManifestTools,
+  RoundKeys,
+  SessionApprovals,
+  SharedNonces,
+  SidecarCore,
+  type PendingApprovals,
+  type ChangeSource,
+  type MetricsSource,
 } from '../../server/index.js';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
 import { tuneJitForServing } from '../jit-tuning.js';
@@ -120,7 +128,10 @@ async function serve(flags: ServeFlags, io: CliIO, writeStdout: (text: string) =
     throw err;
   }
   const tools = runtime.tools.list().length;
-  if (tools === 0) io.stderr(noToolsWarning(flags.manifests.length > 0, runtime.manifestDirs, io.cwd, join(runtime.storeDir, 'tools')));
+  if (tools === 0)
+    io.stderr(
+      noToolsWarning(flags.manifests.length > 0, runtime.manifestDirs, io.cwd, join(runtime.storeDir, 'tools')),
+    );
   log.debug({ ms: since(t0), sinceProcessStart: Math.round(performance.now()), tools }, 'serving');
   await shutDownWhenAsked(flags, io, serving, log);
   // The answers are written; the rest of the teardown gets what is left of a second, so the
@@ -134,13 +145,25 @@ async function serve(flags: ServeFlags, io: CliIO, writeStdout: (text: string) =
 async function startTracingIf(flags: ServeFlags, io: CliIO): Promise<(() => Promise<void>) | undefined> {
   const choice = flags.tracing;
   if (!choice.on) return undefined;
-  const stop = await startTracing({ serviceVersion: toolgateVersion(), recordContent: choice.recordContent, scheduleDelayMs: choice.scheduleDelayMs, env: io.env });
-  io.stderr(`toolgate serve: exporting traces (${choice.why})${choice.recordContent ? ', with arguments and results' : ''}\n`);
+  const stop = await startTracing({
+    serviceVersion: toolgateVersion(),
+    recordContent: choice.recordContent,
+    scheduleDelayMs: choice.scheduleDelayMs,
+    env: io.env,
+  });
+  io.stderr(
+    `toolgate serve: exporting traces (${choice.why})${choice.recordContent ? ', with arguments and results' : ''}\n`,
+  );
   return stop;
 }
 
 /** The runtime with serve's settings; its manifests are loaded by ManifestTools (startServing). */
-async function startRuntime(flags: ServeFlags, io: CliIO, approvals: SessionApprovals, state: SharedState | undefined): Promise<Runtime> {
+async function startRuntime(
+  flags: ServeFlags,
+  io: CliIO,
+  approvals: SessionApprovals,
+  state: SharedState | undefined,
+): Promise<Runtime> {
   const { createRuntime } = await import('../runtime.js');
   return createRuntime({
     io,
@@ -167,9 +190,11 @@ async function connectState(flags: ServeFlags, io: CliIO): Promise<SharedState |
   try {
     const state = await connectRedisState(flags.state, {
       onStatusChange: (ready) =>
-        io.stderr(ready
-          ? `toolgate serve: shared state ${shown} is back\n`
-          : `toolgate serve: shared state ${shown} is unavailable; asks are denied and calls that need it refused until it is back\n`),
+        io.stderr(
+          ready
+            ? `toolgate serve: shared state ${shown} is back\n`
+            : `toolgate serve: shared state ${shown} is unavailable; asks are denied and calls that need it refused until it is back\n`,
+        ),
     });
     io.stderr(`toolgate serve: shared state at ${shown}\n`);
     return state;
@@ -187,7 +212,12 @@ interface Serving {
 
 /** The manifest tools, the core and the transport, each added to `resources` as it starts. */
 async function startServing(
-  flags: ServeFlags, io: CliIO, runtime: Runtime, approvals: SessionApprovals, writeStdout: (text: string) => void, resources: Scope,
+  flags: ServeFlags,
+  io: CliIO,
+  runtime: Runtime,
+  approvals: SessionApprovals,
+  writeStdout: (text: string) => void,
+  resources: Scope,
 ): Promise<Serving> {
   const link = policyLink(runtime, approvals);
   const state = runtime.policyServices.state;
@@ -210,12 +240,17 @@ async function startServing(
       taskLimits: { ttlMs: flags.taskTtlMs, maxPerPrincipal: flags.maxTasks, maxResultBytes: flags.maxTaskBytes },
     });
     resources.add('core', () => core.close());
-    const transport = flags.http !== undefined
-      ? await startHttp(flags, flags.http, io, { runtime, core, manifests }, resources)
-      : await startStdio(io, core, writeStdout, resources);
+    const transport =
+      flags.http !== undefined
+        ? await startHttp(flags, flags.http, io, { runtime, core, manifests }, resources)
+        : await startStdio(io, core, writeStdout, resources);
     return { core, transport, manifests };
   } catch (err) {
-    if (err instanceof Error && 'code' in err && (err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL')) {
+    if (
+      err instanceof Error &&
+      'code' in err &&
+      (err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL')
+    ) {
       throw new UsageError(`--http: cannot listen: ${err.message}`);
     }
     throw err;
@@ -252,7 +287,12 @@ function firstListing(): { done: Promise<void>; listed: () => void } {
  * installed store is served too, re-resolved on every sync and watched, so `toolgate install` /
  * `uninstall` show up in a running server.
  */
-async function startManifestTools(flags: ServeFlags, runtime: Runtime, backgroundAfter: Promise<void>, resources: Scope): Promise<ManifestTools> {
+async function startManifestTools(
+  flags: ServeFlags,
+  runtime: Runtime,
+  backgroundAfter: Promise<void>,
+  resources: Scope,
+): Promise<ManifestTools> {
   const { installedSource } = await import('../manifest-loader.js');
   // a second start reads each module as prepared by the first, instead of patching it again
   await (await import('../../manifest/index.js')).enablePreparedModuleCache(runtime.storeDir, runtime.logger);
@@ -273,7 +313,12 @@ async function startManifestTools(flags: ServeFlags, runtime: Runtime, backgroun
 }
 
 /** Waits for SIGTERM, SIGINT or the end of stdin, then stops taking requests and drains the calls. */
-async function shutDownWhenAsked(flags: ServeFlags, io: CliIO, { core, transport, manifests }: Serving, log: Runtime['logger']): Promise<void> {
+async function shutDownWhenAsked(
+  flags: ServeFlags,
+  io: CliIO,
+  { core, transport, manifests }: Serving,
+  log: Runtime['logger'],
+): Promise<void> {
   const stop = stopRequested(io, transport.stdinClosed);
   const why = await stop.reason;
   stop.dispose();
@@ -281,5 +326,6 @@ async function shutDownWhenAsked(flags: ServeFlags, io: CliIO, { core, transport
   transport.stopAccepting();
   manifests.stopWarming();
   const aborted = await core.calls.drain(flags.shutdownMs);
-  if (aborted > 0) io.stderr(`toolgate serve: ${aborted} call(s) still running after ${flags.shutdownMs} ms were cancelled\n`);
+  if (aborted > 0)
+    io.stderr(`toolgate serve: ${aborted} call(s) still running after ${flags.shutdownMs} ms were cancelled\n`);
 }

@@ -16,7 +16,7 @@ description: >-
   and when it should not.
 module:
   path: build/${ctx.tool}.wasm   # relative to this file; add sha256 when you publish
-  ${t.abi === 'component' ? 'abi: component            # a component of toolgate\'s world (docs/authoring-ts.md)' : `entry: ${ctx.tool}`}
+  ${t.abi === 'component' ? "abi: component            # a component of toolgate's world (docs/authoring-ts.md)" : `entry: ${ctx.tool}`}
 parameters:
   name: { type: string, required: true, description: "The name of the person to greet." }
 output:

@@ -34,7 +34,11 @@ export const ABIS = ['toolgate', 'hyper-mcp'] as const;
 export type Abi = (typeof ABIS)[number];
 
 /** The languages with a hyper-mcp scaffold. */
-const HYPER_TEMPLATES: Partial<Record<Language, LanguageTemplate>> = { as: hyperAssemblyscriptTemplate, c: hyperCTemplate, rust: hyperRustTemplate };
+const HYPER_TEMPLATES: Partial<Record<Language, LanguageTemplate>> = {
+  as: hyperAssemblyscriptTemplate,
+  c: hyperCTemplate,
+  rust: hyperRustTemplate,
+};
 export const HYPER_LANGUAGES = Object.keys(HYPER_TEMPLATES) as Language[];
 
 /** Every file of a new tool folder (relative paths), helpers included. */

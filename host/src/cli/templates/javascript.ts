@@ -40,7 +40,11 @@ clean:
 }
 
 /** What a JavaScript tool needs at build time (never at run time: the host runs the component's core module). */
-export const JS_BUILD_DEPENDENCIES = ['esbuild', '@bytecodealliance/componentize-js', '@bytecodealliance/preview2-shim'] as const;
+export const JS_BUILD_DEPENDENCIES = [
+  'esbuild',
+  '@bytecodealliance/componentize-js',
+  '@bytecodealliance/preview2-shim',
+] as const;
 
 function packageJson(tool: string, pins: Readonly<Record<string, string>>): string {
   const devDependencies = Object.fromEntries(JS_BUILD_DEPENDENCIES.map((name) => [name, pins[name] ?? '*']));
@@ -53,7 +57,8 @@ function template(ts: boolean): LanguageTemplate {
     label: ts ? 'TypeScript' : 'JavaScript',
     maxPages: 512,
     abi: 'component',
-    buildNote: 'Needs node and npm: the first `make` installs esbuild and componentize-js into node_modules/ (a few hundred MB); each build takes tens of seconds.',
+    buildNote:
+      'Needs node and npm: the first `make` installs esbuild and componentize-js into node_modules/ (a few hundred MB); each build takes tens of seconds.',
     files(ctx: ScaffoldContext): ScaffoldFile[] {
       return [
         { path: `${ctx.tool}.${ext}`, content: source(ctx.tool, ts) },

@@ -26,7 +26,10 @@ export const watTemplate: LanguageTemplate = {
   files(ctx: ScaffoldContext): ScaffoldFile[] {
     const greet = new TextDecoder().decode(ctx.readHelper('wat/src/greet.wat'));
     const source = greet
-      .replace(/^;; greet: the classic first tool[^\n]*\n/, `;; ${ctx.tool}: a toolgate tool in WebAssembly text (scaffolded from the greet example).\n`)
+      .replace(
+        /^;; greet: the classic first tool[^\n]*\n/,
+        `;; ${ctx.tool}: a toolgate tool in WebAssembly text (scaffolded from the greet example).\n`,
+      )
       .replace('(export "greet")', `(export "${ctx.tool}")`);
     return [
       { path: `${ctx.tool}.wat`, content: source },

@@ -25,7 +25,10 @@ function chainEnd(path: string): { hash: string; seq: number } {
     const len = Math.min(size, TAIL_BYTES);
     const buf = Buffer.alloc(len);
     readSync(fd, buf, 0, len, size - len);
-    const lines = buf.toString('utf8').split('\n').filter((l) => l.trim() !== '');
+    const lines = buf
+      .toString('utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '');
     const last = lines[lines.length - 1];
     if (last === undefined) return fresh;
     let rec: unknown;
@@ -37,7 +40,9 @@ function chainEnd(path: string): { hash: string; seq: number } {
     const r = typeof rec === 'object' && rec !== null ? (rec as Record<string, unknown>) : {};
     const hash = r.hash;
     if (typeof hash !== 'string' || !/^[0-9a-f]{64}$/.test(hash)) {
-      throw new Error(`audit file ${path}: its last line is not a toolgate audit record; refusing to extend a chain that cannot be linked`);
+      throw new Error(
+        `audit file ${path}: its last line is not a toolgate audit record; refusing to extend a chain that cannot be linked`,
+      );
     }
     return { hash, seq: typeof r.seq === 'number' ? r.seq + 1 : 0 };
   } finally {
@@ -62,7 +67,10 @@ class ChainWriter implements AuditWriter {
     this.#dest = pino.destination({ dest: path, sync: true, append: true });
     // No time or pid from pino, and the level as a word: the line is exactly the record the chain
     // hashes (level included), so verify needs nothing but the line.
-    this.#log = pino({ base: null, timestamp: false, formatters: { level: (label) => ({ level: label }) } }, this.#dest);
+    this.#log = pino(
+      { base: null, timestamp: false, formatters: { level: (label) => ({ level: label }) } },
+      this.#dest,
+    );
   }
 
   append(record: Readonly<Record<string, Json>>): string {

@@ -22,13 +22,21 @@ export function verifyAuditText(text: string): VerifyResult {
     } catch {
       return { ok: false, line: n, reason: 'not valid JSON', count };
     }
-    if (typeof rec !== 'object' || rec === null || Array.isArray(rec)) return { ok: false, line: n, reason: 'not a JSON object', count };
+    if (typeof rec !== 'object' || rec === null || Array.isArray(rec))
+      return { ok: false, line: n, reason: 'not a JSON object', count };
     const r = rec as Record<string, unknown>;
-    if (typeof r.hash !== 'string' || typeof r.prev !== 'string') return { ok: false, line: n, reason: 'missing "hash" or "prev"', count };
+    if (typeof r.hash !== 'string' || typeof r.prev !== 'string')
+      return { ok: false, line: n, reason: 'missing "hash" or "prev"', count };
     if (r.prev !== prev) {
-      return { ok: false, line: n, reason: '"prev" does not match the hash of the line before it (a line was deleted, inserted or reordered)', count };
+      return {
+        ok: false,
+        line: n,
+        reason: '"prev" does not match the hash of the line before it (a line was deleted, inserted or reordered)',
+        count,
+      };
     }
-    if (recordHash(r) !== r.hash) return { ok: false, line: n, reason: 'the record does not match its hash (the line was edited)', count };
+    if (recordHash(r) !== r.hash)
+      return { ok: false, line: n, reason: 'the record does not match its hash (the line was edited)', count };
     prev = r.hash;
     count++;
   }

@@ -24,7 +24,12 @@ export const approvals = definePolicy({
   config: z.strictObject({
     channels: z.array(Channel).min(1),
     /** How long a person gets to answer before the call is denied (default: the runtime's, 120 s). */
-    timeout_ms: z.number().int().positive().max(24 * 3600 * 1000).optional(),
+    timeout_ms: z
+      .number()
+      .int()
+      .positive()
+      .max(24 * 3600 * 1000)
+      .optional(),
   }),
   apply(ctx, cfg) {
     const router = service(ctx, 'approvals');

@@ -23,10 +23,20 @@ export const clientRequests = definePolicy({
     const denied = new Set(cfg.deny ?? []);
     ctx.clientRequest(ctx.entryId, (req, exec) => {
       if (!match(exec.name)) return undefined;
-      if (denied.has(req.kind)) return by(ctx.entryId, cfg.reason, `tool "${exec.name}" may not send ${req.kind} requests`);
+      if (denied.has(req.kind))
+        return by(ctx.entryId, cfg.reason, `tool "${exec.name}" may not send ${req.kind} requests`);
       const asked = req.params['maxTokens'];
-      if (req.kind === 'sampling' && cfg.max_tokens !== undefined && typeof asked === 'number' && asked > cfg.max_tokens) {
-        return by(ctx.entryId, cfg.reason, `a sampling request may ask for at most ${cfg.max_tokens} tokens (asked ${asked})`);
+      if (
+        req.kind === 'sampling' &&
+        cfg.max_tokens !== undefined &&
+        typeof asked === 'number' &&
+        asked > cfg.max_tokens
+      ) {
+        return by(
+          ctx.entryId,
+          cfg.reason,
+          `a sampling request may ask for at most ${cfg.max_tokens} tokens (asked ${asked})`,
+        );
       }
       return undefined;
     });

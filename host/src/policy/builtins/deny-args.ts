@@ -94,7 +94,11 @@ export const denyArgs = definePolicy({
           // Regexes run on RE2 (linear time): one it cannot compile is refused here, at load.
           const re = compileLinear(p.regex);
           if (typeof re === 'string') {
-            zctx.addIssue({ code: 'custom', path: ['patterns', i, 'regex'], message: `invalid regular expression ${JSON.stringify(p.regex)}: ${re} (regexes run on RE2, in linear time: no lookaround or backreferences)` });
+            zctx.addIssue({
+              code: 'custom',
+              path: ['patterns', i, 'regex'],
+              message: `invalid regular expression ${JSON.stringify(p.regex)}: ${re} (regexes run on RE2, in linear time: no lookaround or backreferences)`,
+            });
           }
         }
       });
@@ -108,13 +112,24 @@ export const denyArgs = definePolicy({
       const strings = stringsIn(exec.arguments);
       if (!strings.complete) return `${tooManyStrings(`policy "${ctx.entryId}"`)}`;
       for (const { path, value } of strings) {
-        if (keys !== undefined && !keys.has(path.replace(/\[\d+\]$/, '').split('.').pop() ?? '')) continue;
+        if (
+          keys !== undefined &&
+          !keys.has(
+            path
+              .replace(/\[\d+\]$/, '')
+              .split('.')
+              .pop() ?? '',
+          )
+        )
+          continue;
         const forms = spellings(value);
         const hit = patterns.find((p) => forms.some((s) => p.re.test(s)));
         if (hit === undefined) continue;
         // The reason names the argument and the rule, never the value: it may be the secret itself.
         const rule = `argument "${path}" matches ${hit.label}`;
-        return cfg.reason === undefined ? `${rule} (policy "${ctx.entryId}")` : `${cfg.reason}: ${rule} (policy "${ctx.entryId}")`;
+        return cfg.reason === undefined
+          ? `${rule} (policy "${ctx.entryId}")`
+          : `${cfg.reason}: ${rule} (policy "${ctx.entryId}")`;
       }
       return undefined;
     });

@@ -3,11 +3,26 @@
 // `0x7f.0.0.1`, `2130706433`, `[::ffff:127.0.0.1]` and `LOCALHOST.` are the host the sandbox would
 // reach, not text that happens to differ from the rule.
 import { z } from 'zod';
-import { canonicalHost, hostPort, parseHostPattern, parseHostRule, ruleCovers, ruleOverlaps, type HostRule, type HostTarget } from '../../host-grammar/index.js';
+import {
+  canonicalHost,
+  hostPort,
+  parseHostPattern,
+  parseHostRule,
+  ruleCovers,
+  ruleOverlaps,
+  type HostRule,
+  type HostTarget,
+} from '../../host-grammar/index.js';
 import { definePolicy } from '../module.js';
 import { stringsIn, tooManyStrings } from '../values.js';
 
-const DEFAULT_PORTS: Readonly<Record<string, number>> = { 'http:': 80, 'https:': 443, 'ws:': 80, 'wss:': 443, 'ftp:': 21 };
+const DEFAULT_PORTS: Readonly<Record<string, number>> = {
+  'http:': 80,
+  'https:': 443,
+  'ws:': 80,
+  'wss:': 443,
+  'ftp:': 21,
+};
 
 function urlTarget(text: string): HostTarget | undefined {
   let u: URL;
@@ -87,7 +102,8 @@ export const guardHosts = definePolicy({
       for (const h of tool.definition.capabilities?.allowedHosts ?? []) {
         const pattern = parseHostPattern(h);
         // The sandbox refuses an entry it cannot parse; so does this guard.
-        if (typeof pattern === 'string') return `tool "${tool.name}" has allowed_hosts entry ${JSON.stringify(h)}, which ${pattern} (guard "${ctx.entryId}")`;
+        if (typeof pattern === 'string')
+          return `tool "${tool.name}" has allowed_hosts entry ${JSON.stringify(h)}, which ${pattern} (guard "${ctx.entryId}")`;
         const v = verdict(pattern);
         if (v) return `tool "${tool.name}" may reach ${h}, which ${v} (guard "${ctx.entryId}")`;
       }
@@ -96,7 +112,8 @@ export const guardHosts = definePolicy({
       for (const { path, value } of strings) {
         for (const target of hostsNamedBy(value)) {
           const v = verdict(target);
-          if (v) return `argument "${path}" names host ${typeof target.port === 'number' ? hostPort(target.host, target.port) : target.host}, which ${v} (guard "${ctx.entryId}")`;
+          if (v)
+            return `argument "${path}" names host ${typeof target.port === 'number' ? hostPort(target.host, target.port) : target.host}, which ${v} (guard "${ctx.entryId}")`;
         }
       }
       return undefined;

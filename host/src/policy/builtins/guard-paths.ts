@@ -26,7 +26,8 @@ export function pathOf(value: string): string | undefined {
   } else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(v)) return undefined;
   if (v === '' || /\s{2,}|\n/.test(v)) return undefined;
   v = expandHome(v);
-  if (!(v.startsWith('/') || v.startsWith('./') || v.startsWith('../') || v.startsWith('.') || v.includes('/'))) return undefined;
+  if (!(v.startsWith('/') || v.startsWith('./') || v.startsWith('../') || v.startsWith('.') || v.includes('/')))
+    return undefined;
   return posix.normalize(v);
 }
 
@@ -49,7 +50,8 @@ export const guardPaths = definePolicy({
       // a deny list: a glob also covers what lies beneath what it names (a/.env/keys under **/.env*)
       return { glob: g, re: pathGlob(glob, { beneath: true }), prefix: staticPrefix(glob) };
     });
-    const hit = (p: string): string | undefined => rules.find((r) => r.re.test(p) || (p.startsWith('/') && r.re.test(p.slice(1))))?.glob;
+    const hit = (p: string): string | undefined =>
+      rules.find((r) => r.re.test(p) || (p.startsWith('/') && r.re.test(p.slice(1))))?.glob;
     const mountHit = (tool: Tool): string | undefined => {
       const mounts = tool.definition.capabilities?.allowedPaths ?? {};
       for (const [guest, m] of Object.entries(mounts)) {
@@ -57,7 +59,11 @@ export const guardPaths = definePolicy({
         const abs = host.startsWith('/') ? host : posix.normalize(`/${host}`);
         for (const r of rules) {
           // A mount of /etc/ssh under a deny of /etc/**, or of / above it, exposes the denied files.
-          if (r.re.test(abs) || (r.prefix.startsWith('/') && isInside(r.prefix, abs)) || (r.prefix.startsWith('/') && isInside(abs, r.prefix))) {
+          if (
+            r.re.test(abs) ||
+            (r.prefix.startsWith('/') && isInside(r.prefix, abs)) ||
+            (r.prefix.startsWith('/') && isInside(abs, r.prefix))
+          ) {
             return `tool "${tool.name}" mounts ${guest} from ${m.host}, which covers ${r.glob}`;
           }
         }

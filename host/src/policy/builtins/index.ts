@@ -20,8 +20,22 @@ type AnyPolicy = PolicyModule<never>;
 export const BUILTINS: ReadonlyMap<string, PolicyModule<unknown>> = new Map(
   (
     [
-      denyTools, allowTools, denyArgs, ask, guardPaths, guardHosts, planMode, rateLimit, deadline, retry, redact, maxOutput,
-      auditLog, metrics, approvals, clientRequests,
+      denyTools,
+      allowTools,
+      denyArgs,
+      ask,
+      guardPaths,
+      guardHosts,
+      planMode,
+      rateLimit,
+      deadline,
+      retry,
+      redact,
+      maxOutput,
+      auditLog,
+      metrics,
+      approvals,
+      clientRequests,
     ] as AnyPolicy[]
   ).map((m) => [m.name, m as unknown as PolicyModule<unknown>]),
 );

@@ -38,7 +38,10 @@ export const auditLog = definePolicy({
           ? { argumentsSha256: sha256Hex(canonicalJson(record.arguments)) }
           : { arguments: record.arguments as JsonObject };
       }
-      const trace: JsonObject = { ...record.trace, ...(record.traceId !== undefined ? { traceId: record.traceId } : {}) };
+      const trace: JsonObject = {
+        ...record.trace,
+        ...(record.traceId !== undefined ? { traceId: record.traceId } : {}),
+      };
       const raw: JsonObject = {
         v: 1,
         time: record.startedAt,
@@ -86,17 +89,27 @@ export const metrics = definePolicy({
  * redacted as the audit log redacts them (sensitive arguments as a digest; declared secret values
  * and token shapes cut). Not a policy: the operator's setting, registered by the runtime.
  */
-export function traceContentObserver(secrets: SecretValues, secretNamesOf: (tool: string) => readonly string[]): ResultObserver {
+export function traceContentObserver(
+  secrets: SecretValues,
+  secretNamesOf: (tool: string) => readonly string[],
+): ResultObserver {
   return (result, record) => {
     const t = tracer();
     if (t === undefined || !t.recordContent) return;
     const values = secrets.valuesOf([...secretNamesOf(record.tool)]);
-    const scrub = (v: Json): string => JSON.stringify(mapStrings(v, (s) => redactText(s, { tokens: true, emails: false, values })).value);
-    const args = record.arguments === undefined ? undefined
-      : record.sensitiveArguments ? JSON.stringify({ argumentsSha256: sha256Hex(canonicalJson(record.arguments)) })
-      : scrub(record.arguments as JsonObject);
+    const scrub = (v: Json): string =>
+      JSON.stringify(mapStrings(v, (s) => redactText(s, { tokens: true, emails: false, values })).value);
+    const args =
+      record.arguments === undefined
+        ? undefined
+        : record.sensitiveArguments
+          ? JSON.stringify({ argumentsSha256: sha256Hex(canonicalJson(record.arguments)) })
+          : scrub(record.arguments as JsonObject);
     const value = result.structuredContent ?? (result.content as unknown as Json);
     const digest = (v: Json): string => JSON.stringify({ resultSha256: sha256Hex(canonicalJson(v)) });
-    t.annotate({ 'gen_ai.tool.call.arguments': args, 'gen_ai.tool.call.result': record.sensitiveArguments ? digest(value as Json) : scrub(value as Json) });
+    t.annotate({
+      'gen_ai.tool.call.arguments': args,
+      'gen_ai.tool.call.result': record.sensitiveArguments ? digest(value as Json) : scrub(value as Json),
+    });
   };
 }

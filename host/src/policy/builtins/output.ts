@@ -25,7 +25,12 @@ export const redact = definePolicy({
       cfg.patterns.forEach((p, i) => {
         // Patterns run on RE2 (linear time): one it cannot compile is refused here, at load.
         const re = compileLinear(p);
-        if (typeof re === 'string') zctx.addIssue({ code: 'custom', path: ['patterns', i], message: `invalid regular expression ${JSON.stringify(p)}: ${re} (regexes run on RE2, in linear time: no lookaround or backreferences)` });
+        if (typeof re === 'string')
+          zctx.addIssue({
+            code: 'custom',
+            path: ['patterns', i],
+            message: `invalid regular expression ${JSON.stringify(p)}: ${re} (regexes run on RE2, in linear time: no lookaround or backreferences)`,
+          });
       });
     })
     .default({ tokens: true, emails: true, secrets: true, patterns: [], replacement: '[REDACTED]' }),
@@ -36,7 +41,8 @@ export const redact = definePolicy({
     ctx.on('tools/post-execute', ctx.entryId, (call) => {
       if (!applies(call.exec.name)) return;
       const values = cfg.secrets ? secrets.valuesOf(call.tool.definition.capabilities?.secrets ?? []) : [];
-      const clean = (s: string): string => redactText(s, { tokens: cfg.tokens, emails: cfg.emails, values, patterns, replacement: cfg.replacement });
+      const clean = (s: string): string =>
+        redactText(s, { tokens: cfg.tokens, emails: cfg.emails, values, patterns, replacement: cfg.replacement });
       if (call.value !== undefined) {
         const { value, changed } = mapStrings(call.value, clean);
         if (changed) call.accept({ value });
@@ -70,7 +76,9 @@ export const maxOutput = definePolicy({
       if (!applies(call.exec.name)) return;
       const size = contentBytes(call.result.content);
       if (size > cfg.bytes) {
-        call.block(`output of "${call.exec.name}" is ${size} bytes, over the limit of ${cfg.bytes} bytes (policy "${ctx.entryId}")`);
+        call.block(
+          `output of "${call.exec.name}" is ${size} bytes, over the limit of ${cfg.bytes} bytes (policy "${ctx.entryId}")`,
+        );
       }
     });
   },

@@ -11,7 +11,9 @@ export function writeReach(tool: Tool): string | undefined {
   const caps = tool.definition.capabilities;
   if (caps === undefined) {
     // A native tool is the embedder's own code, not an untrusted author's: its hint is the host's word.
-    return tool.definition.annotations?.readOnlyHint === true ? undefined : 'is a native tool not marked readOnlyHint by its host';
+    return tool.definition.annotations?.readOnlyHint === true
+      ? undefined
+      : 'is a native tool not marked readOnlyHint by its host';
   }
   const rw = Object.entries(caps.allowedPaths).find(([, m]) => m.mode === 'rw');
   if (rw !== undefined) return `mounts ${rw[0]} read-write`;
@@ -27,7 +29,9 @@ export const planMode = definePolicy({
     ctx.guard(ctx.entryId, (_exec, tool) => {
       if (except.has(tool.name)) return undefined;
       const why = writeReach(tool);
-      return why === undefined ? undefined : `plan mode: only tools that cannot change anything run, and "${tool.name}" ${why} (guard "${ctx.entryId}")`;
+      return why === undefined
+        ? undefined
+        : `plan mode: only tools that cannot change anything run, and "${tool.name}" ${why} (guard "${ctx.entryId}")`;
     });
   },
 });

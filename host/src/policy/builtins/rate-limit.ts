@@ -17,7 +17,10 @@ export const rateLimit = definePolicy({
     capacity: z.number().int().positive(),
     /** Tokens added back per second. */
     refillPerSecond: z.number().positive(),
-    per: z.array(z.enum(['tool', 'agent', 'tool+agent'])).min(1).default(['tool']),
+    per: z
+      .array(z.enum(['tool', 'agent', 'tool+agent']))
+      .min(1)
+      .default(['tool']),
     tools: toolsField,
   }),
   apply(ctx, cfg) {
@@ -28,15 +31,33 @@ export const rateLimit = definePolicy({
       // A call someone else refuses costs no token.
       if (later.kind === 'deny' || !applies(exec.name)) return later;
       const agent = exec.agent ?? '(none)';
-      const keys = cfg.per.map((p) => (p === 'tool' ? `t:${exec.name}` : p === 'agent' ? `a:${agent}` : `ta:${exec.name}\u0000${agent}`));
+      const keys = cfg.per.map((p) =>
+        p === 'tool' ? `t:${exec.name}` : p === 'agent' ? `a:${agent}` : `ta:${exec.name}\u0000${agent}`,
+      );
       let taken: boolean;
       try {
         taken = await buckets.tryTake(keys, !info.dryRun);
       } catch (err) {
-        return { kind: 'deny', code: 'RATE_LIMITED', reason: by(ctx.entryId, undefined, `rate limit: cannot reach the shared buckets, so the call is refused (${messageOf(err)})`) };
+        return {
+          kind: 'deny',
+          code: 'RATE_LIMITED',
+          reason: by(
+            ctx.entryId,
+            undefined,
+            `rate limit: cannot reach the shared buckets, so the call is refused (${messageOf(err)})`,
+          ),
+        };
       }
       if (taken) return later;
-      return { kind: 'deny', code: 'RATE_LIMITED', reason: by(ctx.entryId, undefined, `rate limit: more than ${cfg.capacity} calls in a burst or ${cfg.refillPerSecond}/s for ${cfg.per.join(', ')}`) };
+      return {
+        kind: 'deny',
+        code: 'RATE_LIMITED',
+        reason: by(
+          ctx.entryId,
+          undefined,
+          `rate limit: more than ${cfg.capacity} calls in a burst or ${cfg.refillPerSecond}/s for ${cfg.per.join(', ')}`,
+        ),
+      };
     });
   },
 });

@@ -41,7 +41,10 @@ export function by(entryId: string, reason: string | undefined, fallback: string
  * as a guard, so an allow that ended the chain before it reached this entry overturns nothing.
  * A call this entry already cleared in the chain is not checked a second time.
  */
-export function redLine(ctx: PolicyContext, check: (exec: Readonly<ExecIdentity>, tool: Tool) => string | undefined): void {
+export function redLine(
+  ctx: PolicyContext,
+  check: (exec: Readonly<ExecIdentity>, tool: Tool) => string | undefined,
+): void {
   const cleared = new WeakSet<object>();
   ctx.on('tools/pre-execute', ctx.entryId, (exec, next, info) => {
     const reason = check(exec, info.tool);

@@ -10,7 +10,9 @@ export const denyTools = definePolicy({
   config: z.strictObject({ tools: z.array(z.string().min(1)).min(1), reason: z.string().min(1).optional() }),
   apply(ctx, cfg) {
     const match = appliesTo(cfg.tools);
-    redLine(ctx, (exec) => (match(exec.name) ? by(ctx.entryId, cfg.reason, `tool "${exec.name}" is denied`) : undefined));
+    redLine(ctx, (exec) =>
+      match(exec.name) ? by(ctx.entryId, cfg.reason, `tool "${exec.name}" is denied`) : undefined,
+    );
   },
 });
 
@@ -26,7 +28,8 @@ export const allowTools = definePolicy({
     // A listed tool is allowed here and later pre-execute entries are not asked; guards still run.
     ctx.on('tools/pre-execute', ctx.entryId, (exec, next) => {
       if (match(exec.name)) return { kind: 'allow' };
-      if (cfg.exclusive) return { kind: 'deny', reason: by(ctx.entryId, undefined, `tool "${exec.name}" is not on the allow list`) };
+      if (cfg.exclusive)
+        return { kind: 'deny', reason: by(ctx.entryId, undefined, `tool "${exec.name}" is not on the allow list`) };
       return next();
     });
   },

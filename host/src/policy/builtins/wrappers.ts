@@ -11,7 +11,14 @@ import { appliesTo, toolsField } from './select.js';
 // deadline entry and the caller's own wins, so no entry can lengthen another's.
 export const deadline = definePolicy({
   name: 'deadline',
-  config: z.strictObject({ ms: z.number().int().positive().max(24 * 3600 * 1000), tools: toolsField }),
+  config: z.strictObject({
+    ms: z
+      .number()
+      .int()
+      .positive()
+      .max(24 * 3600 * 1000),
+    tools: toolsField,
+  }),
   apply(ctx, cfg) {
     const applies = appliesTo(cfg.tools);
     ctx.deadline(ctx.entryId, (exec) => (applies(exec.name) ? cfg.ms : undefined));
@@ -47,7 +54,13 @@ export const retry = definePolicy({
           // The caller (or a deadline) gave up while we waited: say so, not the last flake.
           const reason: unknown = exec.signal.reason;
           const code: ErrorCode = reason instanceof ToolFailure ? reason.code : 'ABORTED';
-          return { ok: false, error: { code, message: `call to "${exec.name}" stopped during retry backoff after ${i} attempt(s); last error: ${out.error.message}` } };
+          return {
+            ok: false,
+            error: {
+              code,
+              message: `call to "${exec.name}" stopped during retry backoff after ${i} attempt(s); last error: ${out.error.message}`,
+            },
+          };
         }
         out = await next();
       }

@@ -50,7 +50,7 @@ const V4_RANGES: readonly V4Range[] = [
 function classifyV4(n: number): AddressClass | undefined {
   for (const r of V4_RANGES) {
     const mask = r.bits === 0 ? 0 : (0xffffffff << (32 - r.bits)) >>> 0;
-    if (((n & mask) >>> 0) === ((r.base & mask) >>> 0)) return r.cls;
+    if ((n & mask) >>> 0 === (r.base & mask) >>> 0) return r.cls;
   }
   return undefined;
 }

@@ -63,14 +63,20 @@ function checkAnswer(port: number, scheme: Scheme, patterns: readonly HostPatter
 
 /** An IP literal URL: the literal is the one answer. */
 function literalRefusal(r: Refusal, port: number): string {
-  if (r.kind === 'unreadable') return `${JSON.stringify(r.raw.slice(0, 64))} is not an IP address this sandbox can check`;
+  if (r.kind === 'unreadable')
+    return `${JSON.stringify(r.raw.slice(0, 64))} is not an IP address this sandbox can check`;
   const literal = hostPort(r.address, port);
   return r.kind === 'own'
     ? `${literal} is this toolgate process's own server; tools may never connect to it`
     : `${literal} is ${describeClass(r.cls)}; list it in allowed_hosts to allow it`;
 }
 
-function nameRefusal(host: string, port: number, refusals: readonly Refusal[], patterns: readonly HostPattern[]): string {
+function nameRefusal(
+  host: string,
+  port: number,
+  refusals: readonly Refusal[],
+  patterns: readonly HostPattern[],
+): string {
   const allowedHosts = `allowed_hosts is ${entriesText(patterns)}`;
   const [only] = refusals;
   if (refusals.length === 1 && only !== undefined) return `${host} ${oneAnswerText(only, port)}; ${allowedHosts}`;

@@ -5,7 +5,8 @@ import { LIMITS } from './request-shape.js';
 /** The system's or undici's code (ECONNREFUSED, UND_ERR_...); toolgate's own errors say it in words. */
 function errorCode(error: unknown): string | undefined {
   if (error instanceof ToolgateError) return undefined;
-  if (typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string') return error.code;
+  if (typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string')
+    return error.code;
   return undefined;
 }
 

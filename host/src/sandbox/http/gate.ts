@@ -32,7 +32,10 @@ const policySchema = z.object({
   lookup: z.custom<HostLookup>((v) => typeof v === 'function').optional(),
   maxRequestBytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
   maxRedirects: z.number().int().min(0).max(20).optional(),
-  extraCaPem: z.string().max(1024 * 1024).optional(),
+  extraCaPem: z
+    .string()
+    .max(1024 * 1024)
+    .optional(),
 });
 
 /** Checks the policy once, up front; a bad policy is a configuration error and throws here. */
@@ -68,9 +71,10 @@ export function createHttpGate(policy: HttpPolicy): ClosableHttpGate {
   return {
     request(req: HttpRequestSpec, signal: AbortSignal): Promise<HttpOutcome> {
       const callSignal = signal instanceof AbortSignal ? signal : new AbortController().signal;
-      const run = () => runRequest(settings, pools, req, callSignal).catch(
-        (error: unknown): HttpOutcome => ({ ok: false, error: `request failed: ${shortReason(error)}` }),
-      );
+      const run = () =>
+        runRequest(settings, pools, req, callSignal).catch(
+          (error: unknown): HttpOutcome => ({ ok: false, error: `request failed: ${shortReason(error)}` }),
+        );
       const t = tracer();
       return t === undefined ? run() : tracedRequest(t, req, run);
     },
@@ -80,7 +84,12 @@ export function createHttpGate(policy: HttpPolicy): ClosableHttpGate {
 
 const fail = (error: string): HttpOutcome => ({ ok: false, error });
 
-async function runRequest(s: Settings, pools: PinnedPools, req: HttpRequestSpec, signal: AbortSignal): Promise<HttpOutcome> {
+async function runRequest(
+  s: Settings,
+  pools: PinnedPools,
+  req: HttpRequestSpec,
+  signal: AbortSignal,
+): Promise<HttpOutcome> {
   const clean = cleanRequest(req, s.maxRequestBytes);
   if (typeof clean === 'string') return fail(clean);
   if (signal.aborted) return fail('request aborted');
@@ -106,11 +115,13 @@ async function runRequest(s: Settings, pools: PinnedPools, req: HttpRequestSpec,
     }
     if (typeof target === 'string') return fail(hop === 0 ? target : `redirect to ${url.href} refused: ${target}`);
 
-    const result = await exchange(s, pools, target, method, headers, body, combined).catch((error: unknown): HttpOutcome => {
-      if (combined.aborted) return fail(whyStopped());
-      if (error instanceof ResponseTooLarge) return fail(error.message);
-      return fail(describeNetworkError(error, hostPort(target.host, target.port)));
-    });
+    const result = await exchange(s, pools, target, method, headers, body, combined).catch(
+      (error: unknown): HttpOutcome => {
+        if (combined.aborted) return fail(whyStopped());
+        if (error instanceof ResponseTooLarge) return fail(error.message);
+        return fail(describeNetworkError(error, hostPort(target.host, target.port)));
+      },
+    );
     if (!('redirect' in result)) return result;
 
     if (hop >= s.maxRedirects) return fail(`too many redirects (more than ${s.maxRedirects})`);
@@ -120,7 +131,6 @@ async function runRequest(s: Settings, pools: PinnedPools, req: HttpRequestSpec,
     url = next;
   }
 }
-
 
 /**
  * A CLIENT span for one request a tool makes: the method, the host and port of the first URL and
@@ -137,10 +147,15 @@ function tracedRequest(t: Tracer, req: HttpRequestSpec, run: () => Promise<HttpO
   } catch {
     host = undefined;
   }
-  return t.child(method, { 'http.request.method': method, 'server.address': host, 'server.port': port }, async (span) => {
-    const out = await run();
-    if (out.ok) span.set({ 'http.response.status_code': out.status });
-    else span.fail('http_request_refused');
-    return out;
-  }, 'client');
+  return t.child(
+    method,
+    { 'http.request.method': method, 'server.address': host, 'server.port': port },
+    async (span) => {
+      const out = await run();
+      if (out.ok) span.set({ 'http.response.status_code': out.status });
+      else span.fail('http_request_refused');
+      return out;
+    },
+    'client',
+  );
 }

@@ -6,7 +6,11 @@ import type { LookupFunction } from 'node:net';
 import type { ResolvedAddress } from './types.js';
 
 export function pinnedLookup(hostname: string, addresses: readonly ResolvedAddress[]): LookupFunction {
-  return (name: string, options: LookupOptions, callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) => {
+  return (
+    name: string,
+    options: LookupOptions,
+    callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
     const wanted = addresses.filter((a) => !options.family || options.family === a.family);
     const first = wanted[0];
     if (name !== hostname || first === undefined) {
@@ -15,7 +19,11 @@ export function pinnedLookup(hostname: string, addresses: readonly ResolvedAddre
       callback(error, '');
       return;
     }
-    if (options.all === true) callback(null, wanted.map((a) => ({ address: a.address, family: a.family })));
+    if (options.all === true)
+      callback(
+        null,
+        wanted.map((a) => ({ address: a.address, family: a.family })),
+      );
     else callback(null, first.address, first.family);
   };
 }

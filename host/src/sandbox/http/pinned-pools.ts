@@ -53,11 +53,14 @@ export class PinnedPools {
       this.#pools.set(key, existing);
       return existing;
     }
-    const pool = new Pool(target.url.origin, poolOptions(this.#settings.timeoutMs, {
-      lookup: pinnedLookup(target.url.hostname.replace(/^\[|\]$/g, ''), target.addresses),
-      timeout: this.#settings.timeoutMs,
-      ...(this.#settings.ca === undefined ? {} : { ca: this.#settings.ca }),
-    }));
+    const pool = new Pool(
+      target.url.origin,
+      poolOptions(this.#settings.timeoutMs, {
+        lookup: pinnedLookup(target.url.hostname.replace(/^\[|\]$/g, ''), target.addresses),
+        timeout: this.#settings.timeoutMs,
+        ...(this.#settings.ca === undefined ? {} : { ca: this.#settings.ca }),
+      }),
+    );
     this.#pools.set(key, pool);
     for (const [oldKey, old] of this.#pools) {
       if (this.#pools.size <= MAX_POOLS) break;

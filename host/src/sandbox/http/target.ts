@@ -5,7 +5,14 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { allowedAnswers } from './answer-choice.js';
-import { DEFAULT_PORTS, canonicalHost, hostPort, patternMatches, type HostPattern, type Scheme } from '../../host-grammar/index.js';
+import {
+  DEFAULT_PORTS,
+  canonicalHost,
+  hostPort,
+  patternMatches,
+  type HostPattern,
+  type Scheme,
+} from '../../host-grammar/index.js';
 import type { HostLookup, ResolvedAddress } from './types.js';
 
 export interface CheckedTarget {

@@ -40,7 +40,12 @@ async function warmUp(): Promise<boolean> {
     // the same options as a real pool, so the same code paths get compiled
     const pool = new Pool('http://localhost', poolOptions(WARM_TIMEOUT_MS, { socketPath, timeout: WARM_TIMEOUT_MS }));
     try {
-      const res = await pool.request({ path: '/', method: 'GET', headers: {}, signal: AbortSignal.timeout(WARM_TIMEOUT_MS) });
+      const res = await pool.request({
+        path: '/',
+        method: 'GET',
+        headers: {},
+        signal: AbortSignal.timeout(WARM_TIMEOUT_MS),
+      });
       return new TextDecoder().decode(await readCapped(res.body, 1024)) === 'ok';
     } finally {
       await pool.destroy();

@@ -20,10 +20,22 @@ export function compileModule(wasm: Uint8Array, opts: PrepareOptions, sha256?: s
   if (sha256 !== undefined && sha256.toLowerCase() !== digest) {
     const which = opts.label ?? 'module';
     return Promise.reject(
-      new SandboxLoadError('BAD_MODULE', `tool "${opts.tool}": ${which} sha256 is ${digest}, the manifest pins ${sha256}`),
+      new SandboxLoadError(
+        'BAD_MODULE',
+        `tool "${opts.tool}": ${which} sha256 is ${digest}, the manifest pins ${sha256}`,
+      ),
     );
   }
-  const key = JSON.stringify([digest, opts.maxPages, opts.entry ?? null, opts.wasiNamespace ?? null, opts.linkNamespaces ?? [], opts.label ?? null, opts.preempt === true, opts.component === true]);
+  const key = JSON.stringify([
+    digest,
+    opts.maxPages,
+    opts.entry ?? null,
+    opts.wasiNamespace ?? null,
+    opts.linkNamespaces ?? [],
+    opts.label ?? null,
+    opts.preempt === true,
+    opts.component === true,
+  ]);
   let hit = cache.get(key);
   if (!hit) {
     hit = build(wasm, opts, digest);
@@ -54,7 +66,10 @@ async function build(wasm: Uint8Array, opts: PrepareOptions, digest: string): Pr
   try {
     module = await WebAssembly.compile(bytes);
   } catch (err) {
-    throw new SandboxLoadError('BAD_MODULE', `tool "${opts.tool}": ${opts.label ?? 'module'} does not compile: ${messageOf(err)}`);
+    throw new SandboxLoadError(
+      'BAD_MODULE',
+      `tool "${opts.tool}": ${opts.label ?? 'module'} does not compile: ${messageOf(err)}`,
+    );
   }
   if (entry !== undefined) await writePrepared(entry, bytes, info);
   return { sha256: digest, module, info };

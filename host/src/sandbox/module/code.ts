@@ -6,7 +6,9 @@ import { ToolgateError } from '../../errors/index.js';
 import { BinaryReader, concatBytes, encodeU32 } from './leb128.js';
 
 /** A place where fuel is charged: `cost` is the instructions its region can run before the next site. */
-export interface FuelSite { cost: number }
+export interface FuelSite {
+  cost: number;
+}
 
 export interface CodeRules {
   /** The new index of a function index operand (call, return_call, ref.func). */
@@ -99,8 +101,22 @@ function skipImmediates(r: BinaryReader, op: number): void {
   if (op === 0x00 || op === 0x01 || op === 0x05 || op === 0x0f || op === 0x19 || op === 0x1a || op === 0x1b) return;
   if ((op >= 0x45 && op <= 0xc4) || op === 0xd1 || op === 0xd3 || op === 0xd4) return;
   switch (op) {
-    case 0x07: case 0x08: case 0x09: case 0x0c: case 0x0d: case 0x14: case 0x15: case 0xd5: case 0xd6:
-    case 0x20: case 0x21: case 0x22: case 0x25: case 0x26: case 0x3f: case 0x40:
+    case 0x07:
+    case 0x08:
+    case 0x09:
+    case 0x0c:
+    case 0x0d:
+    case 0x14:
+    case 0x15:
+    case 0xd5:
+    case 0xd6:
+    case 0x20:
+    case 0x21:
+    case 0x22:
+    case 0x25:
+    case 0x26:
+    case 0x3f:
+    case 0x40:
       r.u32();
       return;
     case 0x0e: {
@@ -108,7 +124,8 @@ function skipImmediates(r: BinaryReader, op: number): void {
       for (let i = 0; i <= n; i++) r.u32();
       return;
     }
-    case 0x11: case 0x13:
+    case 0x11:
+    case 0x13:
       r.u32();
       r.u32();
       return;
@@ -117,7 +134,9 @@ function skipImmediates(r: BinaryReader, op: number): void {
       for (let i = 0; i < n; i++) skipValType(r);
       return;
     }
-    case 0x41: case 0x42: case 0xd0:
+    case 0x41:
+    case 0x42:
+    case 0xd0:
       skipLeb(r);
       return;
     case 0x43:
@@ -174,7 +193,9 @@ function walk(r: BinaryReader, rules: CodeRules, out: Part[]): void {
     const op = r.byte();
     if (region) region.cost++;
     switch (op) {
-      case 0x02: case 0x04: case 0x06:
+      case 0x02:
+      case 0x04:
+      case 0x06:
         skipBlockType(r);
         open(undefined);
         break;
@@ -196,7 +217,8 @@ function walk(r: BinaryReader, rules: CodeRules, out: Part[]): void {
         region = site ?? region;
         break;
       }
-      case 0x0b: case 0x18:
+      case 0x0b:
+      case 0x18:
         if (op === 0x18) r.u32();
         if (regions.length === 0) {
           if (op === 0x18) throw new Error('delegate outside a try');
@@ -205,7 +227,9 @@ function walk(r: BinaryReader, rules: CodeRules, out: Part[]): void {
         }
         region = regions.pop();
         break;
-      case 0x10: case 0x12: case 0xd2: {
+      case 0x10:
+      case 0x12:
+      case 0xd2: {
         const index = r.u32();
         const moved = rules.func(index);
         if (moved !== index) {
@@ -215,7 +239,8 @@ function walk(r: BinaryReader, rules: CodeRules, out: Part[]): void {
         }
         break;
       }
-      case 0x23: case 0x24: {
+      case 0x23:
+      case 0x24: {
         const index = r.u32();
         if (index >= rules.globalCount) throw new Error(`global ${index} does not exist`);
         break;
@@ -237,7 +262,9 @@ function walk(r: BinaryReader, rules: CodeRules, out: Part[]): void {
 }
 
 function render(parts: Part[], site: ((cost: number) => number[]) | undefined): Uint8Array {
-  return concatBytes(parts.map((p) => (p instanceof Uint8Array || Array.isArray(p) ? p : (site as (c: number) => number[])(p.cost))));
+  return concatBytes(
+    parts.map((p) => (p instanceof Uint8Array || Array.isArray(p) ? p : (site as (c: number) => number[])(p.cost))),
+  );
 }
 
 /** One function body (locals + code), rewritten; the result carries no size prefix. */

@@ -23,7 +23,7 @@ const SECTION_MEANING: Record<number, string> = {
   4: 'a nested component',
   5: 'component instances',
   6: 'aliases (how the modules are wired)',
-  7: 'the types (the world\'s functions)',
+  7: "the types (the world's functions)",
   8: 'the canonical functions (how values are lowered and lifted)',
   9: 'a start function',
   10: 'the imports',
@@ -37,8 +37,10 @@ interface TopSection {
 }
 
 function splitComponent(bytes: Uint8Array, fail: (rule: string) => never): TopSection[] {
-  if (bytes.length < 8 || MAGIC.some((b, i) => bytes[i] !== b)) fail('not a WebAssembly binary (missing the \\0asm magic number)');
-  if (COMPONENT_VERSION.some((b, i) => bytes[4 + i] !== b)) fail('is not a component (module.abi: component wants one built by lib/build.mjs)');
+  if (bytes.length < 8 || MAGIC.some((b, i) => bytes[i] !== b))
+    fail('not a WebAssembly binary (missing the \\0asm magic number)');
+  if (COMPONENT_VERSION.some((b, i) => bytes[4 + i] !== b))
+    fail('is not a component (module.abi: component wants one built by lib/build.mjs)');
   const r = new BinaryReader(bytes, 8);
   const out: TopSection[] = [];
   while (r.pos < bytes.length) {
@@ -76,11 +78,18 @@ export function toolModuleOf(bytes: Uint8Array, tool: string): Uint8Array {
     const got = sections[i];
     if (got === undefined) return fail(`ends after ${sections.length} sections; ${world} has ${SKELETON.length}`);
     const meaning = SECTION_MEANING[want.id] ?? `section kind ${want.id}`;
-    if (got.id !== want.id) return fail(`has ${SECTION_MEANING[got.id] ?? `section kind ${got.id}`} where ${world} has ${meaning} (section ${i})`);
+    if (got.id !== want.id)
+      return fail(
+        `has ${SECTION_MEANING[got.id] ?? `section kind ${got.id}`} where ${world} has ${meaning} (section ${i})`,
+      );
     if (want.digest === TOOL_MODULE) module = got.body;
-    else if (digest(got.body) !== want.digest) return fail(`differs from ${world} in ${meaning} (section ${i}): it is built against another world or with other imports or exports`);
+    else if (digest(got.body) !== want.digest)
+      return fail(
+        `differs from ${world} in ${meaning} (section ${i}): it is built against another world or with other imports or exports`,
+      );
   }
-  if (sections.length > SKELETON.length) return fail(`has ${sections.length - SKELETON.length} more sections than ${world}`);
+  if (sections.length > SKELETON.length)
+    return fail(`has ${sections.length - SKELETON.length} more sections than ${world}`);
   if (module === undefined) return fail('holds no core module');
   return module;
 }

@@ -47,7 +47,13 @@ const infoSchema = z.strictObject({
 /** The path a module is prepared for: with the fuel counter (the calling thread) or without (a worker only). */
 type PreparedPath = 'in-thread' | 'worker';
 
-const headerSchema = z.strictObject({ format: z.literal(FORMAT), key: z.string(), source: z.string(), path: z.enum(['in-thread', 'worker']), info: infoSchema });
+const headerSchema = z.strictObject({
+  format: z.literal(FORMAT),
+  key: z.string(),
+  source: z.string(),
+  path: z.enum(['in-thread', 'worker']),
+  info: infoSchema,
+});
 
 /** One entry's name and what it is for: all of it sealed, so an entry cannot be replayed for another. */
 export interface PreparedEntry {
@@ -61,7 +67,9 @@ export interface PreparedEntry {
 /** What the running patcher is: its code file's digest (a rebuild or an upgrade changes it). */
 let codeIdentity: string | undefined;
 function patcherIdentity(): string {
-  codeIdentity ??= createHash('sha256').update(readFileSync(fileURLToPath(import.meta.url))).digest('hex');
+  codeIdentity ??= createHash('sha256')
+    .update(readFileSync(fileURLToPath(import.meta.url)))
+    .digest('hex');
   return codeIdentity;
 }
 
@@ -71,15 +79,41 @@ const sha256 = (data: Uint8Array | string): string => createHash('sha256').updat
 export function preparedEntry(digest: string, opts: PrepareOptions): PreparedEntry | undefined {
   const cache = preparedModuleCache();
   if (cache === undefined) return undefined;
-  const parts = [FORMAT, patcherIdentity(), digest, opts.maxPages, opts.entry ?? null, opts.wasiNamespace ?? null, opts.linkNamespaces ?? [], opts.wasiImportNames, opts.preempt === true, ...(opts.component === true ? ['component'] : [])];
-  return { key: sha256(JSON.stringify(parts)), source: digest, path: opts.preempt === true ? 'in-thread' : 'worker', cache };
+  const parts = [
+    FORMAT,
+    patcherIdentity(),
+    digest,
+    opts.maxPages,
+    opts.entry ?? null,
+    opts.wasiNamespace ?? null,
+    opts.linkNamespaces ?? [],
+    opts.wasiImportNames,
+    opts.preempt === true,
+    ...(opts.component === true ? ['component'] : []),
+  ];
+  return {
+    key: sha256(JSON.stringify(parts)),
+    source: digest,
+    path: opts.preempt === true ? 'in-thread' : 'worker',
+    cache,
+  };
 }
 
 /** What the seal of an entry covers: what it is for, then its header line and its bytes. */
-const sealed = (entry: PreparedEntry, header: Uint8Array, bytes: Uint8Array): (string | Uint8Array)[] => [KIND, String(FORMAT), entry.key, entry.source, entry.path, header, bytes];
+const sealed = (entry: PreparedEntry, header: Uint8Array, bytes: Uint8Array): (string | Uint8Array)[] => [
+  KIND,
+  String(FORMAT),
+  entry.key,
+  entry.source,
+  entry.path,
+  header,
+  bytes,
+];
 
 /** The prepared module stored for `entry`, or undefined (absent, damaged, foreign or forged: all the same). */
-export async function readPrepared(entry: PreparedEntry): Promise<{ bytes: Uint8Array; info: PreparedInfo } | undefined> {
+export async function readPrepared(
+  entry: PreparedEntry,
+): Promise<{ bytes: Uint8Array; info: PreparedInfo } | undefined> {
   let file: Buffer;
   try {
     file = await readFile(join(entry.cache.dir, `${entry.key}.bin`));
@@ -109,7 +143,14 @@ export async function readPrepared(entry: PreparedEntry): Promise<{ bytes: Uint8
 
 /** Stores a prepared module; any failure (no folder, not writable, disk full) leaves the cache as it was. */
 export async function writePrepared(entry: PreparedEntry, bytes: Uint8Array, info: PreparedInfo): Promise<void> {
-  const header = Buffer.from(JSON.stringify({ format: FORMAT, key: entry.key, source: entry.source, path: entry.path, info }), 'utf8');
+  const header = Buffer.from(
+    JSON.stringify({ format: FORMAT, key: entry.key, source: entry.source, path: entry.path, info }),
+    'utf8',
+  );
   const seal = sealOf(entry.cache.secret, sealed(entry, header, bytes));
-  await writeCacheFile(entry.cache.dir, `${entry.key}.bin`, Buffer.concat([Buffer.from(`${MAGIC}${seal}\n`, 'latin1'), header, Buffer.from('\n'), bytes]));
+  await writeCacheFile(
+    entry.cache.dir,
+    `${entry.key}.bin`,
+    Buffer.concat([Buffer.from(`${MAGIC}${seal}\n`, 'latin1'), header, Buffer.from('\n'), bytes]),
+  );
 }

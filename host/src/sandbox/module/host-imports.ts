@@ -9,7 +9,13 @@ export const TOOLGATE_WASI_NAMESPACE = 'toolgate:wasi';
  * the manifest's capabilities.mcp, or the module is refused at load.
  */
 export const CLIENT_NAMESPACE = 'toolgate:mcp';
-export const CLIENT_IMPORTS = { log: 'logging', progress: 'progress', elicit: 'elicitation', sample: 'sampling', roots: 'roots' } as const;
+export const CLIENT_IMPORTS = {
+  log: 'logging',
+  progress: 'progress',
+  elicit: 'elicitation',
+  sample: 'sampling',
+  roots: 'roots',
+} as const;
 
 /**
  * hyper-mcp's host functions (docs/authoring.md, "Host functions of the hyper-mcp interface"),
@@ -32,14 +38,20 @@ export const HYPER_IMPORTS = {
 export type HyperImportName = keyof typeof HYPER_IMPORTS;
 /** A client import: a toolgate:mcp name, or a hyper-mcp name (the two sets do not overlap). */
 export type ClientImportName = keyof typeof CLIENT_IMPORTS | HyperImportName;
-export const CLIENT_IMPORT_NAMES = [...Object.keys(CLIENT_IMPORTS), ...Object.keys(HYPER_IMPORTS)] as [ClientImportName, ...ClientImportName[]];
+export const CLIENT_IMPORT_NAMES = [...Object.keys(CLIENT_IMPORTS), ...Object.keys(HYPER_IMPORTS)] as [
+  ClientImportName,
+  ...ClientImportName[],
+];
 
 export const isHyperImport = (name: ClientImportName): name is HyperImportName => Object.hasOwn(HYPER_IMPORTS, name);
 /** The manifest feature an import needs. */
-export const importFeature = (name: ClientImportName): (typeof CLIENT_IMPORTS)[keyof typeof CLIENT_IMPORTS] | 'notifications' =>
+export const importFeature = (
+  name: ClientImportName,
+): (typeof CLIENT_IMPORTS)[keyof typeof CLIENT_IMPORTS] | 'notifications' =>
   isHyperImport(name) ? HYPER_IMPORTS[name] : CLIENT_IMPORTS[name];
 /** "namespace.name", as errors name an import. */
-export const importLabel = (name: ClientImportName): string => `${isHyperImport(name) ? HYPER_NAMESPACE : CLIENT_NAMESPACE}.${name}`;
+export const importLabel = (name: ClientImportName): string =>
+  `${isHyperImport(name) ? HYPER_NAMESPACE : CLIENT_NAMESPACE}.${name}`;
 
 /**
  * The host interface of toolgate's world (pdk-examples/js/lib/world.wit): what the core module of a
@@ -53,10 +65,33 @@ export const COMPONENT_POST_CALL_EXPORT = 'cabi_post_call';
 export const COMPONENT_REALLOC_EXPORT = 'cabi_realloc';
 
 export const EXTISM_IMPORT_NAMES: readonly string[] = [
-  'alloc', 'free', 'load_u8', 'load_u64', 'store_u8', 'store_u64', 'input_offset', 'input_length',
-  'input_load_u8', 'input_load_u64', 'output_set', 'error_set', 'error_get', 'config_get', 'var_get',
-  'var_set', 'http_request', 'http_status_code', 'http_headers', 'length', 'length_unsafe', 'log_warn',
-  'log_info', 'log_debug', 'log_error', 'log_trace', 'get_log_level',
+  'alloc',
+  'free',
+  'load_u8',
+  'load_u64',
+  'store_u8',
+  'store_u64',
+  'input_offset',
+  'input_length',
+  'input_load_u8',
+  'input_load_u64',
+  'output_set',
+  'error_set',
+  'error_get',
+  'config_get',
+  'var_get',
+  'var_set',
+  'http_request',
+  'http_status_code',
+  'http_headers',
+  'length',
+  'length_unsafe',
+  'log_warn',
+  'log_info',
+  'log_debug',
+  'log_error',
+  'log_trace',
+  'get_log_level',
 ];
 
 /** Exports toolgate adds to a module; a module may not define names in this space itself. */

@@ -3,7 +3,18 @@
 // module's own WASI namespace); anything else must come from a module of module.link.
 import { BinaryReader, concatBytes, encodeName, encodeU32 } from './leb128.js';
 import { checkImportedTable, readTableType } from './tables.js';
-import { CLIENT_IMPORTS, CLIENT_NAMESPACE, COMPONENT_HOST_IMPORTS, COMPONENT_HOST_NAMESPACE, EXTISM_IMPORT_NAMES, EXTISM_NAMESPACE, HYPER_IMPORTS, HYPER_NAMESPACE, WASI_NAMESPACE, type ClientImportName } from './host-imports.js';
+import {
+  CLIENT_IMPORTS,
+  CLIENT_NAMESPACE,
+  COMPONENT_HOST_IMPORTS,
+  COMPONENT_HOST_NAMESPACE,
+  EXTISM_IMPORT_NAMES,
+  EXTISM_NAMESPACE,
+  HYPER_IMPORTS,
+  HYPER_NAMESPACE,
+  WASI_NAMESPACE,
+  type ClientImportName,
+} from './host-imports.js';
 
 /** Namespaces only an embedding application fills with its own host functions (Extism's convention). */
 const EMBEDDER_NAMESPACES = new Set(['extism:host/user', 'user']);
@@ -40,7 +51,16 @@ export function rewriteImports(body: Uint8Array, rules: ImportRules, fail: Fail)
   const count = r.u32();
   const out: (number[] | Uint8Array)[] = [encodeU32(count)];
   const unresolved: string[] = [];
-  const summary: ImportSummary = { body, importedFuncs: 0, importedGlobals: 0, importedTables: 0, importedMemory: false, usesWasi: false, usesHttp: false, clientImports: [] };
+  const summary: ImportSummary = {
+    body,
+    importedFuncs: 0,
+    importedGlobals: 0,
+    importedTables: 0,
+    importedMemory: false,
+    usesWasi: false,
+    usesHttp: false,
+    clientImports: [],
+  };
   for (let i = 0; i < count; i++) {
     const mod = r.name();
     const name = r.name();
@@ -59,7 +79,11 @@ export function rewriteImports(body: Uint8Array, rules: ImportRules, fail: Fail)
       if (kind === 1) checkImportedTable(readTableType(new BinaryReader(desc, 1), `table ${what}`, fail), what, fail);
       out.push(encodeName(mod));
     } else {
-      if (kind !== 0) fail('FORBIDDEN_IMPORT', `import ${what} is a ${KIND_NAMES[kind] ?? `kind ${kind}`}; only host functions may be imported from the host`);
+      if (kind !== 0)
+        fail(
+          'FORBIDDEN_IMPORT',
+          `import ${what} is a ${KIND_NAMES[kind] ?? `kind ${kind}`}; only host functions may be imported from the host`,
+        );
       const namespace = hostNamespace(mod, name, rules, summary, fail);
       if (namespace === undefined) unresolved.push(`${what} is from namespace "${mod}"`);
       else out.push(encodeName(namespace));
@@ -72,34 +96,52 @@ export function rewriteImports(body: Uint8Array, rules: ImportRules, fail: Fail)
   if (unresolved.length > 0) {
     const nsList = [EXTISM_NAMESPACE, WASI_NAMESPACE, CLIENT_NAMESPACE].map((n) => `"${n}"`).join(', ');
     const list = unresolved.length === 1 ? `import ${unresolved[0] ?? ''}` : `imports: ${unresolved.join('; ')}`;
-    fail('FORBIDDEN_IMPORT', `${list}, which nothing provides (only ${nsList} and the namespaces of module.link are provided)`);
+    fail(
+      'FORBIDDEN_IMPORT',
+      `${list}, which nothing provides (only ${nsList} and the namespaces of module.link are provided)`,
+    );
   }
   summary.body = concatBytes(out);
   return summary;
 }
 
 /** The namespace a host-function import is served under, or undefined when nothing provides it. */
-function hostNamespace(mod: string, name: string, rules: ImportRules, summary: ImportSummary, fail: Fail): string | undefined {
+function hostNamespace(
+  mod: string,
+  name: string,
+  rules: ImportRules,
+  summary: ImportSummary,
+  fail: Fail,
+): string | undefined {
   const what = `"${mod}.${name}"`;
   if (rules.component === true) {
     if (mod !== COMPONENT_HOST_NAMESPACE || !COMPONENT_HOST_IMPORTS.includes(name)) {
-      fail('FORBIDDEN_IMPORT', `import ${what} is not in toolgate's world (only ${COMPONENT_HOST_IMPORTS.map((n) => `"${COMPONENT_HOST_NAMESPACE}.${n}"`).join(', ')})`);
+      fail(
+        'FORBIDDEN_IMPORT',
+        `import ${what} is not in toolgate's world (only ${COMPONENT_HOST_IMPORTS.map((n) => `"${COMPONENT_HOST_NAMESPACE}.${n}"`).join(', ')})`,
+      );
     }
     if (name === 'http-request') summary.usesHttp = true;
     return mod;
   }
   if (mod === EXTISM_NAMESPACE) {
-    if (!EXTISM_IMPORT_NAMES.includes(name)) fail('FORBIDDEN_IMPORT', `import ${what} is not an Extism host function toolgate provides`);
+    if (!EXTISM_IMPORT_NAMES.includes(name))
+      fail('FORBIDDEN_IMPORT', `import ${what} is not an Extism host function toolgate provides`);
     if (name === 'http_request') summary.usesHttp = true;
     return mod;
   }
   if (mod === CLIENT_NAMESPACE) {
-    if (!Object.hasOwn(CLIENT_IMPORTS, name)) fail('FORBIDDEN_IMPORT', `import ${what} is not a function toolgate provides (${Object.keys(CLIENT_IMPORTS).join(', ')})`);
+    if (!Object.hasOwn(CLIENT_IMPORTS, name))
+      fail(
+        'FORBIDDEN_IMPORT',
+        `import ${what} is not a function toolgate provides (${Object.keys(CLIENT_IMPORTS).join(', ')})`,
+      );
     if (!summary.clientImports.includes(name as ClientImportName)) summary.clientImports.push(name as ClientImportName);
     return mod;
   }
   if (mod === WASI_NAMESPACE) {
-    if (!rules.wasiImportNames.includes(name)) fail('FORBIDDEN_IMPORT', `import ${what} is not a WASI function toolgate provides`);
+    if (!rules.wasiImportNames.includes(name))
+      fail('FORBIDDEN_IMPORT', `import ${what} is not a WASI function toolgate provides`);
     summary.usesWasi = true;
     return rules.wasiNamespace;
   }
@@ -109,7 +151,10 @@ function hostNamespace(mod: string, name: string, rules: ImportRules, summary: I
     return mod;
   }
   if (EMBEDDER_NAMESPACES.has(mod)) {
-    fail('FORBIDDEN_IMPORT', `import ${what} is from namespace "${mod}": a host function only an embedding application can provide; toolgate provides none (module.link can supply "${mod}" from another module)`);
+    fail(
+      'FORBIDDEN_IMPORT',
+      `import ${what} is from namespace "${mod}": a host function only an embedding application can provide; toolgate provides none (module.link can supply "${mod}" from another module)`,
+    );
   }
   return undefined;
 }

@@ -34,7 +34,11 @@ function appendItem(sections: Section[], id: number, item: (number | Uint8Array)
   }
   const r = new BinaryReader(s.body);
   const count = r.u32();
-  s.body = concatBytes([encodeU32(count + 1), s.body.subarray(r.pos), ...item.map((x) => (x instanceof Uint8Array ? x : [x]))]);
+  s.body = concatBytes([
+    encodeU32(count + 1),
+    s.body.subarray(r.pos),
+    ...item.map((x) => (x instanceof Uint8Array ? x : [x])),
+  ]);
   return count;
 }
 
@@ -75,9 +79,28 @@ function bulkBytes(fuel: number, scratch: number, check: number): (op: number) =
   const memoryCost = [0x23, ...s, 0x41, MEMORY_SHIFT_RIGHT, 0x76]; // count >>> 3
   const tableCost = [0x41, ...clamp, 0x23, ...s, 0x23, ...s, 0x41, ...clamp, 0x4b, 0x1b, 0x41, TABLE_SHIFT_LEFT, 0x74]; // min(count, clamp) << 8
   const charge = (cost: number[]): number[] => [
-    0x24, ...s, 0x23, ...g, ...cost, 0x6b, 0x24, ...g,
-    0x23, ...g, 0x41, 0, 0x48, 0x04, 0x40, 0x10, ...c, 0x24, ...g, 0x0b,
-    0x23, ...s,
+    0x24,
+    ...s,
+    0x23,
+    ...g,
+    ...cost,
+    0x6b,
+    0x24,
+    ...g,
+    0x23,
+    ...g,
+    0x41,
+    0,
+    0x48,
+    0x04,
+    0x40,
+    0x10,
+    ...c,
+    0x24,
+    ...g,
+    0x0b,
+    0x23,
+    ...s,
   ];
   const memory = charge(memoryCost);
   const table = charge(tableCost);
@@ -121,7 +144,12 @@ export function instrumentPreemption(sections: Section[], shape: PreemptShape): 
   if (elements && newElements) elements.body = newElements;
   if (start && newStart) start.body = new Uint8Array(newStart);
   appendItem(sections, SECTION.type, [0x60, 0, 1, I32]);
-  appendItem(sections, SECTION.import, [new Uint8Array(encodeName(PREEMPT_NAMESPACE)), new Uint8Array(encodeName(PREEMPT_CHECK)), 0, new Uint8Array(encodeU32(checkType))]);
+  appendItem(sections, SECTION.import, [
+    new Uint8Array(encodeName(PREEMPT_NAMESPACE)),
+    new Uint8Array(encodeName(PREEMPT_CHECK)),
+    0,
+    new Uint8Array(encodeU32(checkType)),
+  ]);
   appendItem(sections, SECTION.global, [I32, 1, 0x41, 0, 0x0b]); // the fuel
   appendItem(sections, SECTION.global, [I32, 1, 0x41, 0, 0x0b]); // a bulk instruction's count, held while it is charged
   // function names would now be off by one; they only label stack traces
@@ -152,14 +180,20 @@ function rewriteVector(body: Uint8Array, item: (r: BinaryReader) => (Uint8Array 
 function rewriteGlobal(r: BinaryReader, rules: CodeRules): Uint8Array[] {
   const start = r.pos;
   const t = r.byte();
-  if (t === 0x63 || t === 0x64) while (r.byte() & 0x80) { /* heap type */ }
+  if (t === 0x63 || t === 0x64)
+    while (r.byte() & 0x80) {
+      /* heap type */
+    }
   r.byte(); // mutability
   return [r.bytes.subarray(start, r.pos), rewriteExpr(r, rules)];
 }
 
 function skipRefType(r: BinaryReader): void {
   const t = r.byte();
-  if (t === 0x63 || t === 0x64) while (r.byte() & 0x80) { /* heap type */ }
+  if (t === 0x63 || t === 0x64)
+    while (r.byte() & 0x80) {
+      /* heap type */
+    }
 }
 
 function rewriteElement(r: BinaryReader, rules: CodeRules): (Uint8Array | number[])[] {

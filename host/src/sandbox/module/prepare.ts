@@ -8,8 +8,14 @@ import { SandboxLoadError } from '../load-error.js';
 import { BinaryReader, concatBytes, encodeName, encodeU32 } from './leb128.js';
 import { SECTION, insertSection, joinSections, splitSections, type Section } from './sections.js';
 import {
-  ENTRY_EXPORT, HS_INIT_EXPORT, INITIALIZE_EXPORT, MEMORY_EXPORT, START_EXPORT, STATUS_EXPORT,
-  TOOLGATE_WASI_NAMESPACE, type ClientImportName,
+  ENTRY_EXPORT,
+  HS_INIT_EXPORT,
+  INITIALIZE_EXPORT,
+  MEMORY_EXPORT,
+  START_EXPORT,
+  STATUS_EXPORT,
+  TOOLGATE_WASI_NAMESPACE,
+  type ClientImportName,
 } from './host-imports.js';
 import { rewriteImports, type ImportSummary } from './imports.js';
 import { capTables } from './tables.js';
@@ -57,10 +63,12 @@ export interface PreparedModule {
 
 const I32 = 0x7f;
 
-
 export function prepareModule(wasm: Uint8Array, opts: PrepareOptions): PreparedModule {
   const fail = (code: ConstructorParameters<typeof SandboxLoadError>[0], rule: string): never => {
-    throw new SandboxLoadError(code, `tool "${opts.tool}"${opts.label === undefined ? '' : `, ${opts.label}`}: ${rule}`);
+    throw new SandboxLoadError(
+      code,
+      `tool "${opts.tool}"${opts.label === undefined ? '' : `, ${opts.label}`}: ${rule}`,
+    );
   };
   let sections: Section[];
   try {
@@ -86,9 +94,10 @@ function patch(sections: Section[], opts: PrepareOptions, fail: Fail): PreparedM
   capTables(find(SECTION.table), imports.importedTables, fail);
   const funcTypes = readFuncTypes(find(SECTION.function));
   const exports = readExports(find(SECTION.export), fail);
-  const entryInfo = opts.entry === undefined
-    ? undefined
-    : checkEntry(opts.entry, exports, imports.importedFuncs, funcTypes, readTypes(find(SECTION.type)), fail);
+  const entryInfo =
+    opts.entry === undefined
+      ? undefined
+      : checkEntry(opts.entry, exports, imports.importedFuncs, funcTypes, readTypes(find(SECTION.type)), fail);
 
   const preempted = opts.preempt === true ? instrument(sections, imports) : undefined;
   // a module with no code cannot loop: it is as preemptible as an instrumented one
@@ -101,7 +110,8 @@ function patch(sections: Section[], opts: PrepareOptions, fail: Fail): PreparedM
   const returnsStatus = entryInfo?.returnsStatus ?? false;
   if (entryInfo !== undefined) {
     const entryIndex = renumber(entryInfo.index);
-    if (returnsStatus) newExports.push(...addStatusWrapper(sections, entryIndex, importedFuncs, imports.importedGlobals, fail));
+    if (returnsStatus)
+      newExports.push(...addStatusWrapper(sections, entryIndex, importedFuncs, imports.importedGlobals, fail));
     else newExports.push({ name: ENTRY_EXPORT, kind: 0, index: entryIndex });
   }
   writeExports(sections, newExports);
@@ -121,8 +131,22 @@ function patch(sections: Section[], opts: PrepareOptions, fail: Fail): PreparedM
 
 /** Host functions from the namespaces toolgate serves, anything from a linked module. */
 function patchImports(section: Section | undefined, opts: PrepareOptions, fail: Fail): Omit<ImportSummary, 'body'> {
-  if (!section) return { importedFuncs: 0, importedGlobals: 0, importedTables: 0, importedMemory: false, usesWasi: false, usesHttp: false, clientImports: [] };
-  const rules = { wasiImportNames: opts.wasiImportNames, wasiNamespace: opts.wasiNamespace ?? TOOLGATE_WASI_NAMESPACE, linkNamespaces: opts.linkNamespaces ?? [], component: opts.component === true };
+  if (!section)
+    return {
+      importedFuncs: 0,
+      importedGlobals: 0,
+      importedTables: 0,
+      importedMemory: false,
+      usesWasi: false,
+      usesHttp: false,
+      clientImports: [],
+    };
+  const rules = {
+    wasiImportNames: opts.wasiImportNames,
+    wasiNamespace: opts.wasiNamespace ?? TOOLGATE_WASI_NAMESPACE,
+    linkNamespaces: opts.linkNamespaces ?? [],
+    component: opts.component === true,
+  };
   const { body, ...summary } = rewriteImports(section.body, rules, fail);
   section.body = body;
   return summary;
@@ -132,7 +156,12 @@ function patchImports(section: Section | undefined, opts: PrepareOptions, fail: 
  * At most one memory, 32-bit, unshared, its maximum capped at maxPages. An imported memory is a
  * linked module's, capped when that module was prepared.
  */
-function capMemory(section: Section | undefined, importedMemory: boolean, maxPages: number, fail: Fail): { hasMemory: boolean; memoryMaxPages: number } {
+function capMemory(
+  section: Section | undefined,
+  importedMemory: boolean,
+  maxPages: number,
+  fail: Fail,
+): { hasMemory: boolean; memoryMaxPages: number } {
   let hasMemory = importedMemory;
   let memoryMaxPages = importedMemory ? maxPages : 0;
   if (!section) return { hasMemory, memoryMaxPages };
@@ -183,7 +212,13 @@ function renameInitHooks(exports: Export[]): Export[] {
  * The wrapper `call entry; global.set status` and the status global, so the entry's i32 return code
  * survives the SDK (architecture.md §8.7). Types, globals and functions are appended: no index moves.
  */
-function addStatusWrapper(sections: Section[], entryIndex: number, importedFuncs: number, importedGlobals: number, fail: Fail): Export[] {
+function addStatusWrapper(
+  sections: Section[],
+  entryIndex: number,
+  importedFuncs: number,
+  importedGlobals: number,
+  fail: Fail,
+): Export[] {
   const find = (id: number): Section | undefined => sections.find((s) => s.id === id);
   const typeSection = find(SECTION.type) as Section;
   const newType = new BinaryReader(typeSection.body).u32();
@@ -202,7 +237,10 @@ function addStatusWrapper(sections: Section[], entryIndex: number, importedFuncs
   const codeSection = find(SECTION.code);
   if (!codeSection) return fail('BAD_MODULE', 'function section without a code section');
   codeSection.body = appendToVector(codeSection.body, [...encodeU32(code.length), ...code]);
-  return [{ name: ENTRY_EXPORT, kind: 0, index: wrapperIndex }, { name: STATUS_EXPORT, kind: 3, index: globalIndex }];
+  return [
+    { name: ENTRY_EXPORT, kind: 0, index: wrapperIndex },
+    { name: STATUS_EXPORT, kind: 3, index: globalIndex },
+  ];
 }
 
 function writeExports(sections: Section[], exports: Export[]): void {
@@ -211,10 +249,11 @@ function writeExports(sections: Section[], exports: Export[]): void {
     section = { id: SECTION.export, body: new Uint8Array([0]) };
     insertSection(sections, section);
   }
-  section.body = concatBytes([encodeU32(exports.length), ...exports.map((e) => [...encodeName(e.name), e.kind, ...encodeU32(e.index)])]);
+  section.body = concatBytes([
+    encodeU32(exports.length),
+    ...exports.map((e) => [...encodeName(e.name), e.kind, ...encodeU32(e.index)]),
+  ]);
 }
-
-
 
 /** Bumps a section vector's count and appends one raw item. */
 function appendToVector(body: Uint8Array, item: number[]): Uint8Array {

@@ -20,7 +20,21 @@ export const SECTION = {
 } as const;
 
 /** The order non-custom sections must appear in (the tag section sits between memory and global). */
-const ORDER: Record<number, number> = { 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 13: 6, 6: 7, 7: 8, 8: 9, 9: 10, 12: 11, 10: 12, 11: 13 };
+const ORDER: Record<number, number> = {
+  1: 1,
+  2: 2,
+  3: 3,
+  4: 4,
+  5: 5,
+  13: 6,
+  6: 7,
+  7: 8,
+  8: 9,
+  9: 10,
+  12: 11,
+  10: 12,
+  11: 13,
+};
 
 export interface Section {
   id: number;
@@ -33,8 +47,12 @@ export function splitSections(bytes: Uint8Array): Section[] {
   if (bytes.length < 8 || MAGIC.some((b, i) => bytes[i] !== b)) {
     throw new Error('not a WebAssembly module (missing the \\0asm magic number)');
   }
-  const version = (bytes[4] as number) | ((bytes[5] as number) << 8) | ((bytes[6] as number) << 16) | ((bytes[7] as number) << 24);
-  if (version !== 1) throw new Error(`unsupported binary version ${version} (components are not accepted; want a core module, version 1)`);
+  const version =
+    (bytes[4] as number) | ((bytes[5] as number) << 8) | ((bytes[6] as number) << 16) | ((bytes[7] as number) << 24);
+  if (version !== 1)
+    throw new Error(
+      `unsupported binary version ${version} (components are not accepted; want a core module, version 1)`,
+    );
   const r = new BinaryReader(bytes, 8);
   const sections: Section[] = [];
   let lastRank = 0;

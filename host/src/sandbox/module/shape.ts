@@ -7,8 +7,15 @@ import type { Section } from './sections.js';
 
 const I32 = 0x7f;
 
-export interface FuncType { params: number[]; results: number[] }
-export interface Export { name: string; kind: number; index: number }
+export interface FuncType {
+  params: number[];
+  results: number[];
+}
+export interface Export {
+  name: string;
+  kind: number;
+  index: number;
+}
 type Fail = (code: ConstructorParameters<typeof SandboxLoadError>[0], rule: string) => never;
 
 /** The type index of each defined function, to find the entry's signature. */
@@ -28,20 +35,31 @@ export function readExports(section: Section | undefined, fail: Fail): Export[] 
   const count = r.u32();
   for (let i = 0; i < count; i++) exports.push({ name: r.name(), kind: r.byte(), index: r.u32() });
   for (const e of exports) {
-    if (e.name.startsWith(EXPORT_PREFIX)) fail('BAD_MODULE', `export "${e.name}" uses the reserved prefix "${EXPORT_PREFIX}"`);
+    if (e.name.startsWith(EXPORT_PREFIX))
+      fail('BAD_MODULE', `export "${e.name}" uses the reserved prefix "${EXPORT_PREFIX}"`);
   }
   return exports;
 }
 
-export function checkEntry(entry: string, exports: Export[], importedFuncs: number, funcTypes: number[], types: FuncType[], fail: Fail) {
+export function checkEntry(
+  entry: string,
+  exports: Export[],
+  importedFuncs: number,
+  funcTypes: number[],
+  types: FuncType[],
+  fail: Fail,
+) {
   const found = exports.find((e) => e.name === entry && e.kind === 0);
   if (!found) return fail('MISSING_ENTRY', `the module exports no function "${entry}" (module.entry)`);
-  if (found.index < importedFuncs) fail('MISSING_ENTRY', `entry "${entry}" re-exports an import; it must be defined by the module`);
+  if (found.index < importedFuncs)
+    fail('MISSING_ENTRY', `entry "${entry}" re-exports an import; it must be defined by the module`);
   const entryType = types[funcTypes[found.index - importedFuncs] ?? -1];
   if (!entryType) return fail('BAD_MODULE', `entry "${entry}" has no valid type`);
-  if (entryType.params.length !== 0) fail('BAD_ENTRY', `entry "${entry}" takes parameters; an Extism export takes none`);
+  if (entryType.params.length !== 0)
+    fail('BAD_ENTRY', `entry "${entry}" takes parameters; an Extism export takes none`);
   const returnsStatus = entryType.results.length === 1 && entryType.results[0] === I32;
-  if (!returnsStatus && entryType.results.length !== 0) fail('BAD_ENTRY', `entry "${entry}" must return nothing or an i32 status`);
+  if (!returnsStatus && entryType.results.length !== 0)
+    fail('BAD_ENTRY', `entry "${entry}" must return nothing or an i32 status`);
   return { index: found.index, returnsStatus };
 }
 
@@ -52,7 +70,10 @@ export function readTypes(section: Section | undefined): FuncType[] {
   const types: FuncType[] = [];
   for (let i = 0; i < count; i++) {
     const form = r.byte();
-    if (form !== 0x60) throw new Error(`type ${i} is not a plain function type (form 0x${form.toString(16)}); GC type forms are not supported`);
+    if (form !== 0x60)
+      throw new Error(
+        `type ${i} is not a plain function type (form 0x${form.toString(16)}); GC type forms are not supported`,
+      );
     const params = readValTypes(r);
     const results = readValTypes(r);
     types.push({ params, results });
@@ -66,7 +87,10 @@ function readValTypes(r: BinaryReader): number[] {
   for (let i = 0; i < n; i++) {
     const t = r.byte();
     // (ref null? heaptype): skip the signed LEB heap type that follows
-    if (t === 0x63 || t === 0x64) while (r.byte() & 0x80) { /* continuation byte */ }
+    if (t === 0x63 || t === 0x64)
+      while (r.byte() & 0x80) {
+        /* continuation byte */
+      }
     out.push(t);
   }
   return out;

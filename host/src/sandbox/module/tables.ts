@@ -32,7 +32,8 @@ export function readTableType(r: BinaryReader, what: string, fail: Fail): TableT
   const ref = r.byte();
   if (ref === 0x63 || ref === 0x64) r.u64(); // the heap type (an s33): an entry is one reference whatever it is
   const refType = r.bytes.subarray(start, r.pos);
-  const element = ELEMENT_NAMES[ref] ?? (ref === 0x63 || ref === 0x64 ? 'typed reference' : `reference type 0x${ref.toString(16)}`);
+  const element =
+    ELEMENT_NAMES[ref] ?? (ref === 0x63 || ref === 0x64 ? 'typed reference' : `reference type 0x${ref.toString(16)}`);
   const flags = r.byte();
   if (flags & 0x04) fail('BAD_MODULE', `${what} is table64, which is not allowed`);
   if (flags & ~0x01) fail('BAD_MODULE', `${what} has unsupported limits flags 0x${flags.toString(16)}`);
@@ -45,7 +46,11 @@ const budgetWords = `the table budget is ${TABLE_ENTRY_BUDGET} entries`;
 
 /** An imported table whose declared minimum alone is over the budget is refused. */
 export function checkImportedTable(type: TableType, what: string, fail: Fail): void {
-  if (type.min > TABLE_ENTRY_BUDGET) fail('TABLES_OVER_BUDGET', `imported table ${what} (${type.element}) declares ${type.min} initial entries; ${budgetWords}`);
+  if (type.min > TABLE_ENTRY_BUDGET)
+    fail(
+      'TABLES_OVER_BUDGET',
+      `imported table ${what} (${type.element}) declares ${type.min} initial entries; ${budgetWords}`,
+    );
 }
 
 interface DefinedTable {
@@ -64,12 +69,18 @@ export function capTables(section: Section | undefined, importedTables: number, 
   tables.forEach((t, i) => {
     const index = importedTables + i;
     if (declared + t.type.min > TABLE_ENTRY_BUDGET) {
-      const before = declared === 0 ? `; ${budgetWords}` : `; with the ${declared} of the tables before it that is over the table budget of ${TABLE_ENTRY_BUDGET} entries`;
+      const before =
+        declared === 0
+          ? `; ${budgetWords}`
+          : `; with the ${declared} of the tables before it that is over the table budget of ${TABLE_ENTRY_BUDGET} entries`;
       fail('TABLES_OVER_BUDGET', `table ${index} (${t.type.element}) declares ${t.type.min} initial entries${before}`);
     }
     declared += t.type.min;
   });
-  const maxima = shareHeadroom(tables.map((t) => t.type), TABLE_ENTRY_BUDGET - declared);
+  const maxima = shareHeadroom(
+    tables.map((t) => t.type),
+    TABLE_ENTRY_BUDGET - declared,
+  );
   section.body = concatBytes([
     encodeU32(tables.length),
     ...tables.flatMap((t, i) => [t.head, [0x01], encodeU32(t.type.min), encodeU32(maxima[i] as number), t.tail]),

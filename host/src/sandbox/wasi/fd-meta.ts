@@ -52,7 +52,12 @@ export function fdFilestatGet(ctx: WasiContext, fd: number, ptr: number): number
     const st = withHostFile(entry, constants.O_RDONLY, (h) => fstatSync(h, { bigint: true }));
     writeFilestat(ctx.mem, ptr, st, FileType.REGULAR_FILE);
   } else if (entry.kind === 'dir') {
-    const st = withHostPath(entry.mount, hostPathOf(entry.mount, entry.parts), constants.O_RDONLY | constants.O_DIRECTORY, (h) => fstatSync(h, { bigint: true }));
+    const st = withHostPath(
+      entry.mount,
+      hostPathOf(entry.mount, entry.parts),
+      constants.O_RDONLY | constants.O_DIRECTORY,
+      (h) => fstatSync(h, { bigint: true }),
+    );
     writeFilestat(ctx.mem, ptr, st, FileType.DIRECTORY);
   } else {
     writeFilestat(ctx.mem, ptr, undefined, FileType.CHARACTER_DEVICE);

@@ -78,9 +78,24 @@ export class FdTable {
 
   constructor(mounts: readonly Mount[]) {
     // Character devices without seek/tell rights: libc treats them as a tty-like stream.
-    this.#entries.set(0, { kind: 'stdin', rightsBase: Rights.FD_READ | Rights.FD_FILESTAT_GET | Rights.POLL_FD_READWRITE, rightsInheriting: 0n, fdflags: 0 });
-    this.#entries.set(1, { kind: 'stdout', rightsBase: Rights.FD_WRITE | Rights.FD_FILESTAT_GET | Rights.POLL_FD_READWRITE, rightsInheriting: 0n, fdflags: 0 });
-    this.#entries.set(2, { kind: 'stderr', rightsBase: Rights.FD_WRITE | Rights.FD_FILESTAT_GET | Rights.POLL_FD_READWRITE, rightsInheriting: 0n, fdflags: 0 });
+    this.#entries.set(0, {
+      kind: 'stdin',
+      rightsBase: Rights.FD_READ | Rights.FD_FILESTAT_GET | Rights.POLL_FD_READWRITE,
+      rightsInheriting: 0n,
+      fdflags: 0,
+    });
+    this.#entries.set(1, {
+      kind: 'stdout',
+      rightsBase: Rights.FD_WRITE | Rights.FD_FILESTAT_GET | Rights.POLL_FD_READWRITE,
+      rightsInheriting: 0n,
+      fdflags: 0,
+    });
+    this.#entries.set(2, {
+      kind: 'stderr',
+      rightsBase: Rights.FD_WRITE | Rights.FD_FILESTAT_GET | Rights.POLL_FD_READWRITE,
+      rightsInheriting: 0n,
+      fdflags: 0,
+    });
     mounts.forEach((mount, i) => {
       this.#entries.set(3 + i, {
         kind: 'dir',

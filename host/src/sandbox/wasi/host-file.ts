@@ -52,7 +52,8 @@ export function withHostFile<T>(entry: FileEntry, flags: number, fn: (hostFd: nu
   }
   try {
     const st = fstatSync(hostFd, { bigint: true });
-    if (st.dev !== entry.dev || st.ino !== entry.ino) throw new WasiError(Errno.BADF, 'the open file was removed or replaced');
+    if (st.dev !== entry.dev || st.ino !== entry.ino)
+      throw new WasiError(Errno.BADF, 'the open file was removed or replaced');
     return fn(hostFd);
   } finally {
     closeSync(hostFd);

@@ -48,7 +48,9 @@ export interface WasiOptions {
  * The wasi_snapshot_preview1 import object for ONE instance (fresh descriptor table). Throws an
  * Error naming the mount when a mount is invalid or its host directory does not exist.
  */
-export function createWasiImports(opts: WasiOptions): Record<string, (...args: (number | bigint)[]) => number | bigint | void> {
+export function createWasiImports(
+  opts: WasiOptions,
+): Record<string, (...args: (number | bigint)[]) => number | bigint | void> {
   const mounts = prepareMounts(opts.mounts);
   const ctx: WasiContext = {
     mem: new GuestMemory(() => opts.getMemory()),

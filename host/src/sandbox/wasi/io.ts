@@ -35,8 +35,10 @@ function fileFor(ctx: WasiContext, fd: number, right: bigint): FileEntry {
   const entry = ctx.fds.get(fd);
   if (entry.kind === 'dir') throw new WasiError(Errno.ISDIR, `fd ${fd} is a directory`);
   if (entry.kind !== 'file') throw new WasiError(Errno.SPIPE, `fd ${fd} is a stream`);
-  if ((entry.rightsBase & right) === 0n && entry.writeRefusedByMount === true && right !== Rights.FD_READ) requireWritable(entry.mount);
-  if ((entry.rightsBase & right) === 0n) throw new WasiError(Errno.BADF, `fd ${fd} was not opened for ${right === Rights.FD_READ ? 'reading' : 'writing'}`);
+  if ((entry.rightsBase & right) === 0n && entry.writeRefusedByMount === true && right !== Rights.FD_READ)
+    requireWritable(entry.mount);
+  if ((entry.rightsBase & right) === 0n)
+    throw new WasiError(Errno.BADF, `fd ${fd} was not opened for ${right === Rights.FD_READ ? 'reading' : 'writing'}`);
   return entry;
 }
 
@@ -68,7 +70,12 @@ function trimSpans(spans: Span[], limit: number): Span[] {
 
 // The mount's write quota counts the bytes written and any hole left before them (a write past
 // the end grows the file like set_size). Over it the write is short; with no room at all, ENOSPC.
-function writeAt(ctx: WasiContext, entry: FileEntry, spans: Span[], position: number | 'append'): { written: number; end: number } {
+function writeAt(
+  ctx: WasiContext,
+  entry: FileEntry,
+  spans: Span[],
+  position: number | 'append',
+): { written: number; end: number } {
   return withHostFile(entry, constants.O_WRONLY, (hostFd) => {
     const size = Number(fstatSync(hostFd, { bigint: true }).size);
     let at = position === 'append' ? size : position;
@@ -111,7 +118,14 @@ export function fdRead(ctx: WasiContext, fd: number, iovsPtr: number, iovsLen: n
   return Errno.SUCCESS;
 }
 
-export function fdPread(ctx: WasiContext, fd: number, iovsPtr: number, iovsLen: number, offset: bigint, nreadPtr: number): number {
+export function fdPread(
+  ctx: WasiContext,
+  fd: number,
+  iovsPtr: number,
+  iovsLen: number,
+  offset: bigint,
+  nreadPtr: number,
+): number {
   ctx.mem.view(nreadPtr, 4);
   const file = fileFor(ctx, fd, Rights.FD_READ);
   const spans = readIovs(ctx, iovsPtr, iovsLen);
@@ -146,7 +160,14 @@ export function fdWrite(ctx: WasiContext, fd: number, iovsPtr: number, iovsLen: 
   return Errno.SUCCESS;
 }
 
-export function fdPwrite(ctx: WasiContext, fd: number, iovsPtr: number, iovsLen: number, offset: bigint, nwrittenPtr: number): number {
+export function fdPwrite(
+  ctx: WasiContext,
+  fd: number,
+  iovsPtr: number,
+  iovsLen: number,
+  offset: bigint,
+  nwrittenPtr: number,
+): number {
   ctx.mem.view(nwrittenPtr, 4);
   const file = fileFor(ctx, fd, Rights.FD_WRITE);
   requireWritable(file.mount);
@@ -163,7 +184,8 @@ export function fdSeek(ctx: WasiContext, fd: number, offset: bigint, whence: num
   let base: bigint;
   if (whence === Whence.SET) base = 0n;
   else if (whence === Whence.CUR) base = BigInt(entry.position);
-  else if (whence === Whence.END) base = withHostFile(entry, constants.O_RDONLY, (h) => fstatSync(h, { bigint: true }).size);
+  else if (whence === Whence.END)
+    base = withHostFile(entry, constants.O_RDONLY, (h) => fstatSync(h, { bigint: true }).size);
   else throw new WasiError(Errno.INVAL, `bad whence ${whence}`);
   const next = base + offset;
   if (next < 0n) throw new WasiError(Errno.INVAL, 'seek before the start of the file');

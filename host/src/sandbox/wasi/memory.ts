@@ -20,7 +20,13 @@ export class GuestMemory {
   }
 
   #check(buffer: ArrayBuffer, ptr: number, len: number): void {
-    if (!Number.isSafeInteger(ptr) || !Number.isSafeInteger(len) || ptr < 0 || len < 0 || ptr + len > buffer.byteLength) {
+    if (
+      !Number.isSafeInteger(ptr) ||
+      !Number.isSafeInteger(len) ||
+      ptr < 0 ||
+      len < 0 ||
+      ptr + len > buffer.byteLength
+    ) {
       throw new WasiError(Errno.FAULT, `guest pointer ${ptr}+${len} is outside memory`);
     }
   }

@@ -12,7 +12,10 @@ export const MAX_SUBSCRIPTIONS = 64;
 
 export function argsSizesGet(ctx: WasiContext, countPtr: number, sizePtr: number): number {
   ctx.mem.setU32(countPtr, ctx.args.length);
-  ctx.mem.setU32(sizePtr, ctx.args.reduce((n, a) => n + encoder.encode(a).byteLength + 1, 0));
+  ctx.mem.setU32(
+    sizePtr,
+    ctx.args.reduce((n, a) => n + encoder.encode(a).byteLength + 1, 0),
+  );
   return Errno.SUCCESS;
 }
 
@@ -89,7 +92,8 @@ interface Event {
  * since every descriptor here is a regular file, a directory or an always-ready stdio stream.
  */
 export function pollOneoff(ctx: WasiContext, inPtr: number, outPtr: number, nsubs: number, neventsPtr: number): number {
-  if (nsubs === 0 || nsubs > MAX_SUBSCRIPTIONS) throw new WasiError(Errno.INVAL, `nsubscriptions must be 1..${MAX_SUBSCRIPTIONS}`);
+  if (nsubs === 0 || nsubs > MAX_SUBSCRIPTIONS)
+    throw new WasiError(Errno.INVAL, `nsubscriptions must be 1..${MAX_SUBSCRIPTIONS}`);
   ctx.mem.view(neventsPtr, 4);
   ctx.mem.view(outPtr, nsubs * Size.EVENT);
   const subs = ctx.mem.view(inPtr, nsubs * Size.SUBSCRIPTION);
@@ -129,7 +133,8 @@ export function pollOneoff(ctx: WasiContext, inPtr: number, outPtr: number, nsub
       ctx.beforeSleep?.(waitMs);
       Atomics.wait(sleeper, 0, 0, waitMs);
     }
-    for (const c of clocks) if (c.delayNs <= soonest) ready.push({ userdata: c.userdata, error: Errno.SUCCESS, type: EventType.CLOCK });
+    for (const c of clocks)
+      if (c.delayNs <= soonest) ready.push({ userdata: c.userdata, error: Errno.SUCCESS, type: EventType.CLOCK });
   }
   const out = ctx.mem.view(outPtr, ready.length * Size.EVENT);
   ready.forEach((e, i) => {

@@ -31,8 +31,10 @@ function mountProblem(raw: WasiMount): [string, string] | undefined {
   const known = new Set(['guest', 'host', 'mode', 'maxBytes', 'maxEntries']);
   const extra = Object.keys(raw).find((k) => !known.has(k));
   if (extra !== undefined) return [extra, 'unrecognized key'];
-  if (typeof raw.guest !== 'string' || !GUEST_PATH.test(raw.guest)) return ['guest', 'must be an absolute guest path such as /data'];
-  if (raw.guest.split('/').some((c) => c === '..' || c === '.')) return ['guest', 'must not contain . or .. components'];
+  if (typeof raw.guest !== 'string' || !GUEST_PATH.test(raw.guest))
+    return ['guest', 'must be an absolute guest path such as /data'];
+  if (raw.guest.split('/').some((c) => c === '..' || c === '.'))
+    return ['guest', 'must not contain . or .. components'];
   if (typeof raw.host !== 'string' || raw.host.length === 0) return ['host', 'must name a host directory'];
   if (raw.host.includes('\0')) return ['host', 'must not contain NUL'];
   if (raw.mode !== 'ro' && raw.mode !== 'rw') return ['mode', 'must be "ro" or "rw"'];

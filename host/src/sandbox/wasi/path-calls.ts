@@ -1,4 +1,15 @@
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readlinkSync, renameSync, rmdirSync, unlinkSync, type BigIntStats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readlinkSync,
+  renameSync,
+  rmdirSync,
+  unlinkSync,
+  type BigIntStats,
+} from 'node:fs';
 import { Errno, FdFlags, LOOKUP_SYMLINK_FOLLOW, OFlags, Rights, RIGHTS_WRITE_DATA, Size } from './abi.js';
 import type { WasiContext } from './context.js';
 import { WasiError } from './errors.js';
@@ -9,7 +20,13 @@ import { fileTypeOfStats, setTimesOnFd, setTimesOnLink, writeFilestat } from './
 
 const encoder = new TextEncoder();
 
-function resolveAt(ctx: WasiContext, dirFd: number, pathPtr: number, pathLen: number, follow: boolean): { dir: DirEntry; r: Resolved } {
+function resolveAt(
+  ctx: WasiContext,
+  dirFd: number,
+  pathPtr: number,
+  pathLen: number,
+  follow: boolean,
+): { dir: DirEntry; r: Resolved } {
   const dir = ctx.fds.dir(dirFd);
   const r = resolvePath(dir, readGuestPath(ctx.mem, pathPtr, pathLen), follow);
   return { dir, r };
@@ -38,19 +55,36 @@ export function pathOpen(
     if (mode.creat && mode.excl) throw new WasiError(Errno.EXIST, `${r.lastName} exists`);
     if (mode.wantsWrite || mode.trunc) throw new WasiError(Errno.ISDIR, `${r.lastName} is a directory`);
     ctx.fds.ensureRoom();
-    const fd = ctx.fds.add({ kind: 'dir', mount: r.mount, parts: r.parts, preopen: false, rightsBase: base, rightsInheriting: inheriting, fdflags });
+    const fd = ctx.fds.add({
+      kind: 'dir',
+      mount: r.mount,
+      parts: r.parts,
+      preopen: false,
+      rightsBase: base,
+      rightsInheriting: inheriting,
+      fdflags,
+    });
     ctx.mem.setU32(fdPtr, fd);
     return Errno.SUCCESS;
   }
   if (r.stat === undefined && !mode.creat) throw new WasiError(Errno.NOENT, `${r.lastName} does not exist`);
-  if (mode.wantsDir) throw new WasiError(r.stat === undefined ? Errno.INVAL : Errno.NOTDIR, `${r.lastName} is not a directory`);
+  if (mode.wantsDir)
+    throw new WasiError(r.stat === undefined ? Errno.INVAL : Errno.NOTDIR, `${r.lastName} is not a directory`);
   if (r.stat === undefined) requireNamedEntry(r);
   ctx.fds.ensureRoom();
   // A new name costs an inode even if nothing is ever written to it (checked before it exists).
   if (r.stat === undefined) ctx.quota.createEntry(r.mount, 'create');
   const st = openHostFile(r, mode);
   const fd = ctx.fds.add({
-    kind: 'file', mount: r.mount, parts: r.parts, dev: st.dev, ino: st.ino, position: 0, rightsBase: base, rightsInheriting: inheriting, fdflags,
+    kind: 'file',
+    mount: r.mount,
+    parts: r.parts,
+    dev: st.dev,
+    ino: st.ino,
+    position: 0,
+    rightsBase: base,
+    rightsInheriting: inheriting,
+    fdflags,
     ...(mode.roRead ? { writeRefusedByMount: true as const } : {}),
   });
   ctx.mem.setU32(fdPtr, fd);
@@ -110,7 +144,8 @@ function openHostFile(r: Resolved, mode: OpenMode): BigIntStats {
     closeSync(hostFd);
   }
   // Devices, FIFOs and sockets someone placed in a mount are not files a tool may stream from.
-  if (!st.isFile()) throw new WasiError(st.isDirectory() ? Errno.ISDIR : Errno.ACCES, `${r.lastName} is not a regular file`);
+  if (!st.isFile())
+    throw new WasiError(st.isDirectory() ? Errno.ISDIR : Errno.ACCES, `${r.lastName} is not a regular file`);
   return st;
 }
 
@@ -144,7 +179,15 @@ export function pathUnlinkFile(ctx: WasiContext, dirFd: number, pathPtr: number,
   return Errno.SUCCESS;
 }
 
-export function pathRename(ctx: WasiContext, oldFd: number, oldPtr: number, oldLen: number, newFd: number, newPtr: number, newLen: number): number {
+export function pathRename(
+  ctx: WasiContext,
+  oldFd: number,
+  oldPtr: number,
+  oldLen: number,
+  newFd: number,
+  newPtr: number,
+  newLen: number,
+): number {
   requireWritable(ctx.fds.dir(oldFd).mount);
   requireWritable(ctx.fds.dir(newFd).mount);
   const from = resolveAt(ctx, oldFd, oldPtr, oldLen, false).r;
@@ -172,7 +215,15 @@ export function pathLink(ctx: WasiContext, oldFd: number, newFd: number): number
  * Returns a symlink's target as the guest should see it: relative targets as they are, absolute
  * targets inside the mount rewritten to the guest path; an absolute target outside is not revealed.
  */
-export function pathReadlink(ctx: WasiContext, dirFd: number, pathPtr: number, pathLen: number, buf: number, bufLen: number, usedPtr: number): number {
+export function pathReadlink(
+  ctx: WasiContext,
+  dirFd: number,
+  pathPtr: number,
+  pathLen: number,
+  buf: number,
+  bufLen: number,
+  usedPtr: number,
+): number {
   ctx.mem.view(usedPtr, 4);
   const { r } = resolveAt(ctx, dirFd, pathPtr, pathLen, false);
   if (r.stat === undefined) throw new WasiError(Errno.NOENT, `${r.lastName} does not exist`);
@@ -190,7 +241,14 @@ export function pathReadlink(ctx: WasiContext, dirFd: number, pathPtr: number, p
   return Errno.SUCCESS;
 }
 
-export function pathFilestatGet(ctx: WasiContext, dirFd: number, lookupFlags: number, pathPtr: number, pathLen: number, ptr: number): number {
+export function pathFilestatGet(
+  ctx: WasiContext,
+  dirFd: number,
+  lookupFlags: number,
+  pathPtr: number,
+  pathLen: number,
+  ptr: number,
+): number {
   ctx.mem.view(ptr, Size.FILESTAT);
   const { r } = resolveAt(ctx, dirFd, pathPtr, pathLen, (lookupFlags & LOOKUP_SYMLINK_FOLLOW) !== 0);
   if (r.stat === undefined) throw new WasiError(Errno.NOENT, `${r.lastName} does not exist`);
@@ -214,8 +272,9 @@ export function pathFilestatSetTimes(
   if (r.stat.isSymbolicLink()) {
     setTimesOnLink(r.hostPath, atim, mtim, fstflags);
   } else {
-    withHostPath(r.mount, r.hostPath, constants.O_RDONLY, (h) => setTimesOnFd(h, fstatSync(h, { bigint: true }), atim, mtim, fstflags));
+    withHostPath(r.mount, r.hostPath, constants.O_RDONLY, (h) =>
+      setTimesOnFd(h, fstatSync(h, { bigint: true }), atim, mtim, fstflags),
+    );
   }
   return Errno.SUCCESS;
 }
-

@@ -54,6 +54,7 @@ export class WriteQuota {
   }
 
   noteHit(mount: Mount): void {
-    if (this.hit === undefined && mount.maxBytes !== undefined) this.hit = { guest: mount.guest, kind: 'bytes', limit: mount.maxBytes };
+    if (this.hit === undefined && mount.maxBytes !== undefined)
+      this.hit = { guest: mount.guest, kind: 'bytes', limit: mount.maxBytes };
   }
 }

@@ -11,7 +11,14 @@ const encoder = new TextEncoder();
  * name) starting at cookie. The last entry may be cut off; bufused == buf_len tells libc to call
  * again. Cookie n means "the n-th entry of the listing read at cookie 0".
  */
-export function fdReaddir(ctx: WasiContext, fd: number, buf: number, bufLen: number, cookie: bigint, bufusedPtr: number): number {
+export function fdReaddir(
+  ctx: WasiContext,
+  fd: number,
+  buf: number,
+  bufLen: number,
+  cookie: bigint,
+  bufusedPtr: number,
+): number {
   const dir = ctx.fds.dir(fd);
   ctx.mem.view(bufusedPtr, 4);
   const out = ctx.mem.bytes(buf, bufLen);
@@ -19,7 +26,11 @@ export function fdReaddir(ctx: WasiContext, fd: number, buf: number, bufLen: num
   if (cookie === 0n || dir.listing === undefined) dir.listing = readdirSync(dirPath, { withFileTypes: true });
   const listing = dir.listing;
   let used = 0;
-  for (let i = cookie > BigInt(listing.length) ? listing.length : Number(cookie); i < listing.length && used < bufLen; i += 1) {
+  for (
+    let i = cookie > BigInt(listing.length) ? listing.length : Number(cookie);
+    i < listing.length && used < bufLen;
+    i += 1
+  ) {
     const entry = listing[i];
     if (entry === undefined) break;
     const name = encoder.encode(entry.name);

@@ -56,7 +56,8 @@ function lstat(path: string): BigIntStats | undefined {
  */
 export function resolvePath(dir: DirEntry, guestPath: string, followFinal: boolean): Resolved {
   if (guestPath.length === 0) throw new WasiError(Errno.NOENT, 'empty path');
-  if (guestPath.startsWith('/')) throw new WasiError(Errno.NOTCAPABLE, 'absolute paths are not allowed; paths are relative to a directory fd');
+  if (guestPath.startsWith('/'))
+    throw new WasiError(Errno.NOTCAPABLE, 'absolute paths are not allowed; paths are relative to a directory fd');
   const mount = dir.mount;
   const trailingSlash = guestPath.endsWith('/');
   const follow = followFinal || trailingSlash;
@@ -86,7 +87,8 @@ export function resolvePath(dir: DirEntry, guestPath: string, followFinal: boole
       if (target === '') throw new WasiError(Errno.NOENT, 'empty symlink');
       if (target.startsWith('/')) {
         const rel = belowRoot(mount.root, target);
-        if (rel === undefined) throw new WasiError(Errno.NOTCAPABLE, `symlink ${name} points outside the mount ${mount.guest}`);
+        if (rel === undefined)
+          throw new WasiError(Errno.NOTCAPABLE, `symlink ${name} points outside the mount ${mount.guest}`);
         stack = [];
         pending.unshift(...rel.split('/').filter((c) => c !== ''));
       } else {
@@ -101,14 +103,17 @@ export function resolvePath(dir: DirEntry, guestPath: string, followFinal: boole
 
   const hostPath = hostPathOf(mount, stack);
   const stat = lstat(hostPath);
-  if (trailingSlash && stat !== undefined && !stat.isDirectory()) throw new WasiError(Errno.NOTDIR, `${lastName} is not a directory`);
+  if (trailingSlash && stat !== undefined && !stat.isDirectory())
+    throw new WasiError(Errno.NOTDIR, `${lastName} is not a directory`);
   return { mount, parts: stack, hostPath, stat, lastName };
 }
 
 /** For calls that create, delete or rename: the final component must be a real name below the root. */
 export function requireNamedEntry(r: Resolved): void {
-  if (r.parts.length === 0) throw new WasiError(Errno.BUSY, 'the mount root itself cannot be created, removed or renamed');
-  if (r.lastName === '.' || r.lastName === '..') throw new WasiError(Errno.INVAL, `'${r.lastName}' cannot be created, removed or renamed`);
+  if (r.parts.length === 0)
+    throw new WasiError(Errno.BUSY, 'the mount root itself cannot be created, removed or renamed');
+  if (r.lastName === '.' || r.lastName === '..')
+    throw new WasiError(Errno.INVAL, `'${r.lastName}' cannot be created, removed or renamed`);
 }
 
 export function requireWritable(mount: Mount): void {

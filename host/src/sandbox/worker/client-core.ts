@@ -41,7 +41,13 @@ export interface ClientCore {
   /** A notification crossing under the per-call cap and the notice rate; 1 when dropped. */
   notify(payload: Uint8Array): number;
   /** A request under the per-call cap: the host's answer ({"error": ...} past the cap), copied into the module. */
-  request(ctx: CallContext, op: number, params: Uint8Array, what: string, shape?: (answer: Uint8Array) => Uint8Array): bigint;
+  request(
+    ctx: CallContext,
+    op: number,
+    params: Uint8Array,
+    what: string,
+    shape?: (answer: Uint8Array) => Uint8Array,
+  ): bigint;
 }
 
 const NOT_SENT = 1;

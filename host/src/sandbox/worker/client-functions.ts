@@ -21,20 +21,26 @@ export interface ClientFunctions {
 export function createClientFunctions(deps: ClientFunctionDeps): ClientFunctions {
   const { core, reset } = createClientCore(deps);
 
-  const request = (op: number, what: string) => (ctx: CallContext, addr: number | bigint): bigint =>
-    core.request(ctx, op, blockBytes(ctx, addr, `toolgate:mcp.${what}`), `toolgate:mcp.${what}`);
+  const request =
+    (op: number, what: string) =>
+    (ctx: CallContext, addr: number | bigint): bigint =>
+      core.request(ctx, op, blockBytes(ctx, addr, `toolgate:mcp.${what}`), `toolgate:mcp.${what}`);
 
   const functions: Record<string, HostFn> = {
     log: (ctx, level, addr) => {
       const lv = Number(level);
-      if (!Number.isInteger(lv) || lv < 0 || lv > 7) throw new Error(`toolgate:mcp.log: level ${lv} is not 0 (debug) to 7 (emergency)`);
+      if (!Number.isInteger(lv) || lv < 0 || lv > 7)
+        throw new Error(`toolgate:mcp.log: level ${lv} is not 0 (debug) to 7 (emergency)`);
       const bytes = blockBytes(ctx, addr, 'toolgate:mcp.log');
       return core.log(ClientOp.LOG, logPayload(lv, bytes), bytes.length);
     },
     progress: (ctx, progress, total, addr) => {
       const p = Number(progress);
       if (!Number.isFinite(p)) throw new Error(`toolgate:mcp.progress: progress ${p} is not a finite number`);
-      return core.progress(ClientOp.PROGRESS, progressPayload(p, Number(total), blockBytes(ctx, addr, 'toolgate:mcp.progress')));
+      return core.progress(
+        ClientOp.PROGRESS,
+        progressPayload(p, Number(total), blockBytes(ctx, addr, 'toolgate:mcp.progress')),
+      );
     },
     elicit: request(ClientOp.ELICIT, 'elicit'),
     sample: request(ClientOp.SAMPLE, 'sample'),

@@ -4,7 +4,12 @@
 // "JavaScript tools: components of one fixed world"). The module's imports were checked at load
 // (module/imports.ts) and its shape against the world (module/component.ts). Same hooks, caps and
 // channel as the Extism runner: HTTP through the host's gate, logs under the call's budget.
-import { COMPONENT_CALL_EXPORT, COMPONENT_HOST_NAMESPACE, COMPONENT_POST_CALL_EXPORT, COMPONENT_REALLOC_EXPORT } from '../module/host-imports.js';
+import {
+  COMPONENT_CALL_EXPORT,
+  COMPONENT_HOST_NAMESPACE,
+  COMPONENT_POST_CALL_EXPORT,
+  COMPONENT_REALLOC_EXPORT,
+} from '../module/host-imports.js';
 import { Fault } from '../channel.js';
 import type { CallResult, RunnerHooks, RunnerInit } from './plugin-runner.js';
 import type { LogLevelName } from './protocol.js';
@@ -45,7 +50,8 @@ export class ComponentRunner {
     const runner = new ComponentRunner(init, hooks);
     const unit = init.units[0];
     try {
-      if (unit === undefined || init.units.length !== 1) throw new Error('a component tool has exactly one core module');
+      if (unit === undefined || init.units.length !== 1)
+        throw new Error('a component tool has exactly one core module');
       const instance = await WebAssembly.instantiate(unit.module, { [COMPONENT_HOST_NAMESPACE]: runner.#host() });
       runner.#exports = instance.exports as unknown as Exports;
     } catch (err) {
@@ -63,7 +69,11 @@ export class ComponentRunner {
     try {
       decoder.decode(input);
     } catch {
-      return { ok: false, fault: Fault.TOOL_ERROR, message: 'the input is not UTF-8 text; a component tool takes a string' };
+      return {
+        ok: false,
+        fault: Fault.TOOL_ERROR,
+        message: 'the input is not UTF-8 text; a component tool takes a string',
+      };
     }
     try {
       const ex = this.#exports;
@@ -75,7 +85,11 @@ export class ComponentRunner {
       if (tag === 1) return { ok: false, fault: Fault.TOOL_ERROR, message: decoder.decode(bytes) };
       if (tag !== 0) throw new AbiBreach(`call returned the result tag ${tag}`);
       if (bytes.length > this.init.maxOutputBytes) {
-        return { ok: false, fault: Fault.OUTPUT_TOO_LARGE, message: `output is ${bytes.length} bytes; max_output_bytes is ${this.init.maxOutputBytes}` };
+        return {
+          ok: false,
+          fault: Fault.OUTPUT_TOO_LARGE,
+          message: `output is ${bytes.length} bytes; max_output_bytes is ${this.init.maxOutputBytes}`,
+        };
       }
       return { ok: true, bytes };
     } catch (err) {
@@ -118,7 +132,8 @@ export class ComponentRunner {
   }
 
   #liftString(ptr: number, len: number): string {
-    if (ptr + len > this.#exports.memory.buffer.byteLength) throw new AbiBreach(`a string at ${ptr} of ${len} bytes runs past memory`);
+    if (ptr + len > this.#exports.memory.buffer.byteLength)
+      throw new AbiBreach(`a string at ${ptr} of ${len} bytes runs past memory`);
     try {
       return decoder.decode(new Uint8Array(this.#exports.memory.buffer, ptr, len));
     } catch {
@@ -129,7 +144,8 @@ export class ComponentRunner {
   /** Copies bytes into the module's memory through its own allocator. */
   #lowerBytes(bytes: Uint8Array): [number, number] {
     const ptr = this.#exports[COMPONENT_REALLOC_EXPORT](0, 0, 1, bytes.length);
-    if (ptr + bytes.length > this.#exports.memory.buffer.byteLength) throw new AbiBreach('cabi_realloc returned memory it does not have');
+    if (ptr + bytes.length > this.#exports.memory.buffer.byteLength)
+      throw new AbiBreach('cabi_realloc returned memory it does not have');
     new Uint8Array(this.#exports.memory.buffer, ptr, bytes.length).set(bytes);
     return [ptr, bytes.length];
   }
@@ -168,7 +184,9 @@ export class ComponentRunner {
     } catch {
       return { ok: false, text: 'the request is not JSON' };
     }
-    const head = encoder.encode(JSON.stringify({ url: request.url, method: request.method ?? 'GET', headers: request.headers ?? {} }));
+    const head = encoder.encode(
+      JSON.stringify({ url: request.url, method: request.method ?? 'GET', headers: request.headers ?? {} }),
+    );
     const body = typeof request.body === 'string' ? encoder.encode(request.body) : new Uint8Array(0);
     const payload = new Uint8Array(4 + head.length + body.length);
     new DataView(payload.buffer).setUint32(0, head.length, true);
@@ -178,7 +196,14 @@ export class ComponentRunner {
       const reply = this.hooks.http(payload);
       this.#charge(reply.body.length);
       const text = new TextDecoder().decode(reply.body);
-      return { ok: true, text: JSON.stringify({ status: reply.status, headers: JSON.parse(reply.headers || '{}') as unknown, body: text }) };
+      return {
+        ok: true,
+        text: JSON.stringify({
+          status: reply.status,
+          headers: JSON.parse(reply.headers || '{}') as unknown,
+          body: text,
+        }),
+      };
     } catch (err) {
       if (err instanceof AbiBreach) throw err;
       return { ok: false, text: messageOf(err) };
@@ -188,7 +213,9 @@ export class ComponentRunner {
   /** Host memory a call takes (responses, config values), bounded like the Extism runner's. */
   #charge(size: number): void {
     if (this.#allocated + size > this.init.allocBudget) {
-      throw new AbiBreach(`${size} bytes refused: this call may take ${this.init.allocBudget} bytes of host memory (${this.#allocated} used)`);
+      throw new AbiBreach(
+        `${size} bytes refused: this call may take ${this.init.allocBudget} bytes of host memory (${this.#allocated} used)`,
+      );
     }
     this.#allocated += size;
   }

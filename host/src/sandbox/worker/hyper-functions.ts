@@ -35,14 +35,21 @@ function refusalOf(answer: Uint8Array): Refusal | undefined {
 }
 
 /** The answer as the module expects it: the client's result, or `failed(refusal)` in the result's shape. */
-const shaped = (failed: (r: Refusal) => Record<string, unknown>) => (answer: Uint8Array): Uint8Array => {
-  const refusal = refusalOf(answer);
-  if (refusal === undefined) return answer;
-  return encoder.encode(JSON.stringify({ ...failed(refusal), _meta: { toolgate: refusal } }));
-};
+const shaped =
+  (failed: (r: Refusal) => Record<string, unknown>) =>
+  (answer: Uint8Array): Uint8Array => {
+    const refusal = refusalOf(answer);
+    if (refusal === undefined) return answer;
+    return encoder.encode(JSON.stringify({ ...failed(refusal), _meta: { toolgate: refusal } }));
+  };
 
 const elicitFailed = shaped((r) => ({ action: 'decline', content: { error: `${r.code}: ${r.message}` } }));
-const sampleFailed = shaped((r) => ({ role: 'assistant', content: { type: 'text', text: `${r.code}: ${r.message}` }, model: '', stopReason: 'error' }));
+const sampleFailed = shaped((r) => ({
+  role: 'assistant',
+  content: { type: 'text', text: `${r.code}: ${r.message}` },
+  model: '',
+  stopReason: 'error',
+}));
 const rootsFailed = shaped(() => ({ roots: [] }));
 
 /** NOTIFY's payload: the notification's index in NOTIFY_METHODS, then the module's JSON (if any). */
@@ -55,16 +62,27 @@ function notifyPayload(method: ClientNotification, params: Uint8Array): Uint8Arr
 
 export function createHyperFunctions(core: ClientCore): Record<string, HostFn> {
   const bytes = (ctx: CallContext, addr: number | bigint, name: string) => blockBytes(ctx, addr, `${NS}.${name}`);
-  const notifyWith = (method: ClientNotification, name: string): HostFn => (ctx, addr) => {
-    core.notify(notifyPayload(method, addr === undefined ? new Uint8Array(0) : bytes(ctx, addr, name)));
-  };
-  const notifyBare = (method: ClientNotification): HostFn => () => {
-    core.notify(notifyPayload(method, new Uint8Array(0)));
-  };
+  const notifyWith =
+    (method: ClientNotification, name: string): HostFn =>
+    (ctx, addr) => {
+      core.notify(notifyPayload(method, addr === undefined ? new Uint8Array(0) : bytes(ctx, addr, name)));
+    };
+  const notifyBare =
+    (method: ClientNotification): HostFn =>
+    () => {
+      core.notify(notifyPayload(method, new Uint8Array(0)));
+    };
   return {
     create_elicitation: (ctx, addr) =>
-      core.request(ctx, ClientOp.HYPER_ELICIT, bytes(ctx, addr, 'create_elicitation'), `${NS}.create_elicitation`, elicitFailed),
-    create_message: (ctx, addr) => core.request(ctx, ClientOp.SAMPLE, bytes(ctx, addr, 'create_message'), `${NS}.create_message`, sampleFailed),
+      core.request(
+        ctx,
+        ClientOp.HYPER_ELICIT,
+        bytes(ctx, addr, 'create_elicitation'),
+        `${NS}.create_elicitation`,
+        elicitFailed,
+      ),
+    create_message: (ctx, addr) =>
+      core.request(ctx, ClientOp.SAMPLE, bytes(ctx, addr, 'create_message'), `${NS}.create_message`, sampleFailed),
     list_roots: (ctx) => core.request(ctx, ClientOp.ROOTS, encoder.encode('{}'), `${NS}.list_roots`, rootsFailed),
     notify_logging_message: (ctx, addr) => {
       const json = bytes(ctx, addr, 'notify_logging_message');
@@ -77,6 +95,9 @@ export function createHyperFunctions(core: ClientCore): Record<string, HostFn> {
     notify_resource_list_changed: notifyBare('notifications/resources/list_changed'),
     notify_prompt_list_changed: notifyBare('notifications/prompts/list_changed'),
     notify_resource_updated: notifyWith('notifications/resources/updated', 'notify_resource_updated'),
-    notify_url_elicitation_completed: notifyWith('notifications/elicitation/complete', 'notify_url_elicitation_completed'),
+    notify_url_elicitation_completed: notifyWith(
+      'notifications/elicitation/complete',
+      'notify_url_elicitation_completed',
+    ),
   };
 }

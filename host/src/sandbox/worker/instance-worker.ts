@@ -28,7 +28,9 @@ function hooks(channel: Channel): RunnerHooks {
     // the host does the request on its own thread while this one waits
     http: (payload) => {
       if (!channel.write(Op.HTTP_REQUEST, payload)) {
-        throw new Error(`http_request refused: the request is ${payload.length} bytes; at most ${channel.capacity} fit`);
+        throw new Error(
+          `http_request refused: the request is ${payload.length} bytes; at most ${channel.capacity} fit`,
+        );
       }
       channel.sendToHost();
       channel.waitForHost();

@@ -38,7 +38,11 @@ export async function withLiveUnits<T>(live: readonly LiveUnit[], body: () => Pr
   const byModule = new Map(live.map((l) => [l.unit.module, l]));
   const original = WebAssembly.instantiate;
   const watched = async (source: unknown, imports?: Imports): Promise<unknown> => {
-    const result: unknown = await (original as (s: unknown, i?: Imports) => Promise<unknown>).call(WebAssembly, source, imports);
+    const result: unknown = await (original as (s: unknown, i?: Imports) => Promise<unknown>).call(
+      WebAssembly,
+      source,
+      imports,
+    );
     const target = source instanceof WebAssembly.Module ? byModule.get(source) : undefined;
     if (target !== undefined && result instanceof WebAssembly.Instance) {
       target.memory = result.exports[MEMORY_EXPORT] as WebAssembly.Memory | undefined;

@@ -4,7 +4,15 @@
 // request is done, and what the preemption check does.
 import createPlugin, { type CallContext, type Plugin } from '@extism/extism';
 import { Fault } from '../channel.js';
-import { CLIENT_NAMESPACE, HYPER_NAMESPACE, ENTRY_EXPORT, EXTISM_NAMESPACE, PREEMPT_CHECK, PREEMPT_NAMESPACE, STATUS_EXPORT } from '../module/host-imports.js';
+import {
+  CLIENT_NAMESPACE,
+  HYPER_NAMESPACE,
+  ENTRY_EXPORT,
+  EXTISM_NAMESPACE,
+  PREEMPT_CHECK,
+  PREEMPT_NAMESPACE,
+  STATUS_EXPORT,
+} from '../module/host-imports.js';
 import { createClientFunctions, type ClientFunctions } from './client-functions.js';
 import { withLiveUnits, type LiveUnit } from './instantiate.js';
 import type { LogLevelName, WorkerInit } from './protocol.js';
@@ -59,14 +67,17 @@ function readKey(ctx: CallContext, addr: number | bigint, what: string): string 
  * global loads Node's built-in fetch (~37 ms, and memory in every worker) although toolgate never
  * lets extism fetch. Linked modules need the named list.
  */
-function pluginManifest(units: RunnerInit['units']): WebAssembly.Module | { wasm: { module: WebAssembly.Module; name: string }[] } {
+function pluginManifest(
+  units: RunnerInit['units'],
+): WebAssembly.Module | { wasm: { module: WebAssembly.Module; name: string }[] } {
   const [only, ...rest] = units;
   if (only !== undefined && rest.length === 0 && only.name === 'main') return only.module;
   return { wasm: units.map((u) => ({ module: u.module, name: u.name })) };
 }
 
 /** extism's fetch, for manifests that name a URL: toolgate gives modules as compiled modules only. */
-const refuseFetch: typeof fetch = () => Promise.reject(new Error('toolgate gives extism compiled modules; it never fetches one'));
+const refuseFetch: typeof fetch = () =>
+  Promise.reject(new Error('toolgate gives extism compiled modules; it never fetches one'));
 
 export class PluginRunner {
   #allocated = 0;
@@ -122,7 +133,8 @@ export class PluginRunner {
     for (const l of live) if (l.unit.usesWasi) functions[l.unit.wasiNamespace] = await this.#wasi(l);
     const after = this.hooks.afterHostCall;
     if (after !== undefined) {
-      for (const [ns, fns] of Object.entries(functions)) if (ns !== PREEMPT_NAMESPACE) functions[ns] = checkedAfter(fns, after);
+      for (const [ns, fns] of Object.entries(functions))
+        if (ns !== PREEMPT_NAMESPACE) functions[ns] = checkedAfter(fns, after);
     }
     this.#plugin = await withLiveUnits(live, () =>
       createPlugin(pluginManifest(this.init.units), {
@@ -156,7 +168,10 @@ export class PluginRunner {
       if (quota) return quota;
       const bytes = output === null ? new Uint8Array(0) : output.bytes();
       if (bytes.length > this.init.maxOutputBytes) {
-        return this.#error(Fault.OUTPUT_TOO_LARGE, `output is ${bytes.length} bytes; max_output_bytes is ${this.init.maxOutputBytes}`);
+        return this.#error(
+          Fault.OUTPUT_TOO_LARGE,
+          `output is ${bytes.length} bytes; max_output_bytes is ${this.init.maxOutputBytes}`,
+        );
       }
       return { ok: true, bytes };
     } catch (err) {
@@ -175,7 +190,8 @@ export class PluginRunner {
     if (this.#logDropped > 0) this.hooks.log('warn', `${this.#logDropped} log lines dropped`);
     this.#logDropped = 0;
     const notices = this.#client.reset();
-    if (notices > 0) this.hooks.log('warn', `${notices} client notices dropped (over the call's notice rate or notification cap)`);
+    if (notices > 0)
+      this.hooks.log('warn', `${notices} client notices dropped (over the call's notice rate or notification cap)`);
     await this.#plugin.reset();
   }
 
@@ -183,7 +199,8 @@ export class PluginRunner {
     const code = this.#isWasiExit(err);
     if (code !== undefined) return `module called proc_exit(${code})`;
     if (err instanceof WebAssembly.RuntimeError) return `trap: ${err.message}`;
-    if (err instanceof Error) return err.message.startsWith(PLUGIN_ERROR_PREFIX) ? err.message.slice(PLUGIN_ERROR_PREFIX.length) : err.message;
+    if (err instanceof Error)
+      return err.message.startsWith(PLUGIN_ERROR_PREFIX) ? err.message.slice(PLUGIN_ERROR_PREFIX.length) : err.message;
     return String(err);
   }
 
@@ -243,14 +260,22 @@ export class PluginRunner {
   /** The SDK logs through a Console-shaped object; only these five methods are used. */
   #logger(): Console {
     const at = (level: LogLevelName) => (t: string) => this.#emitLog(level, String(t));
-    return { trace: at('trace'), debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } as unknown as Console;
+    return {
+      trace: at('trace'),
+      debug: at('debug'),
+      info: at('info'),
+      warn: at('warn'),
+      error: at('error'),
+    } as unknown as Console;
   }
 
   /** Counts host memory a call takes; past the budget the host function throws (the call fails). */
   #charge(size: number, what: string): void {
     if (!(size >= 0) || this.#allocated + size > this.init.allocBudget) {
       this.#allocRefused = true;
-      throw new Error(`${what} of ${size} bytes refused: this call may allocate ${this.init.allocBudget} bytes of host memory (${this.#allocated} used)`);
+      throw new Error(
+        `${what} of ${size} bytes refused: this call may allocate ${this.init.allocBudget} bytes of host memory (${this.#allocated} used)`,
+      );
     }
     this.#allocated += size;
   }
@@ -288,7 +313,9 @@ export class PluginRunner {
         try {
           ctx.setVariable(key, value.bytes().slice());
         } catch (err) {
-          throw new Error(`var_set of ${value.bytes().length} bytes refused: ${messageOf(err)} (capabilities.memory.max_var_bytes is ${this.init.maxVarBytes})`);
+          throw new Error(
+            `var_set of ${value.bytes().length} bytes refused: ${messageOf(err)} (capabilities.memory.max_var_bytes is ${this.init.maxVarBytes})`,
+          );
         }
       },
       http_request: (ctx, reqAddr, bodyAddr) => {
