@@ -2,7 +2,7 @@
 // tool may touch grows. (The full list for a first install is the manifest folder's describeCapabilities.)
 // One rule per CapabilitySet key, pinned with `satisfies`: a new capability key does not typecheck
 // until the diff says how it grows.
-import type { CapabilitySet, PathGrant } from './manifest-adapter.js';
+import type { CapabilitySet, NumericCapability, PathGrant } from './manifest-adapter.js';
 
 const MIB = 1024 * 1024;
 
@@ -40,18 +40,7 @@ interface Out {
 
 type Rule = (before: CapabilitySet, after: CapabilitySet, out: Out) => void;
 
-function numeric(
-  key:
-    | 'maxPages'
-    | 'maxHttpResponseBytes'
-    | 'maxVarBytes'
-    | 'timeoutMs'
-    | 'maxInputBytes'
-    | 'maxOutputBytes'
-    | 'poolMax',
-  what: string,
-  fmt: (n: number) => string,
-): Rule {
+function numeric(key: NumericCapability, what: string, fmt: (n: number) => string): Rule {
   return (before, after, out) => {
     const a = before[key];
     const b = after[key];

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { parseHostPattern, parseHostRule, ruleCovers } from '../host-grammar/index.js';
 import { RegistryError } from './errors.js';
 import { CLIENT_FEATURES } from '../tool/index.js';
-import type { CapabilitySet } from './manifest-adapter.js';
+import type { CapabilitySet, NumericCapability } from './manifest-adapter.js';
 import { messageOf } from '../errors/index.js';
 
 const ceilingSchema = z.strictObject({
@@ -91,18 +91,7 @@ export function hostCovered(requested: string, ceilingRule: string): boolean {
 
 type Check = (caps: CapabilitySet, ceiling: Ceiling, out: string[]) => void;
 
-function limit(
-  key:
-    | 'maxPages'
-    | 'maxHttpResponseBytes'
-    | 'maxVarBytes'
-    | 'timeoutMs'
-    | 'maxInputBytes'
-    | 'maxOutputBytes'
-    | 'poolMax',
-  what: string,
-  of: (c: Ceiling) => number | undefined,
-): Check {
+function limit(key: NumericCapability, what: string, of: (c: Ceiling) => number | undefined): Check {
   return (caps, ceiling, out) => {
     const max = of(ceiling);
     if (max !== undefined && caps[key] > max) out.push(`${what} ${caps[key]} is above the ceiling of ${max}`);

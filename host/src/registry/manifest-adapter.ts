@@ -54,6 +54,11 @@ export interface CapabilitySet {
   mcp: string[];
 }
 
+/** The limits of a capability set that are numbers (compared by consent diffs and ceilings). */
+export type NumericCapability = {
+  [K in keyof CapabilitySet]: CapabilitySet[K] extends number ? K : never;
+}[keyof CapabilitySet];
+
 /** One module of module.link: it serves the imports of `namespace` (docs/registry.md, "Packages"). */
 export interface PackagedLink {
   namespace: string;

@@ -46,13 +46,9 @@ export interface ImportSummary {
 
 type Fail = (code: 'FORBIDDEN_IMPORT' | 'BAD_MODULE' | 'TABLES_OVER_BUDGET', rule: string) => never;
 
-export function rewriteImports(body: Uint8Array, rules: ImportRules, fail: Fail): ImportSummary {
-  const r = new BinaryReader(body);
-  const count = r.u32();
-  const out: (number[] | Uint8Array)[] = [encodeU32(count)];
-  const unresolved: string[] = [];
-  const summary: ImportSummary = {
-    body,
+/** The summary of a module that imports nothing. */
+export function noImports(): Omit<ImportSummary, 'body'> {
+  return {
     importedFuncs: 0,
     importedGlobals: 0,
     importedTables: 0,
@@ -61,6 +57,14 @@ export function rewriteImports(body: Uint8Array, rules: ImportRules, fail: Fail)
     usesHttp: false,
     clientImports: [],
   };
+}
+
+export function rewriteImports(body: Uint8Array, rules: ImportRules, fail: Fail): ImportSummary {
+  const r = new BinaryReader(body);
+  const count = r.u32();
+  const out: (number[] | Uint8Array)[] = [encodeU32(count)];
+  const unresolved: string[] = [];
+  const summary: ImportSummary = { body, ...noImports() };
   for (let i = 0; i < count; i++) {
     const mod = r.name();
     const name = r.name();

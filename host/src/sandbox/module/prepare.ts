@@ -17,7 +17,7 @@ import {
   TOOLGATE_WASI_NAMESPACE,
   type ClientImportName,
 } from './host-imports.js';
-import { rewriteImports, type ImportSummary } from './imports.js';
+import { noImports, rewriteImports, type ImportSummary } from './imports.js';
 import { capTables } from './tables.js';
 import { UnknownInstruction } from './code.js';
 import { instrumentPreemption, type PreemptShape, type Preempted } from './preempt.js';
@@ -131,16 +131,7 @@ function patch(sections: Section[], opts: PrepareOptions, fail: Fail): PreparedM
 
 /** Host functions from the namespaces toolgate serves, anything from a linked module. */
 function patchImports(section: Section | undefined, opts: PrepareOptions, fail: Fail): Omit<ImportSummary, 'body'> {
-  if (!section)
-    return {
-      importedFuncs: 0,
-      importedGlobals: 0,
-      importedTables: 0,
-      importedMemory: false,
-      usesWasi: false,
-      usesHttp: false,
-      clientImports: [],
-    };
+  if (!section) return noImports();
   const rules = {
     wasiImportNames: opts.wasiImportNames,
     wasiNamespace: opts.wasiNamespace ?? TOOLGATE_WASI_NAMESPACE,
