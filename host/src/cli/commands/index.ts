@@ -36,7 +36,7 @@ export const commands: readonly CommandEntry[] = [
   ),
   lazy(
     ['new'],
-    'scaffold a new WebAssembly tool (AssemblyScript, C, Rust or WAT)',
+    'scaffold a new WebAssembly tool (AssemblyScript, C, Rust, WAT, TypeScript or JavaScript)',
     async () => (await import('./new.js')).newCommand,
   ),
   lazy(
