@@ -32,7 +32,7 @@ beforeEach(() => {
 afterEach(() => removeDir(cwd));
 
 /** A plugin author's folder: the manifest (module.abi: hyper-mcp, /data mounted from `mount`) and the module. */
-function pluginDir(version: string, wasm: string, extra: string[] = []): string {
+function pluginDir(version: string, wasm: string, extra: string[] = [], mode: 'ro' | 'rw' = 'ro'): string {
   const dir = join(cwd, `src-${version}-${Math.random().toString(16).slice(2)}`);
   mkdirSync(dir);
   copyFileSync(wasm, join(dir, 'plugin.wasm'));
@@ -43,7 +43,7 @@ function pluginDir(version: string, wasm: string, extra: string[] = []): string 
     'description: "A plugin whose described text is pinned."',
     'module: { path: ./plugin.wasm, abi: hyper-mcp }',
     'capabilities:',
-    `  allowed_paths: { /data: { host: ${JSON.stringify(mount)}, mode: ro } }`,
+    `  allowed_paths: { /data: { host: ${JSON.stringify(mount)}, mode: ${mode} } }`,
     '  timeout_ms: 5000',
     ...extra,
     '',
@@ -75,6 +75,18 @@ describe('install of a hyper-mcp module', () => {
     );
     expect(res.err).toContain('error CONSENT_REQUIRED: txt@1.0.0: review the capabilities above');
     expect((await readLock(storeLayout(home).lock)).tools['txt']).toBeUndefined();
+  });
+
+  it('describes itself before consent with every mount read-only: a write to its rw mount lands only once it runs under its grant', async () => {
+    writeFileSync(join(mount, 'write-probe'), '');
+    const written = join(mount, 'describe-wrote.txt');
+    const res = await install([pluginDir('1.0.0', V1, [], 'rw'), '--yes']);
+    expect(res.code, res.err).toBe(0);
+    expect(existsSync(written)).toBe(false);
+    // the same export under the granted rw mount does write (loading the plugin for a call runs it;
+    // the call itself then waits on an approval nobody gives here): the probe works
+    await call('txt__greet');
+    expect(readFileSync(written, 'utf8')).toBe('written while describing');
   });
 
   it('pins every described entry whole and part by part in the lockfile, and the text beside the installed manifest', async () => {
