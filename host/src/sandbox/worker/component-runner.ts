@@ -11,6 +11,7 @@ import {
   COMPONENT_REALLOC_EXPORT,
 } from '../module/host-imports.js';
 import { Fault } from '../channel.js';
+import { CallBudget } from './call-budget.js';
 import type { CallResult, RunnerHooks, RunnerInit } from './plugin-runner.js';
 import type { LogLevelName } from './protocol.js';
 import { messageOf, ToolgateError } from '../../errors/index.js';
@@ -36,15 +37,14 @@ export class AbiBreach extends ToolgateError<'ABI_BREACH'> {
 
 export class ComponentRunner {
   #exports!: Exports;
-  #allocated = 0;
-  #logLines = 0;
-  #logBytes = 0;
-  #logDropped = 0;
+  readonly #budget: CallBudget;
 
   private constructor(
     private readonly init: RunnerInit,
     private readonly hooks: RunnerHooks,
-  ) {}
+  ) {
+    this.#budget = new CallBudget(init);
+  }
 
   static async start(init: RunnerInit, hooks: RunnerHooks): Promise<ComponentRunner> {
     const runner = new ComponentRunner(init, hooks);
@@ -62,10 +62,7 @@ export class ComponentRunner {
 
   /** One call of the world's `call`: input string in, result<string, string> out. Never throws. */
   async call(input: Uint8Array): Promise<CallResult> {
-    this.#allocated = 0;
-    this.#logLines = 0;
-    this.#logBytes = 0;
-    this.#logDropped = 0;
+    this.#budget.reset();
     try {
       decoder.decode(input);
     } catch {
@@ -98,8 +95,7 @@ export class ComponentRunner {
   }
 
   async finish(): Promise<void> {
-    if (this.#logDropped > 0) this.hooks.log('warn', `${this.#logDropped} log lines dropped`);
-    this.#logDropped = 0;
+    this.#budget.reportDropped((level, text) => this.hooks.log(level, text));
   }
 
   describe(err: unknown): string {
@@ -170,7 +166,7 @@ export class ComponentRunner {
       'config-get': (ptr, len, ret) => {
         const key = this.#liftString(ptr, len);
         const value = Object.hasOwn(this.init.config, key) ? this.init.config[key] : undefined;
-        if (value !== undefined) this.#charge(value.length);
+        if (value !== undefined) this.#charge(value.length, 'config-get');
         this.#writeTagged(ret, value === undefined ? 0 : 1, value);
       },
     };
@@ -194,7 +190,7 @@ export class ComponentRunner {
     payload.set(body, 4 + head.length);
     try {
       const reply = this.hooks.http(payload);
-      this.#charge(reply.body.length);
+      this.#charge(reply.body.length, 'http-request response');
       const text = new TextDecoder().decode(reply.body);
       return {
         ok: true,
@@ -210,24 +206,13 @@ export class ComponentRunner {
     }
   }
 
-  /** Host memory a call takes (responses, config values), bounded like the Extism runner's. */
-  #charge(size: number): void {
-    if (this.#allocated + size > this.init.allocBudget) {
-      throw new AbiBreach(
-        `${size} bytes refused: this call may take ${this.init.allocBudget} bytes of host memory (${this.#allocated} used)`,
-      );
-    }
-    this.#allocated += size;
+  /** Host memory a call takes (responses, config values), from the same budget as the Extism runner's. */
+  #charge(size: number, what: string): void {
+    const refused = this.#budget.charge(size, what);
+    if (refused !== undefined) throw new AbiBreach(refused);
   }
 
   #log(level: LogLevelName, line: string): void {
-    const size = Buffer.byteLength(line);
-    if (this.#logLines >= this.init.maxLogLines || this.#logBytes + size > this.init.maxLogBytes) {
-      this.#logDropped++;
-      return;
-    }
-    this.#logLines++;
-    this.#logBytes += size;
-    this.hooks.log(level, line);
+    if (this.#budget.takeLog(Buffer.byteLength(line))) this.hooks.log(level, line);
   }
 }

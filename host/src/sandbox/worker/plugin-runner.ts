@@ -14,6 +14,7 @@ import {
   STATUS_EXPORT,
 } from '../module/host-imports.js';
 import { createClientFunctions, type ClientFunctions } from './client-functions.js';
+import { CallBudget } from './call-budget.js';
 import { withLiveUnits, type LiveUnit } from './instantiate.js';
 import type { LogLevelName, WorkerInit } from './protocol.js';
 import type { QuotaHit } from '../wasi/index.js';
@@ -80,11 +81,7 @@ const refuseFetch: typeof fetch = () =>
   Promise.reject(new Error('toolgate gives extism compiled modules; it never fetches one'));
 
 export class PluginRunner {
-  #allocated = 0;
   #allocRefused = false;
-  #logLines = 0;
-  #logBytes = 0;
-  #logDropped = 0;
   #httpStatus = 0;
   #httpHeaders: string | undefined;
   #quota: { reset(): void; hit: QuotaHit | undefined } | undefined;
@@ -94,17 +91,19 @@ export class PluginRunner {
   /** True while a call runs: only then may a line go to the client (the host is waiting on it). */
   #inCall = false;
   readonly #client: ClientFunctions;
+  readonly #budget: CallBudget;
 
   private constructor(
     private readonly init: RunnerInit,
     private readonly hooks: RunnerHooks,
   ) {
+    this.#budget = new CallBudget(init);
     this.#client = createClientFunctions({
       ask: (op, payload) => {
         if (!this.hooks.client) throw new Error('toolgate:mcp is not available to this instance');
         return this.hooks.client(op, payload);
       },
-      takeLogBudget: (size) => this.#takeLogBudget(size),
+      takeLogBudget: (size) => this.#budget.takeLog(size),
       charge: (size, what) => this.#charge(size, what),
     });
   }
@@ -187,8 +186,7 @@ export class PluginRunner {
 
   /** After a call: the dropped-lines notice, and this call's Extism blocks freed (architecture.md §8.8). */
   async finish(): Promise<void> {
-    if (this.#logDropped > 0) this.hooks.log('warn', `${this.#logDropped} log lines dropped`);
-    this.#logDropped = 0;
+    this.#budget.reportDropped((level, text) => this.hooks.log(level, text));
     const notices = this.#client.reset();
     if (notices > 0)
       this.hooks.log('warn', `${notices} client notices dropped (over the call's notice rate or notification cap)`);
@@ -211,11 +209,8 @@ export class PluginRunner {
   #resetCallState(): void {
     this.#quota?.reset();
     this.#client.reset();
-    this.#allocated = 0;
+    this.#budget.reset();
     this.#allocRefused = false;
-    this.#logLines = 0;
-    this.#logBytes = 0;
-    this.#logDropped = 0;
     this.#httpStatus = 0;
     this.#httpHeaders = undefined;
   }
@@ -235,19 +230,8 @@ export class PluginRunner {
     return this.#error(Fault.QUOTA_EXCEEDED, `write quota exceeded: ${limit}; the module got ENOSPC${then}`);
   }
 
-  /** Counts one log line against the call's budget; false (and one more dropped) when over it. */
-  #takeLogBudget(size: number): boolean {
-    if (this.#logLines >= this.init.maxLogLines || this.#logBytes + size > this.init.maxLogBytes) {
-      this.#logDropped++;
-      return false;
-    }
-    this.#logLines++;
-    this.#logBytes += size;
-    return true;
-  }
-
   #emitLog(level: LogLevelName, text: string): void {
-    if (!this.#takeLogBudget(Buffer.byteLength(text))) return;
+    if (!this.#budget.takeLog(Buffer.byteLength(text))) return;
     // A tool that declared capabilities.mcp logging: its lines go to the client (and the server
     // log) in order with the rest of the call.
     if (this.init.clientLogs && this.#inCall && this.hooks.client) {
@@ -271,13 +255,10 @@ export class PluginRunner {
 
   /** Counts host memory a call takes; past the budget the host function throws (the call fails). */
   #charge(size: number, what: string): void {
-    if (!(size >= 0) || this.#allocated + size > this.init.allocBudget) {
-      this.#allocRefused = true;
-      throw new Error(
-        `${what} of ${size} bytes refused: this call may allocate ${this.init.allocBudget} bytes of host memory (${this.#allocated} used)`,
-      );
-    }
-    this.#allocated += size;
+    const refused = this.#budget.charge(size, what);
+    if (refused === undefined) return;
+    this.#allocRefused = true;
+    throw new Error(refused);
   }
 
   /** The Extism host functions toolgate overrides (a fresh set per instance: architecture.md §8.9). */
