@@ -4,6 +4,7 @@
 // sandbox (worker/client-functions.ts). Past it a notice is dropped, never queued, and counted in
 // the server log (docs/authoring.md, "Host functions of the hyper-mcp interface").
 import type { Logger } from 'pino';
+import { tokenBucket } from '../sandbox/index.js';
 import type { CallClient } from '../tool/index.js';
 
 /** Notices per second one plugin's calls may send together, after a burst of PLUGIN_NOTICE_BURST. */
@@ -22,19 +23,13 @@ export function pluginNoticeLimit(
   logger: Logger | undefined,
   now: () => number = () => performance.now(),
 ): NoticeLimit {
-  let tokens = PLUGIN_NOTICE_BURST;
-  let at = now();
+  const bucket = tokenBucket(PLUGIN_NOTICE_BURST, PLUGIN_NOTICES_PER_SECOND, now);
   let dropped = 0;
   let unreported = 0;
   let reportedAt = Number.NEGATIVE_INFINITY;
   const take = (): boolean => {
+    if (bucket.take()) return true;
     const t = now();
-    tokens = Math.min(PLUGIN_NOTICE_BURST, tokens + ((t - at) / 1000) * PLUGIN_NOTICES_PER_SECOND);
-    at = t;
-    if (tokens >= 1) {
-      tokens -= 1;
-      return true;
-    }
     dropped++;
     unreported++;
     // one line a second at most: the report must not become the flood

@@ -20,3 +20,4 @@ export { SandboxLoadError } from './load-error.js';
 export { usePreparedModuleCache } from './prepared-cache-dir.js';
 // The allowed_hosts grammar is the sandbox's; manifests validate and describe entries with it.
 export { matchHost } from '../host-grammar/index.js';
+export { tokenBucket } from './token-bucket.js';

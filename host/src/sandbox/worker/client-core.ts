@@ -2,6 +2,7 @@
 // (client-functions.ts) and hyper-mcp's (hyper-functions.ts): each crossing to the host blocks the
 // instance until the answer, and past a bound nothing crosses. Nothing is queued; a notice past a
 // bound is dropped and counted (docs/authoring.md, "Host functions of the hyper-mcp interface").
+import { tokenBucket } from '../token-bucket.js';
 import type { CallContext } from '@extism/extism';
 import { ClientOp } from '../channel.js';
 
@@ -57,7 +58,8 @@ export function createClientCore(deps: ClientFunctionDeps): { core: ClientCore; 
   let requests = 0;
   let notifications = 0;
   let dropped = 0;
-  const bucket = noticeBucket();
+  // the call's notice rate: NOTICE_BURST tokens, refilled at NOTICES_PER_SECOND
+  const bucket = tokenBucket(NOTICE_BURST, NOTICES_PER_SECOND);
   /** Counts a notice dropped past a bound; what the function answers the module. */
   const drop = (): number => {
     dropped++;
@@ -104,26 +106,6 @@ export function createClientCore(deps: ClientFunctionDeps): { core: ClientCore; 
       dropped = 0;
       bucket.refill();
       return was;
-    },
-  };
-}
-
-/** The call's notice rate: NOTICE_BURST tokens, refilled at NOTICES_PER_SECOND. */
-function noticeBucket(): { take(): boolean; refill(): void } {
-  let tokens = NOTICE_BURST;
-  let at = performance.now();
-  return {
-    take() {
-      const now = performance.now();
-      tokens = Math.min(NOTICE_BURST, tokens + ((now - at) / 1000) * NOTICES_PER_SECOND);
-      at = now;
-      if (tokens < 1) return false;
-      tokens -= 1;
-      return true;
-    },
-    refill() {
-      tokens = NOTICE_BURST;
-      at = performance.now();
     },
   };
 }
