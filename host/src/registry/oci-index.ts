@@ -8,7 +8,7 @@ import { fetchBytes, header } from './http.js';
 import type { OciRef } from './oci-ref.js';
 import { PACKAGE_LIMITS } from './package.js';
 
-const MANIFEST_TYPES = {
+export const MANIFEST_TYPES = {
   image: 'application/vnd.oci.image.manifest.v1+json',
   index: 'application/vnd.oci.image.index.v1+json',
   dockerImage: 'application/vnd.docker.distribution.manifest.v2+json',

@@ -8,7 +8,7 @@ import { digestOf } from './digest.js';
 import { RegistryError } from './errors.js';
 import { fetchBytes, header, send, type Progress } from './http.js';
 import { pluginFromLayers } from './image-layer.js';
-import { resolveManifest, type ImageManifest } from './oci-index.js';
+import { MANIFEST_TYPES, resolveManifest, type ImageManifest } from './oci-index.js';
 import type { OciRef } from './oci-ref.js';
 import { shapeOf, shapeWords, TOOL_MANIFEST_LAYER, WASM_CONFIG, WASM_LAYER, type ArtifactShape } from './oci-shapes.js';
 import { manifestNeeded, moduleOnlyPackage, type ModulePackage } from './plain.js';
@@ -25,7 +25,7 @@ import {
 import { isLinkFile } from './package-modules.js';
 
 export const OCI_MEDIA = {
-  manifest: 'application/vnd.oci.image.manifest.v1+json',
+  manifest: MANIFEST_TYPES.image,
   config: WASM_CONFIG,
   module: WASM_LAYER,
   toolManifest: TOOL_MANIFEST_LAYER,

@@ -4,7 +4,7 @@
 // wiring are the world's, and the code that lowers and lifts values beside the core module
 // (worker/component-runner.ts) is toolgate's, written for that world, never derived from what the
 // component says about itself. The core module then goes through prepare.ts like any module.
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../digest/index.js';
 import { SandboxLoadError } from '../load-error.js';
 import { BinaryReader } from './leb128.js';
 import { messageOf } from '../../errors/index.js';
@@ -53,10 +53,6 @@ function splitComponent(bytes: Uint8Array, fail: (rule: string) => never): TopSe
   return out;
 }
 
-function digest(body: Uint8Array): string {
-  return createHash('sha256').update(body).digest('hex');
-}
-
 /**
  * The tool's core module, when the component is toolgate's world; else SandboxLoadError
  * WRONG_WORLD naming the first section that differs and what that section holds.
@@ -83,7 +79,7 @@ export function toolModuleOf(bytes: Uint8Array, tool: string): Uint8Array {
         `has ${SECTION_MEANING[got.id] ?? `section kind ${got.id}`} where ${world} has ${meaning} (section ${i})`,
       );
     if (want.digest === TOOL_MODULE) module = got.body;
-    else if (digest(got.body) !== want.digest)
+    else if (sha256Hex(got.body) !== want.digest)
       return fail(
         `differs from ${world} in ${meaning} (section ${i}): it is built against another world or with other imports or exports`,
       );
