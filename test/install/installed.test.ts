@@ -247,6 +247,43 @@ describe('the packed and installed toolgate, run from a folder outside the check
     }, 300_000);
   });
 
+  // The scaffold installs its build packages itself (npm ci of the package-lock.json it carries),
+  // here with npm offline: every package comes from the cache the checkout's own npm ci filled.
+  it("new --lang ts: the scaffold's pinned build packages come from npm's cache alone, it builds and passes test.sh, and serve calls the built tool", async () => {
+    const tool = 'inst_ts';
+    const made = await toolgate(['new', tool, '--lang', 'ts']);
+    expect(made.code, made.stderr).toBe(0);
+    const dir = join(work, tool);
+    for (const file of readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile())) {
+      const text = readFileSync(join(file.parentPath, file.name), 'utf8');
+      for (const path of [ROOT, prefix, work]) expect(text, file.name).not.toContain(path);
+    }
+    expect(readFileSync(join(dir, 'lib/world.wit'))).toEqual(readFileSync(join(ROOT, 'pdk-examples/js/lib/world.wit')));
+    // the versions toolgate's own lockfile holds, componentize-js's dependencies included
+    const ours = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { version?: string }>;
+    };
+    const theirs = JSON.parse(readFileSync(join(dir, 'package-lock.json'), 'utf8')) as typeof ours;
+    for (const pkg of ['@bytecodealliance/componentize-js', '@bytecodealliance/jco', 'esbuild'])
+      expect(theirs.packages[`node_modules/${pkg}`]?.version, pkg).toBe(ours.packages[`node_modules/${pkg}`]?.version);
+    const offline = { ...env, npm_config_offline: 'true' };
+    const test = await run('sh', ['./test.sh'], { cwd: dir, env: offline, timeoutMs: 480_000 });
+    expect(test.code, test.stdout + test.stderr).toBe(0);
+    expect(test.stdout).toContain(`ok: ${tool}`);
+    const s = await served(['--manifests', dir, '--policy-set', 'dev'], folder('serve-ts'));
+    try {
+      const res = await fetch(`${s.url}/v1/tools/${tool}/call`, {
+        method: 'POST',
+        body: JSON.stringify({ arguments: { name: 'Zoë 🎉' } }),
+      });
+      const result = (await res.json()) as { isError: boolean; structuredContent?: unknown };
+      expect(result.isError, JSON.stringify(result)).toBe(false);
+      expect(result.structuredContent).toEqual({ greeting: 'Hello, Zoë 🎉!' });
+    } finally {
+      expect(await s.stop()).toBe(0);
+    }
+  }, 600_000);
+
   it('install puts a built scaffold in the store; it is called from any folder and listed', async () => {
     const src = join(work, 'inst_wat');
     if (!existsSync(join(src, 'build', 'inst_wat.wasm'))) {

@@ -1,7 +1,9 @@
 // TypeScript and JavaScript (module.abi: component, docs/authoring-ts.md): the scaffold carries its
-// own package.json with the build packages pinned as toolgate pins them (componentize-js is hundreds
-// of megabytes, needed only to build: docs/decisions.md, "JavaScript tools: components of one fixed
-// world"), and a copy of toolgate's world, runtime and build script from pdk-examples/js/lib.
+// own package.json and package-lock.json, which pin the build packages and everything they pull in
+// exactly as toolgate's own lockfile does (pdk-examples/js/lib/build-lock.json, written by
+// scripts/js-build-lock.mjs): componentize-js is hundreds of megabytes, needed only to build
+// (docs/decisions.md, "JavaScript tools: components of one fixed world"), and a component built by
+// another version of it is refused at load. Also a copy of toolgate's world, runtime and build script.
 import type { LanguageTemplate, ScaffoldContext, ScaffoldFile } from './types.js';
 
 function source(tool: string, ts: boolean): string {
@@ -21,13 +23,14 @@ export async function run(${sig} {
 function makefile(tool: string, ext: string): string {
   return `# Builds build/${tool}.wasm, a component of toolgate's world (lib/world.wit): esbuild bundles
 # ${tool}.${ext} with lib/toolgate.js, componentize-js compiles the bundle. Both are this folder's own
-# devDependencies (package.json), installed by npm on the first build.
+# devDependencies, pinned with everything they need in package-lock.json; the first build installs
+# them with npm ci (from npm's cache when it holds them).
 .PHONY: all clean
 all: build/${tool}.wasm
 \t@:
 
-node_modules/.package-lock.json: package.json
-\t@npm install --prefer-offline --no-audit --no-fund --loglevel=error >/dev/null
+node_modules/.package-lock.json: package.json package-lock.json
+\t@npm ci --prefer-offline --no-audit --no-fund --loglevel=error >/dev/null
 \t@touch $@
 
 build/${tool}.wasm: ${tool}.${ext} lib/build.mjs lib/toolgate.js lib/world.wit | node_modules/.package-lock.json
@@ -39,16 +42,34 @@ clean:
 `;
 }
 
-/** What a JavaScript tool needs at build time (never at run time: the host runs the component's core module). */
-export const JS_BUILD_DEPENDENCIES = [
-  'esbuild',
-  '@bytecodealliance/componentize-js',
-  '@bytecodealliance/preview2-shim',
-] as const;
+/** The lockfile toolgate ships for the build packages, as this tool's own (its name in place of the placeholder's). */
+interface BuildLock {
+  name: string;
+  version: string;
+  packages: Record<string, Record<string, unknown>>;
+}
 
-function packageJson(tool: string, pins: Readonly<Record<string, string>>): string {
-  const devDependencies = Object.fromEntries(JS_BUILD_DEPENDENCIES.map((name) => [name, pins[name] ?? '*']));
-  return `${JSON.stringify({ name: tool.replace(/_/g, '-'), version: '0.1.0', private: true, type: 'module', devDependencies }, null, 2)}\n`;
+function buildLock(ctx: ScaffoldContext): { lock: BuildLock; devDependencies: Record<string, string> } {
+  const shipped = JSON.parse(new TextDecoder().decode(ctx.readHelper('js/lib/build-lock.json'))) as BuildLock;
+  const name = ctx.tool.replace(/_/g, '-');
+  const rootEntry = shipped.packages[''] ?? {};
+  const devDependencies = (rootEntry['devDependencies'] ?? {}) as Record<string, string>;
+  const lock: BuildLock = {
+    ...shipped,
+    name,
+    version: '0.1.0',
+    packages: { ...shipped.packages, '': { ...rootEntry, name, version: '0.1.0' } },
+  };
+  return { lock, devDependencies };
+}
+
+function packageFiles(ctx: ScaffoldContext): ScaffoldFile[] {
+  const { lock, devDependencies } = buildLock(ctx);
+  const pkg = { name: lock.name, version: '0.1.0', private: true, type: 'module', devDependencies };
+  return [
+    { path: 'package.json', content: `${JSON.stringify(pkg, null, 2)}\n` },
+    { path: 'package-lock.json', content: `${JSON.stringify(lock, null, 2)}\n` },
+  ];
 }
 
 function template(ts: boolean): LanguageTemplate {
@@ -58,11 +79,11 @@ function template(ts: boolean): LanguageTemplate {
     maxPages: 512,
     abi: 'component',
     buildNote:
-      'Needs node and npm: the first `make` installs esbuild and componentize-js into node_modules/ (a few hundred MB); each build takes tens of seconds.',
+      "Needs node and npm: the first `make` installs esbuild and componentize-js, at the versions package-lock.json pins, into node_modules/ (about 500 MB, from npm's cache when it holds them); each build takes tens of seconds.",
     files(ctx: ScaffoldContext): ScaffoldFile[] {
       return [
         { path: `${ctx.tool}.${ext}`, content: source(ctx.tool, ts) },
-        { path: 'package.json', content: packageJson(ctx.tool, ctx.buildPins) },
+        ...packageFiles(ctx),
         { path: '.gitignore', content: 'node_modules/\nbuild/\n' },
         { path: 'Makefile', content: makefile(ctx.tool, ext) },
         { path: 'lib/build.mjs', content: ctx.readHelper('js/lib/build.mjs') },
