@@ -25,7 +25,8 @@ const HELP = `Usage: toolgate new <tool> --lang as|c|rust|wat|ts|js [--abi toolg
 
 Creates a folder with a working example tool named <tool>: its source, a Makefile, its manifest
 (<tool>.yaml), a test script (test.sh) and our helpers for the language's Extism ABI (for ts and
-js: toolgate's world, its runtime and a build script that makes a component of that world).
+js: toolgate's world, its runtime, a build script that makes a component of that world, and a
+package.json + package-lock.json pinning the build packages as toolgate's own lockfile does).
 
 Options:
   --lang LANG   as (AssemblyScript), c, rust, wat (WebAssembly text), ts (TypeScript) or
