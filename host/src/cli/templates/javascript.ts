@@ -4,6 +4,9 @@
 // scripts/js-build-lock.mjs): componentize-js is hundreds of megabytes, needed only to build
 // (docs/decisions.md, "JavaScript tools: components of one fixed world"), and a component built by
 // another version of it is refused at load. Also a copy of toolgate's world, runtime and build script.
+import { z } from 'zod';
+import { messageOf } from '../../errors/index.js';
+import { UsageError } from '../usage.js';
 import type { LanguageTemplate, ScaffoldContext, ScaffoldFile } from './types.js';
 
 function source(tool: string, ts: boolean): string {
@@ -42,30 +45,33 @@ clean:
 `;
 }
 
-/** The lockfile toolgate ships for the build packages, as this tool's own (its name in place of the placeholder's). */
-interface BuildLock {
-  name: string;
-  version: string;
-  packages: Record<string, Record<string, unknown>>;
-}
+/** The lockfile toolgate ships for the build packages (read as shipped: a root entry and the packages). */
+const buildLockSchema = z.looseObject({
+  packages: z.record(z.string(), z.looseObject({})).refine((p) => p[''] !== undefined, 'has no root entry ("")'),
+});
+const rootSchema = z.looseObject({ devDependencies: z.record(z.string(), z.string()) });
 
-function buildLock(ctx: ScaffoldContext): { lock: BuildLock; devDependencies: Record<string, string> } {
-  const shipped = JSON.parse(new TextDecoder().decode(ctx.readHelper('js/lib/build-lock.json'))) as BuildLock;
+/** The shipped build lock as this tool's own: its name and version in place of the placeholder's. */
+function buildLock(ctx: ScaffoldContext): { lock: Record<string, unknown>; devDependencies: Record<string, string> } {
+  const text = new TextDecoder().decode(ctx.readHelper('js/lib/build-lock.json'));
+  let parsed: z.infer<typeof buildLockSchema>;
+  let root: z.infer<typeof rootSchema>;
+  try {
+    parsed = buildLockSchema.parse(JSON.parse(text));
+    root = rootSchema.parse(parsed.packages['']);
+  } catch (err) {
+    throw new UsageError(
+      `toolgate's pdk-examples/js/lib/build-lock.json is not a lockfile of the build packages (reinstall toolgate): ${messageOf(err)}`,
+    );
+  }
   const name = ctx.tool.replace(/_/g, '-');
-  const rootEntry = shipped.packages[''] ?? {};
-  const devDependencies = (rootEntry['devDependencies'] ?? {}) as Record<string, string>;
-  const lock: BuildLock = {
-    ...shipped,
-    name,
-    version: '0.1.0',
-    packages: { ...shipped.packages, '': { ...rootEntry, name, version: '0.1.0' } },
-  };
-  return { lock, devDependencies };
+  const packages = { ...parsed.packages, '': { ...root, name, version: '0.1.0' } };
+  return { lock: { ...parsed, name, version: '0.1.0', packages }, devDependencies: root.devDependencies };
 }
 
 function packageFiles(ctx: ScaffoldContext): ScaffoldFile[] {
   const { lock, devDependencies } = buildLock(ctx);
-  const pkg = { name: lock.name, version: '0.1.0', private: true, type: 'module', devDependencies };
+  const pkg = { name: lock['name'], version: '0.1.0', private: true, type: 'module', devDependencies };
   return [
     { path: 'package.json', content: `${JSON.stringify(pkg, null, 2)}\n` },
     { path: 'package-lock.json', content: `${JSON.stringify(lock, null, 2)}\n` },
