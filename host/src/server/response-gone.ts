@@ -13,6 +13,8 @@ export interface CallLink {
   readonly signal: AbortSignal;
   /** For CallOptions.onApprovalWait: marks the call as waiting for a person until the function runs. */
   waiting(): () => void;
+  /** Aborts `signal` with `reason` (the first reason stands): CallTracker.run's abortOwn. */
+  readonly abort: (reason: unknown) => void;
   unlink(): void;
 }
 
@@ -46,6 +48,7 @@ export class ClientLinks {
           entry.asking = false;
         };
       },
+      abort: (reason) => entry.stop.abort(reason),
       unlink: () => {
         unrelay();
         if (this.#calls.get(id) === entry) this.#calls.delete(id);
