@@ -1,7 +1,7 @@
 // Every call in flight, so a shutdown can stop taking new ones, let the running ones finish up to
 // a deadline, and then cancel the rest (which tears their instances down) instead of hanging.
 import { ToolgateError } from '../errors/index.js';
-import { whenAborted } from '../signals/index.js';
+import { ownedAbort, whenAborted } from '../signals/index.js';
 import { ToolFailure } from '../tool/index.js';
 
 /** What a client reads when shutdown ends its call: the words are the same on every transport. */
@@ -52,12 +52,12 @@ export class CallTracker {
       signal = callerSignal;
       abort = abortOwn;
     } else {
-      const stop = new AbortController();
+      const stop = ownedAbort();
       const relay = () => stop.abort(callerSignal?.reason);
       if (callerSignal?.aborted === true) relay();
       else if (callerSignal !== undefined) unlink = whenAborted(callerSignal, relay);
       signal = stop.signal;
-      abort = (reason) => stop.abort(reason);
+      abort = stop.abort;
     }
     this.#total += 1;
     const p = fn(signal);

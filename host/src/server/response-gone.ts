@@ -3,7 +3,7 @@
 // (it leaves the queue and /ui, the audit record says why) before the tool ever runs.
 import type { ServerResponse } from 'node:http';
 import { ClientGone } from '../approval/index.js';
-import { whenAborted } from '../signals/index.js';
+import { ownedAbort, whenAborted, type OwnedAbort } from '../signals/index.js';
 
 type RequestId = string | number;
 
@@ -19,7 +19,7 @@ export interface CallLink {
 }
 
 interface Entry {
-  readonly stop: AbortController;
+  readonly stop: OwnedAbort;
   asking: boolean;
 }
 
@@ -33,7 +33,7 @@ export class ClientLinks {
    * and when the session closes, both the client going away.
    */
   link(id: RequestId, sdkSignal: AbortSignal): CallLink {
-    const entry: Entry = { stop: new AbortController(), asking: false };
+    const entry: Entry = { stop: ownedAbort(), asking: false };
     const gone = () => entry.stop.abort(new ClientGone('it cancelled the request or its session closed'));
     let unrelay: () => void = () => {};
     if (sdkSignal.aborted) gone();
