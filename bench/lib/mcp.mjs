@@ -146,22 +146,3 @@ export async function interleavedCalls(dir, sessions, { n, warm, block, early })
     for (const s of open) await s.client.close();
   }
 }
-
-/** One server session: `warm` unmeasured calls, then `n` timed ones (µs each) and the server's CPU per call. */
-export async function calls(kind, dir, name, n, warm, opts) {
-  const { client, pid } = await connect(kind, dir, opts);
-  try {
-    for (let i = 0; i < warm; i++) await client.callTool({ name, arguments: ARGS });
-    const cpu0 = cpuMicros(pid);
-    const lat = new Array(n);
-    for (let i = 0; i < n; i++) {
-      const t0 = performance.now();
-      const r = await client.callTool({ name, arguments: ARGS });
-      lat[i] = (performance.now() - t0) * 1000;
-      if (r.isError) throw new Error(`${kind} ${name}: ${JSON.stringify(r.content)}`);
-    }
-    return { lat, cpu: (cpuMicros(pid) - cpu0) / n };
-  } finally {
-    await client.close();
-  }
-}

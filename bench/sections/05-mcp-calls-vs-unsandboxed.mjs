@@ -2,8 +2,9 @@
 // first http_request of a new instance (issue 15's goals; issue 27's goals 2, 3b and 5), every row
 // side by side in one run with its goal: toolgate (`serve --stdio`, the bundled command, no policy
 // set) against an unsandboxed MCP server (the SDK's low-level Server, the same echo in-process),
-// driven by the same SDK client, in alternating rounds so drift on a shared machine hits both sides
-// alike. Verdicts are on the median of the per-round ratios.
+// driven by the same SDK client. The call rows run their servers side by side, called in turn a
+// block at a time, so drift on a shared machine hits every side alike; start-up rows alternate.
+// Verdicts are on the median of the per-round ratios.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
