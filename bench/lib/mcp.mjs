@@ -105,21 +105,44 @@ export async function startup(kind, dir, opts = {}) {
   return { listed, called, cpu };
 }
 
-/** One server session: `warm` unmeasured calls, then `n` timed ones (µs each) and the server's CPU per call. */
-export async function calls(kind, dir, name, n, warm, opts) {
-  const { client, pid } = await connect(kind, dir, opts);
+/**
+ * Several server sessions side by side, called in turn: `warm` unmeasured calls each, then `n` timed
+ * calls each in blocks of `block`, one session's block after another's, so that a change in the
+ * machine's load (other processes on a shared box) lands on every session alike instead of on
+ * whichever one happened to run then. `sessions`: [key, kind, tool name, transport options].
+ * Returns, per key, the latencies (µs), the server's CPU per timed call (µs, all threads) and the
+ * CPU per call of the first `early` warm-up calls (tier-up and lazy work included).
+ */
+export async function interleavedCalls(dir, sessions, { n, warm, block, early }) {
+  const open = [];
   try {
-    for (let i = 0; i < warm; i++) await client.callTool({ name, arguments: ARGS });
-    const cpu0 = cpuMicros(pid);
-    const lat = new Array(n);
-    for (let i = 0; i < n; i++) {
-      const t0 = performance.now();
-      const r = await client.callTool({ name, arguments: ARGS });
-      lat[i] = (performance.now() - t0) * 1000;
-      if (r.isError) throw new Error(`${kind} ${name}: ${JSON.stringify(r.content)}`);
+    for (const [key, kind, name, opts] of sessions) open.push({ key, kind, name, ...(await connect(kind, dir, opts)) });
+    const out = Object.fromEntries(open.map((s) => [s.key, { lat: [], cpu: 0, early: 0 }]));
+    const one = async (s) => {
+      const r = await s.client.callTool({ name: s.name, arguments: ARGS });
+      if (r.isError) throw new Error(`${s.kind} ${s.name}: ${JSON.stringify(r.content)}`);
+    };
+    for (const s of open) {
+      const c0 = cpuMicros(s.pid);
+      for (let i = 0; i < early; i++) await one(s);
+      out[s.key].early = (cpuMicros(s.pid) - c0) / early;
     }
-    return { lat, cpu: (cpuMicros(pid) - cpu0) / n };
+    for (let done = early; done < warm; done += block)
+      for (const s of open) for (let i = 0; i < block; i++) await one(s);
+    for (let done = 0; done < n; done += block) {
+      for (const s of open) {
+        const c0 = cpuMicros(s.pid);
+        for (let i = 0; i < block; i++) {
+          const t0 = performance.now();
+          await one(s);
+          out[s.key].lat.push((performance.now() - t0) * 1000);
+        }
+        out[s.key].cpu += cpuMicros(s.pid) - c0;
+      }
+    }
+    for (const s of open) out[s.key].cpu /= out[s.key].lat.length;
+    return out;
   } finally {
-    await client.close();
+    for (const s of open) await s.client.close();
   }
 }

@@ -2,35 +2,42 @@
 // first http_request of a new instance (issue 15's goals; issue 27's goals 2, 3b and 5), every row
 // side by side in one run with its goal: toolgate (`serve --stdio`, the bundled command, no policy
 // set) against an unsandboxed MCP server (the SDK's low-level Server, the same echo in-process),
-// driven by the same SDK client, in alternating rounds so drift on a shared machine hits both sides
-// alike. Verdicts are on the median of the per-round ratios.
+// driven by the same SDK client. The call rows run their servers side by side, called in turn a
+// block at a time, so drift on a shared machine hits every side alike; start-up rows alternate.
+// Verdicts are on the median of the per-round ratios.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { firstRequests, THINK_MS, WARM_CALLS } from '../lib/first-request.mjs';
-import { benchFolder, calls, ECHO_WASM, ROOT, startup } from '../lib/mcp.mjs';
+import { benchFolder, ECHO_WASM, interleavedCalls, ROOT, startup } from '../lib/mcp.mjs';
 
 export const title =
   'MCP over stdio: warm calls, server CPU per call, start-up and idle instance memory vs an unsandboxed MCP server';
 
 const env = (name, fallback) => Number(process.env[name] ?? fallback);
 
-/** Sequential tools/call sessions, one of each kind per round, in turn. */
-async function callRounds(ctx, dir, rounds, n, warm) {
-  const kinds = [
+/**
+ * Per round, the four sessions run side by side (fresh servers), called in turn a block at a time
+ * (interleavedCalls): load from other processes then lands on every row of a round alike.
+ */
+async function callRounds(ctx, dir, rounds, n, warm, block, early) {
+  const sessions = [
     ['wasm', 'toolgate', 'wasm_echo'],
     ['base', 'baseline', 'wasm_echo'],
     ['native', 'toolgate', 'echo'],
     ['worker', 'toolgate', 'wasm_echo_worker', { manifests: [join(dir, 'manifests'), join(dir, 'worker')] }],
   ];
-  const out = Object.fromEntries(kinds.map(([k]) => [k, { lat: [], p50: [], cpu: [] }]));
+  const out = Object.fromEntries(sessions.map(([k]) => [k, { lat: [], p50: [], cpu: [], early: [] }]));
   for (let r = 0; r < rounds; r++) {
-    for (const [key, kind, name, opts] of kinds) {
-      const s = await calls(kind, dir, name, n, warm, opts);
-      out[key].lat.push(...s.lat);
-      out[key].p50.push(ctx.summary(s.lat).median);
-      out[key].cpu.push(s.cpu);
+    // the order rotates each round, so no row is always the first of a block turn
+    const order = sessions.map((_, i) => sessions[(i + r) % sessions.length]);
+    const got = await interleavedCalls(dir, order, { n, warm, block, early });
+    for (const [key] of sessions) {
+      out[key].lat.push(...got[key].lat);
+      out[key].p50.push(ctx.summary(got[key].lat).median);
+      out[key].cpu.push(got[key].cpu);
+      out[key].early.push(got[key].early);
     }
   }
   return out;
@@ -85,17 +92,21 @@ export async function run(ctx) {
   const dir = benchFolder();
   try {
     const ROUNDS = env('BENCH_ROUNDS', 5); // odd, so each median is one round's value
-    const N = env('BENCH_CALLS', 600);
-    const WARM = 200;
+    const N = env('BENCH_CALLS', 3000);
+    // toolgate's CPU per call settles after ~1500 calls (V8 optimising its longer path on its
+    // background threads, counted in the process's CPU); the first EARLY calls are reported apart
+    const WARM = env('BENCH_WARM', 2000);
+    const EARLY = 1000;
+    const BLOCK = 100;
     const STARTS = env('BENCH_STARTS', 9);
     const NET = env('BENCH_NET_ROUNDS', 5);
-    const c = await callRounds(ctx, dir, ROUNDS, N, WARM);
+    const c = await callRounds(ctx, dir, ROUNDS, N, WARM, BLOCK, EARLY);
     const st = await startRounds(dir, STARTS);
     const cache = await cacheRounds(dir, Math.max(3, Math.round(STARTS / 2)));
     const rss = [rssProbe('auto', 32), rssProbe('auto', 32), rssProbe('auto', 32)];
     const rssWorker = rssProbe('worker', 8);
     const net = await firstRequests(ctx, NET);
-    return report(ctx, { c, st, cache, rss, rssWorker, net, ROUNDS, N, WARM, STARTS, NET });
+    return report(ctx, { c, st, cache, rss, rssWorker, net, ROUNDS, N, WARM, BLOCK, EARLY, STARTS, NET });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -127,7 +138,7 @@ function report(ctx, m) {
   const first = netMed('first') - netMed('warm');
   const repl = netMed('replacement') - netMed('warm');
   return [
-    `toolgate: \`dist/cli/main.js serve --stdio --policies none --builtin-tools\` with 19 manifests of one WASM echo (test/fixtures server_spin.wasm; no network, no files: its calls run on the calling thread) + the built-in native echo = 20 tools. Unsandboxed: the SDK's low-level Server with the same 20 tools, echo in-process (bench/lib/baseline-server.mjs). Same SDK client, stdio, sequential \`tools/call\` of \`{"text":"hello"}\`: ${m.ROUNDS} alternating rounds, each a fresh server per row, ${m.WARM} warm-up then ${m.N} timed calls. Server CPU is user + system time of the whole process (all threads) over the timed calls. The ratio is the median of the per-round ratios; the toolgate and unsandboxed columns are medians over all calls (CPU: over rounds).`,
+    `toolgate: \`dist/cli/main.js serve --stdio --policies none --builtin-tools\` with 19 manifests of one WASM echo (test/fixtures server_spin.wasm; no network, no files: its calls run on the calling thread) + the built-in native echo = 20 tools. Unsandboxed: the SDK's low-level Server with the same 20 tools, echo in-process (bench/lib/baseline-server.mjs). Same SDK client, stdio, sequential \`tools/call\` of \`{"text":"hello"}\`: ${m.ROUNDS} rounds, each with a fresh server per row, the four servers of a round running side by side and called in turn ${m.BLOCK} calls at a time (the order rotating each round), so that load from other processes lands on every row alike; ${m.WARM} warm-up calls each (toolgate's CPU per call settles only after ~1500: V8 optimises its longer path on background threads, which the process's CPU counts; the first ${m.EARLY} calls' CPU is a reference row below), then ${m.N} timed calls each. Server CPU is user + system time of the whole process (all threads) over its timed calls. The ratio is the median of the per-round ratios; the toolgate and unsandboxed columns are medians over all calls (CPU: over rounds).`,
     '',
     '| measure | toolgate | unsandboxed SDK server | ratio | goal |',
     '|---|---|---|---|---|',
@@ -150,6 +161,7 @@ function report(ctx, m) {
     'Reference rows (no goal):',
     '',
     `- the same WASM echo kept in a worker (an allowed host it never uses): p50 ${fmt(med(c.worker.lat))} µs, ${fmt(med(ratios(c.worker.p50, c.base.p50)), 2)}x the unsandboxed server; CPU ${fmt(med(c.worker.cpu), 0)} µs/call.`,
+    `- server CPU per call over the first ${m.EARLY} calls of a fresh server (tier-up and lazy start-up work included): WASM echo ${fmt(med(c.wasm.early), 0)} µs, unsandboxed ${fmt(med(c.base.early), 0)} µs (${fmt(med(ratios(c.wasm.early, c.base.early)), 2)}x).`,
     `- server CPU per native call: ${fmt(cpuN.value, 0)} µs vs ${fmt(cpuB.value, 0)} µs (${fmt(med(ratios(cpuN.per, cpuB.per)), 2)}x).`,
     `- p99 over all calls: WASM echo ${fmt(ctx.summary(c.wasm.lat).p99)} µs, native ${fmt(ctx.summary(c.native.lat).p99)} µs, unsandboxed ${fmt(ctx.summary(c.base.lat).p99)} µs.`,
     `- prepared-module cache (issue 15.3): spawn -> tools/list -> first call of convert_units (Rust, 126 KB) with the 10 example tools, ${cache.cold.length} alternating starts: empty cache ${fmt(med(cache.cold))} ms, filled cache ${fmt(med(cache.warm))} ms (${fmt(med(ratios(cache.warm, cache.cold)), 2)}x); to tools/list alone ${fmt(med(cache.coldList))} / ${fmt(med(cache.warmList))} ms (modules are prepared after the first tools/list, so the list does not wait for them).`,

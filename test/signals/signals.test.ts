@@ -2,7 +2,7 @@
 // the rules the pipeline and the sandbox rely on (work that settled first wins; the reason is kept).
 import { getEventListeners } from 'node:events';
 import { describe, expect, test } from 'vitest';
-import { raceSignal, whenAborted } from '../../host/src/signals/index.js';
+import { ownedAbort, raceSignal, whenAborted } from '../../host/src/signals/index.js';
 
 /** Counts the 'abort' listeners added to a signal, as the EventTarget sees them. */
 function counted(): { signal: AbortSignal; abort: (reason?: unknown) => void; added: () => number } {
@@ -83,5 +83,34 @@ describe('no listener left behind', () => {
     whenAborted(ac.signal, () => ran.push('ran'));
     ac.abort();
     expect(ran).toEqual(['ran']);
+  });
+});
+
+describe('an owned signal (ownedAbort)', () => {
+  test("waits on it add no 'abort' listener, and its owner's abort runs each of them once, after the signal's own listeners", async () => {
+    const owned = ownedAbort();
+    const ran: string[] = [];
+    owned.signal.addEventListener('abort', () => ran.push('listener'));
+    whenAborted(owned.signal, () => ran.push('wait'));
+    const stopped = whenAborted(owned.signal, () => ran.push('stopped wait'));
+    const race = raceSignal(new Promise(() => {}), owned.signal).catch((e: unknown) => e);
+    expect(getEventListeners(owned.signal, 'abort')).toHaveLength(1);
+    stopped();
+    owned.abort(new Error('first'));
+    owned.abort(new Error('second'));
+    expect(owned.signal.aborted).toBe(true);
+    expect((owned.signal.reason as Error).message).toBe('first');
+    expect(ran).toEqual(['listener', 'wait']);
+    expect(((await race) as Error).message).toBe('first');
+  });
+
+  test('raced many times, an owned signal answers each race with its work; aborted without a reason, it carries the AbortError and runs a wait made then', async () => {
+    const owned = ownedAbort();
+    for (let i = 0; i < 50; i++) expect(await raceSignal(Promise.resolve(i), owned.signal)).toBe(i);
+    const ran: number[] = [];
+    whenAborted(owned.signal, () => ran.push(1));
+    owned.abort();
+    expect(ran).toEqual([1]);
+    expect(owned.signal.reason).toBeInstanceOf(DOMException);
   });
 });

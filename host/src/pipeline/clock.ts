@@ -6,7 +6,7 @@
 import { ToolFailure, type ExecIdentity, type Tool } from '../tool/index.js';
 import type { HookEntry } from './hooks.js';
 import type { DeadlineRule } from './types.js';
-import { whenAborted } from '../signals/index.js';
+import { ownedAbort, whenAborted, type OwnedAbort } from '../signals/index.js';
 
 /** After the deadline has passed, post-execute still gets this long per listener (to redact a TIMEOUT). */
 export const POST_DEADLINE_GRACE_MS = 1_000;
@@ -45,18 +45,19 @@ export function callBudget(
 /**
  * One AbortController per call with a budget, none without: on Node 20 each AbortSignal costs ~10 µs
  * to make (it is an EventTarget whose prototype is swapped afterwards), and a call used to make two
- * here. The deadline-only signal (post-execute races it) is made on first use.
+ * here. The deadline-only signal (post-execute races it) is made on first use. Both are owned
+ * (ownedAbort): waits on them cost no 'abort' listener.
  */
 export class CallClock {
   /** Aborts when the caller cancels or the deadline passes (the caller's own signal without a budget). */
   readonly signal: AbortSignal;
   readonly budget: Budget | undefined;
-  readonly #own: AbortController | undefined;
+  readonly #own: OwnedAbort | undefined;
   readonly #caller: AbortSignal;
   readonly #tool: string;
   readonly #relay = (): void => this.#own?.abort(this.#caller.reason);
   #stopRelay: (() => void) | undefined;
-  #deadline: AbortController | undefined;
+  #deadline: OwnedAbort | undefined;
   #timeout: ToolFailure | undefined;
   #timer: NodeJS.Timeout | undefined;
   #left: number;
@@ -72,7 +73,7 @@ export class CallClock {
     if (budget === undefined) {
       this.signal = caller;
     } else {
-      this.#own = new AbortController();
+      this.#own = ownedAbort();
       this.signal = this.#own.signal;
       if (caller.aborted) this.#relay();
       else this.#stopRelay = whenAborted(caller, this.#relay);
@@ -83,7 +84,7 @@ export class CallClock {
   /** Aborts only when the deadline passes. */
   get deadline(): AbortSignal {
     if (this.#deadline === undefined) {
-      this.#deadline = new AbortController();
+      this.#deadline = ownedAbort();
       if (this.#timeout !== undefined) this.#deadline.abort(this.#timeout);
     }
     return this.#deadline.signal;

@@ -16,6 +16,8 @@ import { messageOf, ToolgateError } from '../errors/index.js';
 import { tracer } from '../telemetry/index.js';
 
 const ALLOW: Decision = Object.freeze({ kind: 'allow' });
+/** What an empty pre-execute chain decides (runChain's answer past its last listener). */
+const DEFAULT_ALLOW: Decided = Object.freeze({ decision: ALLOW, by: 'default' });
 
 export interface GateOptions {
   dryRun: boolean;
@@ -40,10 +42,14 @@ export async function gate(call: CallContext, opts: GateOptions): Promise<Refusa
   let decided: { decision: Decision; by: string };
   try {
     clock.at('tools/pre-execute');
-    decided = await raceSignal(
-      runChain(call, { tool: call.tool, dryRun: opts.dryRun }, opts.listenerTimeoutMs),
-      clock.signal,
-    );
+    // No listeners: the chain is the default allow, settled before any abort could win the race.
+    decided =
+      call.hooks['tools/pre-execute'].length === 0
+        ? DEFAULT_ALLOW
+        : await raceSignal(
+            runChain(call, { tool: call.tool, dryRun: opts.dryRun }, opts.listenerTimeoutMs),
+            clock.signal,
+          );
   } catch (err) {
     trail.final = 'denied';
     return stopped(call) ?? failed('LISTENER_ERROR', messageOf(err));

@@ -121,15 +121,19 @@ async function callTool(
     const agent = server.getClientVersion()?.name;
     const trace = traceOf(extra._meta as Record<string, unknown> | undefined, extra.requestInfo?.headers);
     const onApprovalWait = approvalWait(link, ownProgress ? askKeepAlive(progress, core.askProgressMs) : undefined);
-    const result = await core.calls.run(link.signal, (signal) =>
-      core.pipeline.call(name, args, {
-        signal,
-        callId,
-        client,
-        onApprovalWait,
-        ...(agent !== undefined ? { agent } : {}),
-        ...(trace !== undefined ? { trace } : {}),
-      }),
+    // the link's signal is this call's own: the tracker aborts it on shutdown, making none of its own
+    const result = await core.calls.run(
+      link.signal,
+      (signal) =>
+        core.pipeline.call(name, args, {
+          signal,
+          callId,
+          client,
+          onApprovalWait,
+          ...(agent !== undefined ? { agent } : {}),
+          ...(trace !== undefined ? { trace } : {}),
+        }),
+      link.abort,
     );
     // Unregistered between the check above and dispatch: still the client's mistake.
     if (result.error?.code === 'UNKNOWN_TOOL') throw UNKNOWN_TOOL(name);

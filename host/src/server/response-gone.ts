@@ -3,7 +3,7 @@
 // (it leaves the queue and /ui, the audit record says why) before the tool ever runs.
 import type { ServerResponse } from 'node:http';
 import { ClientGone } from '../approval/index.js';
-import { whenAborted } from '../signals/index.js';
+import { ownedAbort, whenAborted, type OwnedAbort } from '../signals/index.js';
 
 type RequestId = string | number;
 
@@ -13,11 +13,13 @@ export interface CallLink {
   readonly signal: AbortSignal;
   /** For CallOptions.onApprovalWait: marks the call as waiting for a person until the function runs. */
   waiting(): () => void;
+  /** Aborts `signal` with `reason` (the first reason stands): CallTracker.run's abortOwn. */
+  readonly abort: (reason: unknown) => void;
   unlink(): void;
 }
 
 interface Entry {
-  readonly stop: AbortController;
+  readonly stop: OwnedAbort;
   asking: boolean;
 }
 
@@ -31,7 +33,7 @@ export class ClientLinks {
    * and when the session closes, both the client going away.
    */
   link(id: RequestId, sdkSignal: AbortSignal): CallLink {
-    const entry: Entry = { stop: new AbortController(), asking: false };
+    const entry: Entry = { stop: ownedAbort(), asking: false };
     const gone = () => entry.stop.abort(new ClientGone('it cancelled the request or its session closed'));
     let unrelay: () => void = () => {};
     if (sdkSignal.aborted) gone();
@@ -46,6 +48,7 @@ export class ClientLinks {
           entry.asking = false;
         };
       },
+      abort: (reason) => entry.stop.abort(reason),
       unlink: () => {
         unrelay();
         if (this.#calls.get(id) === entry) this.#calls.delete(id);

@@ -7,13 +7,25 @@ import { ERROR_CODES_BY_PART, ToolgateError, type CodeOf } from '../errors/index
  * The waits on each signal. A signal has one 'abort' listener however many waits it has at once:
  * on Node 20 adding and removing a listener on an AbortSignal costs a few µs each (more before the
  * JIT has warmed), and one call waits on the same signal four or five times. The listener goes
- * when the last wait stops, so a long-lived signal never collects listeners.
+ * when the last wait stops, so a long-lived signal never collects listeners. An owned signal
+ * (ownedAbort) has no listener at all: its owner runs the waits when it aborts it.
  */
 interface Waits {
   readonly fns: Set<() => void>;
   readonly onAbort: () => void;
+  readonly owned: boolean;
 }
 const waits = new WeakMap<AbortSignal, Waits>();
+
+function newWaits(signal: AbortSignal, owned: boolean): Waits {
+  const fns = new Set<() => void>();
+  const onAbort = (): void => {
+    waits.delete(signal);
+    for (const f of fns) f();
+    fns.clear();
+  };
+  return { fns, onAbort, owned };
+}
 
 /**
  * Runs `fn` once when `signal` aborts (not at all if it already has: check `aborted` first).
@@ -22,22 +34,43 @@ const waits = new WeakMap<AbortSignal, Waits>();
 export function whenAborted(signal: AbortSignal, fn: () => void): () => void {
   let w = waits.get(signal);
   if (w === undefined) {
-    const fns = new Set<() => void>();
-    const onAbort = (): void => {
-      waits.delete(signal);
-      for (const f of fns) f();
-      fns.clear();
-    };
-    w = { fns, onAbort };
+    w = newWaits(signal, false);
     waits.set(signal, w);
-    signal.addEventListener('abort', onAbort, { once: true });
+    signal.addEventListener('abort', w.onAbort, { once: true });
   }
   const mine = w;
   mine.fns.add(fn);
   return () => {
-    if (!mine.fns.delete(fn) || mine.fns.size > 0) return;
+    if (!mine.fns.delete(fn) || mine.fns.size > 0 || mine.owned) return;
     if (waits.get(signal) === mine) waits.delete(signal);
     signal.removeEventListener('abort', mine.onAbort);
+  };
+}
+
+/** An AbortController that only its owner aborts, through `abort` (the first reason stands). */
+export interface OwnedAbort {
+  readonly signal: AbortSignal;
+  abort(reason?: unknown): void;
+}
+
+/**
+ * A controller for a signal that a call makes, waits on and drops (a client link's, the call
+ * clock's): whenAborted on it adds no 'abort' listener, since `abort` runs the waits itself, right
+ * after the signal's own listeners. On Node 20 the first listener on a new AbortSignal costs ~6 µs,
+ * and a tools/call chains three such signals (docs/decisions.md, "Per-call CPU").
+ */
+export function ownedAbort(): OwnedAbort {
+  const controller = new AbortController();
+  const signal = controller.signal;
+  const w = newWaits(signal, true);
+  waits.set(signal, w);
+  return {
+    signal,
+    abort(reason?: unknown) {
+      if (signal.aborted) return;
+      controller.abort(reason);
+      w.onAbort();
+    },
   };
 }
 
