@@ -231,6 +231,89 @@ export class Channel {
   }
 }
 
+const BELL_BYTES = 12;
+const RINGS = 0;
+const CALL_SLOT = 1;
+/** Control messages posted so far (the worker reads its port only when it has not seen them all). */
+const CONTROLS = 2;
+
+/**
+ * A worker's doorbell (docs/decisions.md "Several instances per worker"): one worker serves several
+ * instances, each with its own channel, and waits on this one word instead of any channel. The
+ * host rings it after posting a control message (an instance to start or drop) or after writing a
+ * CALL into an instance's channel, whose slot it leaves in CALL_SLOT. Only one call runs in a worker
+ * at a time and the host sends a call only to a worker no call holds, so one slot word suffices.
+ */
+export class Bell {
+  readonly words: Int32Array;
+  #seen = 0;
+
+  constructor(readonly sab: SharedArrayBuffer = new SharedArrayBuffer(BELL_BYTES)) {
+    this.words = new Int32Array(sab);
+  }
+
+  // --- host side ---
+  /** Rings for a CALL just written into the channel of the instance in `slot`. */
+  ringCall(slot: number): void {
+    Atomics.store(this.words, CALL_SLOT, slot);
+    this.#ring();
+  }
+
+  /** Rings for a control message just posted to the worker. */
+  ringControl(): void {
+    Atomics.add(this.words, CONTROLS, 1);
+    this.#ring();
+  }
+
+  #ring(): void {
+    Atomics.add(this.words, RINGS, 1);
+    Atomics.notify(this.words, RINGS);
+  }
+
+  // --- worker side ---
+  #controlsSeen = 0;
+
+  /** Whether control messages are waiting on the worker's port; counts them as taken. */
+  takeControls(): boolean {
+    const posted = Atomics.load(this.words, CONTROLS);
+    if (posted === this.#controlsSeen) return false;
+    this.#controlsSeen = posted;
+    return true;
+  }
+
+  /** The slot of the CALL the host sent, once (0: none). */
+  takeCall(): number {
+    return Atomics.exchange(this.words, CALL_SLOT, 0);
+  }
+
+  /**
+   * Blocks the worker until the bell rings, polling first for `spinMs` (bounded, then it sleeps, so
+   * an idle worker costs no CPU; see Channel.waitForHost). True if the poll caught the ring.
+   */
+  wait(spinMs = 0): boolean {
+    if (spinMs > 0) {
+      const until = performance.now() + spinMs;
+      do {
+        for (let i = 0; i < 128; i++) {
+          const now = Atomics.load(this.words, RINGS);
+          if (now !== this.#seen) {
+            this.#seen = now;
+            return true;
+          }
+        }
+      } while (performance.now() < until);
+    }
+    for (;;) {
+      const now = Atomics.load(this.words, RINGS);
+      if (now !== this.#seen) {
+        this.#seen = now;
+        return false;
+      }
+      Atomics.wait(this.words, RINGS, now);
+    }
+  }
+}
+
 /** Errors an instance reports are cut here; the caller cuts again (1 KiB) after sanitizing. */
 const MAX_ERROR_BYTES = 4096;
 const encoder = new TextEncoder();
