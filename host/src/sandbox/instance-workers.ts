@@ -175,6 +175,11 @@ function retire(w: InstanceWorker): void {
   if (users === 0 || other) void w.terminate('no instance left in it');
 }
 
+/** How many instances each live worker holds (tests: which instances share a worker). */
+export function workerSizes(): number[] {
+  return [...workers].map((w) => w.size);
+}
+
 /** Keeps a worker with room (booted now, in the background) until the returned release is called; one per open tool. */
 export function retainWorkers(file: URL): () => void {
   users++;
