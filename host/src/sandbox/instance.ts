@@ -135,7 +135,7 @@ export class SandboxInstance implements PooledInstance, Member {
     }
   }
 
-  // The host polls at most 50 µs, adaptively (channel.ts #spin); the worker polls for the next call.
+  // The host polls at most 50 µs, adaptively (channel.ts #spin); the worker sleeps in Atomics.wait.
   async #next(ctl: CallControl): Promise<{ op: number; aux: number; data: Uint8Array }> {
     if (ctl.failure) throw ctl.failure;
     if (this.#death) throw this.#death;
@@ -156,12 +156,13 @@ export class SandboxInstance implements PooledInstance, Member {
   async run(input: Uint8Array, ctl: CallControl, client?: CallClient): Promise<Uint8Array> {
     if (this.#dead) throw new ToolFailure('TOOL_ERROR', 'the instance is gone');
     if (!this.claim()) throw new ToolFailure('SANDBOX_ERROR', "the instance's worker is running another call");
-    if (!this.channel.write(Op.CALL, input, this.channel.callAux())) {
+    if (!this.channel.write(Op.CALL, input)) {
       throw new ToolFailure(
         'INVALID_ARGS',
         `input of ${input.length} bytes does not fit the channel (${this.channel.capacity})`,
       );
     }
+    this.channel.countCall();
     this.channel.sendToWorker();
     this.#running = true;
     this.worker.bell.ringCall(this.#slot);

@@ -4,7 +4,7 @@
 // worker"). Everything that can block (HTTP, the MCP client) is done by the host while this thread
 // sleeps in Atomics.wait, so terminating the worker always stops the call it runs.
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
-import { Bell, CALL_POLL_NEXT, Channel, errorBytes, Fault, Op } from '../channel.js';
+import { Bell, Channel, errorBytes, Fault, Op } from '../channel.js';
 import { ComponentRunner } from './component-runner.js';
 import { PluginRunner, type RunnerHooks } from './plugin-runner.js';
 import type { WorkerBoot, WorkerControl, WorkerInit, WorkerLog } from './protocol.js';
@@ -16,9 +16,6 @@ import { messageOf } from '../../errors/index.js';
 // a stand-in that no value is an instance of.
 Object.defineProperty(globalThis, 'Response', { value: class Response {}, configurable: true, writable: true });
 
-/** How long (ms) the worker polls for the next call before sleeping in Atomics.wait (see channel.ts). */
-const WORKER_SPIN_MS = 0.1;
-const MAX_MISSES = 4;
 const decoder = new TextDecoder();
 
 interface Hosted {
@@ -97,36 +94,25 @@ async function control(): Promise<void> {
   }
 }
 
-/** Runs the CALL waiting in the instance's channel; true if the host asked the worker to poll next. */
-async function serve(h: Hosted): Promise<boolean> {
+/** Runs the CALL waiting in the instance's channel. */
+async function serve(h: Hosted): Promise<void> {
   h.channel.waitForHost(); // the CALL was written before the bell rang
   const msg = h.channel.read(true);
-  if (msg.op !== Op.CALL) return false;
+  if (msg.op !== Op.CALL) return;
   const result = await h.runner.call(msg.data);
   if (result.ok) send(h.channel, Op.RESULT_OK, result.bytes);
   else send(h.channel, Op.RESULT_ERR, errorBytes(result.message), result.fault);
   await h.runner.finish();
-  return (msg.aux & CALL_POLL_NEXT) !== 0;
 }
 
 async function main(boot: WorkerBoot): Promise<void> {
   const bell = new Bell(boot.bell);
-  // Adaptive: after MAX_MISSES polls in a row that the next ring did not arrive in time (calls are
-  // not back to back, or host and worker share a core), stop polling, and poll again when the host
-  // asks (CALL_POLL_NEXT: its own probe is the next call, channel.ts callAux), so a worker whose
-  // polls do not pay stops spending CPU on them, and both sides probe on the same call.
-  let misses = 0;
-  let poll = true;
   for (;;) {
-    const caught = bell.wait(poll ? WORKER_SPIN_MS : 0);
-    if (caught) misses = 0;
-    else if (poll) misses++;
+    bell.wait();
     if (bell.takeControls()) await control();
     const slot = bell.takeCall();
     const h = slot === 0 ? undefined : hosted.get(slot);
-    if (h === undefined) continue;
-    const asked = await serve(h);
-    poll = misses < MAX_MISSES || asked;
+    if (h !== undefined) await serve(h);
   }
 }
 
