@@ -44,6 +44,7 @@ export class InstanceWorker {
   readonly #members = new Map<number, Member>();
   #nextSlot = 1;
   #dead = false;
+  #online = false;
   /** The member whose call (or start) holds the thread; a call is sent only to a worker no one holds. */
   holder: Member | undefined;
 
@@ -61,6 +62,9 @@ export class InstanceWorker {
     this.#worker.on('message', (m: unknown) => {
       const log = m as Partial<WorkerLog> | null;
       if (log?.kind === 'log' && typeof log.slot === 'number') this.#members.get(log.slot)?.onLog(log as WorkerLog);
+    });
+    this.#worker.once('online', () => {
+      this.#online = true;
     });
     this.#worker.on('error', (err) => this.#died(`the instance crashed: ${err.message}`));
     this.#worker.on('exit', (code) => this.#died(`the instance exited (code ${code})`));
@@ -138,7 +142,8 @@ export class InstanceWorker {
     this.#members.clear();
     workers.delete(this);
     for (const m of members) m.lost(reason);
-    keepRoom();
+    // a worker that never came online (its script cannot load) is not replaced in a loop
+    if (this.#online) keepRoom();
   }
 }
 
