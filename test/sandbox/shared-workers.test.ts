@@ -33,6 +33,14 @@ describe('several instances per worker', () => {
     expect(placed().sort()).toEqual([1, INSTANCES_PER_WORKER]);
   });
 
+  it('a tool whose vars and call budget would not fit beside others gets a worker alone', async () => {
+    const small = await kit('small', 'greet');
+    const big = await kit('big_vars', 'greet', { limits: { maxVarBytes: 40 * 1024 * 1024 } });
+    const other = await kit('small_2', 'greet');
+    for (const t of [small, big, other]) await t.call(utf8('x'), { signal: never() });
+    expect(placed().sort()).toEqual([1, 2]);
+  });
+
   it('two instances of one tool never share a worker: their calls run side by side', async () => {
     const tool = await kit('pair', 'slow_echo', { pool: { max: 2 } });
     const outs = await Promise.all([

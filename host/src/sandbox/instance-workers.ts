@@ -38,6 +38,11 @@ export interface Member {
   lost(reason: string): void;
 }
 
+/** A component, or a tool asking more host memory than a shared worker allows: its worker holds it alone. */
+function alone(m: Member): boolean {
+  return m.alone || m.heldBytes + m.callBytes > HELD_BYTES_PER_WORKER;
+}
+
 export class InstanceWorker {
   readonly bell = new Bell();
   readonly #worker: Worker;
@@ -83,14 +88,14 @@ export class InstanceWorker {
   /** Could take another instance at all (now or once its running call ends). */
   hasRoom(): boolean {
     if (this.#dead || this.#members.size >= INSTANCES_PER_WORKER) return false;
-    for (const m of this.#members.values()) if (m.alone) return false;
+    for (const m of this.#members.values()) if (alone(m)) return false;
     return true;
   }
 
   /** Could start `m` now: room, no call running, no instance of its tool, the shared host-memory budget. */
   fits(m: Member): boolean {
     if (!this.hasRoom() || this.holder !== undefined) return false;
-    if (m.alone) return this.#members.size === 0;
+    if (alone(m)) return this.#members.size === 0;
     let held = m.heldBytes;
     let call = m.callBytes;
     for (const o of this.#members.values()) {
