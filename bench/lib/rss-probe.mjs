@@ -1,5 +1,7 @@
-// Run as its own process by 30-sandbox-resources: prints the RSS (MiB) that each of K idle workers adds,
-// either sandbox instances ("instance") or Node workers that load nothing ("bare", the floor).
+// Run as its own process by 30-sandbox-resources: prints the RSS (MiB) that each of K idle instances
+// adds: K instances of one tool ("instance": one tool's instances never share a worker, so K
+// workers), one instance of each of K tools ("shared": they share instance workers), or K Node
+// workers that load nothing ("bare", the floor under a worker).
 // A fresh process per measurement: memory freed by an earlier measurement and kept by the allocator
 // would otherwise be reused and hide part of the next one's cost (measured: up to ~0.8 MiB each).
 import { Worker } from 'node:worker_threads';
@@ -37,6 +39,14 @@ import { kitSpec, never } from './sandbox-fixtures.mjs';
     await sleep(300);
     after = await rss();
     await Promise.all(workers.map((w) => w.terminate()));
+  } else if (mode === 'shared') {
+    const tools = [];
+    for (let i = 0; i < K; i++)
+      tools.push(await loadSandboxTool({ ...kitSpec('slow_echo', { pool: { max: 1 } }), name: `shared_${i}` }));
+    for (const t of tools) await t.call(new Uint8Array(1), { signal: never() });
+    await sleep(300); // a worker with room has booted if the last one filled up
+    after = await rss();
+    await Promise.all(tools.map((t) => t.close()));
   } else {
     const tool = await loadSandboxTool(kitSpec('slow_echo', { pool: { max: K } }));
     await Promise.all(Array.from({ length: K }, () => tool.call(new Uint8Array(1), { signal: never() })));

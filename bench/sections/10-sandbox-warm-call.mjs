@@ -17,7 +17,7 @@ export async function run(ctx) {
   const main = await createPlugin({ wasm: [{ data: kitWasm }] }, { useWasi: false });
   const worker = await createPlugin({ wasm: [{ data: kitWasm }] }, { useWasi: false, runInWorker: true });
   const paths = [
-    ['toolgate sandbox (own worker + Atomics)', () => tool.call(input, { signal }), N, 1000],
+    ['toolgate sandbox (instance worker + Atomics)', () => tool.call(input, { signal }), N, 1000],
     ['SDK main thread (no isolation)', () => main.call('greet', input), N, 1000],
     ['SDK runInWorker: true', () => worker.call('greet', input), N / 2, 200],
   ];

@@ -118,6 +118,7 @@ export const INNER_FILES_FOR_TESTS: readonly string[] = [
   'sandbox/http/warm.ts',
   'sandbox/hyper-serve.ts',
   'sandbox/in-thread.ts',
+  'sandbox/instance-workers.ts',
   'sandbox/module/cache.ts',
   'sandbox/module/code.ts',
   'sandbox/module/host-imports.ts',

@@ -1,6 +1,6 @@
 // The host<->worker channel: one SharedArrayBuffer per instance. Strictly alternating messages
 // (call -> [http or toolgate:mcp request -> its response]* -> result), so one data area serves both directions.
-// The worker blocks with Atomics.wait (after a short bounded poll); the host waits with Atomics.waitAsync.
+// The worker blocks with Atomics.wait; the host polls briefly, then waits with Atomics.waitAsync.
 // No postMessage on the hot path.
 
 const HEADER_BYTES = 64;
@@ -60,9 +60,6 @@ export const NOTIFY_METHODS = [
   'notifications/resources/updated',
   'notifications/elicitation/complete',
 ] as const;
-
-/** CALL's AUX bit: the host will poll for the next call's answer, so the worker should poll for that call. */
-export const CALL_POLL_NEXT = 1;
 
 /** Failure kinds a worker reports with RESULT_ERR / INIT_FAILED (in AUX). */
 export const Fault = {
@@ -137,25 +134,19 @@ export class Channel {
   }
 
   /**
-   * The AUX of the next CALL message; counts the call. While polling is off, every 16th call is a
-   * probe: the host polls for its answer, and the call before it asks the worker (CALL_POLL_NEXT)
-   * to poll for the probe, so both sides try again on the same call. When each side probed on a
-   * schedule of its own, the two rarely lined up: once both had stopped polling (an answer that
-   * missed four polls in a row under load), they stayed stopped, and a warm call took the sleeping
-   * path on both threads for good (measured on the 2-core machine at load 6: 37-47 µs per call
-   * instead of 7 µs; bench section 10).
+   * Counts a call sent. While polling is off, every 16th call is a probe: the host polls for its
+   * answer again, so a machine that has become quiet gets the polling path back.
    */
-  callAux(): number {
+  countCall(): void {
     this.#sent++;
     this.#probing = (this.#sent & 15) === 0;
-    return ((this.#sent + 1) & 15) === 0 ? CALL_POLL_NEXT : 0;
   }
 
   /**
    * Polls up to HOST_SPIN_MS for an answer that is about to arrive, so a short call skips the
    * waitAsync wake-up (measured: most of a warm call's host time). Adaptive, so the event loop is
    * not held for slow calls: after 4 misses in a row it stops, and tries again on every 16th call
-   * (callAux).
+   * (countCall).
    */
   #spin(): boolean {
     if (!this.#spinning && !this.#probing) return false;
@@ -201,32 +192,87 @@ export class Channel {
   }
 
   /**
-   * Blocks the worker thread until the host posts a message. With `spinMs`, first polls for that
-   * long (bounded: then it sleeps, so an idle worker costs no CPU): a back-to-back next call is picked
-   * up without a futex sleep and wake-up (warm call median 7-13 µs vs 17-23 µs when the shared
-   * 2-core machine is quiet; under load both are ~25-35 µs, the host's own wake-up then dominating).
-   * Only the worker polls; the host's main thread never does. True if the poll caught the message.
+   * Blocks the worker thread until the host posts a message. It does not poll first: measured on
+   * the 2-core machine at load 12, a thread that polls keeps the host off the core it needs to
+   * answer (a bare round trip took 160 µs at the median with a 0.1 ms poll, 7 µs with none), and
+   * on that machine the worker-path warm call went from 41-65 µs to 28-36 µs without it.
    */
-  waitForHost(spinMs = 0): boolean {
-    if (spinMs > 0) {
-      const until = performance.now() + spinMs;
-      do {
-        for (let i = 0; i < 128; i++) {
-          const now = Atomics.load(this.ctrl, TO_WORKER);
-          if (now !== this.workerSeen) {
-            this.workerSeen = now;
-            return true;
-          }
-        }
-      } while (performance.now() < until);
-    }
+  waitForHost(): void {
     for (;;) {
       const now = Atomics.load(this.ctrl, TO_WORKER);
       if (now !== this.workerSeen) {
         this.workerSeen = now;
-        return false;
+        return;
       }
       Atomics.wait(this.ctrl, TO_WORKER, now);
+    }
+  }
+}
+
+const BELL_BYTES = 12;
+const RINGS = 0;
+const CALL_SLOT = 1;
+/** Control messages posted so far (the worker reads its port only when it has not seen them all). */
+const CONTROLS = 2;
+
+/**
+ * A worker's doorbell (docs/decisions.md "Several instances per worker"): one worker serves several
+ * instances, each with its own channel, and waits on this one word instead of any channel. The
+ * host rings it after posting a control message (an instance to start or drop) or after writing a
+ * CALL into an instance's channel, whose slot it leaves in CALL_SLOT. Only one call runs in a worker
+ * at a time and the host sends a call only to a worker no call holds, so one slot word suffices.
+ */
+export class Bell {
+  readonly words: Int32Array;
+  #seen = 0;
+
+  constructor(readonly sab: SharedArrayBuffer = new SharedArrayBuffer(BELL_BYTES)) {
+    this.words = new Int32Array(sab);
+  }
+
+  // --- host side ---
+  /** Rings for a CALL just written into the channel of the instance in `slot`. */
+  ringCall(slot: number): void {
+    Atomics.store(this.words, CALL_SLOT, slot);
+    this.#ring();
+  }
+
+  /** Rings for a control message just posted to the worker. */
+  ringControl(): void {
+    Atomics.add(this.words, CONTROLS, 1);
+    this.#ring();
+  }
+
+  #ring(): void {
+    Atomics.add(this.words, RINGS, 1);
+    Atomics.notify(this.words, RINGS);
+  }
+
+  // --- worker side ---
+  #controlsSeen = 0;
+
+  /** Whether control messages are waiting on the worker's port; counts them as taken. */
+  takeControls(): boolean {
+    const posted = Atomics.load(this.words, CONTROLS);
+    if (posted === this.#controlsSeen) return false;
+    this.#controlsSeen = posted;
+    return true;
+  }
+
+  /** The slot of the CALL the host sent, once (0: none). */
+  takeCall(): number {
+    return Atomics.exchange(this.words, CALL_SLOT, 0);
+  }
+
+  /** Blocks the worker until the bell rings (without polling first: see Channel.waitForHost). */
+  wait(): void {
+    for (;;) {
+      const now = Atomics.load(this.words, RINGS);
+      if (now !== this.#seen) {
+        this.#seen = now;
+        return;
+      }
+      Atomics.wait(this.words, RINGS, now);
     }
   }
 }

@@ -1,6 +1,6 @@
-// The host side of one isolated instance: a worker thread running one plugin, reached through a
-// shared-memory channel. Teardown is worker.terminate(): whatever the module does, it stops.
-import type { Worker } from 'node:worker_threads';
+// The host side of one isolated instance: a plugin in an instance worker (instance-workers.ts),
+// reached through its own shared-memory channel. Tearing down an instance whose call runs is
+// terminating its worker: whatever the module does, it stops. An idle one is dropped in place.
 import { z } from 'zod';
 import { ToolFailure, type CallClient } from '../tool/index.js';
 import { serveClient, type ClientServeSetup } from './client-serve.js';
@@ -10,7 +10,7 @@ import type { PooledInstance } from './pool.js';
 import { Channel, Op } from './channel.js';
 import { failureOf } from './fault.js';
 import { sanitizeMessage } from './sanitize.js';
-import { takeWorker } from './worker-spare.js';
+import { placeInstance, type InstanceWorker, type Member } from './instance-workers.js';
 import type { LogMessage, WorkerInit } from './worker/protocol.js';
 import { messageOf } from '../errors/index.js';
 
@@ -34,7 +34,7 @@ const httpRequestJson = z.object({
   headers: z.record(z.string(), z.string()).nullish(),
 });
 
-export class SandboxInstance implements PooledInstance {
+export class SandboxInstance implements PooledInstance, Member {
   /** Set when the instance must not serve another call (trap, protocol error, crash). */
   poisoned = false;
   #dead = false;
@@ -42,10 +42,20 @@ export class SandboxInstance implements PooledInstance {
   #death: ToolFailure | undefined;
   readonly #encoder = new TextEncoder();
   readonly #clientSetup: ClientServeSetup;
+  /** A start or call was sent and its answer not read yet: only terminating the worker stops it. */
+  #running = false;
+  #slot = 0;
+  #onLost: (() => void) | undefined;
+  readonly tool: object;
+  readonly heldBytes: number;
+  readonly callBytes: number;
+  readonly alone: boolean;
+
+  /** Set by spawn, which places the instance (placing needs the instance's own budget and tool). */
+  private worker!: InstanceWorker;
 
   private constructor(
     private readonly setup: InstanceSetup,
-    private readonly worker: Worker,
     private readonly channel: Channel,
   ) {
     this.#clientSetup = {
@@ -54,17 +64,40 @@ export class SandboxInstance implements PooledInstance {
       allowedHosts: setup.allowedHosts,
       onLog: (level, line) => setup.onLog({ kind: 'log', level, line }),
     };
-    worker.on('message', (m: unknown) => {
-      if (typeof m === 'object' && m !== null && (m as { kind?: unknown }).kind === 'log') setup.onLog(m as LogMessage);
-    });
-    worker.on('error', (err) => this.#markDead(`the instance crashed: ${err.message}`));
-    worker.on('exit', (code) => this.#markDead(`the instance exited (code ${code})`));
-    // idle instances must not keep the process alive; a running call holds its own deadline timer
-    worker.unref();
+    this.tool = setup;
+    this.heldBytes = setup.init.maxVarBytes;
+    this.callBytes = setup.init.allocBudget;
+    this.alone = setup.init.abi === 'component';
   }
 
   get dead(): boolean {
     return this.#dead;
+  }
+
+  onLog(msg: LogMessage): void {
+    this.setup.onLog({ kind: 'log', level: msg.level, line: msg.line });
+  }
+
+  /** Its worker died, or was terminated to stop another instance's call. */
+  lost(reason: string): void {
+    this.#markDead(reason);
+    this.#onLost?.();
+  }
+
+  watch(lost: () => void): void {
+    this.#onLost = lost;
+  }
+
+  /** Takes the worker's thread for a call; false while another instance's call or start holds it. */
+  claim(): boolean {
+    if (this.#dead) return false;
+    if (this.worker.holder !== undefined && this.worker.holder !== this) return false;
+    this.worker.holder = this;
+    return true;
+  }
+
+  unclaim(): void {
+    if (this.worker.holder === this) this.worker.holder = undefined;
   }
 
   #markDead(reason: string): void {
@@ -76,15 +109,20 @@ export class SandboxInstance implements PooledInstance {
     this.channel.releaseHostWaiter();
   }
 
-  /** Starts a worker and waits (within the call's deadline) until the module is instantiated and initialized. */
+  /**
+   * Starts the instance in a worker with room (instance-workers.ts) and waits, within the call's
+   * deadline, until the module is instantiated and initialized. The instance comes back claimed.
+   */
   static async spawn(setup: InstanceSetup, ctl: CallControl): Promise<SandboxInstance> {
     const channel = Channel.create(setup.channelCapacity);
     const init: WorkerInit = { ...setup.init, sab: channel.sab };
-    const worker = takeWorker(setup.workerFile);
-    const instance = new SandboxInstance(setup, worker, channel);
-    worker.postMessage(init);
+    const instance = new SandboxInstance(setup, channel);
+    instance.worker = placeInstance(instance, setup.workerFile);
+    instance.#slot = instance.worker.add(instance, init);
+    instance.#running = true;
     try {
       const msg = await instance.#next(ctl);
+      if (msg.op === Op.READY || msg.op === Op.INIT_FAILED) instance.#running = false;
       if (msg.op === Op.READY) return instance;
       const text =
         msg.op === Op.INIT_FAILED
@@ -97,7 +135,7 @@ export class SandboxInstance implements PooledInstance {
     }
   }
 
-  // The host polls at most 50 µs, adaptively (channel.ts #spin); the worker polls for the next call.
+  // The host polls at most 50 µs, adaptively (channel.ts #spin); the worker sleeps in Atomics.wait.
   async #next(ctl: CallControl): Promise<{ op: number; aux: number; data: Uint8Array }> {
     if (ctl.failure) throw ctl.failure;
     if (this.#death) throw this.#death;
@@ -117,19 +155,25 @@ export class SandboxInstance implements PooledInstance {
   /** Runs one call. Throws ToolFailure; on TIMEOUT/ABORTED the caller terminates this instance. */
   async run(input: Uint8Array, ctl: CallControl, client?: CallClient): Promise<Uint8Array> {
     if (this.#dead) throw new ToolFailure('TOOL_ERROR', 'the instance is gone');
-    if (!this.channel.write(Op.CALL, input, this.channel.callAux())) {
+    if (!this.claim()) throw new ToolFailure('SANDBOX_ERROR', "the instance's worker is running another call");
+    if (!this.channel.write(Op.CALL, input)) {
       throw new ToolFailure(
         'INVALID_ARGS',
         `input of ${input.length} bytes does not fit the channel (${this.channel.capacity})`,
       );
     }
+    this.channel.countCall();
     this.channel.sendToWorker();
+    this.#running = true;
+    this.worker.bell.ringCall(this.#slot);
     for (;;) {
       const msg = await this.#next(ctl);
       switch (msg.op) {
         case Op.RESULT_OK:
+          this.#running = false;
           return msg.data;
         case Op.RESULT_ERR: {
+          this.#running = false;
           const { failure, poisoned } = failureOf(msg.aux, new TextDecoder().decode(msg.data), this.setup.secrets);
           if (poisoned) this.poisoned = true;
           throw failure;
@@ -209,11 +253,18 @@ export class SandboxInstance implements PooledInstance {
     reply(outcome.status, out);
   }
 
+  /**
+   * Tears the instance down. Idle (between calls), it is dropped in place and its worker keeps
+   * serving the others. While its start or call runs, the worker is terminated: that is the only way
+   * to stop a module mid-call; the worker's other instances are idle then (one call at a time) and
+   * are lost with it (their pools start them again).
+   */
   terminate(): Promise<void> {
     this.#markDead('the instance was torn down');
-    return this.worker.terminate().then(
-      () => undefined,
-      () => undefined,
-    );
+    if (!this.#running) {
+      this.worker.drop(this.#slot);
+      return Promise.resolve();
+    }
+    return this.worker.terminate(`the instance's worker was terminated to stop a call of tool "${this.setup.tool}"`);
   }
 }

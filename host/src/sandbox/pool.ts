@@ -19,6 +19,15 @@ export interface PooledInstance {
   /** Runs one call. Throws ToolFailure; on TIMEOUT/ABORTED the pool terminates this instance. */
   run(input: Uint8Array, ctl: CallControl, client?: CallClient): Promise<Uint8Array>;
   terminate(): Promise<void>;
+  /**
+   * An instance that shares its thread with others (instance-workers.ts) is taken for a call only
+   * when no other instance's call holds that thread: claim() takes it (false: held elsewhere), and
+   * unclaim() gives it back when the call is over. Absent: always free.
+   */
+  claim?(): boolean;
+  unclaim?(): void;
+  /** Called when the instance is lost without a call of its own (its shared worker was terminated). */
+  watch?(lost: () => void): void;
 }
 
 export interface PoolOptions {
@@ -122,6 +131,7 @@ export class InstancePool {
     if (this.#closed) throw new ToolFailure('ABORTED', 'the sandbox is closed');
     const idle = this.#takeIdle();
     if (idle) return idle;
+    if (this.#warming <= this.#queue.length && this.#all.size + this.#starting >= this.opts.max) this.#dropHeld();
     if (this.#warming <= this.#queue.length && this.#all.size + this.#starting < this.opts.max) return this.#start(ctl);
 
     let grant: Grant;
@@ -149,18 +159,47 @@ export class InstancePool {
     return g;
   }
 
+  /** The most recently used idle instance that is free to run now (its caches are warm). */
   #takeIdle(): PooledInstance | undefined {
-    for (;;) {
-      const inst = this.#idle.pop(); // most recently used first: its caches are warm
-      if (!inst) return undefined;
-      this.#idleSince.delete(inst);
+    for (let i = this.#idle.length - 1; i >= 0; i--) {
+      const inst = this.#idle[i]!;
       if (inst.dead) {
+        this.#idle.splice(i, 1);
+        this.#idleSince.delete(inst);
         this.#all.delete(inst);
         continue;
       }
+      // its worker runs another tool's call: this call does not wait behind it
+      if (inst.claim?.() === false) continue;
+      this.#idle.splice(i, 1);
+      this.#idleSince.delete(inst);
       this.#busy.add(inst);
       return inst;
     }
+    return undefined;
+  }
+
+  /**
+   * At the bound with every idle instance in a worker another tool's call holds: one of them is
+   * dropped, so this call starts an instance elsewhere instead of waiting for that other call.
+   */
+  #dropHeld(): void {
+    const held = this.#idle.find((inst) => !inst.dead);
+    if (held === undefined) return;
+    this.#idle.splice(this.#idle.indexOf(held), 1);
+    this.#idleSince.delete(held);
+    this.#all.delete(held);
+    void held.terminate();
+  }
+
+  /** Lost with its shared worker while idle: forgotten, and started again in the background. */
+  #lost(inst: PooledInstance): void {
+    const i = this.#idle.indexOf(inst);
+    if (i < 0) return; // a running call's own failure discards it
+    this.#idle.splice(i, 1);
+    this.#idleSince.delete(inst);
+    this.#all.delete(inst);
+    setImmediate(() => this.#warmReplacement());
   }
 
   async #start(ctl: CallControl): Promise<PooledInstance> {
@@ -177,6 +216,7 @@ export class InstancePool {
     this.#everStarted = true;
     this.#all.add(inst);
     this.#busy.add(inst);
+    inst.watch?.(() => this.#lost(inst));
     if (this.#closed) {
       this.#discard(inst);
       throw new ToolFailure('ABORTED', 'the sandbox is closed');
@@ -190,12 +230,15 @@ export class InstancePool {
       this.#discard(inst);
       return;
     }
-    const waiter = this.#queue.shift();
+    inst.unclaim?.();
+    // the thread was just given back: nothing can have taken it in between
+    const waiter = inst.claim?.() === false ? undefined : this.#queue.shift();
     if (waiter) {
       this.#busy.add(inst);
       waiter.grant(inst);
       return;
     }
+    inst.unclaim?.();
     this.#idle.push(inst);
     this.#idleSince.set(inst, performance.now());
     this.#armTrim();
@@ -258,6 +301,7 @@ export class InstancePool {
         ctl.dispose();
         this.#all.add(inst);
         this.#busy.add(inst);
+        inst.watch?.(() => this.#lost(inst));
         this.#release(inst);
       },
       () => {

@@ -12,7 +12,7 @@ import { InstancePool, type PoolOptions, type PoolStats } from './pool.js';
 import { cleanLogLine, sanitizeMessage } from './sanitize.js';
 import { checkSpec, type SandboxToolSpec } from './spec.js';
 import { instanceWorkerFile } from './worker-file.js';
-import { retainSpare } from './worker-spare.js';
+import { retainWorkers } from './instance-workers.js';
 import { MAX_LOG_LINES, type LogMessage } from './worker/protocol.js';
 import { messageOf } from '../errors/index.js';
 import { tracer, type Tracer } from '../telemetry/index.js';
@@ -63,8 +63,8 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
     mayRunInThread(spec) && info.preemptible ? inThreadRoute(spec, setup, poolOptions, counts) : undefined;
   const pool = new InstancePool({ ...poolOptions, spawn: (ctl) => SandboxInstance.spawn(setup, ctl) });
   let closed = false;
-  // a tool that runs on the calling thread keeps a spare worker only once it has needed one
-  let releaseSpare = inThread ? undefined : retainSpare(workerFile);
+  // a tool that runs on the calling thread keeps a worker with room only once it has needed one
+  let releaseWorkers = inThread ? undefined : retainWorkers(workerFile);
 
   return {
     async call(input, opts) {
@@ -84,7 +84,7 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
             path?.('in-thread');
             return here;
           }
-          releaseSpare ??= retainSpare(workerFile);
+          releaseWorkers ??= retainWorkers(workerFile);
         }
         path?.(inThread ? 'moved' : 'worker');
         counts.worker++;
@@ -104,7 +104,7 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
     paths: () => ({ ...counts }),
     async close() {
       closed = true;
-      releaseSpare?.();
+      releaseWorkers?.();
       await Promise.all([pool.close(), inThread?.close()]);
     },
   };

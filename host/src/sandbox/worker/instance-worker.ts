@@ -1,11 +1,13 @@
-// One sandbox instance: runs the plugin with the SDK in its main-thread mode inside this worker, and
-// talks to the host only through the shared channel. Everything that can block (HTTP) is done by the
-// host while this thread sleeps in Atomics.wait, so terminating the worker always cancels the call.
-import { parentPort } from 'node:worker_threads';
-import { CALL_POLL_NEXT, Channel, errorBytes, Fault, Op } from '../channel.js';
+// An instance worker: runs several sandbox instances (each a plugin with the SDK in its main-thread
+// mode, or a component), one call at a time, and talks to the host only through shared memory: a
+// doorbell for the worker and one channel per instance (docs/decisions.md "Several instances per
+// worker"). Everything that can block (HTTP, the MCP client) is done by the host while this thread
+// sleeps in Atomics.wait, so terminating the worker always stops the call it runs.
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
+import { Bell, Channel, errorBytes, Fault, Op } from '../channel.js';
 import { ComponentRunner } from './component-runner.js';
 import { PluginRunner, type RunnerHooks } from './plugin-runner.js';
-import type { LogMessage, WorkerInit } from './protocol.js';
+import type { WorkerBoot, WorkerControl, WorkerInit, WorkerLog } from './protocol.js';
 import { messageOf } from '../../errors/index.js';
 
 // While reading its manifest the SDK tests `manifest instanceof Response`; the first touch of Node's
@@ -14,15 +16,20 @@ import { messageOf } from '../../errors/index.js';
 // a stand-in that no value is an instance of.
 Object.defineProperty(globalThis, 'Response', { value: class Response {}, configurable: true, writable: true });
 
-/** How long (ms) the worker polls for the next call before sleeping in Atomics.wait (see channel.ts). */
-const WORKER_SPIN_MS = 0.1;
-const MAX_MISSES = 4;
 const decoder = new TextDecoder();
 
-function hooks(channel: Channel): RunnerHooks {
+interface Hosted {
+  runner: PluginRunner | ComponentRunner;
+  channel: Channel;
+}
+
+/** The instances this worker holds, by the slot the host gave each. */
+const hosted = new Map<number, Hosted>();
+
+function hooks(channel: Channel, slot: number): RunnerHooks {
   return {
     log: (level, line) => {
-      const msg: LogMessage = { kind: 'log', level, line };
+      const msg: WorkerLog = { kind: 'log', slot, level, line };
       parentPort?.postMessage(msg);
     },
     // the host does the request on its own thread while this one waits
@@ -57,41 +64,56 @@ function hooks(channel: Channel): RunnerHooks {
   };
 }
 
-async function main(init: WorkerInit): Promise<void> {
+function send(channel: Channel, op: number, payload: Uint8Array, aux = 0): void {
+  channel.write(op, payload, aux);
+  channel.sendToHost();
+}
+
+/** Starts an instance in `slot` and answers READY or INIT_FAILED on its channel. */
+async function add(slot: number, init: WorkerInit): Promise<void> {
   const channel = new Channel(init.sab);
-  const send = (op: number, payload: Uint8Array, aux = 0): void => {
-    channel.write(op, payload, aux);
-    channel.sendToHost();
-  };
   let runner: PluginRunner | ComponentRunner;
   try {
-    const h = hooks(channel);
+    const h = hooks(channel, slot);
     runner = init.abi === 'component' ? await ComponentRunner.start(init, h) : await PluginRunner.start(init, h);
   } catch (err) {
-    return send(Op.INIT_FAILED, errorBytes(messageOf(err)), Fault.TOOL_TRAP);
+    return send(channel, Op.INIT_FAILED, errorBytes(messageOf(err)), Fault.TOOL_TRAP);
   }
-  send(Op.READY, new Uint8Array(0));
-  // Adaptive: after MAX_MISSES polls in a row that the next call did not arrive in time (calls are
-  // not back to back, or host and worker share a core), stop polling, and poll again when the host
-  // asks (CALL_POLL_NEXT: its own probe is the next call, channel.ts callAux), so a worker whose
-  // polls do not pay stops spending CPU on them, and both sides probe on the same call.
-  let misses = 0;
-  let poll = true;
+  hosted.set(slot, { runner, channel });
+  send(channel, Op.READY, new Uint8Array(0));
+}
+
+/** Control messages the host posted before ringing: instances to start, instances to drop. */
+async function control(): Promise<void> {
   for (;;) {
-    const caught = channel.waitForHost(poll ? WORKER_SPIN_MS : 0);
-    if (caught) misses = 0;
-    else if (poll) misses++;
-    const msg = channel.read(true);
-    if (msg.op !== Op.CALL) continue;
-    poll = misses < MAX_MISSES || (msg.aux & CALL_POLL_NEXT) !== 0;
-    const result = await runner.call(msg.data);
-    if (result.ok) send(Op.RESULT_OK, result.bytes);
-    else send(Op.RESULT_ERR, errorBytes(result.message), result.fault);
-    await runner.finish();
+    const received = parentPort ? receiveMessageOnPort(parentPort) : undefined;
+    if (received === undefined) return;
+    const msg = received.message as WorkerControl;
+    if (msg.kind === 'add') await add(msg.slot, msg.init);
+    else hosted.delete(msg.slot); // its plugin and memory go with the next GC
   }
 }
 
-// Set by the host's first (and only) message: the worker boots before it knows its module.
-parentPort?.once('message', (message: unknown) => {
-  void main(message as WorkerInit);
-});
+/** Runs the CALL waiting in the instance's channel. */
+async function serve(h: Hosted): Promise<void> {
+  h.channel.waitForHost(); // the CALL was written before the bell rang
+  const msg = h.channel.read(true);
+  if (msg.op !== Op.CALL) return;
+  const result = await h.runner.call(msg.data);
+  if (result.ok) send(h.channel, Op.RESULT_OK, result.bytes);
+  else send(h.channel, Op.RESULT_ERR, errorBytes(result.message), result.fault);
+  await h.runner.finish();
+}
+
+async function main(boot: WorkerBoot): Promise<void> {
+  const bell = new Bell(boot.bell);
+  for (;;) {
+    bell.wait();
+    if (bell.takeControls()) await control();
+    const slot = bell.takeCall();
+    const h = slot === 0 ? undefined : hosted.get(slot);
+    if (h !== undefined) await serve(h);
+  }
+}
+
+void main(workerData as WorkerBoot);

@@ -1,5 +1,5 @@
-// What the host hands a fresh instance worker (workerData) and what the worker posts back off the
-// hot path (log lines). Shared by both sides so they cannot drift.
+// What the host hands an instance worker (its doorbell at boot, then an instance to start or drop)
+// and what the worker posts back off the hot path (log lines). Shared by both sides so they cannot drift.
 import type { WasiMount } from '../wasi/index.js';
 
 /** One module of the plugin: the main one (name 'main') or one of module.link (its namespace). */
@@ -35,12 +35,25 @@ export interface WorkerInit {
   maxPages?: number;
 }
 
+/** workerData of an instance worker: the doorbell it waits on (channel.ts Bell). */
+export interface WorkerBoot {
+  bell: SharedArrayBuffer;
+}
+
+/** Posted to a worker before the host rings its bell: start an instance in a slot, or drop one. */
+export type WorkerControl = { kind: 'add'; slot: number; init: WorkerInit } | { kind: 'drop'; slot: number };
+
 export type LogLevelName = 'trace' | 'debug' | 'info' | 'warn' | 'error';
 
 export interface LogMessage {
   kind: 'log';
   level: LogLevelName;
   line: string;
+}
+
+/** A log line as a worker posts it: which of its instances wrote it. */
+export interface WorkerLog extends LogMessage {
+  slot: number;
 }
 
 /** Log lines a call may emit before the rest are dropped (with one "N log lines dropped" line). */
