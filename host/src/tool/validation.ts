@@ -16,10 +16,14 @@ import type { Json, JsonSchema } from './types.js';
 import { messageOf } from '../errors/index.js';
 
 // ajv itself is loaded on first use too (~35 ms of start-up otherwise); it is CommonJS, so a
-// synchronous require keeps defineTool and the checks synchronous.
+// synchronous require keeps defineTool and the checks synchronous. The bundled command points
+// AJV_2020 at ajv bundled into one file beside its chunks (scripts/bundle.mjs): resolving and
+// compiling ajv's ~100 files was ~45 ms of a fresh server's first call, one file ~10 ms
+// (docs/decisions.md, "First call of a fresh server, third round").
+const AJV_2020 = 'ajv/dist/2020.js';
 const requireCjs = createRequire(import.meta.url);
 function newAjv(opts: ConstructorParameters<typeof Ajv2020>[0]): Ajv2020 {
-  const { Ajv2020: Ctor } = requireCjs('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+  const { Ajv2020: Ctor } = requireCjs(AJV_2020) as typeof import('ajv/dist/2020.js');
   return new Ctor(opts);
 }
 
