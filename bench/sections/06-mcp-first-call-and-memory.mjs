@@ -1,7 +1,9 @@
 // The first call of a fresh server and its memory after serving (issue 27's goals 1 and 3a), side
 // by side in one run with their goals: a fresh `serve --stdio` serving the 10 example manifests
 // against the unsandboxed SDK server serving as many tools (bench/lib/baseline-server.mjs), in
-// alternating rounds. Verdicts are on the median of the per-round ratios. The per-call CPU row
+// alternating rounds. Verdicts are on the median of the per-round ratios. Reference rows (no goal)
+// compare with the same SDK server serving toolgate's own tool list, whose output schemas the SDK
+// client compiles inside the measured time (docs/decisions.md, issue 27). The per-call CPU row
 // (goal 2) and the idle worker-kept instance (goal 3b) are in 05-mcp-calls-vs-unsandboxed.mjs, the
 // worker-path warm call (goal 4) in 10-sandbox-warm-call.mjs.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
