@@ -67,7 +67,9 @@ const oneFileAjv = {
     b.onLoad({ filter: /host\/src\/tool\/validation\.ts$/ }, async (args) => {
       const text = await readFile(args.path, 'utf8');
       if (!text.includes(AJV_LINE))
-        return { errors: [{ text: `one-file-ajv: ${args.path} no longer holds ${AJV_LINE}; update scripts/bundle.mjs` }] };
+        return {
+          errors: [{ text: `one-file-ajv: ${args.path} no longer holds ${AJV_LINE}; update scripts/bundle.mjs` }],
+        };
       return { contents: text.replace(AJV_LINE, "const AJV_2020 = './ajv.cjs';"), loader: 'ts' };
     });
   },
