@@ -4,9 +4,12 @@
 // reads and compiles (measured in `make bench`). Lazily imported modules (the commands, the
 // sandbox, WASI, undici) stay lazy.
 import { readdirSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { build } from 'esbuild';
 
 const root = new URL('../', import.meta.url);
+const require = createRequire(import.meta.url);
 const at = (p) => new URL(p, root).pathname;
 
 // chunk names carry a content hash: the previous build's chunks go first
@@ -51,6 +54,27 @@ const lazySdkAjv = {
   },
 };
 
+// ajv, which validates arguments and outputs (host/src/tool/validation.ts), is CommonJS and loaded
+// on the first value checked, by a synchronous require. From node_modules that is ~100 files to
+// resolve, read and compile, ~45 ms of a fresh server's first call; so the command requires ajv
+// bundled into one file beside its chunks (dist/cli/ajv.cjs, built below), ~10 ms. The plugin
+// points validation.ts's AJV_2020 at it; if that line changes, the build fails rather than
+// silently loading ajv file by file again.
+const AJV_LINE = "const AJV_2020 = 'ajv/dist/2020.js';";
+const oneFileAjv = {
+  name: 'one-file-ajv',
+  setup(b) {
+    b.onLoad({ filter: /host\/src\/tool\/validation\.ts$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      if (!text.includes(AJV_LINE))
+        return {
+          errors: [{ text: `one-file-ajv: ${args.path} no longer holds ${AJV_LINE}; update scripts/bundle.mjs` }],
+        };
+      return { contents: text.replace(AJV_LINE, "const AJV_2020 = './ajv.cjs';"), loader: 'ts' };
+    });
+  },
+};
+
 // The command: lazily imported code goes to chunks beside it (dist/cli/chunk-*.js), so what those
 // import from Node (node:wasi, whose import prints a warning) loads only when they do.
 await build({
@@ -59,7 +83,19 @@ await build({
   outdir: at('dist'),
   splitting: true,
   chunkNames: 'cli/chunk-[hash]',
-  plugins: [lazySdkAjv],
+  plugins: [lazySdkAjv, oneFileAjv],
+});
+
+// ajv's draft 2020-12 class and everything it requires, as one CommonJS file (see oneFileAjv).
+await build({
+  entryPoints: [require.resolve('ajv/dist/2020.js')],
+  outfile: at('dist/cli/ajv.cjs'),
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  legalComments: 'none',
+  logLevel: 'warning',
 });
 
 // The instance worker: one file (it loads everything it has at boot anyway).

@@ -48,9 +48,14 @@ export function benchFolder() {
 
 /**
  * kind: 'toolgate' | 'baseline'. toolgate runs the bundled command with no policy set (the
- * transport, the pipeline and the sandbox alone) and its own TOOLGATE_HOME (`home`).
+ * transport, the pipeline and the sandbox alone) and its own TOOLGATE_HOME (`home`). The baseline
+ * serves `tools` echoes, or the tool list recorded in the JSON file `toolList` (baseline-server.mjs).
  */
-export function transport(kind, dir, { manifests = [join(dir, 'manifests')], home = join(dir, 'home'), tools } = {}) {
+export function transport(
+  kind,
+  dir,
+  { manifests = [join(dir, 'manifests')], home = join(dir, 'home'), tools, toolList } = {},
+) {
   const args =
     kind === 'toolgate'
       ? [
@@ -63,7 +68,7 @@ export function transport(kind, dir, { manifests = [join(dir, 'manifests')], hom
           'none',
           '--builtin-tools',
         ]
-      : [BASELINE, ...(tools === undefined ? [] : [String(tools)])];
+      : [BASELINE, ...(toolList !== undefined ? [toolList] : tools === undefined ? [] : [String(tools)])];
   return new StdioClientTransport({
     command: process.execPath,
     args,

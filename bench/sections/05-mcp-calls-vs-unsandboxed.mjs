@@ -6,11 +6,11 @@
 // block at a time, so drift on a shared machine hits every side alike; start-up rows alternate.
 // Verdicts are on the median of the per-round ratios.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { firstRequests, THINK_MS, WARM_CALLS } from '../lib/first-request.mjs';
-import { benchFolder, ECHO_WASM, interleavedCalls, ROOT, startup } from '../lib/mcp.mjs';
+import { benchFolder, connect, ECHO_WASM, interleavedCalls, ROOT, startup } from '../lib/mcp.mjs';
 
 export const title =
   'MCP over stdio: warm calls, server CPU per call, start-up and idle instance memory vs an unsandboxed MCP server';
@@ -43,12 +43,21 @@ async function callRounds(ctx, dir, rounds, n, warm, block, early) {
   return out;
 }
 
-/** Spawn to first tools/list with 20 tools, alternating. */
+/**
+ * Spawn to first tools/list with 20 tools, alternating; `same`: the unsandboxed server serving
+ * toolgate's own list (the SDK client compiles a validator per outputSchema, and the echo
+ * manifests declare one where the reference's echoes do not).
+ */
 async function startRounds(dir, rounds) {
-  const out = { toolgate: [], baseline: [] };
+  const toolList = join(dir, 'toolgate-tools.json');
+  const { client } = await connect('toolgate', dir);
+  writeFileSync(toolList, JSON.stringify({ tools: (await client.listTools()).tools }));
+  await client.close();
+  const out = { toolgate: [], baseline: [], same: [] };
   for (let i = 0; i < rounds; i++) {
     out.toolgate.push((await startup('toolgate', dir)).listed);
     out.baseline.push((await startup('baseline', dir)).listed);
+    out.same.push((await startup('baseline', dir, { toolList })).listed);
   }
   return out;
 }
@@ -153,6 +162,12 @@ function report(ctx, m) {
       'ms',
       1.3,
     ),
+    ratioRow(
+      "spawn to first tools/list, 20 tools, vs the same server serving toolgate's tool list (reference)",
+      { value: med(st.toolgate), per: st.toolgate },
+      { value: med(st.same), per: st.same },
+      'ms',
+    ),
     `| idle pooled instance RSS (no network, no files; 32 tools of one module, one idle instance each, after gc; 3 processes: ${m.rss.map((x) => fmt(x, 2)).join(', ')}) | ${fmt(rss, 2)} MiB | | | <= 2 MiB: ${verdict(rss <= 2)} |`,
     `| idle worker-kept instance RSS (8 tools of one module kept in workers, one idle instance each, after gc; 1 process; issue 27.3) | ${fmt(m.rssWorker, 2)} MiB | | | <= 4 MiB: ${verdict(m.rssWorker <= 4)} |`,
     `| first \`http_request\` of a new instance: first call of a fresh server minus a warm call (fetch_url, ${m.NET} fresh servers) | ${fmt(netMed('first'))} ms (warm ${fmt(netMed('warm'))} ms): +${fmt(first)} ms | | | within 50 ms of a warm one: ${verdict(first <= 50)} |`,
@@ -165,7 +180,7 @@ function report(ctx, m) {
     `- server CPU per native call: ${fmt(cpuN.value, 0)} µs vs ${fmt(cpuB.value, 0)} µs (${fmt(med(ratios(cpuN.per, cpuB.per)), 2)}x).`,
     `- p99 over all calls: WASM echo ${fmt(ctx.summary(c.wasm.lat).p99)} µs, native ${fmt(ctx.summary(c.native.lat).p99)} µs, unsandboxed ${fmt(ctx.summary(c.base.lat).p99)} µs.`,
     `- prepared-module cache (issue 15.3): spawn -> tools/list -> first call of convert_units (Rust, 126 KB) with the 10 example tools, ${cache.cold.length} alternating starts: empty cache ${fmt(med(cache.cold))} ms, filled cache ${fmt(med(cache.warm))} ms (${fmt(med(ratios(cache.warm, cache.cold)), 2)}x); to tools/list alone ${fmt(med(cache.coldList))} / ${fmt(med(cache.warmList))} ms (modules are prepared after the first tools/list, so the list does not wait for them).`,
-    `- start-up, all runs (ms): toolgate ${st.toolgate.map((x) => x.toFixed(0)).join(', ')}; unsandboxed ${st.baseline.map((x) => x.toFixed(0)).join(', ')}.`,
+    `- start-up, all runs (ms): toolgate ${st.toolgate.map((x) => x.toFixed(0)).join(', ')}; unsandboxed ${st.baseline.map((x) => x.toFixed(0)).join(', ')}; unsandboxed serving toolgate's list ${st.same.map((x) => x.toFixed(0)).join(', ')}.`,
     `- first http_request per round (first / replacement / warm ms; ${THINK_MS} ms think time after tools/list, ${WARM_CALLS} warm calls): ${net.map((r) => `${r.first.toFixed(0)} / ${r.replacement.toFixed(0)} / ${r.warm.toFixed(1)}`).join('; ')}.`,
   ].join('\n');
 }

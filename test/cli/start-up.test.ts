@@ -1,6 +1,7 @@
 // What a start loads (issue 15.3): the bundled command keeps ajv and re2js out of the modules a
 // `serve` evaluates before its first answer, and what stands in for them still works when used.
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { PROTOCOL_VERSION_META_KEY as SDK_META_KEY } from '@modelcontextprotocol/server';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -69,6 +70,24 @@ describe('start-up', () => {
     expect(
       modules.filter((m) => m.startsWith('node_modules/ajv/') || m.includes('/validation/ajv-provider.js')),
     ).toEqual([]);
+  });
+
+  test('the command requires ajv from its one-file bundle beside the chunks (dist/cli/ajv.cjs), not file by file from node_modules (issue 27)', () => {
+    const chunk = readdirSync(CLI).find(
+      (f) => f.endsWith('.js') && /^\/\/ host\/src\/tool\/validation\.ts$/m.test(readFileSync(join(CLI, f), 'utf8')),
+    );
+    expect(chunk).toBeDefined();
+    const text = readFileSync(join(CLI, chunk as string), 'utf8');
+    expect(text).toMatch(/AJV_2020 = "\.\/ajv\.cjs"/);
+    expect(text).not.toContain('ajv/dist/2020.js');
+    // it is ajv's draft 2020-12 class, whole: it compiles and refuses as ajv does
+    const { Ajv2020 } = createRequire(join(CLI, 'main.js'))('./ajv.cjs') as typeof import('ajv/dist/2020.js');
+    const check = new Ajv2020({ strict: false }).compile({
+      type: 'object',
+      required: ['n'],
+      properties: { n: { type: 'integer' } },
+    });
+    expect([check({ n: 1 }), check({ n: 1.5 }), check({})]).toEqual([true, false, false]);
   });
 
   test('re2js is required on the first pattern, not bundled into the start', () => {

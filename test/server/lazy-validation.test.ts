@@ -229,7 +229,7 @@ test("a default the fast check vouches for is one ajv accepts (4000 random scala
   ).toThrow(/does not match its own schema/);
 });
 
-test('defining tools with common parameters (defaults, and one named `pattern`) loads no ajv; their first check does', () => {
+test('defining tools with common parameters (defaults, and one named `pattern`) loads no ajv, nor does a first check the plain check vouches for; a refused value loads it for its message', () => {
   // a fresh process on the built code: this one has ajv loaded by the tests above
   const probe = `
     import { createRequire } from 'node:module';
@@ -242,7 +242,9 @@ test('defining tools with common parameters (defaults, and one named `pattern`) 
       output: { schema: { type: 'object', properties: { matches: { type: 'array', items: { type: 'string' } } } } } });
     const atDefinition = loaded();
     const checked = tool.checkArguments({ pattern: 'x' });
-    process.stdout.write(JSON.stringify({ atDefinition, checked, afterCheck: loaded() }));`;
+    const afterCheck = loaded();
+    const refused = tool.checkArguments({ pattern: 'x', max_results: 'many' });
+    process.stdout.write(JSON.stringify({ atDefinition, checked, afterCheck, refused, afterRefusal: loaded() }));`;
   const out = JSON.parse(
     execFileSync(process.execPath, ['--input-type=module', '-e', probe], {
       cwd: ROOT,
@@ -256,6 +258,144 @@ test('defining tools with common parameters (defaults, and one named `pattern`) 
       ok: true,
       args: { pattern: 'x', path: '/data', max_results: 100, ignore_case: false, direction: 'encode' },
     },
-    afterCheck: true,
+    afterCheck: false,
+    refused: { ok: false, message: 'argument "max_results": must be integer' },
+    afterRefusal: true,
   });
+});
+
+test('a value the plain object check vouches for is one ajv accepts, with the same defaults filled (6000 random object schemas and values, with and without defaults)', async () => {
+  const { plainObjectCheck } = await import('../../host/src/tool/validation.js');
+  const { Ajv2020 } = await import('ajv/dist/2020.js');
+  const common = { strict: false, allErrors: false, coerceTypes: false, logger: false } as const;
+  const ajvs = {
+    true: new Ajv2020({ ...common, useDefaults: true }),
+    false: new Ajv2020({ ...common, useDefaults: false }),
+  };
+  let seed = 4242;
+  const rand = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  const scalars: unknown[] = [
+    0,
+    -0,
+    1,
+    -1,
+    1.5,
+    3,
+    65536,
+    1e21,
+    '',
+    'a',
+    'ab',
+    '𝄞',
+    '3',
+    true,
+    false,
+    null,
+    [],
+    {},
+    [1],
+    { a: 1 },
+  ];
+  const pick = () => structuredClone(scalars[rand(scalars.length)]);
+  const keys = ['a', 'b', 'c', 'toString', 'constructor'];
+  const prop = (): Record<string, unknown> => {
+    const s: Record<string, unknown> = {};
+    const kinds = [
+      'type',
+      'enum',
+      'const',
+      'minimum',
+      'maximum',
+      'exclusiveMaximum',
+      'minLength',
+      'maxLength',
+      'default',
+      'format',
+      'description',
+    ];
+    for (let i = rand(3); i > 0; i--) {
+      const k = kinds[rand(kinds.length)] as string;
+      if (k === 'type')
+        s[k] = ['string', 'integer', 'number', 'boolean', 'null', 'object', ['string', 'null']][rand(7)];
+      else if (k === 'enum') s[k] = [pick(), pick()].slice(0, rand(2) + 1);
+      else if (k === 'const' || k === 'default') s[k] = pick();
+      else if (k === 'minLength' || k === 'maxLength') s[k] = rand(3);
+      else if (k === 'format' || k === 'description') s[k] = 'x';
+      else s[k] = [0, 1, 2, 1.5, -1][rand(5)];
+    }
+    return s;
+  };
+  const schemaOf = (): Record<string, unknown> => {
+    const properties: Record<string, unknown> = {};
+    for (let i = rand(4); i > 0; i--) properties[keys[rand(3)] as string] = prop();
+    if (rand(20) === 0) properties[keys[3 + rand(2)] as string] = prop();
+    const schema: Record<string, unknown> = { type: 'object', properties };
+    const named = Object.keys(properties);
+    if (rand(2) === 0 && named.length > 0) schema.required = [...new Set([named[rand(named.length)], keys[rand(3)]])];
+    if (rand(3) > 0) schema.additionalProperties = rand(3) === 0;
+    if (rand(15) === 0) schema.minProperties = 1;
+    return schema;
+  };
+  // mostly values shaped after the schema (so many pass), with random keys and values beside
+  const ofType: Record<string, unknown[]> = {
+    string: ['', 'a', 'ab', '𝄞'],
+    integer: [0, 1, 3, -1],
+    number: [1.5, 0, 2],
+    boolean: [true, false],
+    null: [null],
+  };
+  const fitting = (sub: Record<string, unknown>): unknown => {
+    if (Array.isArray(sub.enum) && rand(4) > 0) return structuredClone(sub.enum[rand(sub.enum.length)]);
+    if ('const' in sub && rand(4) > 0) return structuredClone(sub.const);
+    const type = Array.isArray(sub.type) ? sub.type[rand(sub.type.length)] : sub.type;
+    const pool = typeof type === 'string' ? ofType[type] : undefined;
+    return pool !== undefined && rand(4) > 0 ? pool[rand(pool.length)] : pick();
+  };
+  const valueOf = (schema: Record<string, unknown>): unknown => {
+    if (rand(25) === 0) return pick();
+    const v: Record<string, unknown> = {};
+    for (const [k, sub] of Object.entries(schema.properties as Record<string, Record<string, unknown>>))
+      if (rand(5) > 0) v[k] = fitting(sub);
+    if (rand(5) === 0) v[['a', 'b', 'c', 'd'][rand(4)] as string] = pick();
+    return v;
+  };
+  let vouched = 0;
+  let refused = 0;
+  for (let i = 0; i < 6000; i++) {
+    const schema = schemaOf();
+    const defaults = rand(2) === 0;
+    const check = plainObjectCheck(schema, defaults);
+    const value = valueOf(schema);
+    if (check === undefined) continue;
+    const mine = structuredClone(value) as never;
+    const theirs = structuredClone(value);
+    const validate = ajvs[`${defaults}`].compile(schema);
+    const accepted = validate(theirs);
+    if (!accepted) refused += 1;
+    if (check(mine)) {
+      vouched += 1;
+      const what = `${JSON.stringify(schema)} ${JSON.stringify(value)} defaults=${defaults}`;
+      expect(accepted, what).toBe(true);
+      expect(mine, what).toEqual(theirs);
+    }
+  }
+  // many vouched for, and many values ajv refuses among those the check decided on
+  expect(vouched).toBeGreaterThan(1500);
+  expect(refused).toBeGreaterThan(300);
+  // the examples' shape is vouched for; what it cannot decide is left to ajv
+  const shape = {
+    type: 'object',
+    properties: { value: { type: 'number' }, to: { type: 'string', description: 'd' } },
+    required: ['value', 'to'],
+    additionalProperties: false,
+  };
+  expect(plainObjectCheck(shape, true)?.({ value: 1, to: 'mi' })).toBe(true);
+  expect(plainObjectCheck(shape, true)?.({ value: 1 })).toBe(false);
+  expect(plainObjectCheck(shape, true)?.({ value: 1, to: 'mi', x: 1 })).toBe(false);
+  expect(plainObjectCheck({ ...shape, properties: { toString: { type: 'string' } } }, true)).toBeUndefined();
+  expect(plainObjectCheck({ ...shape, properties: { v: { type: 'string', pattern: '^a' } } }, true)).toBeUndefined();
+  expect(plainObjectCheck({ ...shape, additionalProperties: { type: 'string' } }, true)).toBeUndefined();
 });

@@ -93,6 +93,14 @@ function loadRunner(): Promise<typeof import('./worker/plugin-runner.js')> {
   return runnerModule;
 }
 
+/**
+ * Starts loading the SDK for a tool that may run here while its module is still being read and
+ * compiled (awaits that leave this thread idle), so its first call does not load it afterwards.
+ */
+export function preloadRunner(): void {
+  loadRunner().catch(() => undefined);
+}
+
 const STACK_OVERFLOW = /Maximum call stack size exceeded/;
 
 export class InThreadInstance implements PooledInstance {

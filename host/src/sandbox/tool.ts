@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { ToolFailure, type CallClient } from '../tool/index.js';
 import { CallControl, callerAbortFailure } from './call-control.js';
 import { DEFAULT_SLICE_MS, InThreadRoute, mayRunInThread, wantsInstrumentation, type PathCounts } from './execution.js';
-import { InThreadInstance } from './in-thread.js';
+import { InThreadInstance, preloadRunner } from './in-thread.js';
 import { createHttpGate } from './http/index.js';
 import { SandboxInstance, type InstanceSetup } from './instance.js';
 import { allocBudget, LIMITS } from './limits.js';
@@ -49,6 +49,7 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
   checkSpec(spec);
   const workerFile = instanceWorkerFile();
   const { limits } = spec;
+  if (mayRunInThread(spec)) preloadRunner();
   const { units, info } = await compileUnits(spec, wantsInstrumentation(spec));
   const setup = instanceSetup(spec, workerFile, units, info);
   const { secrets } = setup;

@@ -67,7 +67,8 @@ interface Entry {
   served: ServedManifest;
   fingerprint: string;
   handle: PluginHandle;
-  warm: () => Promise<void>;
+  /** Compiles the module, then (after `beforeChecks`) the tool's validators. */
+  warm: (beforeChecks?: () => Promise<void>) => Promise<void>;
 }
 
 /** Same manifest, same module bytes, same resolved mounts, same pin of described text = nothing to reload. */
@@ -312,13 +313,16 @@ export class ManifestTools {
    * at all (nothing would close it).
    */
   async #warmInTurn(entries: Entry[]): Promise<void> {
-    for (const e of entries) {
+    const quiet = async (): Promise<void> => {
       await this.#calls.idle();
       await nextTurn();
       await this.#calls.idle();
+    };
+    for (const e of entries) {
+      await quiet();
       if (this.#closed || this.#warmStopped) return;
       if (e.handle.disposed) continue;
-      await e.warm();
+      await e.warm(quiet);
     }
   }
 
@@ -386,11 +390,14 @@ export class ManifestTools {
       served,
       fingerprint: fp,
       handle,
-      warm: async () => {
+      warm: async (beforeChecks) => {
         try {
           await made.warm();
           // Validators compile on first use (start-up does not pay for them); a background warm-up
-          // compiles them too, so the tool's first call does not (~10-30 ms each).
+          // compiles them too, so the tool's first call does not (~10-30 ms each). In the background
+          // that waits until no call runs: a call of this tool that started the module's compile
+          // resumes with it, and must not wait behind a second validator (docs/decisions.md, issue 27).
+          await beforeChecks?.();
           const tool = ctx.tools.get(name);
           tool?.checkArguments({});
           tool?.checkOutput(null);

@@ -16,10 +16,14 @@ import type { Json, JsonSchema } from './types.js';
 import { messageOf } from '../errors/index.js';
 
 // ajv itself is loaded on first use too (~35 ms of start-up otherwise); it is CommonJS, so a
-// synchronous require keeps defineTool and the checks synchronous.
+// synchronous require keeps defineTool and the checks synchronous. The bundled command points
+// AJV_2020 at ajv bundled into one file beside its chunks (scripts/bundle.mjs): resolving and
+// compiling ajv's ~100 files was ~45 ms of a fresh server's first call, one file ~10 ms
+// (docs/decisions.md, "First call of a fresh server, third round").
+const AJV_2020 = 'ajv/dist/2020.js';
 const requireCjs = createRequire(import.meta.url);
 function newAjv(opts: ConstructorParameters<typeof Ajv2020>[0]): Ajv2020 {
-  const { Ajv2020: Ctor } = requireCjs('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+  const { Ajv2020: Ctor } = requireCjs(AJV_2020) as typeof import('ajv/dist/2020.js');
   return new Ctor(opts);
 }
 
@@ -209,6 +213,58 @@ export function plainlySatisfies(schema: unknown, value: unknown): boolean {
   return true;
 }
 
+/** Keywords of an object schema plainObjectCheck() decides; any other leaves the schema to ajv. */
+const OBJECT_KEYWORDS = new Set([
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'title',
+  'description',
+  '$comment',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+]);
+
+/**
+ * For an object schema whose properties are each made of SATISFY_KEYWORDS (and `default`): a check
+ * that is true only for a value ajv, with the same options, accepts, after filling absent defaults
+ * into it as ajv's useDefaults does. False means "not known": ajv decides (the value then already
+ * holds the defaults ajv would have filled). undefined for any other schema, and for one naming a
+ * property Object.prototype has (where ajv reads inherited values). A fresh server's first call of a
+ * tool then loads no ajv (docs/decisions.md, "First call of a fresh server, third round").
+ */
+export function plainObjectCheck(schema: unknown, applyDefaults: boolean): ((value: Json) => boolean) | undefined {
+  if (!isObject(schema) || schema.type !== 'object' || !plainlyValid(schema)) return undefined;
+  if (!Object.keys(schema).every((k) => OBJECT_KEYWORDS.has(k))) return undefined;
+  const additional = schema.additionalProperties;
+  if (additional !== undefined && typeof additional !== 'boolean') return undefined;
+  const required = (schema.required ?? []) as string[];
+  const checks = new Map<string, Record<string, unknown>>();
+  const defaults: [string, Json][] = [];
+  for (const [key, sub] of Object.entries((schema.properties ?? {}) as Record<string, unknown>)) {
+    if (!isObject(sub) || key in Object.prototype) return undefined;
+    const { default: fill, ...rest } = sub;
+    if (!Object.keys(rest).every((k) => SATISFY_KEYWORDS.has(k))) return undefined;
+    if (applyDefaults && 'default' in sub) defaults.push([key, fill as Json]);
+    checks.set(key, rest);
+  }
+  if (required.some((key) => key in Object.prototype)) return undefined;
+  return (value) => {
+    if (!isObject(value)) return false;
+    const proto: unknown = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) return false;
+    for (const [key, fill] of defaults) if (!Object.hasOwn(value, key)) value[key] = structuredClone(fill);
+    if (!required.every((key) => Object.hasOwn(value, key))) return false;
+    for (const [key, v] of Object.entries(value)) {
+      const sub = checks.get(key);
+      if (sub === undefined ? additional === false : !plainlySatisfies(sub, v)) return false;
+    }
+    return true;
+  };
+}
+
 export type Check = (value: Json) => { ok: true } | { ok: false; message: string };
 
 /**
@@ -244,7 +300,11 @@ export function compileCheck(schema: JsonSchema, what: string, opts: { applyDefa
     if (!plainlyValid(schema) && COMPILE_NOW.test(text)) first = compile(firstKey, schema, firstInstance());
   }
   let full: ValidateFunction | undefined;
+  const plain = plainObjectCheck(schema, opts.applyDefaults);
   return (value) => {
+    // Until its validator is compiled (a background warm-up does), a value the plain check vouches
+    // for needs no ajv: a tool's first call does not pay for loading it and compiling.
+    if (first === undefined && plain?.(value) === true) return { ok: true };
     try {
       first ??= compile(firstKey, schema, firstInstance());
       if (first(value)) return { ok: true };
