@@ -16,7 +16,14 @@
 // - post-execute is a sequential waterfall (no next()): each listener sees what the previous left.
 // - meta = { callId, tool, decision: DecisionTrail, durationMs }.
 import { randomUUID } from 'node:crypto';
-import { deepFreeze, type ExecIdentity, type JsonObject, type Tool, type ToolRegistry, type ToolResult } from '../tool/index.js';
+import {
+  deepFreeze,
+  type ExecIdentity,
+  type JsonObject,
+  type Tool,
+  type ToolRegistry,
+  type ToolResult,
+} from '../tool/index.js';
 import type { CallContext } from './call.js';
 import { CallClock, callBudget } from './clock.js';
 import { policedClient } from './client-gate.js';
