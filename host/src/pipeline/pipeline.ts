@@ -16,7 +16,14 @@
 // - post-execute is a sequential waterfall (no next()): each listener sees what the previous left.
 // - meta = { callId, tool, decision: DecisionTrail, durationMs }.
 import { randomUUID } from 'node:crypto';
-import { deepFreeze, type JsonObject, type Tool, type ToolRegistry, type ToolResult } from '../tool/index.js';
+import {
+  deepFreeze,
+  type ExecIdentity,
+  type JsonObject,
+  type Tool,
+  type ToolRegistry,
+  type ToolResult,
+} from '../tool/index.js';
 import type { CallContext } from './call.js';
 import { CallClock, callBudget } from './clock.js';
 import { policedClient } from './client-gate.js';
@@ -90,7 +97,7 @@ export class Pipeline {
   }
 
   async call(name: string, args: unknown, options: CallOptions = {}): Promise<ToolResult> {
-    const startedAt = new Date();
+    const startedAt = Date.now();
     const t0 = performance.now();
     const callId = options.callId ?? randomUUID();
     const hooks = this.hooks.snapshot();
@@ -127,18 +134,7 @@ export class Pipeline {
     const traceId = t?.traceId();
     // The request's span (the active one) learns the pipeline's code of a failed call.
     if (t !== undefined && result.error !== undefined) t.annotate({ 'toolgate.error.code': result.error.code });
-    const record: CallRecord = Object.freeze({
-      callId,
-      tool: name,
-      ...(options.agent !== undefined ? { agent: options.agent } : {}),
-      ...(options.trace !== undefined ? { trace: Object.freeze({ ...options.trace }) } : {}),
-      ...(traceId !== undefined ? { traceId } : {}),
-      ...(frozenArgs !== undefined ? { arguments: frozenArgs } : {}),
-      sensitiveArguments: tool?.definition.sensitiveArguments === true,
-      trail: deepFreeze(trail),
-      startedAt: startedAt.toISOString(),
-      durationMs: performance.now() - t0,
-    });
+    const record = callRecord(callId, name, options, traceId, frozenArgs, tool, trail, startedAt, t0);
     for (const { id, fn } of hooks['tools/result']) {
       try {
         const r: unknown = fn(result, record);
@@ -159,19 +155,11 @@ export class Pipeline {
   ): Promise<CallState> {
     const { callId, trail, hooks, meta } = started;
     const signal = options.signal ?? NEVER_ABORTED;
-    const base = Object.freeze({
-      callId,
-      name: tool.name,
-      arguments: args,
-      ...(options.agent !== undefined ? { agent: options.agent } : {}),
-      ...(options.token !== undefined ? { token: options.token } : {}),
-      signal,
-    });
+    const base = Object.freeze(identity(callId, tool.name, args, options, signal));
     // The tool reaches its client only through the call's client-request guards.
-    const exec = Object.freeze({
-      ...base,
-      client: policedClient(options.client, hooks.clientRequests, base, tool, trail),
-    });
+    const exec = identity(callId, tool.name, args, options, signal);
+    exec.client = policedClient(options.client, hooks.clientRequests, base, tool, trail);
+    Object.freeze(exec);
     if (signal.aborted)
       return failed('ABORTED_BEFORE_DISPATCH', `call to "${tool.name}" was cancelled before dispatch`);
     const clock = new CallClock(tool.name, signal, callBudget(exec, tool, hooks.deadlines));
@@ -277,4 +265,49 @@ function finalize(tool: Tool, state: CallState, meta: () => JsonObject): CallSta
   } catch (err) {
     return failed('TOOL_ERROR', `finalizeContent of tool "${tool.name}" threw: ${messageOf(err)}`);
   }
+}
+
+/**
+ * What observers get beside the result. Built field by field rather than from conditional spreads
+ * (each spread is an object made and copied, on every call); the keys keep their order.
+ */
+function callRecord(
+  callId: string,
+  name: string,
+  options: CallOptions,
+  traceId: string | undefined,
+  args: Readonly<JsonObject> | undefined,
+  tool: Tool | undefined,
+  trail: DecisionTrail,
+  startedAt: number,
+  t0: number,
+): CallRecord {
+  // the required fields follow below, in the order the record has always had
+  const r = { callId, tool: name } as Mutable<CallRecord>;
+  if (options.agent !== undefined) r.agent = options.agent;
+  if (options.trace !== undefined) r.trace = Object.freeze({ ...options.trace });
+  if (traceId !== undefined) r.traceId = traceId;
+  if (args !== undefined) r.arguments = args;
+  r.sensitiveArguments = tool?.definition.sensitiveArguments === true;
+  r.trail = deepFreeze(trail);
+  r.startedAt = new Date(startedAt).toISOString();
+  r.durationMs = performance.now() - t0;
+  return Object.freeze(r);
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** A call's identity as guards and the body see it, built without spreads (see callRecord). */
+function identity(
+  callId: string,
+  name: string,
+  args: Readonly<JsonObject>,
+  options: CallOptions,
+  signal: AbortSignal,
+): Mutable<ExecIdentity> {
+  const id = { callId, name, arguments: args } as Mutable<ExecIdentity>;
+  if (options.agent !== undefined) id.agent = options.agent;
+  if (options.token !== undefined) id.token = options.token;
+  id.signal = signal;
+  return id;
 }

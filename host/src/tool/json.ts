@@ -92,10 +92,12 @@ function copyJson(value: Json): Json {
 
 /** Freezes a JSON value and everything inside it, so no listener can change what the body sees. */
 export function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  // A key loop, not Object.values: no array is made per object (this runs several times a call);
+  // it visits the same own enumerable keys, and skips an array's holes as Object.values does.
+  const obj = value as Record<string, unknown>;
+  for (const k in obj) if (Object.hasOwn(obj, k)) deepFreeze(obj[k]);
   return value;
 }
 
