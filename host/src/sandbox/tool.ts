@@ -49,7 +49,17 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
   checkSpec(spec);
   const workerFile = instanceWorkerFile();
   const { limits } = spec;
-  const { units, info } = await compileUnits(spec, wantsInstrumentation(spec));
+  // A tool that can only run in a worker has its spare worker boot while its module compiles (the
+  // compile runs on V8's background threads): its first call then finds the worker booted.
+  let releaseSpare = mayRunInThread(spec) ? undefined : retainSpare(workerFile);
+  let compiled: CompiledUnits;
+  try {
+    compiled = await compileUnits(spec, wantsInstrumentation(spec));
+  } catch (err) {
+    releaseSpare?.();
+    throw err;
+  }
+  const { units, info } = compiled;
   const setup = instanceSetup(spec, workerFile, units, info);
   const { secrets } = setup;
   const poolOptions: Omit<PoolOptions, 'spawn'> = {
@@ -64,7 +74,7 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
   const pool = new InstancePool({ ...poolOptions, spawn: (ctl) => SandboxInstance.spawn(setup, ctl) });
   let closed = false;
   // a tool that runs on the calling thread keeps a spare worker only once it has needed one
-  let releaseSpare = inThread ? undefined : retainSpare(workerFile);
+  if (!inThread) releaseSpare ??= retainSpare(workerFile);
 
   return {
     async call(input, opts) {
