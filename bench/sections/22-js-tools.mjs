@@ -140,7 +140,7 @@ export async function run(ctx) {
     '',
     '| measure | median ms | min ms | max ms |',
     '|---|---|---|---|',
-    `| first tools/call (instance start + call) | ${ctx.fmt(firsts.median)} | ${ctx.fmt(firsts.min)} | ${ctx.fmt(firsts.max)} |`,
+    `| first tools/call, right after tools/list (what of the load is not done yet, instance start, call) | ${ctx.fmt(firsts.median)} | ${ctx.fmt(firsts.min)} | ${ctx.fmt(firsts.max)} |`,
     `| spawn to first answer (start-up, connect, list, first call) | ${ctx.fmt(spawns.median)} | ${ctx.fmt(spawns.min)} | ${ctx.fmt(spawns.max)} |`,
     `| warm tools/call, calls 2-${WARM + 1} | ${ctx.fmt(warm.median, 2)} | ${ctx.fmt(warm.min, 2)} | ${ctx.fmt(warm.max, 2)} |`,
     `| warm tools/call, calls ${WARM + SETTLE + 2}-${2 * WARM + SETTLE + 1} | ${ctx.fmt(later.median, 2)} | ${ctx.fmt(later.min, 2)} | ${ctx.fmt(later.max, 2)} |`,
