@@ -16,6 +16,8 @@ const JS = join(ROOT, 'test/fixtures/build/js_hostile.wasm');
 const RUST = join(ROOT, 'test/fixtures/build/js_echo_twin.wasm');
 const ROUNDS = 3;
 const WARM = 20;
+/** Calls after the first 20 warm ones before the later sample: V8 is still compiling the engine's hot functions then. */
+const SETTLE = 80;
 
 function spec(name, file, over) {
   return {
@@ -61,7 +63,10 @@ output: { schema: { type: object } }
 capabilities: { timeout_ms: 20000, memory: { max_pages: 512 } }
 `;
 
-/** One fresh server: ms from spawn to the first call's answer, the first call alone, and warm calls. */
+/**
+ * One fresh server: ms from spawn to the first call's answer, the first call alone, the 20 calls
+ * after it, and 20 more after SETTLE further calls.
+ */
 async function freshServer(dir) {
   const t0 = performance.now();
   const transport = new StdioClientTransport({
@@ -87,14 +92,20 @@ async function freshServer(dir) {
   const firstMs = performance.now() - c0;
   const spawnToFirst = performance.now() - t0;
   if (first.isError) throw new Error(`first call failed: ${JSON.stringify(first.content)}`);
-  const warm = [];
-  for (let i = 0; i < WARM; i++) {
-    const w0 = performance.now();
-    await client.callTool(args);
-    warm.push(performance.now() - w0);
-  }
+  const timed = async (n) => {
+    const out = [];
+    for (let i = 0; i < n; i++) {
+      const w0 = performance.now();
+      await client.callTool(args);
+      out.push(performance.now() - w0);
+    }
+    return out;
+  };
+  const warm = await timed(WARM);
+  await timed(SETTLE);
+  const later = await timed(WARM);
   await client.close();
-  return { firstMs, spawnToFirst, warm };
+  return { firstMs, spawnToFirst, warm, later };
 }
 
 export async function run(ctx) {
@@ -113,6 +124,7 @@ export async function run(ctx) {
   const firsts = ctx.summary(rows.map((r) => r.firstMs));
   const spawns = ctx.summary(rows.map((r) => r.spawnToFirst));
   const warm = ctx.summary(rows.flatMap((r) => r.warm));
+  const later = ctx.summary(rows.flatMap((r) => r.later));
   const over = firsts.median - warm.median;
   return [
     'Tool: test/fixtures/js/js_hostile.js in echo mode (`{"mode":"echo","text":"hello"}` -> `{"echo":"hello"}`), a component of toolgate\'s world; its Rust twin test/fixtures/js_echo_twin.rs does the same with toolgate_pdk.rs. Worker path, 5 rounds of 200 calls each.',
@@ -124,14 +136,17 @@ export async function run(ctx) {
     '',
     `JS / Rust warm-call median: **${ctx.fmt(w.js.median / w.rust.median, 2)}x**.`,
     '',
-    `First call of a fresh \`serve --stdio\` serving that one JS tool, warm home (prepared module cached), ${ROUNDS} servers; warm calls are ${WARM} MCP calls after the first on each:`,
+    `First call of a fresh \`serve --stdio\` serving that one JS tool, warm home (prepared module cached), ${ROUNDS} servers, the client calling right after its tools/list; warm calls are the ${WARM} MCP calls after the first on each, and ${WARM} more after ${SETTLE} further calls:`,
     '',
     '| measure | median ms | min ms | max ms |',
     '|---|---|---|---|',
-    `| first tools/call (instance start + call) | ${ctx.fmt(firsts.median)} | ${ctx.fmt(firsts.min)} | ${ctx.fmt(firsts.max)} |`,
+    `| first tools/call, right after tools/list (what of the load is not done yet, instance start, call) | ${ctx.fmt(firsts.median)} | ${ctx.fmt(firsts.min)} | ${ctx.fmt(firsts.max)} |`,
     `| spawn to first answer (start-up, connect, list, first call) | ${ctx.fmt(spawns.median)} | ${ctx.fmt(spawns.min)} | ${ctx.fmt(spawns.max)} |`,
-    `| warm tools/call | ${ctx.fmt(warm.median, 2)} | ${ctx.fmt(warm.min, 2)} | ${ctx.fmt(warm.max, 2)} |`,
+    `| warm tools/call, calls 2-${WARM + 1} | ${ctx.fmt(warm.median, 2)} | ${ctx.fmt(warm.min, 2)} | ${ctx.fmt(warm.max, 2)} |`,
+    `| warm tools/call, calls ${WARM + SETTLE + 2}-${2 * WARM + SETTLE + 1} | ${ctx.fmt(later.median, 2)} | ${ctx.fmt(later.min, 2)} | ${ctx.fmt(later.max, 2)} |`,
     '',
-    `First call over a warm call: **${ctx.fmt(over)} ms** (goal <= 200 ms: ${over <= 200 ? 'met' : '**NOT met**'}).`,
+    `First call over a warm call (calls 2-${WARM + 1}): **${ctx.fmt(over)} ms** (goal <= 200 ms: ${over <= 200 ? 'met' : '**NOT met**'}).`,
+    '',
+    'The calls right after the first share the machine\'s two cores with V8 compiling the engine\'s hot functions on its background threads (docs/decisions.md, "JavaScript tools: the first call and the warm calls"); the later calls are past most of it.',
   ].join('\n');
 }

@@ -84,6 +84,13 @@ describe("a JavaScript tool runs in the sandbox through toolgate's world", () =>
     expect(JSON.parse(await call({ mode: 'echo', text: 'ok' }))).toEqual({ echo: 'ok' });
   });
 
+  it('its core module instrumented for preemption (execution.instrument) answers the same in a worker, and a loop is still TIMEOUT', async () => {
+    const call = await hostile({ execution: { path: 'worker', instrument: true }, limits: { timeoutMs: 1_500 } });
+    expect(JSON.parse(await call({ mode: 'echo', text: 'fuel' }))).toEqual({ echo: 'fuel' });
+    await failure(call({ mode: 'loop' }), 'TIMEOUT');
+    expect(JSON.parse(await call({ mode: 'echo', text: 'after' }))).toEqual({ echo: 'after' });
+  });
+
   it('a throw is TOOL_ERROR with its message cut to 1 KiB', async () => {
     const call = await hostile();
     const err = await failure(call({ mode: 'throw' }), 'TOOL_ERROR');

@@ -45,6 +45,21 @@ describe('network warm-up', () => {
     await gate.close();
   });
 
+  it('a gate with no allowed host warms nothing: no request can leave it, so undici is not loaded for it', async () => {
+    process.env.TMPDIR = privateTmp;
+    const { createHttpGate, networkWarmStarted, warmNetworkPath } = await freshGateModules();
+    const gate = createHttpGate({ allowedHosts: [], maxResponseBytes: 1024, timeoutMs: 5000 });
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    expect(networkWarmStarted()).toBe(false);
+    // a gate that may reach a host still warms
+    const other = createHttpGate({ allowedHosts: [server.authority], maxResponseBytes: 1024, timeoutMs: 5000 });
+    await new Promise((r) => setImmediate(r));
+    expect(networkWarmStarted()).toBe(true);
+    await warmNetworkPath();
+    await Promise.all([gate.close(), other.close()]);
+  });
+
   it('a warm-up that cannot make its socket fails quietly, and the first request still works', async () => {
     process.env.TMPDIR = join(privateTmp, 'does-not-exist');
     const { createHttpGate, warmNetworkPath } = await freshGateModules();

@@ -50,7 +50,17 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
   const workerFile = instanceWorkerFile();
   const { limits } = spec;
   if (mayRunInThread(spec)) preloadRunner();
-  const { units, info } = await compileUnits(spec, wantsInstrumentation(spec));
+  // A tool that can only run in a worker keeps a worker with room booting while its module compiles
+  // (the compile runs on V8's background threads): its first call then finds the worker booted.
+  let releaseWorkers = mayRunInThread(spec) ? undefined : retainWorkers(workerFile);
+  let compiled: CompiledUnits;
+  try {
+    compiled = await compileUnits(spec, wantsInstrumentation(spec));
+  } catch (err) {
+    releaseWorkers?.();
+    throw err;
+  }
+  const { units, info } = compiled;
   const setup = instanceSetup(spec, workerFile, units, info);
   const { secrets } = setup;
   const poolOptions: Omit<PoolOptions, 'spawn'> = {
@@ -65,7 +75,7 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
   const pool = new InstancePool({ ...poolOptions, spawn: (ctl) => SandboxInstance.spawn(setup, ctl) });
   let closed = false;
   // a tool that runs on the calling thread keeps a worker with room only once it has needed one
-  let releaseWorkers = inThread ? undefined : retainWorkers(workerFile);
+  if (!inThread) releaseWorkers ??= retainWorkers(workerFile);
 
   return {
     async call(input, opts) {

@@ -6,8 +6,6 @@ import { compileModule, type CompiledModule } from './module/cache.js';
 import { toolModuleOf } from './module/component.js';
 import { checkLinks } from './module/link-check.js';
 import {
-  CLIENT_IMPORTS,
-  CLIENT_NAMESPACE,
   COMPONENT_CALL_EXPORT,
   COMPONENT_POST_CALL_EXPORT,
   COMPONENT_REALLOC_EXPORT,
@@ -133,7 +131,7 @@ async function compileComponent(spec: SandboxToolSpec, preempt: boolean): Promis
     preempt,
     component: true,
   };
-  const main = await compileModule(core, common);
+  const main = await compileModule(core, common, undefined, digest);
   const has = new Set(WebAssembly.Module.exports(main.module).map((e) => e.name));
   const missing = COMPONENT_EXPORTS.filter((name) => !has.has(name));
   if (missing.length > 0)

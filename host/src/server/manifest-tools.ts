@@ -69,6 +69,8 @@ interface Entry {
   handle: PluginHandle;
   /** Compiles the module, then (after `beforeChecks`) the tool's validators. */
   warm: (beforeChecks?: () => Promise<void>) => Promise<void>;
+  /** Starts the sandbox load alone, ahead of the background warm-up (JavaScript tools: see #sync). */
+  loadEarly?: () => void;
 }
 
 /** Same manifest, same module bytes, same resolved mounts, same pin of described text = nothing to reload. */
@@ -301,6 +303,10 @@ export class ManifestTools {
     const compile = this.#opts.compile ?? 'background';
     if (compile === 'now') await Promise.all(added.map((e) => e.warm()));
     else if (compile === 'background' && added.length > 0) {
+      // A JavaScript tool's engine is a 12 MB module: its compile runs on V8's background threads, so
+      // started now it is done by the first tools/call, where it would otherwise start (docs/decisions.md,
+      // "JavaScript tools: the first call"). Its validators wait for the warm-up below as before.
+      for (const e of added) e.loadEarly?.();
       const after = this.#opts.backgroundAfter ?? Promise.resolve();
       void after.then(() => this.#warmInTurn(added));
     }
@@ -390,6 +396,9 @@ export class ManifestTools {
       served,
       fingerprint: fp,
       handle,
+      ...(loaded.manifest.module.abi === 'component'
+        ? { loadEarly: () => void made.warm().catch(() => undefined) } // a refusal is reported by warm below
+        : {}),
       warm: async (beforeChecks) => {
         try {
           await made.warm();

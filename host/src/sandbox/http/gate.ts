@@ -66,8 +66,10 @@ function settingsOf(policy: HttpPolicy): Settings {
 export function createHttpGate(policy: HttpPolicy): ClosableHttpGate {
   const settings = settingsOf(policy);
   const pools = new PinnedPools(settings);
-  // after the caller's turn: a tool that may reach the network gets its first request warm
-  setImmediate(() => void warmNetworkPath());
+  // after the caller's turn: a tool that may reach the network gets its first request warm. With
+  // no allowed host no request can leave, so nothing is warmed: loading undici held the thread
+  // 100-180 ms in the middle of a JavaScript tool's first call (its world always imports HTTP).
+  if (settings.patterns.length > 0) setImmediate(() => void warmNetworkPath());
   return {
     request(req: HttpRequestSpec, signal: AbortSignal): Promise<HttpOutcome> {
       const callSignal = signal instanceof AbortSignal ? signal : new AbortController().signal;

@@ -26,6 +26,11 @@ export function warmNetworkPath(): Promise<boolean> {
   return warming;
 }
 
+/** Whether this process has started the warm-up (tests: a gate with no allowed host never does). */
+export function networkWarmStarted(): boolean {
+  return warming !== undefined;
+}
+
 async function warmUp(): Promise<boolean> {
   const { Pool } = await loadUndici();
   const dir = await mkdtemp(join(tmpdir(), 'toolgate-warm-'));

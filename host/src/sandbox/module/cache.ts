@@ -15,8 +15,18 @@ export interface CompiledModule {
 
 const cache = new Map<string, Promise<CompiledModule>>();
 
-export function compileModule(wasm: Uint8Array, opts: PrepareOptions, sha256?: string): Promise<CompiledModule> {
-  const digest = sha256Hex(wasm);
+/**
+ * `sha256` is the manifest's pin of `wasm`. `derivedFrom` instead names the file `wasm` was cut from,
+ * checked by the caller: a component's core module is keyed by the component's digest and the
+ * component flag (both in every key below), since hashing its 12 MB again cost 8 ms a load.
+ */
+export function compileModule(
+  wasm: Uint8Array,
+  opts: PrepareOptions,
+  sha256?: string,
+  derivedFrom?: string,
+): Promise<CompiledModule> {
+  const digest = derivedFrom ?? sha256Hex(wasm);
   if (sha256 !== undefined && sha256.toLowerCase() !== digest) {
     const which = opts.label ?? 'module';
     return Promise.reject(

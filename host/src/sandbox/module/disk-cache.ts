@@ -11,7 +11,6 @@
 // is still paid on every start.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -110,13 +109,21 @@ const sealed = (entry: PreparedEntry, header: Uint8Array, bytes: Uint8Array): (s
   bytes,
 ];
 
-/** The prepared module stored for `entry`, or undefined (absent, damaged, foreign or forged: all the same). */
+/**
+ * The prepared module stored for `entry`, or undefined (absent, damaged, foreign or forged: all the
+ * same). Read synchronously, so the source's hash before it, this read, the seal check and the start
+ * of the compile after it run in one turn of the event loop: with an asynchronous read, a request
+ * that arrived meanwhile (a JavaScript tool's first tools/call, whose argument validator takes
+ * 60-400 ms to compile) held the compile of its 12 MB engine behind it (docs/decisions.md,
+ * "JavaScript tools: the first call and the warm calls"). A 12 MB entry reads in 5-8 ms from the
+ * page cache.
+ */
 export async function readPrepared(
   entry: PreparedEntry,
 ): Promise<{ bytes: Uint8Array; info: PreparedInfo } | undefined> {
   let file: Buffer;
   try {
-    file = await readFile(join(entry.cache.dir, `${entry.key}.bin`));
+    file = readFileSync(join(entry.cache.dir, `${entry.key}.bin`));
   } catch {
     return undefined;
   }

@@ -9,6 +9,8 @@ import {
   COMPONENT_HOST_NAMESPACE,
   COMPONENT_POST_CALL_EXPORT,
   COMPONENT_REALLOC_EXPORT,
+  PREEMPT_CHECK,
+  PREEMPT_NAMESPACE,
 } from '../module/host-imports.js';
 import { Fault } from '../channel.js';
 import { CallBudget } from './call-budget.js';
@@ -52,7 +54,12 @@ export class ComponentRunner {
     try {
       if (unit === undefined || init.units.length !== 1)
         throw new Error('a component tool has exactly one core module');
-      const instance = await WebAssembly.instantiate(unit.module, { [COMPONENT_HOST_NAMESPACE]: runner.#host() });
+      // an instrumented core module (module/preempt.ts) also imports the fuel check; in a worker it
+      // only refills, since terminating the worker is what stops a call there
+      const instance = await WebAssembly.instantiate(unit.module, {
+        [COMPONENT_HOST_NAMESPACE]: runner.#host(),
+        [PREEMPT_NAMESPACE]: { [PREEMPT_CHECK]: () => hooks.preempt() },
+      });
       runner.#exports = instance.exports as unknown as Exports;
     } catch (err) {
       throw new Error(`instance failed to start: ${runner.describe(err)}`);
