@@ -33,7 +33,10 @@ function lastLine(fd: number, size: number): string | undefined {
     const body = tail.subarray(0, trimmedLength(tail));
     if (body.length > 0 && body.lastIndexOf(0x0a) >= 0) break;
   }
-  const lines = tail.toString('utf8').split('\n').filter((l) => l.trim() !== '');
+  const lines = tail
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   return lines[lines.length - 1];
 }
 
