@@ -125,3 +125,17 @@ describe('JSON a module hands a hyper-mcp host function may nest at most 64 leve
     expect(await raw('notify_resource_updated', `{"uri":${deep}}`)).toBe('sent');
   });
 });
+
+describe("a module's resource template matches a client's URI in linear time", () => {
+  test('a template of twelve adjacent {x} refuses a 64-character URI at once, and matching ones read', async () => {
+    const started = Date.now();
+    const err = await server.client.readResource({ uri: `mem://raw/${'a'.repeat(64)}` }, { timeout: 10_000 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(String(err)).toContain('not found');
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const read = await server.client.readResource({ uri: `mem://raw/${'b'.repeat(12)}/end` });
+    expect(read.contents).toEqual([{ uri: 'mem://raw/x/end', mimeType: 'text/plain', text: 'read' }]);
+  }, 30_000);
+});
