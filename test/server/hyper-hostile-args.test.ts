@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   CallToolResultSchema,
+  ElicitationCompleteNotificationSchema,
   ElicitRequestSchema,
   LoggingMessageNotificationSchema,
   ProgressNotificationSchema,
@@ -31,6 +32,7 @@ let server: StdioServer;
 const logs: unknown[] = [];
 const progress: number[] = [];
 let elicits = 0;
+const completed: string[] = [];
 
 beforeAll(async () => {
   dir = await tempDir();
@@ -47,16 +49,22 @@ beforeAll(async () => {
       'capabilities:',
       '  timeout_ms: 10000',
       '  mcp: [logging, progress, elicitation, sampling, notifications]',
+      '  allowed_hosts: [auth.example.com]',
       '',
     ].join('\n'),
   );
-  server = await startStdio(['--manifests', manifests, '--no-watch'], {
+  // the dev policy set never asks (the default one asks before a tool with allowed_hosts runs)
+  server = await startStdio(['--manifests', manifests, '--no-watch', '--policy-set', 'dev'], {
     // its own home, so its audit log is its own
     env: { TOOLGATE_HOME: join(dir.path, 'home') },
     capabilities: ALL,
     setup: (c) => {
       c.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params.data));
       c.setNotificationHandler(ProgressNotificationSchema, (n) => void progress.push(n.params.progress));
+      c.setNotificationHandler(
+        ElicitationCompleteNotificationSchema,
+        (n) => void completed.push(n.params.elicitationId),
+      );
       c.setRequestHandler(ElicitRequestSchema, () => {
         elicits++;
         return { action: 'decline' };
@@ -138,4 +146,28 @@ describe("a module's resource template matches a client's URI in linear time", (
     const read = await server.client.readResource({ uri: `mem://raw/${'b'.repeat(12)}/end` });
     expect(read.contents).toEqual([{ uri: 'mem://raw/x/end', mimeType: 'text/plain', text: 'read' }]);
   }, 30_000);
+});
+
+describe('a module announces the completion only of a URL elicitation its own call sent', () => {
+  const complete = (id: string) => JSON.stringify({ elicitationId: id });
+  const url = (id: string) =>
+    JSON.stringify({ mode: 'url', message: 'Sign in', url: 'https://auth.example.com/login', elicitationId: id });
+
+  test("another's elicitationId is not announced; the one this call sent is", async () => {
+    const call = (args: Record<string, string>) => server.client.callTool({ name: 'hx__raw', arguments: args });
+    // an id the module never sent (another plugin's sign-in, say): dropped
+    await call({ fn: 'notify_url_elicitation_completed', params: complete('someone-elses') });
+    // an id sent by an earlier call is not this call's either
+    await call({ fn: 'create_elicitation', params: url('earlier') });
+    await call({ fn: 'notify_url_elicitation_completed', params: complete('earlier') });
+    // the call's own URL elicitation, then its completion: announced
+    await call({
+      fn: 'create_elicitation',
+      params: url('mine'),
+      fn2: 'notify_url_elicitation_completed',
+      params2: complete('mine'),
+    });
+    await waitFor("the completion of the call's own elicitation", () => completed.includes('mine'));
+    expect(completed).toEqual(['mine']);
+  });
 });
