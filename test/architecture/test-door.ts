@@ -136,5 +136,6 @@ export const INNER_FILES_FOR_TESTS: readonly string[] = [
   'server/stdio-transport.ts',
   'server/stdio.ts',
   'tool/validation.ts',
+  'ui/audit-tail.ts',
   'ui/views.ts',
 ];

@@ -152,3 +152,19 @@ test('the chain continues across a reload and across reopening the file', async 
     await s.cleanup();
   }
 });
+
+test('a record longer than one read window (a 3 MiB argument) still links the next start to it', async () => {
+  const { s, file } = await audited();
+  try {
+    // a caller decides how long a record is: its arguments are audited even when the call fails
+    await s.call('ls', { dir: 'x'.repeat(3 << 20) });
+    await s.policies.dispose();
+    s.policies = await mountPolicies(s.host.root, s.dir, { services: s.services });
+    await s.call('ls');
+    const recs = lines(file).map((l) => JSON.parse(l) as { seq: number });
+    expect(recs.map((r) => r.seq)).toEqual([0, 1]);
+    expect(verifyAuditText(readFileSync(file, 'utf8'))).toMatchObject({ ok: true, count: 2 });
+  } finally {
+    await s.cleanup();
+  }
+});

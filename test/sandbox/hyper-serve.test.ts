@@ -76,3 +76,29 @@ describe('logs, progress and notifications', () => {
     expect(hyperNotification(new Uint8Array([3, ...bytes({})])).ok).toBe(false);
   });
 });
+
+describe('JSON from a module nests at most 64 levels, counted from its bytes', () => {
+  const nested = (levels: number): string => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+  test('64 levels pass and 65 are refused, naming the bound; brackets inside strings do not count', () => {
+    // the log line's object is one level, so its data may nest 63 more
+    expect(hyperLog(bytes(`{"level":"info","data":${nested(63)}}`)).ok).toBe(true);
+    expect(hyperLog(bytes(`{"level":"info","data":${nested(64)}}`))).toEqual({
+      ok: false,
+      message: 'notify_logging_message: nests deeper than 64 levels',
+    });
+    const text = `${'['.repeat(100)}\\"${'{'.repeat(100)}`;
+    expect(hyperLog(bytes(`{"level":"info","data":"${text}"}`))).toEqual({
+      ok: true,
+      value: { level: 'info', line: text.replace('\\"', '"') },
+    });
+  });
+
+  test('a notification and an elicitation past the bound are refused before they are parsed', () => {
+    const updated = new Uint8Array([3, ...bytes(`{"uri":${nested(70)}}`)]);
+    expect(hyperNotification(updated)).toEqual({
+      ok: false,
+      message: 'notifications/resources/updated: nests deeper than 64 levels',
+    });
+    expect(hyperElicitation(bytes(`{"message":"m","x":${nested(70)}}`), []).ok).toBe(false);
+  });
+});

@@ -41,6 +41,7 @@ import {
   type DescribedText,
 } from './described-text.js';
 import { messageOf } from '../errors/index.js';
+import { linearRegex, type LinearRegex } from '../regex/index.js';
 import { pluginNoticeLimit, type NoticeLimit } from './notice-limit.js';
 
 export type HyperMcpInterface = 'v1' | 'v2';
@@ -722,16 +723,28 @@ function moduleTool(
   return def;
 }
 
-/** RFC 6570 level 1-2 matching: `{x}` is one segment (no `/`), `{+x}` and `{#x}` anything. */
+/** Compiled templates: each plugin's few, matched on every resources/read. */
+const templateRegexes = new Map<string, LinearRegex>();
+
+/**
+ * RFC 6570 level 1-2 matching: `{x}` is one segment (no `/`), `{+x}` and `{#x}` anything. The
+ * template is the module's and the URI the client's, so the match is linear (regex/): a template of
+ * a dozen adjacent `{x}` took V8's backtracking seconds on a 30-character URI, on the main thread.
+ */
 export function templateMatches(template: string, uri: string): boolean {
-  let re = '^';
-  let last = 0;
-  for (const m of template.matchAll(/\{([+#]?)[^{}]*\}/g)) {
-    re += escapeRe(template.slice(last, m.index)) + (m[1] === '' ? '[^/?#]+' : '.+');
-    last = m.index + m[0].length;
+  let compiled = templateRegexes.get(template);
+  if (compiled === undefined) {
+    let re = '^';
+    let last = 0;
+    for (const m of template.matchAll(/\{([+#]?)[^{}]*\}/g)) {
+      re += escapeRe(template.slice(last, m.index)) + (m[1] === '' ? '[^/?#]+' : '.+');
+      last = m.index + m[0].length;
+    }
+    compiled = linearRegex(`${re}${escapeRe(template.slice(last))}$`);
+    if (templateRegexes.size >= 1024) templateRegexes.clear();
+    templateRegexes.set(template, compiled);
   }
-  re += `${escapeRe(template.slice(last))}$`;
-  return new RegExp(re).test(uri);
+  return compiled.test(uri);
 }
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

@@ -14,7 +14,14 @@ import {
 } from '../tool/index.js';
 import type { CallControl } from './call-control.js';
 import { ClientOp } from './channel.js';
-import { hyperElicitation, hyperLog, hyperNotification, hyperProgress } from './hyper-serve.js';
+import {
+  hyperElicitation,
+  hyperLog,
+  hyperNotification,
+  hyperProgress,
+  MAX_JSON_DEPTH,
+  nestsDeeper,
+} from './hyper-serve.js';
 import { cleanLogLine } from './sanitize.js';
 import type { LogLevelName } from './worker/protocol.js';
 
@@ -175,6 +182,8 @@ export async function serveClient(
     case ClientOp.SAMPLE:
     case ClientOp.ROOTS: {
       const kind = REQUEST_KIND[op];
+      if (nestsDeeper(data, MAX_JSON_DEPTH))
+        return refused('INVALID_REQUEST', `${kind} params nest deeper than ${MAX_JSON_DEPTH} levels`);
       let params: unknown;
       try {
         params = JSON.parse(decoder.decode(data));

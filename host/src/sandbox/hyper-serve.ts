@@ -36,8 +36,31 @@ function reason(err: z.ZodError): string {
   return `${issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''}${issue.message}`;
 }
 
+/** How deep a module's JSON may nest: zod and JSON.stringify recurse, and a few thousand levels overflow the stack. */
+export const MAX_JSON_DEPTH = 64;
+
+/** True when the JSON text in `data` nests arrays and objects deeper than `max` (strings skipped). */
+export function nestsDeeper(data: Uint8Array, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < data.length; i++) {
+    const c = data[i];
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash escapes the next byte
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
 type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
 const parse = <T>(schema: z.ZodType<T>, data: Uint8Array, what: string): Parsed<T> => {
+  if (nestsDeeper(data, MAX_JSON_DEPTH))
+    return { ok: false, message: `${what}: nests deeper than ${MAX_JSON_DEPTH} levels` };
   const r = schema.safeParse(json(data));
   return r.success ? { ok: true, value: r.data } : { ok: false, message: `${what}: ${reason(r.error)}` };
 };
@@ -137,6 +160,8 @@ export function hyperNotification(data: Uint8Array): Parsed<{ method: ClientNoti
   const method = CLIENT_NOTIFICATIONS[data[0] ?? 255];
   if (method === undefined) return { ok: false, message: `unknown notification ${data[0] ?? 'none'}` };
   const body = data.subarray(1);
+  if (nestsDeeper(body, MAX_JSON_DEPTH))
+    return { ok: false, message: `${method}: nests deeper than ${MAX_JSON_DEPTH} levels` };
   const r = body.length === 0 ? NOTIFY_PARAMS[method].safeParse({}) : NOTIFY_PARAMS[method].safeParse(json(body));
   return r.success
     ? { ok: true, value: { method, params: r.data } }

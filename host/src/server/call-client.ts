@@ -175,8 +175,29 @@ export interface SessionCallClient extends CallClient {
   settled(): Promise<void>;
 }
 
+/**
+ * The URL-mode elicitations one call sent, by elicitationId: its module may announce the
+ * completion of those only, not of another call's or another plugin's (docs/decisions.md,
+ * "hyper-mcp host functions").
+ */
+export function urlElicitationsOfCall(): {
+  sent(req: ClientRequest): void;
+  mayClose(method: string, params: Record<string, unknown>): boolean;
+} {
+  const ids = new Set<string>();
+  return {
+    sent(req) {
+      const id = req.params['elicitationId'];
+      if (req.urlChecked === true && typeof id === 'string') ids.add(id);
+    },
+    mayClose: (method, params) =>
+      method !== 'notifications/elicitation/complete' || ids.has(String(params['elicitationId'])),
+  };
+}
+
 export function mcpCallClient(o: CallClientOptions): SessionCallClient {
   const token = o.extra._meta?.progressToken;
+  const urlElicitations = urlElicitationsOfCall();
   let lastProgress = Number.NEGATIVE_INFINITY;
   let lastProgressAt = Number.NEGATIVE_INFINITY;
   const notify = async (notification: ServerNotification): Promise<boolean> => {
@@ -213,13 +234,17 @@ export function mcpCallClient(o: CallClientOptions): SessionCallClient {
         },
       });
     },
-    request: (req, signal, timeoutMs) => sessionRequest(o, req, signal, timeoutMs),
+    request: (req, signal, timeoutMs) => {
+      urlElicitations.sent(req);
+      return sessionRequest(o, req, signal, timeoutMs);
+    },
     async notify(method, params) {
       if (
         method === 'notifications/resources/updated' &&
         SESSION_SUBSCRIPTIONS.get(o.server)?.has(String(params['uri'])) !== true
       )
         return false;
+      if (!urlElicitations.mayClose(method, params)) return false;
       return notify({ method, params } as ServerNotification);
     },
   };

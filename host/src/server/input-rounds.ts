@@ -13,7 +13,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import type { ApprovalOutcome } from '../pipeline/index.js';
-import type { ClientAnswer, ClientRequestKind, JsonObject } from '../tool/index.js';
+import { argumentSizeProblem, type ClientAnswer, type ClientRequestKind, type JsonObject } from '../tool/index.js';
 import { outcomeOf, type ElicitForm } from './elicit.js';
 import { RpcError } from './rpc-error.js';
 import { Answer, APPROVAL_KEY, digest, type RoundKeys, type RoundPayload, type RoundPrincipal } from './round-keys.js';
@@ -66,6 +66,18 @@ export function answerFor(
   if (view.kind === 'sampling' && method === 'sampling/createMessage') return raw;
   if (view.kind === 'roots' && method === 'roots/list') return raw;
   return undefined;
+}
+
+/**
+ * A request's inputResponses, held to the bounds of a call's arguments (tool/json.ts): they come
+ * from the client as arguments do and are handed to the tool, signed into the state and stored
+ * with a task, and an answer nested thousands deep overflowed the stack on the way.
+ */
+export function boundedResponses(responses: Record<string, unknown> | undefined): Record<string, unknown> {
+  const all = responses ?? {};
+  const problem = argumentSizeProblem(all);
+  if (problem !== undefined) throw new RpcError(-32602, `inputResponses: ${problem.replace(/^arguments: /, '')}`);
+  return all;
 }
 
 /** A question's own key (the tool may name it with `inputKey`), else q0, q1, ... in asking order. */

@@ -14,6 +14,7 @@ import {
   CLIENT_REQUEST_METHOD,
   PROGRESS_SETTLE_MS,
   severity,
+  urlElicitationsOfCall,
   type SessionCallClient,
 } from './call-client.js';
 import type { InputRound } from './input-rounds.js';
@@ -53,6 +54,7 @@ export function modernCallClient(o: ModernClientOptions): SessionCallClient {
   const { envelope, progressToken: token, notify: send } = o.link;
   // 2026-07-28: no log lines for a request that did not name a level.
   const level: ClientLogLevel | undefined = envelope.logLevel;
+  const urlElicitations = urlElicitationsOfCall();
   let lastProgress = Number.NEGATIVE_INFINITY;
   let lastProgressAt = Number.NEGATIVE_INFINITY;
   const notify = async (method: string, params: Record<string, unknown>): Promise<boolean> => {
@@ -86,6 +88,7 @@ export function modernCallClient(o: ModernClientOptions): SessionCallClient {
       });
     },
     async request(req): Promise<ClientAnswer> {
+      urlElicitations.sent(req);
       const caps = envelope.clientCapabilities;
       if (!clientCanAnswer(caps, req.kind, req)) return o.round.missingCapability(req.kind);
       const checked = checkedParams(req);
@@ -96,7 +99,7 @@ export function modernCallClient(o: ModernClientOptions): SessionCallClient {
     },
     // 2026-07-28 has no resource subscriptions on a request's response: resources/updated is not sent
     async notify(method, params) {
-      if (method === 'notifications/resources/updated') return false;
+      if (method === 'notifications/resources/updated' || !urlElicitations.mayClose(method, params)) return false;
       return notify(method, params);
     },
   };

@@ -7,7 +7,7 @@ import { ProtocolError, ResourceNotFoundError, type Server, type ServerContext }
 import type { JsonObject } from '../tool/index.js';
 import type { SidecarCore } from './core.js';
 import { approvalForm } from './elicit.js';
-import { InputRound, type RoundPayload } from './input-rounds.js';
+import { boundedResponses, InputRound, type RoundPayload } from './input-rounds.js';
 import { modernCallClient, requestLink } from './modern-client.js';
 import {
   completeOperationFor,
@@ -85,7 +85,7 @@ async function runRound(
     args,
     policySet: core.policySetId(),
     state,
-    responses: ctx.mcpReq.inputResponses ?? {},
+    responses: boundedResponses(ctx.mcpReq.inputResponses),
     method: ctx.mcpReq.method,
   });
   const callId = randomUUID();

@@ -6,7 +6,7 @@
 // 2025-11-25 sessions keep the v1 server (mcp-server.ts); docs/mcp.md says which serves what.
 import { ProtocolError, Server, type ServerContext } from '@modelcontextprotocol/server';
 import type { SidecarCore } from './core.js';
-import type { RoundPayload } from './input-rounds.js';
+import { boundedResponses, type RoundPayload } from './input-rounds.js';
 import { runCall } from './modern-call.js';
 import { traceHandlers, v2RequestFacts } from './traced-handlers.js';
 import { requestLink } from './modern-client.js';
@@ -119,7 +119,7 @@ async function callTool(o: ModernOptions, params: unknown, ctx: ServerContext): 
     args,
     link,
     state: ctx.mcpReq.requestState<RoundPayload>(),
-    responses: ctx.mcpReq.inputResponses ?? {},
+    responses: boundedResponses(ctx.mcpReq.inputResponses),
     signal: ctx.mcpReq.signal,
   });
   return end.kind === 'questions' ? end.round.inputRequired(end.open) : end.result;

@@ -8,7 +8,7 @@ import { messageOf } from '../errors/index.js';
 import { whenAborted } from '../signals/index.js';
 import type { ToolExecution } from '../tool/index.js';
 import type { SidecarCore } from './core.js';
-import type { RoundPayload, RoundPrincipal } from './input-rounds.js';
+import { boundedResponses, type RoundPayload, type RoundPrincipal } from './input-rounds.js';
 import { runCall, type RunEnd } from './modern-call.js';
 import type { ClientEnvelope } from './modern-envelope.js';
 import { RpcError } from './rpc-error.js';
@@ -101,7 +101,7 @@ export async function callAsTask(c: TaskCall, ctx: ServerContext): Promise<Recor
       args: c.args,
       link: { envelope: c.envelope, ...(c.trace !== undefined ? { trace: c.trace } : {}) },
       state: ctx.mcpReq.requestState<RoundPayload>(),
-      responses: ctx.mcpReq.inputResponses ?? {},
+      responses: boundedResponses(ctx.mcpReq.inputResponses),
       signal: stop.signal,
     });
   if (c.execution.syncMs === 0) {

@@ -7,7 +7,7 @@
 import { ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { SidecarCore } from './core.js';
-import { answerFor, type RoundPrincipal } from './input-rounds.js';
+import { answerFor, boundedResponses, type RoundPrincipal } from './input-rounds.js';
 import { envelopeOf } from './modern-envelope.js';
 import { declaresTasks, resumeTask, taskFields, tasksRequired } from './task-calls.js';
 import type { TaskView } from './shared-tasks.js';
@@ -64,7 +64,7 @@ export function registerTaskMethods(server: Server, core: SidecarCore, principal
   });
   server.setRequestHandler('tasks/update', { params: TaskParams }, async (params, ctx) => {
     const found = await find(params, ctx);
-    const responses = ctx.mcpReq.inputResponses ?? {};
+    const responses = boundedResponses(ctx.mcpReq.inputResponses);
     if (found.local !== undefined) {
       if (takeAnswers(found.local, responses)) resumeTask(core, found.local);
     } else if (found.remote.status === 'input_required') {

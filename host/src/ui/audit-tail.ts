@@ -1,6 +1,6 @@
 // The recent-calls view: the last records of the audit log, shortened to what a person scans, and
 // `audit verify`'s verdict on the whole file (cached until the file changes size or time).
-import { open, stat } from 'node:fs/promises';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import { verifyAuditFile } from '../policy/index.js';
 
 export interface RecentCall {
@@ -59,6 +59,31 @@ function summarize(r: Rec): RecentCall {
   return out;
 }
 
+/** How far back the view reads for its records: a record is as long as the call's arguments. */
+const READ_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The file's last whole lines, at least `max` of them when it has them: read backwards a window at
+ * a time, so one long record (a caller's 1 MiB of arguments) cannot push every record off the view.
+ */
+async function lastLines(handle: FileHandle, size: number, max: number): Promise<string[]> {
+  let start = size;
+  const windows: Buffer[] = [];
+  let breaks = 0;
+  // max + 1 line breaks hold max whole lines (the file's last one ends with its own)
+  while (start > 0 && size - start < READ_MAX_BYTES && breaks <= max + 1) {
+    const len = Math.min(start, TAIL_BYTES);
+    const buf = Buffer.alloc(len);
+    await handle.read(buf, 0, len, start - len);
+    start -= len;
+    windows.unshift(buf);
+    for (const byte of buf) if (byte === 0x0a) breaks++;
+  }
+  const lines = Buffer.concat(windows).toString('utf8').split('\n');
+  if (start > 0) lines.shift(); // the first line may be cut
+  return lines;
+}
+
 /** The last `max` records, newest first. Lines that are not records are skipped here (verify names them). */
 export async function auditTail(path: string, max = 50): Promise<RecentCall[]> {
   let handle;
@@ -68,12 +93,7 @@ export async function auditTail(path: string, max = 50): Promise<RecentCall[]> {
     return [];
   }
   try {
-    const { size } = await handle.stat();
-    const len = Math.min(size, TAIL_BYTES);
-    const buf = Buffer.alloc(len);
-    await handle.read(buf, 0, len, size - len);
-    const lines = buf.toString('utf8').split('\n');
-    if (len < size) lines.shift(); // the first line may be cut
+    const lines = await lastLines(handle, (await handle.stat()).size, max);
     const out: RecentCall[] = [];
     for (let i = lines.length - 1; i >= 0 && out.length < max; i--) {
       const line = lines[i]?.trim() ?? '';

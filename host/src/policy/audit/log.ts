@@ -13,7 +13,39 @@ export interface AuditWriter {
   append(record: Readonly<Record<string, Json>>): string;
 }
 
+/** How much of the file's end is read at a time while looking for where its last line starts. */
 const TAIL_BYTES = 1 << 20;
+
+/**
+ * The file's last non-empty line. Read backwards a window at a time until the line's start: a
+ * record may be longer than any one window (a call's arguments up to the request's cap, audited
+ * even when refused), and linking to a cut line would refuse every later start.
+ */
+function lastLine(fd: number, size: number): string | undefined {
+  let end = size;
+  let tail = Buffer.alloc(0);
+  while (end > 0) {
+    const len = Math.min(end, TAIL_BYTES);
+    const buf = Buffer.alloc(len);
+    readSync(fd, buf, 0, len, end - len);
+    end -= len;
+    tail = Buffer.concat([buf, tail]);
+    const body = tail.subarray(0, trimmedLength(tail));
+    if (body.length > 0 && body.lastIndexOf(0x0a) >= 0) break;
+  }
+  const lines = tail
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
+  return lines[lines.length - 1];
+}
+
+/** The length of `buf` without its trailing line breaks and blanks. */
+function trimmedLength(buf: Buffer): number {
+  let n = buf.length;
+  while (n > 0 && (buf[n - 1] === 0x0a || buf[n - 1] === 0x0d || buf[n - 1] === 0x20)) n--;
+  return n;
+}
 
 /** Where the chain in `path` ends: its last hash and next seq (GENESIS, 0 for a new file). */
 function chainEnd(path: string): { hash: string; seq: number } {
@@ -21,15 +53,7 @@ function chainEnd(path: string): { hash: string; seq: number } {
   if (!existsSync(path)) return fresh;
   const fd = openSync(path, 'r');
   try {
-    const size = fstatSync(fd).size;
-    const len = Math.min(size, TAIL_BYTES);
-    const buf = Buffer.alloc(len);
-    readSync(fd, buf, 0, len, size - len);
-    const lines = buf
-      .toString('utf8')
-      .split('\n')
-      .filter((l) => l.trim() !== '');
-    const last = lines[lines.length - 1];
+    const last = lastLine(fd, fstatSync(fd).size);
     if (last === undefined) return fresh;
     let rec: unknown;
     try {
