@@ -174,11 +174,11 @@ function gnuTar(files: Record<string, Uint8Array>): Buffer {
 function craftedTar(name: string, data: Uint8Array, change: { type?: string; size?: number }): Buffer {
   const tar = writeTar([{ name, data }]);
   if (change.type !== undefined) tar.write(change.type, 156, 'ascii');
-  if (change.size !== undefined) tar.write(change.size.toString(8).padStart(11, '0') + '\0', 124, 'ascii');
+  if (change.size !== undefined) tar.write(`${change.size.toString(8).padStart(11, '0')}\0`, 124, 'ascii');
   tar.fill(0x20, 148, 156);
   let sum = 0;
   for (let i = 0; i < 512; i++) sum += tar[i] ?? 0;
-  tar.write(sum.toString(8).padStart(6, '0') + '\0 ', 148, 'ascii');
+  tar.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');
   return tar;
 }
 
@@ -212,7 +212,7 @@ function paxTar(ustarName: string, paxPath: string, data: Uint8Array): Buffer {
   tar.fill(0x20, 148, 156);
   let sum = 0;
   for (let i = 0; i < 512; i++) sum += tar[i] ?? 0;
-  tar.write(sum.toString(8).padStart(6, '0') + '\0 ', 148, 'ascii');
+  tar.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');
   return tar;
 }
 

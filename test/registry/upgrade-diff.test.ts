@@ -94,7 +94,7 @@ describe('an upgrade shows every capability that grows and asks again', () => {
     for (const [spec, line] of cases) {
       const res = await install([await release(spec)]);
       expect(res.err, spec.version).toContain(line);
-      expect(res.err).not.toMatch(/capability changes:\n  \(none\)/);
+      expect(res.err).not.toMatch(/capability changes:\n {2}\(none\)/);
       expect(res.code, res.err).toBe(2);
       expect(res.err).toContain('CONSENT_REQUIRED');
       expect(await installedVersion()).toBe('1.0.0');

@@ -95,7 +95,7 @@ test('plain requests skip the SDK classifier; notifications, responses and unusu
   const note = { jsonrpc: '2.0', method: 'notifications/initialized' };
   const response = { jsonrpc: '2.0', id: 9, result: {} };
   const bad = { jsonrpc: '2.0', id: 3, method: 'x', extra: 1 };
-  rig.input.write([plain, related, note, response, bad].map((m) => JSON.stringify(m)).join('\n') + '\n');
+  rig.input.write(`${[plain, related, note, response, bad].map((m) => JSON.stringify(m)).join('\n')}\n`);
   await waitFor('the invalid request answered', () => (rig.written.length === 1 ? true : undefined));
   expect(rig.direct).toEqual([plain]);
   expect(rig.viaSdk).toEqual([related, note, response]);

@@ -84,7 +84,7 @@ export class ApprovalRouter implements ApprovalService {
   #tokenFor(callId: string): { channels: readonly ApprovalService[]; timeoutMs: number | undefined } | undefined {
     for (let i = this.#stack.length - 1; i >= 0; i--) {
       const t = this.#stack[i];
-      if (t !== undefined && t.owns(callId)) return t;
+      if (t?.owns(callId)) return t;
     }
     return undefined;
   }

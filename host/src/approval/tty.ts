@@ -38,10 +38,10 @@ export class TtyApprovalChannel implements ApprovalService {
     // Every hidden character spelled out, whatever writer `output` is: an argument that reads
     // "safe-value" may go on invisibly (docs/architecture.md, "Text shown to people").
     output.write(
-      spellHidden(
+      `${spellHidden(
         `\ntoolgate: approval needed (${req.decidedBy})\n  tool:      ${req.exec.name}${agent}\n` +
           `  reason:    ${req.reason}\n  arguments: ${argumentsPreview(req.exec.arguments)}\n`,
-      ) + 'Allow this call once? [y/N] ',
+      )}Allow this call once? [y/N] `,
     );
     return new Promise<ApprovalOutcome | ApprovalReply>((resolve) => {
       let buffered = '';

@@ -4,7 +4,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { createPluginHost, type Context, type PluginHost } from '../plugin/index.js';
+import { createPluginHost, type PluginHost } from '../plugin/index.js';
 import { builtinTools, type ToolRegistry } from '../tool/index.js';
 import type { ApprovalService, Pipeline } from '../pipeline/index.js';
 import type { PolicyLoader, PolicyServices } from '../policy/index.js';

@@ -2,7 +2,7 @@
 // failure stays a failure (accept({value}) is refused on it), so no listener can turn a denial
 // into data.
 import { deepFreeze, type ExecIdentity, type Json, type JsonObject, type Tool } from '../tool/index.js';
-import { CONTENT_KINDS, ToolFailure } from '../tool/index.js';
+import { CONTENT_KINDS } from '../tool/index.js';
 import { ListenerError, attempt, raceSignal, withTimeout } from './async.js';
 import { POST_DEADLINE_GRACE_MS, type CallClock } from './clock.js';
 import type { CallContext } from './call.js';

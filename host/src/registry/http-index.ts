@@ -150,6 +150,6 @@ export async function publishToDir(
   tool.versions[pkg.version] = entry;
   await mkdir(join(dir, 'packages'), { recursive: true });
   await replaceFile(join(dir, url), tgz);
-  await replaceFile(indexFile, JSON.stringify(index, null, 2) + '\n');
+  await replaceFile(indexFile, `${JSON.stringify(index, null, 2)}\n`);
   return { indexFile, url };
 }

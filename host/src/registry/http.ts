@@ -13,7 +13,8 @@ const TIMEOUT_MS = 60_000;
 
 export function isLoopbackHost(hostname: string): boolean {
   const m = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(hostname);
-  return m !== null && m.slice(1).every((o) => Number(o) <= 255);
+  if (m === null) return false;
+  return m.slice(1).every((o) => Number(o) <= 255);
 }
 
 export function checkTransport(url: URL, insecure: boolean): void {

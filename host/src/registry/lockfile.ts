@@ -89,5 +89,5 @@ export function serializeLock(lock: Lockfile): string {
     const entry = ownEntry(lock.tools, name);
     if (entry) tools[name] = entry;
   }
-  return JSON.stringify({ lockfileVersion: 1, tools }, null, 2) + '\n';
+  return `${JSON.stringify({ lockfileVersion: 1, tools }, null, 2)}\n`;
 }

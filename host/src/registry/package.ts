@@ -170,7 +170,7 @@ export function withSignature(pkg: ToolPackage, signature: PackageSignature): To
 
 /** The .tgz bytes of a package; deterministic for the same files and signature. */
 export function packageToTgz(pkg: ToolPackage): Buffer {
-  const entries = [{ name: INFO_FILE, data: Buffer.from(JSON.stringify(infoOf(pkg), null, 2) + '\n') }];
+  const entries = [{ name: INFO_FILE, data: Buffer.from(`${JSON.stringify(infoOf(pkg), null, 2)}\n`) }];
   for (const name of presentFiles(pkg.files)) {
     const bytes = pkg.files[name];
     if (bytes) entries.push({ name, data: Buffer.from(bytes) });

@@ -145,7 +145,7 @@ export async function stageAndCommit(
   await writeDurable(join(staged, 'toolgate.lock'), serializeLock(lock));
   await fsyncDir(staged);
   await pause?.('staged');
-  await replaceFile(layout.txn, JSON.stringify(txn) + '\n'); // the commit point
+  await replaceFile(layout.txn, `${JSON.stringify(txn)}\n`); // the commit point
   await pause?.('committed');
   await applyTxn(layout, txn);
 }

@@ -18,7 +18,7 @@ function writeString(header: Buffer, offset: number, length: number, value: stri
 
 function writeOctal(header: Buffer, offset: number, length: number, value: number): void {
   // length-1 octal digits, then NUL
-  writeString(header, offset, length, value.toString(8).padStart(length - 1, '0') + '\0');
+  writeString(header, offset, length, `${value.toString(8).padStart(length - 1, '0')}\0`);
 }
 
 function headerFor(name: string, size: number): Buffer {
@@ -37,7 +37,7 @@ function headerFor(name: string, size: number): Buffer {
   h.write('00', 263, 'ascii');
   let sum = 0;
   for (const byte of h) sum += byte;
-  writeString(h, 148, 8, sum.toString(8).padStart(6, '0') + '\0 ');
+  writeString(h, 148, 8, `${sum.toString(8).padStart(6, '0')}\0 `);
   return h;
 }
 

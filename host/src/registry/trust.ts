@@ -43,7 +43,7 @@ export async function addTrusted(file: string, name: string, publicPem: string, 
   const keyId = keyIdOf(loadPublicKey(publicPem, keyFile));
   const trust = await readTrust(file);
   trust.keys[name] = { keyId, publicKey: publicPem };
-  await replaceFile(file, JSON.stringify(trust, null, 2) + '\n');
+  await replaceFile(file, `${JSON.stringify(trust, null, 2)}\n`);
   return { name, keyId, publicKey: publicPem };
 }
 
@@ -51,7 +51,7 @@ export async function removeTrusted(file: string, name: string): Promise<boolean
   const trust = await readTrust(file);
   if (!(name in trust.keys)) return false;
   delete trust.keys[name];
-  await replaceFile(file, JSON.stringify(trust, null, 2) + '\n');
+  await replaceFile(file, `${JSON.stringify(trust, null, 2)}\n`);
   return true;
 }
 

@@ -9,7 +9,7 @@ import { ASK_PROGRESS_MS } from './approval-wait.js';
 import { RoundKeys } from './round-keys.js';
 import { CallTracker } from './call-tracker.js';
 import { CallMetrics, type MetricsSource } from './metrics.js';
-import { SessionApprovals } from './session-approvals.js';
+import type { SessionApprovals } from './session-approvals.js';
 import { SharedTasks } from './shared-tasks.js';
 import { DEFAULT_TASK_LIMITS, TaskStore, type TaskLimits } from './task-store.js';
 import type { SharedState } from '../shared-state/index.js';

@@ -16,7 +16,14 @@ import type { ApprovalOutcome } from '../pipeline/index.js';
 import { argumentSizeProblem, type ClientAnswer, type ClientRequestKind, type JsonObject } from '../tool/index.js';
 import { outcomeOf, type ElicitForm } from './elicit.js';
 import { RpcError } from './rpc-error.js';
-import { Answer, APPROVAL_KEY, digest, type RoundKeys, type RoundPayload, type RoundPrincipal } from './round-keys.js';
+import {
+  type Answer,
+  APPROVAL_KEY,
+  digest,
+  type RoundKeys,
+  type RoundPayload,
+  type RoundPrincipal,
+} from './round-keys.js';
 
 export { APPROVAL_KEY, RoundKeys, type RoundPayload, type RoundPrincipal } from './round-keys.js';
 

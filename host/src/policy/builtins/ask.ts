@@ -36,7 +36,7 @@ export const ask = definePolicy({
       if (hint) return `tool "${tool.name}" has ${hint[0]}: ${String(hint[1])}`;
       return undefined;
     };
-    ctx.on('tools/pre-execute', ctx.entryId, async (exec, next, info) => {
+    ctx.on('tools/pre-execute', ctx.entryId, async (_exec, next, info) => {
       const reason = why(info.tool);
       const later = await next();
       if (reason === undefined || later.kind === 'deny') return later;
