@@ -114,8 +114,10 @@ export class TaskStore {
    * error, since no task exists to report it in. With shared state the count is every replica's.
    */
   async assertRoom(owner: string): Promise<void> {
-    this.#assertLocalRoom(owner);
+    // With shared state the shared count speaks first: while Redis is down (even before its client
+    // has noticed) the refusal says so, not this replica's own partial count.
     if (this.shared !== undefined) this.#assertHeld((await this.shared.count(owner, this.limits.maxPerPrincipal)).held);
+    this.#assertLocalRoom(owner);
   }
 
   #assertLocalRoom(owner: string): void {
