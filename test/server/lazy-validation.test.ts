@@ -6,6 +6,38 @@ import { expect, test } from 'vitest';
 import { defineTool } from '../../host/src/tool/index.js';
 const ex = async () => ({});
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** A small seeded generator, so each random run is the same run. */
+function seeded(start: number): (n: number) => number {
+  let seed = start;
+  return (n) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+}
+
+/** Scalars and empty containers the random schema checks draw values from. */
+const SCALARS: readonly unknown[] = [
+  0,
+  -0,
+  1,
+  -1,
+  1.5,
+  3,
+  65536,
+  1e21,
+  '',
+  'a',
+  'ab',
+  '𝄞',
+  'é',
+  '3',
+  true,
+  false,
+  null,
+  [],
+  {},
+];
 test('validators compile on first use, yet a bad schema (unresolvable $ref, broken pattern, wrong type) is still refused at definition', () => {
   expect(() =>
     defineTool({
@@ -136,32 +168,8 @@ test("a default the fast check vouches for is one ajv accepts (4000 random scala
   const { plainlySatisfies } = await import('../../host/src/tool/validation.js');
   const { Ajv2020 } = await import('ajv/dist/2020.js');
   const ajv = new Ajv2020({ strict: false, allErrors: true, coerceTypes: false, logger: false });
-  let seed = 777;
-  const rand = (n: number) => {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    return seed % n;
-  };
-  const scalars: unknown[] = [
-    0,
-    -0,
-    1,
-    -1,
-    1.5,
-    3,
-    65536,
-    1e21,
-    '',
-    'a',
-    'ab',
-    '𝄞',
-    'é',
-    '3',
-    true,
-    false,
-    null,
-    [],
-    {},
-  ];
+  const rand = seeded(777);
+  const scalars: unknown[] = [...SCALARS];
   const pick = () => scalars[rand(scalars.length)];
   const gen = (): Record<string, unknown> => {
     const s: Record<string, unknown> = {};
@@ -272,33 +280,8 @@ test('a value the plain object check vouches for is one ajv accepts, with the sa
     true: new Ajv2020({ ...common, useDefaults: true }),
     false: new Ajv2020({ ...common, useDefaults: false }),
   };
-  let seed = 4242;
-  const rand = (n: number) => {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    return seed % n;
-  };
-  const scalars: unknown[] = [
-    0,
-    -0,
-    1,
-    -1,
-    1.5,
-    3,
-    65536,
-    1e21,
-    '',
-    'a',
-    'ab',
-    '𝄞',
-    '3',
-    true,
-    false,
-    null,
-    [],
-    {},
-    [1],
-    { a: 1 },
-  ];
+  const rand = seeded(4242);
+  const scalars: unknown[] = [...SCALARS, [1], { a: 1 }];
   const pick = () => structuredClone(scalars[rand(scalars.length)]);
   const keys = ['a', 'b', 'c', 'toString', 'constructor'];
   const prop = (): Record<string, unknown> => {

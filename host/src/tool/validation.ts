@@ -149,17 +149,15 @@ export function plainlyValid(schema: unknown, depth = 0): boolean {
   return true;
 }
 
+/** Keywords that only annotate: no value is refused for them. */
+const ANNOTATION_KEYWORDS = ['title', 'description', '$comment', 'deprecated', 'readOnly', 'writeOnly'];
+
 /** Keywords plainlySatisfies() decides; anything else (format, multipleOf, ...) leaves it to ajv. */
 const SATISFY_KEYWORDS = new Set([
   'type',
   'enum',
   'const',
-  'title',
-  'description',
-  '$comment',
-  'deprecated',
-  'readOnly',
-  'writeOnly',
+  ...ANNOTATION_KEYWORDS,
   'minimum',
   'maximum',
   'exclusiveMinimum',
@@ -214,18 +212,7 @@ export function plainlySatisfies(schema: unknown, value: unknown): boolean {
 }
 
 /** Keywords of an object schema plainObjectCheck() decides; any other leaves the schema to ajv. */
-const OBJECT_KEYWORDS = new Set([
-  'type',
-  'properties',
-  'required',
-  'additionalProperties',
-  'title',
-  'description',
-  '$comment',
-  'deprecated',
-  'readOnly',
-  'writeOnly',
-]);
+const OBJECT_KEYWORDS = new Set(['type', 'properties', 'required', 'additionalProperties', ...ANNOTATION_KEYWORDS]);
 
 /**
  * For an object schema whose properties are each made of SATISFY_KEYWORDS (and `default`): a check
