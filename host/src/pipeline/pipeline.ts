@@ -67,12 +67,17 @@ export interface Explanation {
   trail: DecisionTrail;
 }
 
-/** What a call has before dispatch: its id, its trail, the hooks it is pinned to, and its meta. */
+/**
+ * What a call has before dispatch: its id, its trail, the hooks it is pinned to, its meta, and when
+ * it started (wall clock for the record, monotonic for its duration).
+ */
 interface CallStart {
   readonly callId: string;
   readonly trail: DecisionTrail;
   readonly hooks: HookSnapshot;
   readonly meta: () => JsonObject;
+  readonly startedAt: number;
+  readonly t0: number;
 }
 
 const silent: PipelineLogger = { warn() {}, error() {} };
@@ -109,6 +114,7 @@ export class Pipeline {
       decision: jsonCopy(trail) as JsonObject,
       durationMs: Math.round((performance.now() - t0) * 1000) / 1000,
     });
+    const started: CallStart = { callId, trail, hooks, meta, startedAt, t0 };
     let state: CallState;
     let frozenArgs: Readonly<JsonObject> | undefined;
     try {
@@ -120,7 +126,7 @@ export class Pipeline {
           state = failed('INVALID_ARGS', `invalid arguments for tool "${name}": ${checked.message}`);
         } else {
           frozenArgs = deepFreeze(checked.args);
-          state = await this.#dispatch(tool, frozenArgs, options, { callId, trail, hooks, meta });
+          state = await this.#dispatch(tool, frozenArgs, options, started);
         }
         state = finalize(tool, state, meta);
       }
@@ -134,7 +140,7 @@ export class Pipeline {
     const traceId = t?.traceId();
     // The request's span (the active one) learns the pipeline's code of a failed call.
     if (t !== undefined && result.error !== undefined) t.annotate({ 'toolgate.error.code': result.error.code });
-    const record = callRecord(callId, name, options, traceId, frozenArgs, tool, trail, startedAt, t0);
+    const record = callRecord(started, name, options, traceId, frozenArgs, tool);
     for (const { id, fn } of hooks['tools/result']) {
       try {
         const r: unknown = fn(result, record);
@@ -272,16 +278,14 @@ function finalize(tool: Tool, state: CallState, meta: () => JsonObject): CallSta
  * (each spread is an object made and copied, on every call); the keys keep their order.
  */
 function callRecord(
-  callId: string,
+  started: CallStart,
   name: string,
   options: CallOptions,
   traceId: string | undefined,
   args: Readonly<JsonObject> | undefined,
   tool: Tool | undefined,
-  trail: DecisionTrail,
-  startedAt: number,
-  t0: number,
 ): CallRecord {
+  const { callId, trail, startedAt, t0 } = started;
   // the required fields follow below, in the order the record has always had
   const r = { callId, tool: name } as Mutable<CallRecord>;
   if (options.agent !== undefined) r.agent = options.agent;
