@@ -28,7 +28,7 @@ import { kitSpec, never } from './sandbox-fixtures.mjs';
   if (mode === 'bare') {
     const workers = [];
     for (let i = 0; i < K; i++) {
-      // the same resource limits as an instance worker (host/src/sandbox/worker-spare.ts)
+      // the same resource limits as an instance worker (host/src/sandbox/instance-workers.ts)
       const w = new Worker(new URL('./bare-worker.mjs', import.meta.url), {
         env: {},
         resourceLimits: { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 4, stackSizeMb: 4 },

@@ -164,9 +164,7 @@ export class InstancePool {
     for (let i = this.#idle.length - 1; i >= 0; i--) {
       const inst = this.#idle[i]!;
       if (inst.dead) {
-        this.#idle.splice(i, 1);
-        this.#idleSince.delete(inst);
-        this.#all.delete(inst);
+        this.#forgetIdle(inst);
         continue;
       }
       // its worker runs another tool's call: this call does not wait behind it
@@ -186,19 +184,13 @@ export class InstancePool {
   #dropHeld(): void {
     const held = this.#idle.find((inst) => !inst.dead);
     if (held === undefined) return;
-    this.#idle.splice(this.#idle.indexOf(held), 1);
-    this.#idleSince.delete(held);
-    this.#all.delete(held);
+    this.#forgetIdle(held);
     void held.terminate();
   }
 
   /** Lost with its shared worker while idle: forgotten, and started again in the background. */
   #lost(inst: PooledInstance): void {
-    const i = this.#idle.indexOf(inst);
-    if (i < 0) return; // a running call's own failure discards it
-    this.#idle.splice(i, 1);
-    this.#idleSince.delete(inst);
-    this.#all.delete(inst);
+    if (!this.#forgetIdle(inst)) return; // a running call's own failure discards it
     setImmediate(() => this.#warmReplacement());
   }
 
@@ -260,12 +252,17 @@ export class InstancePool {
   }
 
   #trim(inst: PooledInstance): void {
+    if (this.#forgetIdle(inst)) void inst.terminate();
+  }
+
+  /** Takes an idle instance out of the pool (false: it was not idle); terminating it is the caller's. */
+  #forgetIdle(inst: PooledInstance): boolean {
     const i = this.#idle.indexOf(inst);
-    if (i < 0) return;
+    if (i < 0) return false;
     this.#idle.splice(i, 1);
     this.#idleSince.delete(inst);
     this.#all.delete(inst);
-    void inst.terminate();
+    return true;
   }
 
   #discard(inst: PooledInstance): void {
