@@ -162,7 +162,13 @@ export function instrumentPreemption(sections: Section[], shape: PreemptShape): 
   const fuel = globalCount;
   const scratch = globalCount + 1;
   const site = siteBytes(fuel, check);
-  const rules: CodeRules = { func, globalCount, site, pocketSite: pocketBytes(site), bulk: bulkBytes(fuel, scratch, check) };
+  const rules: CodeRules = {
+    func,
+    globalCount,
+    site,
+    pocketSite: pocketBytes(site),
+    bulk: bulkBytes(fuel, scratch, check),
+  };
   const params = paramCounts(sections);
   let defined = 0;
   const newCode = rewriteVector(code.body, (r) => {
