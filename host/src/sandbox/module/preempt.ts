@@ -2,8 +2,9 @@
 // charged at every function entry and loop head by the instructions that region may run; when it
 // drops below zero the module calls the host's check (a new import), which returns fresh fuel or
 // throws to stop the call. A loop head charges a local of its function (the pocket), which borrows
-// from the fuel a few hundred units at a time, so a hot loop does not go through memory. A loop or a recursion therefore reaches the host within a bounded
-// number of instructions, so a call can run on the calling thread and still be stopped on time.
+// from the fuel a few hundred units at a time, so a hot loop does not go through memory. A loop or
+// a recursion therefore reaches the host within a bounded number of instructions, so a call can
+// run on the calling thread and still be stopped on time.
 // Bulk memory and table instructions are charged by their count, not as one instruction.
 // The import is appended after the module's own imports: only defined functions move up by one,
 // and every place that names a function (code, elements, globals, start, exports) is renumbered.
@@ -173,7 +174,9 @@ export function instrumentPreemption(sections: Section[], shape: PreemptShape): 
   let defined = 0;
   const newCode = rewriteVector(code.body, (r) => {
     const size = r.u32();
-    const body = rewriteBody(r.take(size), rules, params[defined++] ?? 0);
+    const paramCount = params[defined++];
+    if (paramCount === undefined) throw new Error('more function bodies than functions');
+    const body = rewriteBody(r.take(size), rules, paramCount);
     return [encodeU32(body.length), body];
   });
   const globals = find(SECTION.global);
