@@ -8,6 +8,8 @@ import { BinaryReader, concatBytes, encodeU32 } from './leb128.js';
 /** A place where fuel is charged: `cost` is the instructions its region can run before the next site. */
 export interface FuelSite {
   cost: number;
+  /** A loop head (charged to the function's pocket when it has one), not the function's entry. */
+  loop: boolean;
 }
 
 export interface CodeRules {
@@ -17,6 +19,12 @@ export interface CodeRules {
   globalCount: number;
   /** Bytes of the fuel check charging `cost`; absent in constant expressions. */
   site?: (cost: number) => number[];
+  /**
+   * Bytes of a loop head's charge to the pocket, the function's own local numbered `local`
+   * (module/preempt.ts); without it, or when the function has no room for one more local, loop
+   * heads are charged by `site`.
+   */
+  pocketSite?: (local: number) => (cost: number) => number[];
   /**
    * Bytes to run just before a 0xFC instruction `op` that does work by its size operand (bulk
    * memory and table instructions); undefined leaves it as it is. The size is on top of the stack.
@@ -29,6 +37,8 @@ export const BULK_MEMORY_OPS: ReadonlySet<number> = new Set([8, 10, 11]);
 export const BULK_TABLE_OPS: ReadonlySet<number> = new Set([12, 14, 15, 17]);
 
 type Part = Uint8Array | number[] | FuelSite;
+
+const I32 = 0x7f;
 
 /** An opcode this walker does not know: the module stays uninstrumented (and off the calling thread). */
 export class UnknownInstruction extends ToolgateError<'UNKNOWN_INSTRUCTION'> {
@@ -181,7 +191,7 @@ function walk(r: BinaryReader, rules: CodeRules, out: Part[]): void {
   const regions: (FuelSite | undefined)[] = [];
   let region: FuelSite | undefined;
   if (rules.site) {
-    region = { cost: 0 };
+    region = { cost: 0, loop: false };
     out.push(region);
   }
   const open = (site: FuelSite | undefined): void => {
@@ -210,7 +220,7 @@ function walk(r: BinaryReader, rules: CodeRules, out: Part[]): void {
         if (rules.site) {
           flush(r.pos);
           copied = r.pos;
-          site = { cost: 0 };
+          site = { cost: 0, loop: true };
           out.push(site);
         }
         regions.push(region);
@@ -261,29 +271,48 @@ function walk(r: BinaryReader, rules: CodeRules, out: Part[]): void {
   }
 }
 
-function render(parts: Part[], site: ((cost: number) => number[]) | undefined): Uint8Array {
+type Site = (cost: number) => number[];
+
+function render(parts: Part[], entry: Site | undefined, loop: Site | undefined): Uint8Array {
   return concatBytes(
-    parts.map((p) => (p instanceof Uint8Array || Array.isArray(p) ? p : (site as (c: number) => number[])(p.cost))),
+    parts.map((p) => {
+      if (p instanceof Uint8Array || Array.isArray(p)) return p;
+      return ((p.loop ? loop : undefined) ?? (entry as Site))(p.cost);
+    }),
   );
 }
 
-/** One function body (locals + code), rewritten; the result carries no size prefix. */
-export function rewriteBody(body: Uint8Array, rules: CodeRules): Uint8Array {
+/** V8's limit on a function's locals, parameters included (a body over it does not compile). */
+const MAX_LOCALS = 50_000;
+
+/**
+ * One function body (locals + code), rewritten; the result carries no size prefix. `params` is the
+ * function's parameter count: a function with a loop gets one more i32 local after its own, the
+ * pocket its loop heads are charged to (module/preempt.ts says why).
+ */
+export function rewriteBody(body: Uint8Array, rules: CodeRules, params: number): Uint8Array {
   const r = new BinaryReader(body);
   const groups = r.u32();
+  const groupsStart = r.pos;
+  let locals = params;
   for (let i = 0; i < groups; i++) {
-    r.u32();
+    locals += r.u32();
     skipValType(r);
   }
-  const parts: Part[] = [body.subarray(0, r.pos)];
+  const declared = body.subarray(groupsStart, r.pos);
+  const parts: Part[] = [];
   walk(r, rules, parts);
   if (!r.done) throw new Error('bytes after the end of a function body');
-  return render(parts, rules.site);
+  const hasLoop = parts.some((p) => !(p instanceof Uint8Array || Array.isArray(p)) && p.loop);
+  if (!hasLoop || rules.pocketSite === undefined || locals + 1 > MAX_LOCALS)
+    return concatBytes([body.subarray(0, groupsStart + declared.length), render(parts, rules.site, undefined)]);
+  const pocket = rules.pocketSite(locals);
+  return concatBytes([encodeU32(groups + 1), declared, [1, I32], render(parts, rules.site, pocket)]);
 }
 
 /** A constant expression read from `r` (global init, element offset or item), rewritten. */
 export function rewriteExpr(r: BinaryReader, rules: CodeRules): Uint8Array {
   const parts: Part[] = [];
   walk(r, { func: rules.func, globalCount: rules.globalCount }, parts);
-  return render(parts, undefined);
+  return render(parts, undefined, undefined);
 }

@@ -22,9 +22,10 @@ import { CLIENT_IMPORT_NAMES } from './host-imports.js';
 /**
  * Bumped when the file layout changes, or when preparing writes different bytes for the same key
  * (the code identity below is this file's, not the patcher's). 4: sealed, with what the entry is
- * for; table maxima capped (tables.ts); bulk instructions charged by count (preempt.ts).
+ * for; table maxima capped (tables.ts); bulk instructions charged by count (preempt.ts). 5: loop
+ * heads charged to a local pocket (preempt.ts).
  */
-const FORMAT = 4;
+const FORMAT = 5;
 const MAGIC = 'toolgate-prepared\n';
 const KIND = 'toolgate-prepared-module';
 

@@ -1,15 +1,26 @@
 // Preemption instrumentation (issue 15): the module gets a fuel counter (a new mutable i32 global)
 // charged at every function entry and loop head by the instructions that region may run; when it
 // drops below zero the module calls the host's check (a new import), which returns fresh fuel or
-// throws to stop the call. A loop or a recursion therefore reaches the host within a bounded
-// number of instructions, so a call can run on the calling thread and still be stopped on time.
+// throws to stop the call. A loop head charges a local of its function (the pocket), which borrows
+// from the fuel a few hundred units at a time, so a hot loop does not go through memory. A loop or
+// a recursion therefore reaches the host within a bounded number of instructions, so a call can
+// run on the calling thread and still be stopped on time.
 // Bulk memory and table instructions are charged by their count, not as one instruction.
 // The import is appended after the module's own imports: only defined functions move up by one,
 // and every place that names a function (code, elements, globals, start, exports) is renumbered.
 import { BinaryReader, concatBytes, encodeI32, encodeName, encodeU32 } from './leb128.js';
-import { BULK_MEMORY_OPS, BULK_TABLE_OPS, rewriteBody, rewriteExpr, type CodeRules } from './code.js';
+import { messageOf } from '../../errors/index.js';
+import {
+  BULK_MEMORY_OPS,
+  BULK_TABLE_OPS,
+  UnknownInstruction,
+  rewriteBody,
+  rewriteExpr,
+  type CodeRules,
+} from './code.js';
 import { PREEMPT_CHECK, PREEMPT_NAMESPACE } from './host-imports.js';
 import { SECTION, insertSection, type Section } from './sections.js';
+import { readFuncTypes, readTypes } from './shape.js';
 
 export interface PreemptShape {
   importedFuncs: number;
@@ -52,6 +63,31 @@ function siteBytes(fuel: number, check: number): (cost: number) => number[] {
   const c = encodeU32(check);
   const tail = [0x24, ...g, 0x23, ...g, 0x41, 0, 0x48, 0x04, 0x40, 0x10, ...c, 0x24, ...g, 0x0b];
   return (cost) => [0x23, ...g, 0x41, ...encodeI32(cost), 0x6b, ...tail];
+}
+
+/**
+ * What a loop head borrows from the fuel at a time (at least its own cost). The pocket is a local, so
+ * V8 keeps it in a register: charging a global at every loop head made a load, a subtraction and a
+ * store through memory the loop's longest dependency, which a CPU without fast store-to-load
+ * forwarding for that address runs at ~9 cycles an iteration (docs/decisions.md, "The fuel of a
+ * loop lives in a local"). Borrowed fuel left in a pocket when its function returns is not given
+ * back: the host's check reads the clock, so fuel spent early only calls it sooner.
+ */
+const POCKET = 256;
+
+/**
+ * A loop head's charge: take `cost` from the pocket (local `pocket`); below zero, borrow POCKET (or
+ * the cost) from the fuel, through the same site as a function entry.
+ */
+function pocketBytes(site: (cost: number) => number[]): (pocket: number) => (cost: number) => number[] {
+  return (pocket) => {
+    const p = encodeU32(pocket);
+    return (cost) => {
+      const borrow = Math.max(POCKET, cost);
+      const refill = [...site(borrow), 0x20, ...p, 0x41, ...encodeI32(borrow), 0x6a, 0x21, ...p];
+      return [0x20, ...p, 0x41, ...encodeI32(cost), 0x6b, 0x22, ...p, 0x41, 0, 0x48, 0x04, 0x40, ...refill, 0x0b];
+    };
+  };
 }
 
 /**
@@ -126,10 +162,21 @@ export function instrumentPreemption(sections: Section[], shape: PreemptShape): 
   const check = shape.importedFuncs;
   const fuel = globalCount;
   const scratch = globalCount + 1;
-  const rules: CodeRules = { func, globalCount, site: siteBytes(fuel, check), bulk: bulkBytes(fuel, scratch, check) };
+  const site = siteBytes(fuel, check);
+  const rules: CodeRules = {
+    func,
+    globalCount,
+    site,
+    pocketSite: pocketBytes(site),
+    bulk: bulkBytes(fuel, scratch, check),
+  };
+  const params = paramCounts(sections);
+  let defined = 0;
   const newCode = rewriteVector(code.body, (r) => {
     const size = r.u32();
-    const body = rewriteBody(r.take(size), rules);
+    const paramCount = params[defined++];
+    if (paramCount === undefined) throw new Error('more function bodies than functions');
+    const body = rewriteBody(r.take(size), rules, paramCount);
     return [encodeU32(body.length), body];
   });
   const globals = find(SECTION.global);
@@ -158,6 +205,24 @@ export function instrumentPreemption(sections: Section[], shape: PreemptShape): 
     if (s.id === SECTION.custom && customName(s) === 'name') sections.splice(i, 1);
   }
   return { importedFuncs: shape.importedFuncs + 1, func };
+}
+
+/**
+ * The parameter count of each defined function, from the type and function sections. A type that is
+ * not a plain function type (wasm GC forms) leaves the module as it was, like an unknown instruction.
+ */
+function paramCounts(sections: Section[]): number[] {
+  let types: ReturnType<typeof readTypes>;
+  try {
+    types = readTypes(sections.find((s) => s.id === SECTION.type));
+  } catch (err) {
+    throw new UnknownInstruction(messageOf(err));
+  }
+  return readFuncTypes(sections.find((s) => s.id === SECTION.function)).map((t) => {
+    const type = types[t];
+    if (type === undefined) throw new Error(`type ${t} does not exist`);
+    return type.params.length;
+  });
 }
 
 function customName(s: Section): string | undefined {
