@@ -109,7 +109,11 @@ function directExtra(server: Server, request: JSONRPCRequest, signal: AbortSigna
 
 /** The SDK's error answer for a handler's error: its integer code (else internal error), message and data. */
 function errorResponse(id: RequestId, err: unknown): JSONRPCMessage {
-  const e = (typeof err === 'object' && err !== null ? err : {}) as { code?: unknown; message?: unknown; data?: unknown };
+  const e = (typeof err === 'object' && err !== null ? err : {}) as {
+    code?: unknown;
+    message?: unknown;
+    data?: unknown;
+  };
   const code = Number.isSafeInteger(e.code) ? (e.code as number) : ErrorCode.InternalError;
   const message = typeof e.message === 'string' ? e.message : 'Internal error';
   return {
@@ -118,4 +122,3 @@ function errorResponse(id: RequestId, err: unknown): JSONRPCMessage {
     error: { code, message, ...(e.data !== undefined ? { data: e.data } : {}) },
   } as JSONRPCMessage;
 }
-

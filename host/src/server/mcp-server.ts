@@ -52,7 +52,11 @@ function setToolCallHandler(server: Server, handler: ToolCallHandler): void {
  * One tools/call of a session, given its link to the client; errors are already the SDK's. The SDK's
  * handler and the stdio transport's direct path (direct-call.ts) both answer through it.
  */
-export type SessionToolCall = (raw: { params?: unknown }, extra: Extra, link: CallLink) => Promise<Record<string, unknown>>;
+export type SessionToolCall = (
+  raw: { params?: unknown },
+  extra: Extra,
+  link: CallLink,
+) => Promise<Record<string, unknown>>;
 const SESSION_TOOL_CALLS = new WeakMap<Server, SessionToolCall>();
 
 /** How `server` (made by createMcpServer) answers a tools/call, for a transport that skips the SDK's request path. */
