@@ -14,7 +14,10 @@ import {
   type StdioSession,
 } from '../../host/src/server/index.js';
 import { isPlainRequest } from '../../host/src/server/rpc-shape.js';
+import { directToolCalls } from '../../host/src/server/direct-call.js';
+import { ClientLinks } from '../../host/src/server/response-gone.js';
 import { directRequests } from '../../host/src/server/stdio.js';
+import { defineTool } from '../../host/src/tool/index.js';
 import { LineTransport } from '../../host/src/server/stdio-transport.js';
 import { ROOT, waitFor } from './helpers.js';
 
@@ -200,4 +203,100 @@ test('over the stdio server, calls through the shortcut answer as before: result
 
   send({ jsonrpc: '2.0', id: 7, method: 'ping' });
   expect(await answer(7)).toMatchObject({ result: {} });
+});
+
+/** A runtime with one native tool that waits until its call is aborted, recording why. */
+async function waitingRuntime(): Promise<{ core: SidecarCore; started: boolean[]; reasons: unknown[] }> {
+  const io = {
+    stdout: () => {},
+    stderr: () => {},
+    stdin: new PassThrough(),
+    isTTY: false,
+    env: { TOOLGATE_LOG_LEVEL: 'silent' },
+    cwd: ROOT,
+  };
+  const approvals = new SessionApprovals();
+  runtime = await createRuntime({ io, manifests: [], approval: approvals });
+  const started: boolean[] = [];
+  const reasons: unknown[] = [];
+  await runtime.tools.register(
+    defineTool({
+      name: 'wait_abort',
+      description: 'Waits until its call is aborted.',
+      execute: (_args, exec) =>
+        new Promise((_resolve, reject) => {
+          started.push(true);
+          exec.signal.addEventListener('abort', () => {
+            reasons.push(exec.signal.reason);
+            reject(exec.signal.reason);
+          });
+        }),
+    }),
+  );
+  return { core: new SidecarCore({ runtime, approvals }), started, reasons };
+}
+
+test('a plain tools/call is answered by the session itself, past the SDK request path; other requests and task-augmented calls take the SDK path', async () => {
+  const { core } = await waitingRuntime();
+  const links = new ClientLinks();
+  const server = createMcpServer(core, links);
+  const rig = transportRig();
+  await server.connect(rig.transport);
+  const viaSdk: unknown[] = [];
+  const direct = directToolCalls(server, rig.transport, links, (m) => void viaSdk.push(m));
+  expect(direct).toBeTypeOf('function');
+  const take = direct as NonNullable<typeof direct>;
+  take({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'd' } } });
+  await waitFor('the direct answer', () => (rig.written.length === 1 ? true : undefined));
+  expect(rig.written[0]).toMatchObject({ id: 1, result: { isError: false, structuredContent: { text: 'd' } } });
+  const ping = { jsonrpc: '2.0' as const, id: 2, method: 'ping' };
+  const task = { jsonrpc: '2.0' as const, id: 3, method: 'tools/call', params: { name: 'echo', task: { ttl: 1000 } } };
+  take(ping);
+  take(task);
+  expect(viaSdk).toEqual([ping, task]);
+  // the same errors as the SDK's way: an unknown tool is InvalidParams, a malformed call names the field
+  take({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'no_such_tool' } });
+  take({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 7 } });
+  await waitFor('the error answers', () => (rig.written.length === 3 ? true : undefined));
+  expect(rig.written.slice(1)).toEqual([
+    {
+      jsonrpc: '2.0',
+      id: 4,
+      error: { code: -32602, message: 'MCP error -32602: Invalid params: Unknown tool: no_such_tool' },
+    },
+    {
+      jsonrpc: '2.0',
+      id: 5,
+      error: { code: -32602, message: 'MCP error -32602: Invalid params: tools/call: params.name must be a string' },
+    },
+  ]);
+  await server.close();
+});
+
+test('notifications/cancelled for a call on the direct path aborts it as the client gone, answers nothing, and leaves no entry in the SDK table of running requests', async () => {
+  const { core, started, reasons } = await waitingRuntime();
+  const links = new ClientLinks();
+  const server = createMcpServer(core, links);
+  const rig = transportRig();
+  await server.connect(rig.transport);
+  const sdk = directRequests(server);
+  const direct = sdk && directToolCalls(server, rig.transport, links, sdk);
+  expect(direct).toBeTypeOf('function');
+  rig.transport.onrequest = direct as NonNullable<typeof direct>;
+  const running = (server as unknown as { _requestHandlerAbortControllers: Map<unknown, unknown> })
+    ._requestHandlerAbortControllers;
+  const send = (m: unknown) => rig.input.write(`${JSON.stringify(m)}\n`);
+  send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'wait_abort', arguments: {} } });
+  await waitFor('the tool to run', () => (started.length === 1 ? true : undefined));
+  expect([...running.keys()]).toEqual([2]);
+  send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2, reason: 'stop' } });
+  await waitFor('the call to be aborted', () => (reasons.length === 1 ? true : undefined));
+  expect((reasons[0] as { code?: unknown }).code).toBe('CLIENT_GONE');
+  await waitFor('the call to end', () => (core.calls.inFlight === 0 ? true : undefined));
+  // the next request is answered, and the cancelled one never is
+  send({ jsonrpc: '2.0', id: 3, method: 'ping' });
+  await waitFor('the ping answer', () => (rig.written.some((m) => m['id'] === 3) ? true : undefined));
+  expect(rig.written.filter((m) => m['id'] === 2)).toEqual([]);
+  await waitFor('the table to empty', () => (running.size === 0 ? true : undefined));
+  await server.close();
 });

@@ -45,11 +45,23 @@ function setToolCallHandler(server: Server, handler: ToolCallHandler): void {
     schema: typeof AnyToolCall,
     h: ToolCallHandler,
   ) => void;
-  base.call(server, AnyToolCall, (request, extra) =>
-    handler(request, extra).catch((err: unknown) => {
-      throw toSdkError(err);
-    }),
-  );
+  base.call(server, AnyToolCall, handler);
+}
+
+/**
+ * One tools/call of a session, given its link to the client; errors are already the SDK's. The SDK's
+ * handler and the stdio transport's direct path (direct-call.ts) both answer through it.
+ */
+export type SessionToolCall = (
+  raw: { params?: unknown },
+  extra: Extra,
+  link: CallLink,
+) => Promise<Record<string, unknown>>;
+const SESSION_TOOL_CALLS = new WeakMap<Server, SessionToolCall>();
+
+/** How `server` (made by createMcpServer) answers a tools/call, for a transport that skips the SDK's request path. */
+export function sessionToolCall(server: Server): SessionToolCall | undefined {
+  return SESSION_TOOL_CALLS.get(server);
 }
 
 const UNKNOWN_TOOL = (name: string) => new RpcError(-32602, `Unknown tool: ${name}`);
@@ -81,7 +93,19 @@ export function createMcpServer(core: SidecarCore, links: ClientLinks = new Clie
     return { tools };
   });
 
-  setToolCallHandler(server, (raw, extra) => callTool(core, server, raw, extra, () => logLevel, links));
+  const answer: SessionToolCall = (raw, extra, link) =>
+    callTool(core, server, raw, extra, () => logLevel, link).catch((err: unknown) => {
+      throw toSdkError(err);
+    });
+  SESSION_TOOL_CALLS.set(server, answer);
+  setToolCallHandler(server, async (raw, extra) => {
+    const link = links.link(extra.requestId, extra.signal);
+    try {
+      return await answer(raw, extra, link);
+    } finally {
+      link.unlink();
+    }
+  });
   // resources, prompts and completions that modules serve (mcp-extras.ts)
   serveModuleExtras(core, server, () => logLevel);
   // Last: the span wraps every method above and the SDK's own (initialize, ping).
@@ -93,10 +117,10 @@ export function createMcpServer(core: SidecarCore, links: ClientLinks = new Clie
 async function callTool(
   core: SidecarCore,
   server: Server,
-  raw: Parameters<ToolCallHandler>[0],
+  raw: { params?: unknown },
   extra: Extra,
   logLevel: () => LoggingLevel | undefined,
-  links: ClientLinks,
+  link: CallLink,
 ): Promise<Record<string, unknown>> {
   const { name, args } = toolCallParams(raw);
   // An unknown tool is a protocol mistake (the client did not use tools/list), not a tool failure.
@@ -114,7 +138,6 @@ async function callTool(
     progressToken !== undefined && core.tools.get(name)?.definition.capabilities?.mcp?.includes('progress') !== true;
   const progress = progressSender(core, extra, callId);
   const client = mcpCallClient({ server, extra, logLevel, logger: core.logger, callId });
-  const link = links.link(extra.requestId, extra.signal);
   try {
     // Without a progress token there is nothing to send: skip the awaits (two per call).
     if (ownProgress) await progress(0, `calling ${name}`);
@@ -144,7 +167,6 @@ async function callTool(
     if (err instanceof ServerClosingError) throw new RpcError(-32000, err.message);
     throw err;
   } finally {
-    link.unlink();
     unbind();
   }
 }

@@ -15,8 +15,12 @@ export interface CallLink {
   waiting(): () => void;
   /** Aborts `signal` with `reason` (the first reason stands): CallTracker.run's abortOwn. */
   readonly abort: (reason: unknown) => void;
+  /** The client cancelled the request or its session closed: aborts `signal` with a ClientGone. */
+  readonly clientGone: () => void;
   unlink(): void;
 }
+
+const CANCELLED_OR_CLOSED = 'it cancelled the request or its session closed';
 
 interface Entry {
   readonly stop: OwnedAbort;
@@ -30,14 +34,15 @@ export class ClientLinks {
 
   /**
    * `sdkSignal` is the SDK's for the request: it fires on the client's notifications/cancelled
-   * and when the session closes, both the client going away.
+   * and when the session closes, both the client going away. Without it (the stdio direct path,
+   * direct-call.ts) whoever took the request calls `clientGone` on the link for those.
    */
-  link(id: RequestId, sdkSignal: AbortSignal): CallLink {
+  link(id: RequestId, sdkSignal?: AbortSignal): CallLink {
     const entry: Entry = { stop: ownedAbort(), asking: false };
-    const gone = () => entry.stop.abort(new ClientGone('it cancelled the request or its session closed'));
+    const gone = () => entry.stop.abort(new ClientGone(CANCELLED_OR_CLOSED));
     let unrelay: () => void = () => {};
-    if (sdkSignal.aborted) gone();
-    else unrelay = whenAborted(sdkSignal, gone);
+    if (sdkSignal?.aborted === true) gone();
+    else if (sdkSignal !== undefined) unrelay = whenAborted(sdkSignal, gone);
     this.#calls.set(id, entry);
     return {
       signal: entry.stop.signal,
@@ -49,6 +54,7 @@ export class ClientLinks {
         };
       },
       abort: (reason) => entry.stop.abort(reason),
+      clientGone: gone,
       unlink: () => {
         unrelay();
         if (this.#calls.get(id) === entry) this.#calls.delete(id);

@@ -5,6 +5,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { SidecarCore } from './core.js';
 import { ClientGone } from '../approval/index.js';
+import { directToolCalls } from './direct-call.js';
 import { createMcpServer } from './mcp-server.js';
 import { ClientLinks } from './response-gone.js';
 import { withCleanErrors } from './rpc-error.js';
@@ -114,7 +115,7 @@ async function openLegacy(
   await connecting;
   if (deliver !== undefined) held.release(deliver);
   const direct = directRequests(server);
-  if (direct !== undefined) transport.onrequest = direct;
+  if (direct !== undefined) transport.onrequest = directToolCalls(server, transport, links, direct) ?? direct;
   return {
     async close() {
       detach();
