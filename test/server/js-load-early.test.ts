@@ -103,3 +103,45 @@ test("a JavaScript tool's engine is loaded as soon as its manifest is synced, be
     await dir.remove();
   }
 }, 90_000);
+
+test("a JavaScript tool's first instance is started after sync, before any call; a Rust tool starts none until called", async () => {
+  const dir = await tempDir();
+  const host = createPluginHost();
+  let tools: ManifestTools | undefined;
+  try {
+    const manifests = join(dir.path, 'manifests');
+    await mkdir(manifests);
+    await writeFile(
+      join(manifests, 'js_echo.yaml'),
+      manifest('js_echo', `{ path: ${JSON.stringify(JS)}, abi: component }`),
+    );
+    await writeFile(
+      join(manifests, 'rs_echo.yaml'),
+      manifest('rs_echo', `{ path: ${JSON.stringify(RUST)}, entry: call }`),
+    );
+    forgetCompiledModules();
+    tools = new ManifestTools({
+      dirs: [manifests],
+      ctx: host.root,
+      logger: pino({ level: 'silent' }),
+      compile: 'background',
+      backgroundAfter: Promise.resolve(),
+    });
+    await tools.sync();
+    const instances = (name: string) => host.root.tools.get(name)?.definition.instances?.();
+    await waitFor('the JS instance started', async () => (instances('js_echo')?.idle === 1 ? true : undefined), 60_000);
+    // the Rust tool's module is compiled by the warm-up (no listing to wait for here), but no
+    // instance is started for it
+    await new Promise((r) => setTimeout(r, 300));
+    expect(instances('rs_echo')).toEqual({ live: 0, busy: 0, idle: 0, queued: 0 });
+    expect(instances('js_echo')).toEqual({ live: 1, busy: 0, idle: 1, queued: 0 });
+    // the first call runs on that instance: still one, idle again after
+    const out = await host.pipeline.call('js_echo', { mode: 'echo', text: 'ready' });
+    expect(out.structuredContent).toEqual({ echo: 'ready' });
+    expect(instances('js_echo')).toEqual({ live: 1, busy: 0, idle: 1, queued: 0 });
+  } finally {
+    await tools?.close();
+    await host.dispose();
+    await dir.remove();
+  }
+}, 90_000);

@@ -28,6 +28,8 @@ export interface BridgeOptions {
   logger?: Logger;
   /** Where calls run (the sandbox's choice by default; tests and operators may keep them in workers). */
   execution?: SandboxExecution;
+  /** Starts the tool's first instance in the background once it is loaded (SandboxTool.prestart). */
+  startInstance?: boolean;
 }
 
 /** Short, single-line excerpt of a parse error so a hostile module cannot flood the result. */
@@ -126,6 +128,7 @@ export async function toolFromManifest(loaded: LoadedManifest, opts: BridgeOptio
       { path: 'module.path', rule: `module ${loaded.modulePath} was refused by the sandbox: ${why}` },
     ]);
   }
+  if (opts.startInstance === true) sandbox.prestart();
   const encoding = m.output.encoding;
   return manifestDefinition(m, {
     allowedPaths: loaded.allowedPaths,

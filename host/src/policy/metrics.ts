@@ -15,15 +15,24 @@ function escapeLabel(v: string): string {
   return v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
 }
 
+/**
+ * Label names in code-unit order. Not localeCompare: its first use loads ICU's collation (13-50 ms
+ * at load 13 on this machine), which every tool's first call paid in this observer. Label names are
+ * lower-case ASCII identifiers here, which both orders sort alike; Prometheus reads either.
+ */
+function byName([a]: [string, string], [b]: [string, string]): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 function labelText(labels: Labels, extra?: [string, string]): string {
-  const pairs = Object.entries(labels).sort(([a], [b]) => a.localeCompare(b));
+  const pairs = Object.entries(labels).sort(byName);
   if (extra) pairs.push(extra);
   if (pairs.length === 0) return '';
   return `{${pairs.map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(',')}}`;
 }
 
 function key(labels: Labels): string {
-  return JSON.stringify(Object.entries(labels).sort(([a], [b]) => a.localeCompare(b)));
+  return JSON.stringify(Object.entries(labels).sort(byName));
 }
 
 function num(n: number): string {

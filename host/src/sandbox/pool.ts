@@ -285,9 +285,24 @@ export class InstancePool {
     }
   }
 
+  /**
+   * Starts one instance in the background when none is live or starting, so the tool's first call
+   * finds it ready; it waits in the pool and is trimmed when idle like any other. A start that fails
+   * is dropped: the call that comes starts its own and gets the reason.
+   */
+  prestart(): void {
+    if (this.#closed || this.#all.size + this.#starting > 0) return;
+    this.#startInBackground();
+  }
+
   /** After a teardown, start the replacement now so the next call does not pay for it. */
   #warmReplacement(): void {
     if (this.#closed || !this.#everStarted || this.#all.size + this.#starting >= this.opts.max) return;
+    this.#startInBackground();
+  }
+
+  /** A queued or new call waits for this start (#warming) instead of starting its own. */
+  #startInBackground(): void {
     const ctl = this.opts.newControl(this.opts.warmStartMs);
     this.#starting++;
     this.#warming++;

@@ -36,6 +36,12 @@ export interface SandboxTool {
   /** Runs the entry with `input`; resolves with its output bytes, throws ToolFailure. */
   call(input: Uint8Array, opts: SandboxCallOptions): Promise<Uint8Array>;
   stats(): PoolStats;
+  /**
+   * Starts one worker instance in the background if the tool has none, so its first call finds it
+   * ready (a JavaScript tool's, docs/decisions.md "JavaScript tools: the first call"). Nothing for a
+   * tool that runs on the calling thread; the instance is trimmed when idle like any other.
+   */
+  prestart(): void;
   /** Calls so far by where they ended: on the calling thread, in a worker, moved between them. */
   paths(): PathCounts;
   /** Terminates every worker; pending and queued calls are answered ABORTED. */
@@ -112,6 +118,9 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
       }
     },
     stats: () => sumStats(pool.stats(), inThread?.stats()),
+    prestart() {
+      if (!closed && !inThread) pool.prestart();
+    },
     paths: () => ({ ...counts }),
     async close() {
       closed = true;

@@ -95,8 +95,12 @@ function lazyTool(
 ): { def: ToolDefinition; warm: () => Promise<ToolDefinition> } {
   let real: Promise<ToolDefinition> | undefined;
   let ready: ToolDefinition | undefined; // the compiled tool, once there is one (for metrics)
+  // A JavaScript tool's first instance boots its worker and instantiates the 12 MB engine: started
+  // as soon as the tool is loaded, a first call finds it ready (docs/decisions.md, "JavaScript tools:
+  // the first call"). One instance, trimmed when idle like any other.
+  const startInstance = loaded.manifest.module.abi === 'component';
   const warm = () =>
-    (real ??= toolFromManifest(loaded, { logger }).then((tool) => {
+    (real ??= toolFromManifest(loaded, { logger, startInstance }).then((tool) => {
       ready = tool;
       return tool;
     }));
