@@ -6,7 +6,7 @@
 // a plugin image) install with a manifest the user supplies or one drafted (oci-shapes.ts, plain.ts).
 import { digestOf } from './digest.js';
 import { RegistryError } from './errors.js';
-import { fetchBytes, header, send, type Progress } from './http.js';
+import { fetchBytes, header, send, type Deadline, type Progress } from './http.js';
 import { pluginFromLayers } from './image-layer.js';
 import { MANIFEST_TYPES, resolveManifest, type ImageManifest } from './oci-index.js';
 import type { OciRef } from './oci-ref.js';
@@ -103,6 +103,8 @@ async function moduleArtifact(
 export interface PullOptions {
   insecure: boolean;
   progress?: Progress;
+  /** The install's overall deadline (install --timeout). */
+  deadline?: Deadline;
   /** A toolgate manifest for an artifact without one (install --manifest). */
   manifestFile?: string;
   /** Without --manifest: draft a hyper-mcp manifest named after this reference. */
@@ -111,7 +113,7 @@ export interface PullOptions {
 
 export async function pullOci(ref: OciRef, opts: PullOptions): Promise<PulledPackage> {
   const base = baseUrl(ref, opts.insecure);
-  const { manifest, digest } = await resolveManifest(ref, base, opts.insecure);
+  const { manifest, digest } = await resolveManifest(ref, base, opts.insecure, opts.deadline);
   const shape = shapeOf(manifest, ref.text);
   const blob: BlobFetch = (digest, size, what) =>
     fetchBytes(`${base}/blobs/${digest}`, {
@@ -121,6 +123,7 @@ export async function pullOci(ref: OciRef, opts: PullOptions): Promise<PulledPac
       expectDigest: digest,
       expectSize: size,
       ...(opts.progress ? { progress: opts.progress } : {}),
+      ...(opts.deadline ? { deadline: opts.deadline } : {}),
     }).then((f) => f.bytes);
 
   if (shape.kind !== 'package')
