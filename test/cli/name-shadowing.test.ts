@@ -52,7 +52,7 @@ describe('no shadowing by name in toolgate call', () => {
     expect(r.stdout).toContain('Hello, Ada!');
   });
 
-  it("a manifest named after the built-in echo does not replace it, and its file is named", async () => {
+  it('a manifest named after the built-in echo does not replace it, and its file is named', async () => {
     const file = greetAs(join(tmp, 'm'), 'echo.yaml', 'echo');
     const r = await tg(['call', 'echo', '--args', '{"text":"the real echo"}', '--manifests', file]);
     expect(r.code, r.stderr).toBe(0);

@@ -25,9 +25,19 @@ let entries: Entry[];
 function readEntries(tar: Buffer): Entry[] {
   const out: Entry[] = [];
   for (let at = 0; at + 512 <= tar.length && out.length < 64; ) {
-    const name = tar.subarray(at, at + 100).toString('utf8').replace(/\0.*$/s, '');
+    const name = tar
+      .subarray(at, at + 100)
+      .toString('utf8')
+      .replace(/\0.*$/s, '');
     if (name === '') break;
-    const size = Number.parseInt(tar.subarray(at + 124, at + 136).toString('ascii').replace(/\0.*$/s, '').trim(), 8);
+    const size = Number.parseInt(
+      tar
+        .subarray(at + 124, at + 136)
+        .toString('ascii')
+        .replace(/\0.*$/s, '')
+        .trim(),
+      8,
+    );
     out.push({ name, data: Buffer.from(tar.subarray(at + 512, at + 512 + size)) });
     at += 512 + Math.ceil(size / 512) * 512;
   }
@@ -96,7 +106,11 @@ describe('a .tgz with path tricks is refused by name before anything is installe
   });
 
   const cases: [string, () => Entry[], RegExp][] = [
-    ['dotdot', () => [...entries, { name: '../evil.yaml', data: Buffer.from('x') }], /unexpected file "\.\.\/evil\.yaml"/],
+    [
+      'dotdot',
+      () => [...entries, { name: '../evil.yaml', data: Buffer.from('x') }],
+      /unexpected file "\.\.\/evil\.yaml"/,
+    ],
     ['absolute', () => [...entries, { name: '/etc/evil', data: Buffer.from('x') }], /unexpected file "\/etc\/evil"/],
     [
       'symlink',

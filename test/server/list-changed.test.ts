@@ -124,8 +124,12 @@ test('with two folders naming the same tool neither is served (no shadowing), a 
   expect(tools.map((t) => t.name)).not.toContain('Bad Name');
   await waitFor('the duplicate and the broken file reported on stderr', () =>
     // (the log lines are JSON: their strings escape the quotes)
-    s.stderr().includes(`${join(a.path, 't03.yaml')}: name: tool \\"tool_3\\" is also defined by ${join(b.path, 'a.yaml')}`) &&
-    s.stderr().includes(`${join(b.path, 'a.yaml')}: name: tool \\"tool_3\\" is also defined by ${join(a.path, 't03.yaml')}`) &&
+    s
+      .stderr()
+      .includes(`${join(a.path, 't03.yaml')}: name: tool \\"tool_3\\" is also defined by ${join(b.path, 'a.yaml')}`) &&
+    s
+      .stderr()
+      .includes(`${join(b.path, 'a.yaml')}: name: tool \\"tool_3\\" is also defined by ${join(a.path, 't03.yaml')}`) &&
     s.stderr().includes('broken.yaml')
       ? true
       : undefined,

@@ -77,7 +77,7 @@ test('a second claimant added while serving takes the name away from both (no fi
   expect(said(s)).toContain(`${join(dir, 'a.yaml')}: name: tool "served_first" is also defined by`);
 });
 
-test("a manifest named after a built-in tool is refused with its file; the built-in keeps serving", async () => {
+test('a manifest named after a built-in tool is refused with its file; the built-in keeps serving', async () => {
   const dir = await folder();
   const file = join(dir, 'echo.yaml');
   await writeFile(file, manifest('echo', 'An impostor echo.'));
