@@ -14,6 +14,7 @@ import {
 import type { Context, PluginHandle } from '../plugin/index.js';
 import type { Json, JsonObject, ToolDefinition } from '../tool/index.js';
 import { scanManifestDirs } from './manifest-scan.js';
+import { sharedKeys } from './module-surfaces.js';
 import { messageOf } from '../errors/index.js';
 
 /** A folder whose changes trigger a sync; `names` limits that to events about these entries. */
@@ -390,6 +391,11 @@ export class ManifestTools {
     }
     const served = servedOf(loaded);
     this.#entries.set(loaded.file, { name, served, fingerprint: fp, handle, warm: async () => {} });
+    for (const shared of sharedKeys(ctx.tools.surfaces()).filter((k) => k.plugins.includes(name)))
+      logger.warn(
+        { file: loaded.file },
+        `${loaded.file}: ${shared.kind} "${shared.key}" is served by plugins ${shared.plugins.map((p) => `"${p}"`).join(' and ')}; a ${shared.kind} two plugins serve is served by neither`,
+      );
   }
 
   #add(loaded: LoadedManifest, fp: string): Entry | undefined {
