@@ -56,7 +56,9 @@ async function api(path: string, body?: unknown): Promise<{ status: number; text
 const alive = async () => {
   const r = await api('/v1/resources/read?uri=mem://hostile/plain');
   expect(r.status, r.text).toBe(200);
-  expect(JSON.parse(r.text)).toEqual({ contents: [{ uri: 'mem://hostile/plain', mimeType: 'text/plain', text: 'plain' }] });
+  expect(JSON.parse(r.text)).toEqual({
+    contents: [{ uri: 'mem://hostile/plain', mimeType: 'text/plain', text: 'plain' }],
+  });
 };
 
 describe('hostile resource contents are refused with a reason, and the server serves on', () => {
