@@ -114,7 +114,7 @@ describe('a redirect from https down to http is a downgrade', () => {
     expect(r.code, r.err).toBe(1);
     expect(r.err).toContain('error INSECURE_TRANSPORT');
     expect(r.err).toContain(`${from} redirects to ${plain.url}/index.json`);
-    expect(r.err).toContain('a redirect from https to plain http is refused');
+    expect(r.err).toContain('going from https down to plain http is refused (a downgrade)');
     expect(r.err).toContain('--insecure');
     expect(plain.hits).toEqual([]); // nothing was asked of the plain server
   });
@@ -125,6 +125,24 @@ describe('a redirect from https down to http is a downgrade', () => {
     expect(r.code, r.err).toBe(0);
     expect(r.out).toContain('installed registry_echo@1.0.0');
     expect(plain.hits).toContain('/index.json');
+  });
+
+  it('an https index that lists its package at an http URL on 127.0.0.1 is refused the same way; --insecure allows it', async () => {
+    const index = JSON.parse(readFileSync(join(site, 'index.json'), 'utf8')) as {
+      tools: Record<string, { versions: Record<string, { url: string }> }>;
+    };
+    for (const v of Object.values(index.tools['registry_echo']?.versions ?? {})) v.url = `${plain.url}/${v.url}`;
+    const listed = Buffer.from(JSON.stringify(index));
+    const tls = await httpsServer((_req, res) => res.writeHead(200, { 'content-length': listed.length }).end(listed));
+    const from = `https://${tls}/index.json`;
+    const r = await install(`${from}#registry_echo@1.0.0`);
+    expect(r.code, r.err).toBe(1);
+    expect(r.err).toContain('error INSECURE_TRANSPORT');
+    expect(r.err).toContain(`${from} lists the package at ${plain.url}/packages/`);
+    expect(plain.hits).toEqual([]);
+    const allowed = await install(`${from}#registry_echo@1.0.0`, ['--insecure']);
+    expect(allowed.code, allowed.err).toBe(0);
+    expect(allowed.out).toContain('installed registry_echo@1.0.0');
   });
 
   it('a redirect from https to https is followed without --insecure (only the downgrade is refused)', async () => {

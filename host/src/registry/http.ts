@@ -34,11 +34,11 @@ export function checkTransport(url: URL, insecure: boolean): void {
  * A redirect may not take a request from https to plain http: what the user asked for over TLS would
  * then arrive unauthenticated. Loopback is no exception here (the first hop chose https); --insecure is.
  */
-export function checkRedirect(from: URL, to: URL, insecure: boolean): void {
+export function checkRedirect(from: URL, to: URL, insecure: boolean, how = 'redirects to'): void {
   if (from.protocol !== 'https:' || to.protocol !== 'http:' || insecure) return;
   throw new RegistryError(
     'INSECURE_TRANSPORT',
-    `${from.href} redirects to ${to.href}: a redirect from https to plain http is refused (a downgrade); pass --insecure to follow it`,
+    `${from.href} ${how} ${to.href}: going from https down to plain http is refused (a downgrade); pass --insecure to allow it`,
   );
 }
 

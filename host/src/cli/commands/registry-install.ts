@@ -33,8 +33,8 @@ prompt its module describes (described in the sandbox, never called).
 
 --timeout MS bounds all the downloads of the install together (default 600000, ten minutes): a
 registry that sends too slowly is cut off with error TIMEOUT. A prompt's wait is not counted.
---insecure allows plain http to any host, and a redirect from https down to http (refused without it,
-even to 127.0.0.0/8).
+--insecure allows plain http to any host, and a step from https down to http (a redirect, or an
+https index listing an http package URL), refused without it even to 127.0.0.0/8.
 
 --locked installs exactly what LOCKFILE (default $TOOLGATE_HOME/toolgate.lock; e.g. another
 machine's) pins: each tool from its pinned digest reference, whatever tags or ranges say now.
