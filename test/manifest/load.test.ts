@@ -300,7 +300,7 @@ describe('loadManifestDirs', () => {
     expect(errors).toEqual([]);
   });
 
-  test('a duplicate tool name is an error naming both files, and the first one wins', async () => {
+  test('a tool name two manifests claim is an error for each naming the other file, and neither is kept (no shadowing)', async () => {
     const first = await tool('one', 'x.yaml', 'same');
     await writeFileIn(dir, 'two/same.wasm', new Uint8Array([...FAKE_WASM, 1, 2, 3]));
     const second = await writeFileIn(
@@ -308,13 +308,19 @@ describe('loadManifestDirs', () => {
       'two/y.yaml',
       yamlOf(manifestWith({ name: 'same', module: { path: 'same.wasm' } })),
     );
+    await tool('two', 'z.yaml', 'other');
     const { manifests, errors } = await loadManifestDirs([join(dir, 'one'), join(dir, 'two')]);
-    expect(manifests).toHaveLength(1);
-    expect(manifests[0]?.file).toBe(first);
-    expect(errors).toHaveLength(1);
-    expect(errors[0]?.code).toBe('DUPLICATE_TOOL');
-    expect(errors[0]?.file).toBe(second);
-    expect(errors[0]?.message).toContain(first);
+    expect(manifests.map((m) => m.manifest.name)).toEqual(['other']);
+    expect(errors.map((e) => [e.code, e.file])).toEqual([
+      ['DUPLICATE_TOOL', first],
+      ['DUPLICATE_TOOL', second],
+    ]);
+    expect(errors[0]?.message).toContain(`tool "same" is also defined by ${second}`);
+    expect(errors[1]?.message).toContain(`tool "same" is also defined by ${first}`);
+    expect(errors[0]?.message).toContain('served by none of them');
+    // the order of the folders decides nothing: the other way round gives the same refusal
+    const swapped = await loadManifestDirs([join(dir, 'two'), join(dir, 'one')]);
+    expect(swapped.manifests.map((m) => m.manifest.name)).toEqual(['other']);
   });
 
   test('a directory that does not exist is reported, or skipped when asked', async () => {

@@ -97,7 +97,7 @@ test('a manifest present at start-up can be changed and removed while serving (l
   await expect(gone).rejects.toThrow(/Unknown tool: early_tool/);
 });
 
-test('with two folders naming the same tool the first folder wins, a broken file is skipped, and the rest load (concurrent read keeps the order)', async () => {
+test('with two folders naming the same tool neither is served (no shadowing), a broken file is skipped, and the rest load (concurrent read keeps the order)', async () => {
   const a = await tempDir();
   const b = await tempDir();
   cleanup.push(
@@ -115,12 +115,24 @@ test('with two folders naming the same tool the first folder wins, a broken file
   const s: StdioServer = await startStdio(['--manifests', a.path, '--manifests', b.path]);
   cleanup.push(() => s.close());
   const tools = (await s.client.listTools()).tools;
-  for (let i = 0; i < 12; i++)
+  for (let i = 0; i < 12; i++) {
+    if (i === 3) continue;
     expect(tools.find((t) => t.name === `tool_${i}`)?.description).toBe(`From the first folder, ${i}.`);
+  }
+  expect(tools.map((t) => t.name)).not.toContain('tool_3');
   expect(tools.map((t) => t.name)).toContain('only_second');
   expect(tools.map((t) => t.name)).not.toContain('Bad Name');
   await waitFor('the duplicate and the broken file reported on stderr', () =>
-    s.stderr().includes('is already defined by') && s.stderr().includes('broken.yaml') ? true : undefined,
+    // (the log lines are JSON: their strings escape the quotes)
+    s
+      .stderr()
+      .includes(`${join(a.path, 't03.yaml')}: name: tool \\"tool_3\\" is also defined by ${join(b.path, 'a.yaml')}`) &&
+    s
+      .stderr()
+      .includes(`${join(b.path, 'a.yaml')}: name: tool \\"tool_3\\" is also defined by ${join(a.path, 't03.yaml')}`) &&
+    s.stderr().includes('broken.yaml')
+      ? true
+      : undefined,
   );
 });
 

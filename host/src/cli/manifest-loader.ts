@@ -73,7 +73,7 @@ export const loadManifestTools: ManifestLoader = async (ctx: Context, dirs, opti
   const problems: string[] = [];
   if (!options.explicit)
     all.push(...(await installedSource(options.storeDir, ctx.logger, (p) => problems.push(p)).dirs()));
-  const { tools, plugins, errors } = await loadToolsFromDirs(all, { logger: ctx.logger });
+  const { tools, fileOf, plugins, errors } = await loadToolsFromDirs(all, { logger: ctx.logger });
   problems.push(...errors.map((err) => err.message));
   for (const plugin of plugins) {
     // module.abi: hyper-mcp: every tool it describes, its operations and what it serves besides
@@ -93,8 +93,9 @@ export const loadManifestTools: ManifestLoader = async (ctx: Context, dirs, opti
     try {
       ctx.tool(def);
     } catch (err) {
-      // A name clash with a built-in or an earlier folder: keep the first, say which lost.
-      problems.push(`tool "${def.name}" not registered: ${messageOf(err)}`);
+      // A name a built-in or a policy holds: this manifest is not served, and the line says which file
+      // (two manifests with one name were both refused already: docs/decisions.md, "No shadowing").
+      problems.push(`${fileOf.get(def) ?? '(manifest)'}: tool "${def.name}" not registered: ${messageOf(err)}`);
       await def.dispose?.();
     }
   }

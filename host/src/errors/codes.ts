@@ -89,6 +89,7 @@ export const ERROR_CODES_BY_PART = {
     'NOT_INSTALLED',
     'STORE_CORRUPT',
     'STORE_CHANGED',
+    'TIMEOUT',
   ],
   /** The MCP and HTTP server: its refusals, and JSON-RPC errors by their meaning (RpcError). */
   server: [

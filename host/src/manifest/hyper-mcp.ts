@@ -766,7 +766,21 @@ function readOperation(
       { request: { uri: uriArg }, context: context(exec.callId) },
       sandboxCallOptions(loaded, exec),
     );
-    return checked(readResourceResult, out, 'read_resource') as JsonObject;
+    const result = checked(readResourceResult, out, 'read_resource');
+    // contents that name another URI (a local file, another plugin's resource) would be shown as
+    // that resource: only the URI read and what this module itself serves may be named
+    result.contents.forEach((c, i) => {
+      const own =
+        c.uri === uriArg ||
+        listed.has(c.uri) ||
+        templates.some((t) => templateMatches(String(t['uriTemplate']), c.uri));
+      if (!own)
+        throw new ToolFailure(
+          'TOOL_ERROR',
+          `the module's read_resource result is malformed: contents[${i}].uri: ${JSON.stringify(c.uri)} is not the resource read (${JSON.stringify(uriArg)}) or one this plugin serves`,
+        );
+    });
+    return result as JsonObject;
   });
   def.inputSchema = {
     type: 'object',

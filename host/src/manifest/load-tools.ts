@@ -11,6 +11,8 @@ export type LoadToolsOptions = BridgeOptions & LoadDirsOptions;
 
 export interface LoadToolsResult {
   tools: ToolDefinition[];
+  /** The manifest file each of `tools` came from (a refusal to register names it). */
+  fileOf: ReadonlyMap<ToolDefinition, string>;
   /** module.abi: hyper-mcp manifests, described (their tools are not in `tools`). */
   plugins: LoadedPlugin[];
   errors: ManifestError[];
@@ -19,6 +21,7 @@ export interface LoadToolsResult {
 export async function loadToolsFromDirs(dirs: string[], opts: LoadToolsOptions = {}): Promise<LoadToolsResult> {
   const { manifests, errors } = await loadManifestDirs(dirs, opts);
   const tools: ToolDefinition[] = [];
+  const fileOf = new Map<ToolDefinition, string>();
   const plugins: LoadedPlugin[] = [];
   for (const loaded of manifests) {
     try {
@@ -26,7 +29,11 @@ export async function loadToolsFromDirs(dirs: string[], opts: LoadToolsOptions =
         const plugin = await pluginFromManifest(loaded, opts);
         errors.push(...plugin.problems);
         plugins.push(plugin);
-      } else tools.push(await toolFromManifest(loaded, opts));
+      } else {
+        const tool = await toolFromManifest(loaded, opts);
+        tools.push(tool);
+        fileOf.set(tool, loaded.file);
+      }
     } catch (err) {
       errors.push(
         err instanceof ManifestError
@@ -35,5 +42,5 @@ export async function loadToolsFromDirs(dirs: string[], opts: LoadToolsOptions =
       );
     }
   }
-  return { tools, plugins, errors };
+  return { tools, fileOf, plugins, errors };
 }

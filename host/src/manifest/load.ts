@@ -8,6 +8,7 @@ import { DEFAULT_MAX_MODULE_BYTES, FileRuleError, readManifestModule, readRegula
 import { MAX_MANIFEST_BYTES } from './parse.js';
 import { parseManifestCached } from './parse-cache.js';
 import { protectedDirRule } from './protected-dirs.js';
+import { withoutSharedNames } from './shared-names.js';
 import type { Manifest } from './schema.js';
 import { readDescribedPin, type DescribedText } from './described-text.js';
 import { codeOf, messageOf } from '../errors/index.js';
@@ -189,13 +190,12 @@ async function resolveHostDir(
 
 /**
  * Loads every *.yaml / *.yml directly in each directory (not recursive), or the manifest file named,
- * in the order given and then file-name order. A bad manifest is reported and skipped; a duplicate tool name is reported
- * and the first one wins.
+ * in the order given and then file-name order. A bad manifest is reported and skipped; a tool name
+ * two manifests claim is reported for each and neither is kept (shared-names.ts).
  */
 export async function loadManifestDirs(dirs: string[], opts: LoadDirsOptions = {}): Promise<LoadDirsResult> {
   const manifests: LoadedManifest[] = [];
   const errors: ManifestError[] = [];
-  const byName = new Map<string, string>();
   for (const d of dirs) {
     const dir = resolve(d);
     let files: string[];
@@ -220,21 +220,7 @@ export async function loadManifestDirs(dirs: string[], opts: LoadDirsOptions = {
     }
     for (const file of files) {
       try {
-        const loaded = await loadManifestFile(file, opts);
-        const first = byName.get(loaded.manifest.name);
-        if (first !== undefined) {
-          errors.push(
-            new ManifestError('DUPLICATE_TOOL', loaded.file, [
-              {
-                path: 'name',
-                rule: `tool "${loaded.manifest.name}" is already defined by ${first}; the first one is kept`,
-              },
-            ]),
-          );
-          continue;
-        }
-        byName.set(loaded.manifest.name, loaded.file);
-        manifests.push(loaded);
+        manifests.push(await loadManifestFile(file, opts));
       } catch (err) {
         errors.push(
           err instanceof ManifestError
@@ -244,5 +230,6 @@ export async function loadManifestDirs(dirs: string[], opts: LoadDirsOptions = {
       }
     }
   }
-  return { manifests, errors };
+  const unshared = withoutSharedNames(manifests);
+  return { manifests: unshared.manifests, errors: [...errors, ...unshared.errors] };
 }

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { digestOf } from './digest.js';
 import { parseJsonDocument, RegistryError } from './errors.js';
 import { replaceFile } from './fs-atomic.js';
-import { fetchBytes, type Progress } from './http.js';
+import { checkRedirect, fetchBytes, type Deadline, type Progress } from './http.js';
 import { expectDigests, packageFromTgz, packageToTgz, PACKAGE_LIMITS, type ToolPackage } from './package.js';
 import { isVersion, maxSatisfying, parseRange } from './semver.js';
 import { ownEntry } from './own.js';
@@ -69,12 +69,13 @@ export interface PulledFromIndex {
 
 export async function pullFromIndex(
   ref: IndexRef,
-  opts: { insecure: boolean; progress?: Progress; expectResolved?: string },
+  opts: { insecure: boolean; progress?: Progress; expectResolved?: string; deadline?: Deadline },
 ): Promise<PulledFromIndex> {
   const index = await fetchBytes(ref.indexUrl, {
     what: `index ${ref.indexUrl}`,
     insecure: opts.insecure,
     maxBytes: 16 * 1024 * 1024,
+    ...(opts.deadline ? { deadline: opts.deadline } : {}),
   });
   const parsed = parseIndex(index.bytes, ref.indexUrl);
   const tool = ownEntry(parsed.tools, ref.name);
@@ -94,6 +95,8 @@ export async function pullFromIndex(
       `${ref.text}: the index lists ${ref.name}@${version} as ${entry.digest}, the lockfile pins ${opts.expectResolved}`,
     );
   }
+  // an index read over https that sends the package over plain http is the same downgrade as a redirect
+  checkRedirect(new URL(index.url), new URL(entry.url, index.url), opts.insecure, 'lists the package at');
   const url = new URL(entry.url, index.url).href;
   const tgz = await fetchBytes(url, {
     what: `${ref.name}@${version}`,
@@ -101,6 +104,7 @@ export async function pullFromIndex(
     maxBytes: PACKAGE_LIMITS.maxTotalBytes,
     expectDigest: entry.digest,
     ...(opts.progress ? { progress: opts.progress } : {}),
+    ...(opts.deadline ? { deadline: opts.deadline } : {}),
   });
   const fromTar = packageFromTgz(tgz.bytes, url);
   if (fromTar.name !== ref.name || fromTar.version !== version) {

@@ -1,6 +1,8 @@
 // All registry HTTP goes through undici. Plain http is allowed only to 127.0.0.0/8 or with an explicit
-// --insecure; every redirect hop is checked again. Downloads are hashed as they stream, capped in
-// size, and refused on a digest mismatch before any byte is used.
+// --insecure; every redirect hop is checked again, and a hop from https down to http is refused
+// without --insecure even to loopback (docs/decisions.md, "Registry transport: no downgrade, one
+// deadline"). Downloads are hashed as they stream, capped in size, bounded by the install's one
+// deadline, and refused on a digest mismatch before any byte is used.
 import { createHash } from 'node:crypto';
 import { request } from 'undici';
 import { RegistryError } from './errors.js';
@@ -26,6 +28,52 @@ export function checkTransport(url: URL, insecure: boolean): void {
     'INSECURE_TRANSPORT',
     `${url.href}: plain http is allowed only to 127.0.0.0/8; use https or pass --insecure`,
   );
+}
+
+/**
+ * A redirect may not take a request from https to plain http: what the user asked for over TLS would
+ * then arrive unauthenticated. Loopback is no exception here (the first hop chose https); --insecure is.
+ */
+export function checkRedirect(from: URL, to: URL, insecure: boolean, how = 'redirects to'): void {
+  if (from.protocol !== 'https:' || to.protocol !== 'http:' || insecure) return;
+  throw new RegistryError(
+    'INSECURE_TRANSPORT',
+    `${from.href} ${how} ${to.href}: going from https down to plain http is refused (a downgrade); pass --insecure to allow it`,
+  );
+}
+
+/** The install's overall time: one signal for every request of it, and its length for the message. */
+export interface Deadline {
+  readonly signal: AbortSignal;
+  readonly ms: number;
+}
+
+/**
+ * An install's downloads end within this, however slowly a registry sends: ten minutes is ample for
+ * the largest package (PACKAGE_LIMITS) on a slow link, and a registry that trickles bytes cannot hold
+ * the command for ever. A person's answer to the prompt is not on this clock (docs/decisions.md,
+ * "Registry transport: no downgrade, one deadline").
+ */
+export const INSTALL_TIMEOUT_MS = 600_000;
+
+/** A deadline that starts now. */
+export function deadlineIn(ms: number): Deadline {
+  return { signal: AbortSignal.timeout(ms), ms };
+}
+
+/** The error for a request cut off by the install's deadline (undefined when it was something else). */
+function deadlineError(deadline: Deadline | undefined, what: string, url: URL): RegistryError | undefined {
+  if (deadline?.signal.aborted !== true) return undefined;
+  return new RegistryError(
+    'TIMEOUT',
+    `${what}: the install did not finish within its deadline of ${deadline.ms} ms (--timeout MS); ${url.href} was still being fetched`,
+  );
+}
+
+/** The per-request timeout, joined with the install's deadline when there is one. */
+function requestSignal(deadline: Deadline | undefined): AbortSignal {
+  const own = AbortSignal.timeout(TIMEOUT_MS);
+  return deadline === undefined ? own : AbortSignal.any([own, deadline.signal]);
 }
 
 export function header(headers: Headers, name: string): string | undefined {
@@ -59,6 +107,7 @@ export interface FetchOptions {
   expectDigest?: string;
   expectSize?: number;
   progress?: Progress;
+  deadline?: Deadline;
 }
 
 export interface Fetched {
@@ -79,7 +128,9 @@ export async function fetchBytes(urlText: string, opts: FetchOptions): Promise<F
       await res.body.dump();
       const location = header(res.headers, 'location');
       if (!location) throw new RegistryError('NETWORK', `${opts.what}: redirect without Location from ${url.href}`);
-      url = new URL(location, url);
+      const next = new URL(location, url);
+      checkRedirect(url, next, opts.insecure);
+      url = next;
       continue;
     }
     if (res.statusCode < 200 || res.statusCode >= 300) {
@@ -107,10 +158,13 @@ async function get(url: URL, opts: FetchOptions): Promise<Response> {
     return await request(url, {
       method: 'GET',
       headers: opts.headers ?? {},
-      signal: AbortSignal.timeout(TIMEOUT_MS),
+      signal: requestSignal(opts.deadline),
     });
   } catch (err) {
-    throw new RegistryError('NETWORK', `${opts.what}: cannot reach ${url.href} (${messageOf(err)})`);
+    throw (
+      deadlineError(opts.deadline, opts.what, url) ??
+      new RegistryError('NETWORK', `${opts.what}: cannot reach ${url.href} (${messageOf(err)})`)
+    );
   }
 }
 
@@ -157,7 +211,10 @@ async function readHashed(
     }
   } catch (err) {
     if (err instanceof RegistryError) throw err;
-    throw new RegistryError('NETWORK', `${opts.what}: download from ${url.href} failed (${messageOf(err)})`);
+    throw (
+      deadlineError(opts.deadline, opts.what, url) ??
+      new RegistryError('NETWORK', `${opts.what}: download from ${url.href} failed (${messageOf(err)})`)
+    );
   } finally {
     opts.progress?.done();
   }

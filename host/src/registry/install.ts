@@ -5,7 +5,7 @@ import { diffCapabilities } from './capabilities.js';
 import { enforceCeiling, flagLines, requireConsent, type ConsentOptions } from './install-checks.js';
 import { diffModelText } from './word-diff.js';
 import type { ToolPackage } from './package.js';
-import type { Progress } from './http.js';
+import { deadlineIn, INSTALL_TIMEOUT_MS, type Progress } from './http.js';
 import { readLock, type LockEntry } from './lockfile.js';
 import { compareVersionText } from './semver.js';
 import { fetchPackage, parseSourceRef, type FetchedPackage } from './sources.js';
@@ -36,6 +36,8 @@ export interface InstallOptions extends ConsentOptions {
    */
   draftManifest?: boolean;
   progress?: Progress;
+  /** How long every download of the install may take in all (install --timeout); default INSTALL_TIMEOUT_MS. */
+  timeoutMs?: number;
   /** Where notes and warnings go (stderr). */
   say(text: string): void;
   pause?: PauseHook;
@@ -61,6 +63,7 @@ export async function installTool(opts: InstallOptions): Promise<InstallResult> 
   const source = await parseSourceRef(opts.ref, opts.cwd);
   const fetched = await fetchPackage(source, {
     insecure: opts.insecure === true,
+    deadline: deadlineIn(opts.timeoutMs ?? INSTALL_TIMEOUT_MS),
     ...(opts.progress ? { progress: opts.progress } : {}),
     ...(opts.manifestFile !== undefined ? { manifestFile: opts.manifestFile } : {}),
     ...(mayDraft(opts) ? { draft: {} } : {}),

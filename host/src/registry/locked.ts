@@ -3,7 +3,7 @@
 // installed manifest, signer). Every tool is fetched and checked before any is committed.
 import { readFile } from 'node:fs/promises';
 import { RegistryError } from './errors.js';
-import type { Progress } from './http.js';
+import { deadlineIn, INSTALL_TIMEOUT_MS, type Deadline, type Progress } from './http.js';
 import { parseIndexRef } from './http-index.js';
 import { enforceCeiling, flagLines, requireConsent, type ConsentOptions } from './install-checks.js';
 import { modelChanges } from './model-text.js';
@@ -35,6 +35,8 @@ export interface LockedInstallOptions extends ConsentOptions {
   allowUnsigned?: boolean;
   allowDowngrade?: boolean;
   progress?: Progress;
+  /** How long all the downloads may take (install --timeout); default INSTALL_TIMEOUT_MS. */
+  timeoutMs?: number;
   say(text: string): void;
   pause?: PauseHook;
 }
@@ -103,10 +105,12 @@ async function fetchPinned(
   entry: LockEntry,
   layout: StoreLayout,
   opts: LockedInstallOptions,
+  deadline: Deadline,
 ): Promise<{ pkg: ToolPackage; verdict: TrustVerdict }> {
   const ref = pinnedRefOf(name, entry);
   const fetched = await fetchPackage(await parseSourceRef(ref, opts.cwd), {
     insecure: opts.insecure === true,
+    deadline,
     ...(opts.progress ? { progress: opts.progress } : {}),
     ...(entry.resolved !== undefined ? { expectResolved: entry.resolved } : {}),
     // a drafted manifest is drafted again from the same source; the digests below hold it to the pin
@@ -238,8 +242,10 @@ export async function installLocked(opts: LockedInstallOptions): Promise<LockedT
   // The signers the lockfile pins are known before any byte is fetched: an untrusted one fails
   // here, not after every download (the fetched signature is still checked below).
   await requirePinnedSignersTrusted(fetching, layout.trust, opts.lockfile);
+  // one deadline for every download of the run, as for one install
+  const deadline = deadlineIn(opts.timeoutMs ?? INSTALL_TIMEOUT_MS);
   for (const plan of fetching) {
-    const { pkg, verdict } = await fetchPinned(plan.name, plan.entry, layout, opts);
+    const { pkg, verdict } = await fetchPinned(plan.name, plan.entry, layout, opts, deadline);
     await enforceCeiling(pkg, opts, layout);
     await describePinned(plan.name, plan.entry, pkg, layout, opts);
     plan.pkg = pkg;

@@ -4,7 +4,7 @@
 // The lockfile pins what the reference named (the index's digest), which names the same entry again.
 import { z } from 'zod';
 import { parseJsonDocument, RegistryError } from './errors.js';
-import { fetchBytes, header } from './http.js';
+import { fetchBytes, header, type Deadline } from './http.js';
 import type { OciRef } from './oci-ref.js';
 import { PACKAGE_LIMITS } from './package.js';
 
@@ -56,6 +56,7 @@ async function fetchManifest(
   base: string,
   reference: string,
   insecure: boolean,
+  deadline: Deadline | undefined,
 ): Promise<{ text: string; digest: string; mediaType: string | undefined }> {
   const isDigest = reference.startsWith('sha256:');
   const got = await fetchBytes(`${base}/manifests/${reference}`, {
@@ -64,6 +65,7 @@ async function fetchManifest(
     maxBytes: MAX_MANIFEST_BYTES,
     headers: { accept: ACCEPT },
     ...(isDigest ? { expectDigest: reference } : {}),
+    ...(deadline ? { deadline } : {}),
   });
   const advertised = header(got.headers, 'docker-content-digest');
   if (advertised !== undefined && advertised !== got.digest) {
@@ -84,8 +86,9 @@ export async function resolveManifest(
   ref: OciRef,
   base: string,
   insecure: boolean,
+  deadline?: Deadline,
 ): Promise<{ manifest: ImageManifest; digest: string }> {
-  const top = await fetchManifest(ref, base, ref.reference, insecure);
+  const top = await fetchManifest(ref, base, ref.reference, insecure, deadline);
   let body: unknown;
   try {
     body = JSON.parse(top.text);
@@ -112,7 +115,7 @@ export async function resolveManifest(
       `${ref.text}: the image index has no linux/amd64 or wasip1/wasm entry (it lists ${listed})`,
     );
   }
-  const child = await fetchManifest(ref, base, entry.digest, insecure);
+  const child = await fetchManifest(ref, base, entry.digest, insecure, deadline);
   const manifest = parseJsonDocument(
     child.text,
     imageManifest,

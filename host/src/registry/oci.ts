@@ -6,7 +6,7 @@
 // a plugin image) install with a manifest the user supplies or one drafted (oci-shapes.ts, plain.ts).
 import { digestOf } from './digest.js';
 import { RegistryError } from './errors.js';
-import { fetchBytes, header, send, type Progress } from './http.js';
+import { fetchBytes, header, send, type Deadline, type Progress } from './http.js';
 import { pluginFromLayers } from './image-layer.js';
 import { MANIFEST_TYPES, resolveManifest, type ImageManifest } from './oci-index.js';
 import type { OciRef } from './oci-ref.js';
@@ -103,6 +103,8 @@ async function moduleArtifact(
 export interface PullOptions {
   insecure: boolean;
   progress?: Progress;
+  /** The install's overall deadline (install --timeout). */
+  deadline?: Deadline;
   /** A toolgate manifest for an artifact without one (install --manifest). */
   manifestFile?: string;
   /** Without --manifest: draft a hyper-mcp manifest named after this reference. */
@@ -111,8 +113,9 @@ export interface PullOptions {
 
 export async function pullOci(ref: OciRef, opts: PullOptions): Promise<PulledPackage> {
   const base = baseUrl(ref, opts.insecure);
-  const { manifest, digest } = await resolveManifest(ref, base, opts.insecure);
+  const { manifest, digest } = await resolveManifest(ref, base, opts.insecure, opts.deadline);
   const shape = shapeOf(manifest, ref.text);
+  refuseDeclaredSizes(ref, manifest, shape);
   const blob: BlobFetch = (digest, size, what) =>
     fetchBytes(`${base}/blobs/${digest}`, {
       what: `${ref.text}: ${what}`,
@@ -121,6 +124,7 @@ export async function pullOci(ref: OciRef, opts: PullOptions): Promise<PulledPac
       expectDigest: digest,
       expectSize: size,
       ...(opts.progress ? { progress: opts.progress } : {}),
+      ...(opts.deadline ? { deadline: opts.deadline } : {}),
     }).then((f) => f.bytes);
 
   if (shape.kind !== 'package')
@@ -147,6 +151,34 @@ export async function pullOci(ref: OciRef, opts: PullOptions): Promise<PulledPac
   const pkg = assemblePackage(files, signer && signature ? { signer, signature } : undefined, ref.text);
   expectDigests(pkg, declared, `${ref.text} (layers)`);
   return { pkg, manifestDigest: digest, drafted: false };
+}
+
+/** A config blob is a few hundred bytes (toolgate's is `{}`, an image's its history): more is refused. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/**
+ * What the manifest declares is held to the package's limits before any blob is requested: each
+ * blob is read into memory, so a manifest listing many layers of 64 MiB each (the per-blob cap)
+ * would otherwise hold gigabytes before the package's own size check saw them.
+ */
+function refuseDeclaredSizes(ref: OciRef, manifest: ImageManifest, shape: ArtifactShape): void {
+  if (manifest.config.size > MAX_CONFIG_BYTES)
+    throw new RegistryError(
+      'TOO_LARGE',
+      `${ref.text}: the config blob is declared as ${manifest.config.size} bytes, more than ${MAX_CONFIG_BYTES}`,
+    );
+  const read =
+    shape.kind === 'module'
+      ? [shape.layer]
+      : shape.kind === 'image'
+        ? shape.layers
+        : manifest.layers.filter((l) => l.mediaType === OCI_MEDIA.link || LAYER_FILES[l.mediaType] !== undefined);
+  const total = read.reduce((n, l) => n + l.size, manifest.config.size);
+  if (total > PACKAGE_LIMITS.maxTotalBytes)
+    throw new RegistryError(
+      'TOO_LARGE',
+      `${ref.text}: the blobs to download are declared as ${total} bytes in all, more than the package limit of ${PACKAGE_LIMITS.maxTotalBytes}`,
+    );
 }
 
 /** The package file a layer holds; undefined for layers of other tools. */

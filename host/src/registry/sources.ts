@@ -2,7 +2,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { RegistryError } from './errors.js';
-import type { Progress } from './http.js';
+import type { Deadline, Progress } from './http.js';
 import { parseIndexRef, pullFromIndex, type IndexRef } from './http-index.js';
 import { parseOciRef, pullOci, type OciRef } from './oci.js';
 import { digestOf } from './digest.js';
@@ -64,6 +64,8 @@ export interface FetchedPackage {
 export interface FetchOptions {
   insecure: boolean;
   progress?: Progress;
+  /** The install's overall deadline: every request of it is cut off when it passes (install --timeout). */
+  deadline?: Deadline;
   /** `install --locked`: the digest the lockfile pins, checked before the package is downloaded where the source allows. */
   expectResolved?: string;
   /** A toolgate manifest for a plain wasm module (install --manifest); refused for packages. */
@@ -96,6 +98,7 @@ async function fetchPlain(src: Extract<SourceRef, { kind: 'wasm' }>, opts: Fetch
           maxBytes: PACKAGE_LIMITS.maxTotalBytes,
           ...(opts.expectResolved !== undefined ? { expectDigest: opts.expectResolved } : {}),
           ...(opts.progress ? { progress: opts.progress } : {}),
+          ...(opts.deadline ? { deadline: opts.deadline } : {}),
         })
       ).bytes
     : await readPackageArchive(src.location);
@@ -151,6 +154,7 @@ export async function fetchPackage(src: SourceRef, opts: FetchOptions): Promise<
       const pulled = await pullOci(src.ref, {
         insecure: opts.insecure,
         ...(opts.progress ? { progress: opts.progress } : {}),
+        ...(opts.deadline ? { deadline: opts.deadline } : {}),
         ...manifestSource(opts, src.ref.text),
       });
       expectResolved(src.ref.text, pulled.manifestDigest, opts);

@@ -215,7 +215,13 @@ export async function handleApi(
   for (const route of ROUTES) {
     const match = route.method === method ? route.path.exec(url.pathname) : null;
     if (match === null) continue;
-    await served(route.handle, route.span, { core, req, res, url, body, sessions, answeredBy, param: match[1] ?? '' });
+    const param = match[1] ?? '';
+    // a malformed escape (`%E0%A4%A`) is the client's mistake, answered before any handler decodes it
+    if (decoded(param) === undefined) {
+      sendError(res, 400, `${url.pathname}: the path holds a malformed percent-encoding`);
+      return true;
+    }
+    await served(route.handle, route.span, { core, req, res, url, body, sessions, answeredBy, param });
     return true;
   }
   return false;

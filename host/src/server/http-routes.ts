@@ -53,7 +53,13 @@ export async function handleRequest(routes: HttpRoutes, req: IncomingMessage, re
     }
   }
   // A health probe must get through when the client is at its cap: that is when it matters.
-  if (url.pathname === '/healthz') return void (await handleApi(core, req, res, url, body, () => sessions.health()));
+  if (url.pathname === '/healthz') {
+    // Another method matches no route: it must still be answered, or the unauthenticated request
+    // (outside the per-client cap) would hold its connection open for as long as the client likes.
+    if (!(await handleApi(core, req, res, url, body, () => sessions.health())))
+      sendError(res, 405, `${req.method ?? 'GET'} /healthz: only GET is served here`, { allow: 'GET' });
+    return;
+  }
   // A session's own budget only for the address that opened it: a made-up or borrowed
   // mcp-session-id header counts against the sender's address like no header at all.
   const sid = req.headers['mcp-session-id'];

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import {
   loadManifestFile,
   ManifestError,
+  withoutSharedNames,
   type LoadDirsResult,
   type LoadedManifest,
   type LoadFileOptions,
@@ -55,7 +56,7 @@ type Outcome = { ok: true; loaded: LoadedManifest } | { ok: false; error: Manife
 /**
  * loadManifestDirs(dirs, { ignoreMissingDirs: true }) with the files read concurrently: folders
  * in order then file names in order; a bad manifest is reported and skipped; of two manifests
- * naming the same tool the first is kept and the second reported.
+ * naming the same tool neither is kept and each is reported.
  */
 export async function scanManifestDirs(dirs: readonly string[], opts: LoadFileOptions = {}): Promise<LoadDirsResult> {
   const listed = await Promise.all(dirs.map((d) => manifestFiles(resolve(d))));
@@ -75,7 +76,6 @@ export async function scanManifestDirs(dirs: readonly string[], opts: LoadFileOp
   });
   const manifests: LoadedManifest[] = [];
   const errors: ManifestError[] = [];
-  const byName = new Map<string, string>();
   let at = 0;
   for (const l of listed) {
     if (l.error !== undefined) errors.push(l.error);
@@ -86,21 +86,9 @@ export async function scanManifestDirs(dirs: readonly string[], opts: LoadFileOp
         errors.push(o.error);
         continue;
       }
-      const first = byName.get(o.loaded.manifest.name);
-      if (first !== undefined) {
-        errors.push(
-          new ManifestError('DUPLICATE_TOOL', o.loaded.file, [
-            {
-              path: 'name',
-              rule: `tool "${o.loaded.manifest.name}" is already defined by ${first}; the first one is kept`,
-            },
-          ]),
-        );
-        continue;
-      }
-      byName.set(o.loaded.manifest.name, o.loaded.file);
       manifests.push(o.loaded);
     }
   }
-  return { manifests, errors };
+  const unshared = withoutSharedNames(manifests);
+  return { manifests: unshared.manifests, errors: [...errors, ...unshared.errors] };
 }

@@ -14,6 +14,7 @@ import {
 import type { Context, PluginHandle } from '../plugin/index.js';
 import type { Json, JsonObject, ToolDefinition } from '../tool/index.js';
 import { scanManifestDirs } from './manifest-scan.js';
+import { sharedKeys } from './module-surfaces.js';
 import { messageOf } from '../errors/index.js';
 
 /** A folder whose changes trigger a sync; `names` limits that to events about these entries. */
@@ -275,21 +276,17 @@ export class ManifestTools {
     const dirs = [...new Set([...this.#opts.dirs, ...more])];
     const { manifests, errors } = await scanManifestDirs(dirs);
     for (const e of errors) logger.warn({ file: e.file }, e.message);
-    const seen = new Set<string>();
+    const fresh = await this.#retire(manifests);
     const added: Entry[] = [];
-    for (const loaded of manifests) {
-      seen.add(loaded.file);
-      const fp = fingerprint(loaded);
-      const old = this.#entries.get(loaded.file);
-      if (old !== undefined && old.fingerprint === fp && !old.handle.disposed) continue;
-      if (old !== undefined) {
-        this.#entries.delete(loaded.file);
-        await old.handle.dispose();
-      }
+    for (const { loaded, fp } of fresh) {
       const name = loaded.manifest.name;
       if (ctx.tools.get(name) !== undefined) {
-        // Loaded by someone else (the runtime's own loader, a builtin): theirs to manage.
-        logger.info({ file: loaded.file, tool: name }, 'tool already registered; the manifest is not reloaded here');
+        // Held by a tool this loader did not register (a built-in, a policy's): refused, loudly, so
+        // neither shadows the other unseen (docs/decisions.md, "No shadowing").
+        logger.warn(
+          { file: loaded.file, tool: name },
+          `${loaded.file}: name: tool "${name}" is already registered by toolgate itself or a policy; this manifest is not served (rename it)`,
+        );
         continue;
       }
       if (loaded.manifest.module.abi === 'hyper-mcp') {
@@ -298,11 +295,6 @@ export class ManifestTools {
       }
       const entry = this.#add(loaded, fp);
       if (entry !== undefined) added.push(entry);
-    }
-    for (const [file, entry] of [...this.#entries]) {
-      if (seen.has(file)) continue;
-      this.#entries.delete(file);
-      await entry.handle.dispose();
     }
     const compile = this.#opts.compile ?? 'background';
     if (compile === 'now') await Promise.all(added.map((e) => e.warm()));
@@ -314,6 +306,28 @@ export class ManifestTools {
       const after = this.#opts.backgroundAfter ?? Promise.resolve();
       void after.then(() => this.#warmInTurn(added));
     }
+  }
+
+  /**
+   * Unregisters every entry whose file is gone or changed, before anything new registers: a tool
+   * renamed or moved from one file to another in one sync must not find its old self in the way.
+   * Returns the manifests to (re)register, with their fingerprints.
+   */
+  async #retire(manifests: readonly LoadedManifest[]): Promise<{ loaded: LoadedManifest; fp: string }[]> {
+    const fresh: { loaded: LoadedManifest; fp: string }[] = [];
+    const keep = new Set<string>();
+    for (const loaded of manifests) {
+      const fp = fingerprint(loaded);
+      const old = this.#entries.get(loaded.file);
+      if (old !== undefined && old.fingerprint === fp && !old.handle.disposed) keep.add(loaded.file);
+      else fresh.push({ loaded, fp });
+    }
+    for (const [file, entry] of [...this.#entries]) {
+      if (keep.has(file)) continue;
+      this.#entries.delete(file);
+      await entry.handle.dispose();
+    }
+    return fresh;
   }
 
   /**
@@ -381,6 +395,11 @@ export class ManifestTools {
     }
     const served = servedOf(loaded);
     this.#entries.set(loaded.file, { name, served, fingerprint: fp, handle, warm: async () => {} });
+    for (const shared of sharedKeys(ctx.tools.surfaces()).filter((k) => k.plugins.includes(name)))
+      logger.warn(
+        { file: loaded.file },
+        `${loaded.file}: ${shared.kind} "${shared.key}" is served by plugins ${shared.plugins.map((p) => `"${p}"`).join(' and ')}; a ${shared.kind} two plugins serve is served by neither`,
+      );
   }
 
   #add(loaded: LoadedManifest, fp: string): Entry | undefined {

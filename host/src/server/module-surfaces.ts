@@ -11,17 +11,49 @@ import { RpcError } from './rpc-error.js';
 
 const surfaces = (core: SidecarCore): ServedSurface[] => core.tools.surfaces();
 
-/** Items of every surface, the first plugin's kept when two serve the same key (a URI, a name). */
+/**
+ * Items of every surface whose key (a URI, a template, a name) no other plugin serves: a key two
+ * plugins claim is served by neither, so no plugin shadows another by loading first or reloading
+ * later (docs/decisions.md, "No shadowing: a name claimed twice is served by neither").
+ */
 function gather(core: SidecarCore, pick: (s: ServedSurface) => readonly ServedItem[], key: string): ServedItem[] {
-  const seen = new Set<string>();
+  const owners = ownersOf(surfaces(core), pick, key);
   const out: ServedItem[] = [];
   for (const s of surfaces(core)) {
+    for (const item of pick(s)) if (owners.get(String(item[key]))?.length === 1) out.push(item);
+  }
+  return out;
+}
+
+/** For each key, the plugins that serve it (once each). */
+function ownersOf(
+  all: readonly ServedSurface[],
+  pick: (s: ServedSurface) => readonly ServedItem[],
+  key: string,
+): Map<string, string[]> {
+  const owners = new Map<string, string[]>();
+  for (const s of all) {
     for (const item of pick(s)) {
       const k = String(item[key]);
-      if (seen.has(k)) continue;
-      seen.add(k);
-      out.push(item);
+      const list = owners.get(k) ?? [];
+      if (!list.includes(s.plugin)) owners.set(k, [...list, s.plugin]);
     }
+  }
+  return owners;
+}
+
+/** The keys of `pick` that more than one plugin serves, with those plugins (for a warning at load). */
+export function sharedKeys(
+  all: readonly ServedSurface[],
+): { kind: 'resource' | 'resource template' | 'prompt'; key: string; plugins: string[] }[] {
+  const kinds = [
+    ['resource', (s: ServedSurface) => s.resources, 'uri'],
+    ['resource template', (s: ServedSurface) => s.resourceTemplates, 'uriTemplate'],
+    ['prompt', (s: ServedSurface) => s.prompts, 'name'],
+  ] as const;
+  const out: { kind: 'resource' | 'resource template' | 'prompt'; key: string; plugins: string[] }[] = [];
+  for (const [kind, pick, key] of kinds) {
+    for (const [k, plugins] of ownersOf(all, pick, key)) if (plugins.length > 1) out.push({ kind, key: k, plugins });
   }
   return out;
 }
@@ -41,33 +73,38 @@ export function surfaceKinds(core: SidecarCore): { resources: boolean; prompts: 
   };
 }
 
-/** The operation that reads `uri`: the plugin that listed it, else the first whose template matches. */
+/** The one surface `holds` picks, or undefined when none or several do (several is no one's). */
+function onlyOne(all: readonly ServedSurface[], holds: (s: ServedSurface) => boolean): ServedSurface | undefined {
+  const found = all.filter(holds);
+  return found.length === 1 ? found[0] : undefined;
+}
+
+/**
+ * The operation that reads `uri`: the plugin that listed it, else the plugin whose template matches;
+ * when two list it, or none lists it and two templates match, nobody reads it.
+ */
 export function readOperationFor(core: SidecarCore, uri: string): string | undefined {
-  for (const s of surfaces(core))
-    if (s.operations.read !== undefined && s.resources.some((r) => r['uri'] === uri)) return s.operations.read;
-  for (const s of surfaces(core)) {
-    if (
-      s.operations.read !== undefined &&
-      s.resourceTemplates.some((t) => templateMatches(String(t['uriTemplate']), uri))
-    )
-      return s.operations.read;
-  }
-  return undefined;
+  const all = surfaces(core).filter((s) => s.operations.read !== undefined);
+  const listing = all.filter((s) => s.resources.some((r) => r['uri'] === uri));
+  if (listing.length > 0) return listing.length === 1 ? listing[0]?.operations.read : undefined;
+  return onlyOne(all, (s) => s.resourceTemplates.some((t) => templateMatches(String(t['uriTemplate']), uri)))
+    ?.operations.read;
 }
 
 export function promptOperationFor(core: SidecarCore, name: string): string | undefined {
-  for (const s of surfaces(core))
-    if (s.operations.get !== undefined && s.prompts.some((p) => p['name'] === name)) return s.operations.get;
-  return undefined;
+  return onlyOne(
+    surfaces(core).filter((s) => s.operations.get !== undefined),
+    (s) => s.prompts.some((p) => p['name'] === name),
+  )?.operations.get;
 }
 
-/** The plugin serving the prompt or template a completion refers to; else the only one that completes. */
+/** The plugin serving the prompt or template a completion refers to; none when two serve it. */
 export function completeOperationFor(core: SidecarCore, ref: Record<string, unknown>): string | undefined {
   const completing = surfaces(core).filter((s) => s.operations.complete !== undefined);
   const owner =
     ref['type'] === 'ref/prompt'
-      ? completing.find((s) => s.prompts.some((p) => p['name'] === ref['name']))
-      : completing.find((s) =>
+      ? onlyOne(completing, (s) => s.prompts.some((p) => p['name'] === ref['name']))
+      : onlyOne(completing, (s) =>
           s.resourceTemplates.some(
             (t) => t['uriTemplate'] === ref['uri'] || templateMatches(String(t['uriTemplate']), String(ref['uri'])),
           ),

@@ -5,7 +5,7 @@ import { askFor, homeOf, JSON_FLAG, pauseHook, printJson, progressFor, runComman
 import { parseFlags, UsageError } from '../usage.js';
 
 const help = `Usage: toolgate install REF [--yes] [--allow-unsigned] [--allow-downgrade] [--insecure]
-                        [--ceiling FILE] [--quiet] [--json]
+                        [--ceiling FILE] [--timeout MS] [--quiet] [--json]
        toolgate install PLAIN_WASM_REF --manifest FILE [same options]
        toolgate install HYPER_MCP_PLUGIN_REF [--manifest FILE | --draft-manifest] [same options]
        toolgate install --locked [LOCKFILE] [same options]
@@ -31,12 +31,25 @@ must be confirmed on a terminal, or with --yes after review (an upgrade asks aga
 A hyper-mcp plugin's review also lists every tool (as <plugin>__<tool>), resource, template and
 prompt its module describes (described in the sandbox, never called).
 
+--timeout MS bounds all the downloads of the install together (default 600000, ten minutes): a
+registry that sends too slowly is cut off with error TIMEOUT. A prompt's wait is not counted.
+--insecure allows plain http to any host, and a step from https down to http (a redirect, or an
+https index listing an http package URL), refused without it even to 127.0.0.0/8.
+
 --locked installs exactly what LOCKFILE (default $TOOLGATE_HOME/toolgate.lock; e.g. another
 machine's) pins: each tool from its pinned digest reference, whatever tags or ranges say now.
 If any byte differs from the lockfile (files, archive or OCI manifest digest, installed manifest,
 signer), nothing is installed.
 
 --json prints {"tools": [{name, version, outcome, previousVersion?, signer?}]} on one line.`;
+
+/** --timeout MS: a positive whole number of milliseconds. */
+function timeoutFlag(text: string): number {
+  const n = Number(text);
+  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(n) || n <= 0)
+    throw new UsageError(`--timeout: must be a positive integer (milliseconds), got "${text}"`);
+  return n;
+}
 
 export const installCommand: Command = {
   path: ['install'],
@@ -52,6 +65,7 @@ export const installCommand: Command = {
           'allow-downgrade': { type: 'boolean' },
           insecure: { type: 'boolean' },
           ceiling: { type: 'string' },
+          timeout: { type: 'string' },
           quiet: { type: 'boolean', short: 'q' },
           locked: { type: 'boolean' },
           manifest: { type: 'string' },
@@ -70,6 +84,7 @@ export const installCommand: Command = {
         allowUnsigned: values['allow-unsigned'] === true,
         allowDowngrade: values['allow-downgrade'] === true,
         yes: values.yes === true,
+        ...(values.timeout !== undefined ? { timeoutMs: timeoutFlag(values.timeout) } : {}),
         ...(values.ceiling !== undefined ? { ceilingFile: resolve(io.cwd, values.ceiling) } : {}),
         ...(progress ? { progress } : {}),
         ...(ask ? { ask } : {}),

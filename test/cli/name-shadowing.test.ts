@@ -1,0 +1,62 @@
+// `toolgate call` (the shipped command) refuses a tool name two manifests claim, whichever folder
+// comes first, and names the file of a manifest that tried to take a built-in's name.
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MANIFESTS, ROOT, removeDir, requireBuilt, tempDir, tg } from './helpers.js';
+
+let tmp: string;
+beforeEach(() => {
+  requireBuilt();
+  tmp = tempDir('shadow');
+});
+afterEach(() => removeDir(tmp));
+
+/** greet.yaml copied into `dir` as `file`, its module path made absolute, under `name`. */
+function greetAs(dir: string, file: string, name: string): string {
+  mkdirSync(dir, { recursive: true });
+  const text = readFileSync(join(MANIFESTS, 'greet.yaml'), 'utf8')
+    .replace('../pdk-examples/', `${ROOT}/pdk-examples/`)
+    .replace(/^name: greet$/m, `name: ${name}`);
+  const path = join(dir, file);
+  writeFileSync(path, text);
+  return path;
+}
+
+describe('no shadowing by name in toolgate call', () => {
+  it('a name claimed in two folders is served by neither, in either order, and both files are named', async () => {
+    const one = greetAs(join(tmp, 'one'), 'g.yaml', 'greet');
+    const two = greetAs(join(tmp, 'two'), 'g.yaml', 'greet');
+    for (const order of [
+      ['one', 'two'],
+      ['two', 'one'],
+    ]) {
+      const r = await tg([
+        'call',
+        'greet',
+        '--args',
+        '{"name":"Ada"}',
+        ...order.flatMap((d) => ['--manifests', join(tmp, d)]),
+      ]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain(`${one}: name: tool "greet" is also defined by ${two}`);
+      expect(r.stderr).toContain(`${two}: name: tool "greet" is also defined by ${one}`);
+    }
+  });
+
+  it('one claimant alone is served as before', async () => {
+    greetAs(join(tmp, 'one'), 'g.yaml', 'greet');
+    const r = await tg(['call', 'greet', '--args', '{"name":"Ada"}', '--manifests', join(tmp, 'one')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Hello, Ada!');
+  });
+
+  it('a manifest named after the built-in echo does not replace it, and its file is named', async () => {
+    const file = greetAs(join(tmp, 'm'), 'echo.yaml', 'echo');
+    const r = await tg(['call', 'echo', '--args', '{"text":"the real echo"}', '--manifests', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('the real echo');
+    expect(r.stderr).toContain(`${file}: tool "echo" not registered`);
+  });
+});
