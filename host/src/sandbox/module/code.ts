@@ -160,7 +160,7 @@ function skipImmediates(r: BinaryReader, op: number): void {
 /**
  * The common opcodes by their immediates, so the walker reads them without going through the
  * comparisons of skipImmediates: a fresh server instruments its first tool's module as cold code,
- * where each comparison and call costs. The classes hold only opcodes skipImmediates reads the same
+ * where each comparison and call costs (docs/decisions.md, "instrumenting as cold code"). The classes hold only opcodes skipImmediates reads the same
  * way (none of them opens or closes a block, calls or names a global); every other opcode is 0.
  */
 const NO_IMMEDIATES = 1;
