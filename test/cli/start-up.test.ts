@@ -22,17 +22,23 @@ function bundledModules(): string[] {
     );
 }
 
+/** The command's file holding a source file (esbuild writes its path before its code). */
+function chunkOf(source: string): string {
+  const chunk = readdirSync(CLI).find(
+    (f) => f.endsWith('.js') && readFileSync(join(CLI, f), 'utf8').includes(`\n// ${source}\n`),
+  );
+  expect(chunk, source).toBeDefined();
+  return chunk as string;
+}
+
 /**
  * The command's files a `serve` evaluates before its first answer: main.js, the chunk holding the
- * serve command (imported when the command runs), and what they import statically, transitively.
+ * serve command (imported when the command runs), and what they import statically, transitively;
+ * with `also`, the chunks holding those source files too (what a later dynamic import evaluates).
  */
-function serveGraph(): string[] {
-  const serveChunk = readdirSync(CLI).find(
-    (f) => f.endsWith('.js') && /^\/\/ host\/src\/cli\/commands\/serve\.ts$/m.test(readFileSync(join(CLI, f), 'utf8')),
-  );
-  expect(serveChunk).toBeDefined();
+function serveGraph(also: string[] = []): string[] {
   const seen = new Set<string>();
-  const todo = ['main.js', serveChunk as string];
+  const todo = ['main.js', chunkOf('host/src/cli/commands/serve.ts'), ...also.map(chunkOf)];
   while (todo.length > 0) {
     const file = todo.pop() as string;
     if (seen.has(file)) continue;
@@ -57,6 +63,15 @@ describe('start-up', () => {
     expect(v2).toEqual([]);
     // ...but it is bundled, behind a dynamic import
     expect(bundledModules().some((m) => m.startsWith('node_modules/@modelcontextprotocol/server/'))).toBe(true);
+  });
+
+  test("node:http is not loaded with the sandbox, on a fresh server's first call: only the network warm-up imports it (issue 27)", () => {
+    const graph = serveGraph(['host/src/cli/runtime.ts', 'host/src/sandbox/tool.ts']);
+    const texts = graph.map((f) => readFileSync(join(CLI, f), 'utf8'));
+    // the sandbox and its HTTP gate are in it (else this would prove nothing)
+    expect(texts.some((t) => t.includes('\n// host/src/sandbox/http/warm.ts\n'))).toBe(true);
+    expect(graph.filter((_, i) => /from\s*"node:http"/.test(texts[i] as string))).toEqual([]);
+    expect(texts.some((t) => t.includes('import("node:http")'))).toBe(true);
   });
 
   test("stdio-era's spelling of the 2026-07-28 revision key is the SDK v2's", () => {

@@ -41,7 +41,7 @@ export function parseManifest(text: string, file: string): Manifest {
     throw new ManifestError('INVALID_MANIFEST', file, [
       { path: '', rule: 'must be a YAML mapping (key: value) at the top level' },
     ]);
-  const result = manifestSchema.safeParse(data, { error: ruleFor });
+  const result = manifestSchema().safeParse(data, { error: ruleFor });
   if (!result.success) throw new ManifestError('INVALID_MANIFEST', file, toManifestIssues(result.error.issues));
   const badText = [...shownTextIssues(result.data), ...patternIssues(result.data)];
   if (badText.length > 0) throw new ManifestError('INVALID_MANIFEST', file, badText);

@@ -6,7 +6,6 @@
 // folder: nothing leaves the machine, and no tool can reach a Unix socket (the gate only opens TCP
 // connections to addresses it checked).
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { poolOptions } from './pinned-pools.js';
@@ -33,6 +32,9 @@ export function networkWarmStarted(): boolean {
 
 async function warmUp(): Promise<boolean> {
   const { Pool } = await loadUndici();
+  // node:http only serves this throwaway server: imported here, not with the sandbox's code, whose
+  // load is on a fresh server's first call (5-12 ms at load 7; docs/decisions.md, issue 27).
+  const { createServer } = await import('node:http');
   const dir = await mkdtemp(join(tmpdir(), 'toolgate-warm-'));
   const server = createServer((_req, res) => res.end('ok'));
   try {

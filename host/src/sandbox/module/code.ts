@@ -18,7 +18,7 @@ export interface CodeRules {
   /** Globals the original module has: an index past them is refused (it would name an added global). */
   globalCount: number;
   /** Bytes of the fuel check charging `cost`; absent in constant expressions. */
-  site?: (cost: number) => number[];
+  site?: (cost: number) => Uint8Array;
   /**
    * Bytes of a loop head's charge to the pocket, the function's own local numbered `local`
    * (module/preempt.ts); without it, or when the function has no room for one more local, loop
@@ -167,6 +167,27 @@ function skipImmediates(r: BinaryReader, op: number): void {
   }
 }
 
+/**
+ * The common opcodes by their immediates, so the walker reads them without going through the
+ * comparisons of skipImmediates: a fresh server instruments its first tool's module as cold code,
+ * where each comparison and call costs (docs/decisions.md, "instrumenting as cold code"). The classes hold only opcodes skipImmediates reads the same
+ * way (none of them opens or closes a block, calls or names a global); every other opcode is 0.
+ */
+const NO_IMMEDIATES = 1;
+const ONE_U32 = 2;
+const ONE_LEB = 3;
+const MEM_ARG = 4;
+const OPCODE_CLASS: Uint8Array = (() => {
+  const t = new Uint8Array(256);
+  for (const op of [0x00, 0x01, 0x05, 0x0f, 0x19, 0x1a, 0x1b, 0xd1, 0xd3, 0xd4]) t[op] = NO_IMMEDIATES;
+  for (let op = 0x45; op <= 0xc4; op++) t[op] = NO_IMMEDIATES;
+  for (const op of [0x07, 0x08, 0x09, 0x0c, 0x0d, 0x14, 0x15, 0xd5, 0xd6, 0x20, 0x21, 0x22, 0x25, 0x26, 0x3f, 0x40])
+    t[op] = ONE_U32;
+  for (const op of [0x41, 0x42, 0xd0]) t[op] = ONE_LEB;
+  for (let op = 0x28; op <= 0x3e; op++) t[op] = MEM_ARG;
+  return t;
+})();
+
 /** try_table's catch clauses: (kind, tag?, label)*. */
 function skipCatchClauses(r: BinaryReader): void {
   const n = r.u32();
@@ -183,6 +204,7 @@ function skipCatchClauses(r: BinaryReader): void {
  * instructions of its own region (a loop body without its nested loops; the body outside all loops).
  */
 function walk(r: BinaryReader, rules: CodeRules, out: Part[]): void {
+  const bytes = r.bytes;
   let copied = r.pos;
   const flush = (upTo: number): void => {
     if (upTo > copied) out.push(r.bytes.subarray(copied, upTo));
@@ -200,8 +222,24 @@ function walk(r: BinaryReader, rules: CodeRules, out: Part[]): void {
   };
   for (;;) {
     const at = r.pos;
-    const op = r.byte();
+    if (at >= r.end) throw new Error(`unexpected end of data at byte ${at}`);
+    const op = bytes[at] as number; // r.byte() inlined: this line runs for every instruction
+    r.pos = at + 1;
     if (region) region.cost++;
+    const simple = OPCODE_CLASS[op];
+    if (simple === NO_IMMEDIATES) continue;
+    if (simple === ONE_U32) {
+      r.u32();
+      continue;
+    }
+    if (simple === ONE_LEB) {
+      skipLeb(r);
+      continue;
+    }
+    if (simple === MEM_ARG) {
+      skipMemArg(r);
+      continue;
+    }
     switch (op) {
       case 0x02:
       case 0x04:
@@ -271,15 +309,16 @@ function walk(r: BinaryReader, rules: CodeRules, out: Part[]): void {
   }
 }
 
-type Site = (cost: number) => number[];
+type Site = (cost: number) => Uint8Array | number[];
 
 function render(parts: Part[], entry: Site | undefined, loop: Site | undefined): Uint8Array {
-  return concatBytes(
-    parts.map((p) => {
-      if (p instanceof Uint8Array || Array.isArray(p)) return p;
-      return ((p.loop ? loop : undefined) ?? (entry as Site))(p.cost);
-    }),
-  );
+  const chunks: (Uint8Array | number[])[] = new Array(parts.length);
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i] as Part;
+    chunks[i] =
+      p instanceof Uint8Array || Array.isArray(p) ? p : ((p.loop ? loop : undefined) ?? (entry as Site))(p.cost);
+  }
+  return concatBytes(chunks);
 }
 
 /** V8's limit on a function's locals, parameters included (a body over it does not compile). */

@@ -58,11 +58,21 @@ function vectorCount(section: Section | undefined): number {
 }
 
 /** The bytes of one fuel site: charge `cost`, and below zero refill from the host's check. */
-function siteBytes(fuel: number, check: number): (cost: number) => number[] {
+function siteBytes(fuel: number, check: number): (cost: number) => Uint8Array {
   const g = encodeU32(fuel);
   const c = encodeU32(check);
-  const tail = [0x24, ...g, 0x23, ...g, 0x41, 0, 0x48, 0x04, 0x40, 0x10, ...c, 0x24, ...g, 0x0b];
-  return (cost) => [0x23, ...g, 0x41, ...encodeI32(cost), 0x6b, ...tail];
+  const head = Uint8Array.from([0x23, ...g, 0x41]);
+  const tail = Uint8Array.from([0x6b, 0x24, ...g, 0x23, ...g, 0x41, 0, 0x48, 0x04, 0x40, 0x10, ...c, 0x24, ...g, 0x0b]);
+  // Built by copying the fixed parts, not by spreading arrays: a module has a site per function and
+  // loop, and on a fresh server this runs as cold code on the first call's path.
+  return (cost) => {
+    const k = encodeI32(cost);
+    const out = new Uint8Array(head.length + k.length + tail.length);
+    out.set(head);
+    for (let i = 0; i < k.length; i++) out[head.length + i] = k[i] as number;
+    out.set(tail, head.length + k.length);
+    return out;
+  };
 }
 
 /**
@@ -79,7 +89,7 @@ const POCKET = 256;
  * A loop head's charge: take `cost` from the pocket (local `pocket`); below zero, borrow POCKET (or
  * the cost) from the fuel, through the same site as a function entry.
  */
-function pocketBytes(site: (cost: number) => number[]): (pocket: number) => (cost: number) => number[] {
+function pocketBytes(site: (cost: number) => Uint8Array): (pocket: number) => (cost: number) => number[] {
   return (pocket) => {
     const p = encodeU32(pocket);
     return (cost) => {

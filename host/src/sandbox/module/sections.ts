@@ -53,7 +53,10 @@ export function splitSections(bytes: Uint8Array): Section[] {
     throw new Error(
       `unsupported binary version ${version} (components are not accepted; want a core module, version 1)`,
     );
-  const r = new BinaryReader(bytes, 8);
+  // A Buffer's subarray is Node's JavaScript wrapper, run for every body cut and copied while a module
+  // is instrumented (cold code on a fresh server's first call); a plain view slices with V8's builtin.
+  const view = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+  const r = new BinaryReader(view, 8);
   const sections: Section[] = [];
   let lastRank = 0;
   while (!r.done) {
