@@ -5,7 +5,7 @@ import { SandboxLoadError } from '../load-error.js';
 import { preparedEntry, readPrepared, writePrepared } from './disk-cache.js';
 import { prepareModule, type PrepareOptions, type PreparedModule } from './prepare.js';
 import { messageOf } from '../../errors/index.js';
-import { sha256Hex } from '../../digest/index.js';
+import { sha256Hex, sha256HexOnce } from '../../digest/index.js';
 
 export interface CompiledModule {
   sha256: string;
@@ -15,18 +15,25 @@ export interface CompiledModule {
 
 const cache = new Map<string, Promise<CompiledModule>>();
 
+/** The file a module was cut from (a component's core module) and that file's digest, checked by the caller. */
+export interface DerivedFrom {
+  digest: string;
+  bytes: Uint8Array;
+}
+
 /**
  * `sha256` is the manifest's pin of `wasm`. `derivedFrom` instead names the file `wasm` was cut from,
  * checked by the caller: a component's core module is keyed by the component's digest and the
- * component flag (both in every key below), since hashing its 12 MB again cost 8 ms a load.
+ * component flag (both in every key below), since hashing its 12 MB again cost 8 ms a load. The
+ * digest is the one taken when the bytes were read, when they were (sha256HexOnce).
  */
 export function compileModule(
   wasm: Uint8Array,
   opts: PrepareOptions,
   sha256?: string,
-  derivedFrom?: string,
+  derivedFrom?: DerivedFrom,
 ): Promise<CompiledModule> {
-  const digest = derivedFrom ?? sha256Hex(wasm);
+  const digest = derivedFrom?.digest ?? sha256HexOnce(wasm);
   if (sha256 !== undefined && sha256.toLowerCase() !== digest) {
     const which = opts.label ?? 'module';
     return Promise.reject(
@@ -48,7 +55,7 @@ export function compileModule(
   ]);
   let hit = cache.get(key);
   if (!hit) {
-    hit = build(wasm, opts, digest);
+    hit = build(wasm, opts, digest, derivedFrom?.bytes ?? wasm);
     cache.set(key, hit);
     // a failed load is not cached: the next load reports it afresh
     hit.catch(() => cache.delete(key));
@@ -59,7 +66,12 @@ export function compileModule(
 /** Where the last builds came from (tests and the bench read it). */
 export const preparedCacheStats = { fromDisk: 0, prepared: 0 };
 
-async function build(wasm: Uint8Array, opts: PrepareOptions, digest: string): Promise<CompiledModule> {
+async function build(
+  wasm: Uint8Array,
+  opts: PrepareOptions,
+  digest: string,
+  source: Uint8Array,
+): Promise<CompiledModule> {
   const entry = preparedEntry(digest, opts);
   const stored = entry === undefined ? undefined : await readPrepared(entry);
   if (stored !== undefined) {
@@ -70,6 +82,13 @@ async function build(wasm: Uint8Array, opts: PrepareOptions, digest: string): Pr
       return { sha256: digest, module, info: stored.info };
     }
   }
+  // a remembered digest names the bytes as they were read: before preparing (and storing under that
+  // digest) what is in memory now, check it still is them (one more hash beside 150+ ms of preparing)
+  if (sha256Hex(source) !== digest)
+    throw new SandboxLoadError(
+      'BAD_MODULE',
+      `tool "${opts.tool}": ${opts.label ?? 'module'} changed in memory after it was hashed (sha256 ${digest})`,
+    );
   const { bytes, ...info } = prepareModule(wasm, opts);
   preparedCacheStats.prepared++;
   let module: WebAssembly.Module;
