@@ -2,7 +2,14 @@
 // expensive step, and the patched bytes depend on the cap, the entry (the status wrapper), the import
 // namespaces and whether the module is instrumented for preemption.
 import { SandboxLoadError } from '../load-error.js';
-import { preparedEntry, readPrepared, writePrepared } from './disk-cache.js';
+import {
+  checkPrepared,
+  preparedEntry,
+  readPreparedFile,
+  writePrepared,
+  type PreparedEntry,
+  type PreparedInfo,
+} from './disk-cache.js';
 import { prepareModule, type PrepareOptions, type PreparedModule } from './prepare.js';
 import { messageOf } from '../../errors/index.js';
 import { sha256Hex, sha256HexOnce } from '../../digest/index.js';
@@ -73,14 +80,10 @@ async function build(
   source: Uint8Array,
 ): Promise<CompiledModule> {
   const entry = preparedEntry(digest, opts);
-  const stored = entry === undefined ? undefined : await readPrepared(entry);
+  const stored = entry === undefined ? undefined : await fromDisk(entry);
   if (stored !== undefined) {
-    // a stored module that no longer compiles (a Node upgrade, say) is prepared afresh below
-    const module = await WebAssembly.compile(stored.bytes).catch(() => undefined);
-    if (module !== undefined) {
-      preparedCacheStats.fromDisk++;
-      return { sha256: digest, module, info: stored.info };
-    }
+    preparedCacheStats.fromDisk++;
+    return { sha256: digest, ...stored };
   }
   // a remembered digest names the bytes as they were read: before preparing (and storing under that
   // digest) what is in memory now, check it still is them (one more hash beside 150+ ms of preparing)
@@ -102,6 +105,23 @@ async function build(
   }
   if (entry !== undefined) await writePrepared(entry, bytes, info);
   return { sha256: digest, module, info };
+}
+
+/**
+ * The stored prepared module of `entry`, compiled, or undefined (absent, unsealed, or one that no
+ * longer compiles: a Node upgrade, say; it is then prepared afresh). The compile starts before the
+ * seal is checked, so V8's background threads compile while this thread hashes 12 MB for the seal
+ * (docs/decisions.md, "JavaScript tools: the first call, third round"); compiling runs nothing, and
+ * the module is used only when the seal matches, so an entry another hand wrote is never run.
+ */
+async function fromDisk(entry: PreparedEntry): Promise<{ module: WebAssembly.Module; info: PreparedInfo } | undefined> {
+  const read = readPreparedFile(entry);
+  if (read === undefined) return undefined;
+  const compiling = WebAssembly.compile(read.bytes).catch(() => undefined);
+  const info = checkPrepared(entry, read);
+  if (info === undefined) return undefined;
+  const module = await compiling;
+  return module === undefined ? undefined : { module, info };
 }
 
 /** Forgets the compiled modules of this process (tests: the next load reads the disk cache or prepares). */
