@@ -1,6 +1,5 @@
 // Manifest files on disk -> LoadedManifest: the validated manifest plus everything it points at
 // (module bytes checked against sha256, host directories resolved to real absolute paths).
-import { createHash } from 'node:crypto';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { ManifestError, formatKeyPath } from './errors.js';
@@ -12,6 +11,7 @@ import { withoutSharedNames } from './shared-names.js';
 import type { Manifest } from './schema.js';
 import { readDescribedPin, type DescribedText } from './described-text.js';
 import { codeOf, messageOf } from '../errors/index.js';
+import { sha256HexOnce } from '../digest/index.js';
 
 export interface LoadedManifest {
   /** Absolute path of the manifest file. */
@@ -148,7 +148,9 @@ async function readModule(
     held !== undefined
       ? Buffer.from(held.buffer, held.byteOffset, held.byteLength)
       : await readManifestModule(file, key === 'module' ? 'module.path' : key, path, { maxBytes });
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  // the view handed on is the array hashed, so the sandbox finds this digest instead of hashing again
+  const wasm = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const sha256 = sha256HexOnce(wasm);
   if (expected !== undefined && expected !== sha256) {
     throw new ManifestError('SHA256_MISMATCH', file, [
       {
@@ -157,7 +159,7 @@ async function readModule(
       },
     ]);
   }
-  return { path, wasm: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), sha256 };
+  return { path, wasm, sha256 };
 }
 
 // The sandbox confines a mount to this real path, so symlinks in the manifest's own path are

@@ -1,7 +1,7 @@
 // Compiles the main module and every module of module.link, each checked, patched and capped on its
 // own, then checks that the imports between them resolve. A linked module has no entry, its own
 // WASI namespace (so its WASI sees its own memory) and may import from the other linked namespaces.
-import { sha256Hex } from '../digest/index.js';
+import { sha256HexOnce } from '../digest/index.js';
 import { compileModule, type CompiledModule } from './module/cache.js';
 import { toolModuleOf } from './module/component.js';
 import { checkLinks } from './module/link-check.js';
@@ -114,7 +114,8 @@ const COMPONENT_EXPORTS = [COMPONENT_CALL_EXPORT, COMPONENT_POST_CALL_EXPORT, CO
  * compiled like any module (cached by its own digest).
  */
 async function compileComponent(spec: SandboxToolSpec, preempt: boolean): Promise<CompiledUnits> {
-  const digest = sha256Hex(spec.wasm);
+  // the manifest loader's digest of these very bytes when it read them (one hash per load)
+  const digest = sha256HexOnce(spec.wasm);
   if (spec.sha256 !== undefined && spec.sha256.toLowerCase() !== digest) {
     throw new SandboxLoadError(
       'BAD_MODULE',
@@ -131,7 +132,7 @@ async function compileComponent(spec: SandboxToolSpec, preempt: boolean): Promis
     preempt,
     component: true,
   };
-  const main = await compileModule(core, common, undefined, digest);
+  const main = await compileModule(core, common, undefined, { digest, bytes: spec.wasm });
   const has = new Set(WebAssembly.Module.exports(main.module).map((e) => e.name));
   const missing = COMPONENT_EXPORTS.filter((name) => !has.has(name));
   if (missing.length > 0)

@@ -110,18 +110,22 @@ const sealed = (entry: PreparedEntry, header: Uint8Array, bytes: Uint8Array): (s
   bytes,
 ];
 
+/** An entry's parts as read, nothing of them trusted yet (checkPrepared says whether they may be). */
+export interface UncheckedEntry {
+  seal: string;
+  header: Uint8Array;
+  bytes: Uint8Array;
+}
+
 /**
- * The prepared module stored for `entry`, or undefined (absent, damaged, foreign or forged: all the
- * same). Read synchronously, so the source's hash before it, this read, the seal check and the start
- * of the compile after it run in one turn of the event loop: with an asynchronous read, a request
- * that arrived meanwhile (a JavaScript tool's first tools/call, whose argument validator takes
- * 60-400 ms to compile) held the compile of its 12 MB engine behind it (docs/decisions.md,
- * "JavaScript tools: the first call and the warm calls"). A 12 MB entry reads in 5-8 ms from the
- * page cache.
+ * The file stored for `entry`, cut into its parts, or undefined (absent or not laid out as an
+ * entry). Read synchronously, so the source's hash before it, this read and the start of the
+ * compile after it run in one turn of the event loop: with an asynchronous read, a request that
+ * arrived meanwhile (a JavaScript tool's first tools/call, whose argument validator takes 60-400 ms
+ * to compile) held the compile of its 12 MB engine behind it (docs/decisions.md, "JavaScript tools:
+ * the first call and the warm calls"). A 12 MB entry reads in 5-8 ms from the page cache.
  */
-export async function readPrepared(
-  entry: PreparedEntry,
-): Promise<{ bytes: Uint8Array; info: PreparedInfo } | undefined> {
+export function readPreparedFile(entry: PreparedEntry): UncheckedEntry | undefined {
   let file: Buffer;
   try {
     file = readFileSync(join(entry.cache.dir, `${entry.key}.bin`));
@@ -133,17 +137,26 @@ export async function readPrepared(
   if (sealEnd < 0) return undefined;
   const end = file.indexOf(0x0a, sealEnd + 1);
   if (end < 0) return undefined;
-  const seal = file.subarray(MAGIC.length, sealEnd).toString('latin1');
-  const header = file.subarray(sealEnd + 1, end);
-  const bytes = new Uint8Array(file.buffer, file.byteOffset + end + 1, file.length - end - 1);
+  return {
+    seal: file.subarray(MAGIC.length, sealEnd).toString('latin1'),
+    header: file.subarray(sealEnd + 1, end),
+    bytes: new Uint8Array(file.buffer, file.byteOffset + end + 1, file.length - end - 1),
+  };
+}
+
+/**
+ * What preparing learnt, when `read` is sealed with this home's key for `entry` and its header
+ * says the same; undefined when it is damaged, foreign or forged (all the same).
+ */
+export function checkPrepared(entry: PreparedEntry, read: UncheckedEntry): PreparedInfo | undefined {
   // the seal first: nothing of an entry another hand wrote is parsed, let alone trusted
-  if (!sealMatches(entry.cache.secret, sealed(entry, header, bytes), seal)) return undefined;
+  if (!sealMatches(entry.cache.secret, sealed(entry, read.header, read.bytes), read.seal)) return undefined;
   try {
-    const parsed = headerSchema.safeParse(JSON.parse(header.toString('utf8')));
+    const parsed = headerSchema.safeParse(JSON.parse(Buffer.from(read.header).toString('utf8')));
     if (!parsed.success) return undefined;
     const h = parsed.data;
     if (h.key !== entry.key || h.source !== entry.source || h.path !== entry.path) return undefined;
-    return { bytes, info: h.info };
+    return h.info;
   } catch {
     return undefined;
   }
