@@ -7,6 +7,7 @@
 // Starting a worker costs tens of ms and instantiating a compiled module in one ~1 ms, so while any
 // sandbox tool is open one worker with room is kept booted.
 import { Worker } from 'node:worker_threads';
+import { afterIsolateStarted } from '../nursery/index.js';
 import { Bell } from './channel.js';
 import type { WorkerBoot, WorkerControl, WorkerInit, WorkerLog } from './worker/protocol.js';
 
@@ -70,6 +71,7 @@ export class InstanceWorker {
     });
     this.#worker.once('online', () => {
       this.#online = true;
+      afterIsolateStarted();
     });
     this.#worker.on('error', (err) => this.#died(`the instance crashed: ${err.message}`));
     this.#worker.on('exit', (code) => this.#died(`the instance exited (code ${code})`));

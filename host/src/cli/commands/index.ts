@@ -2,6 +2,7 @@
 // whose module imports heavy things (zod schemas, the sandbox, the MCP SDK), a lazy entry so
 // `toolgate --help` and `toolgate call` do not pay for modules they never use.
 import type { Command } from '../command.js';
+import { holdNursery } from '../../nursery/index.js';
 import { callCommand } from './call.js';
 import { helpCommand, versionCommand } from './version.js';
 
@@ -27,7 +28,16 @@ export const commands: readonly CommandEntry[] = [
   lazy(
     ['serve'],
     'serve the tools over MCP (stdio or HTTP) and a plain HTTP API',
-    async () => (await import('./serve.js')).serveCommand,
+    async () => {
+      // taken before serve's code loads: importing it is much of start-up's long-lived allocation
+      const nursery = holdNursery();
+      try {
+        return (await import('./serve.js')).serveCommand(nursery);
+      } catch (err) {
+        nursery.release();
+        throw err;
+      }
+    },
   ),
   lazy(
     ['schema'],

@@ -19,6 +19,7 @@ import {
 } from '../../server/index.js';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
 import { tuneJitForServing } from '../jit-tuning.js';
+import type { NurseryHold } from '../../nursery/index.js';
 import { toolgateVersion } from '../package-root.js';
 import { describePolicySource } from '../policy-source.js';
 import { UsageError } from '../usage.js';
@@ -79,23 +80,38 @@ function stopRequested(io: CliIO, also: Promise<unknown>): { reason: Promise<str
 /** What shutdown may take after the running calls are answered or cancelled. */
 const TEARDOWN_MS = 400;
 
-export const serveCommand: Command = {
-  path: ['serve'],
-  summary: 'serve the tools over MCP (stdio or HTTP) and a plain HTTP API',
-  help: SERVE_HELP,
-  async run(argv: string[], io: CliIO): Promise<ExitCode> {
-    const flags = parseServeFlags(argv, io.env);
-    // Before anything loads policy modules or tools: from here on only JSON-RPC reaches stdout.
-    const stdout = flags.http === undefined && io.processStdio === true ? reserveStdout() : undefined;
-    try {
-      return await serve(flags, io, stdout?.write ?? io.stdout);
-    } finally {
-      stdout?.release();
-    }
-  },
-};
+/**
+ * The command, holding `nursery` (taken before this module loaded: loading serve's code is much of
+ * start-up's long-lived allocation) until the first background warm-up ends, or serving ends.
+ */
+export function serveCommand(nursery: NurseryHold): Command {
+  return {
+    path: ['serve'],
+    summary: 'serve the tools over MCP (stdio or HTTP) and a plain HTTP API',
+    help: SERVE_HELP,
+    async run(argv: string[], io: CliIO): Promise<ExitCode> {
+      try {
+        const flags = parseServeFlags(argv, io.env);
+        // Before anything loads policy modules or tools: from here on only JSON-RPC reaches stdout.
+        const stdout = flags.http === undefined && io.processStdio === true ? reserveStdout() : undefined;
+        try {
+          return await serve(flags, io, stdout?.write ?? io.stdout, nursery);
+        } finally {
+          stdout?.release();
+        }
+      } finally {
+        nursery.release();
+      }
+    },
+  };
+}
 
-async function serve(flags: ServeFlags, io: CliIO, writeStdout: (text: string) => void): Promise<ExitCode> {
+async function serve(
+  flags: ServeFlags,
+  io: CliIO,
+  writeStdout: (text: string) => void,
+  nursery: NurseryHold,
+): Promise<ExitCode> {
   const since = (t: number) => Math.round(performance.now() - t);
   const t0 = performance.now();
   const approvals = new SessionApprovals();
@@ -123,6 +139,7 @@ async function serve(flags: ServeFlags, io: CliIO, writeStdout: (text: string) =
   try {
     serving = await startServing(flags, io, runtime, approvals, writeStdout, resources);
     tuneJitForServing();
+    void serving.manifests.firstWarmUp().then(() => nursery.release());
   } catch (err) {
     await resources.disposeInTurn();
     throw err;
