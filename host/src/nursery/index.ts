@@ -4,14 +4,18 @@
 // resident for good, against 2 MiB at the first size (docs/decisions.md, "The nursery during
 // start-up"). While held, the nursery keeps its size; once released, V8's own factor is back, so
 // serving calls scavenge as before (kept for good, the small nursery cost 30-50% more CPU per call).
-// The growth factor is a process-wide V8 flag, read whenever the nursery would grow. V8 raises it
-// back to 2 whenever an isolate is made (on the command line, or when a Worker starts), so whoever
-// starts a worker calls afterIsolateStarted().
+//
+// The growth factor is a process-wide V8 flag, read whenever a nursery would grow. V8 raises it back
+// to 2 whenever an isolate is made (on the command line, or when a Worker starts), so a new worker
+// applies the hold again as its first step (followNurseryHold, told by a shared word whether one is
+// on) and the host again when the worker is online (afterIsolateStarted).
 import { setFlagsFromString } from 'node:v8';
 
 /** V8's default growth factor of the young generation (flag semi_space_growth_factor). */
 const V8_SEMI_SPACE_GROWTH_FACTOR = 2;
 
+/** 1 while a hold is on: read by workers, which may start on any thread at any time. */
+const heldWord = new Int32Array(new SharedArrayBuffer(4));
 let holds = 0;
 
 const setGrowth = (factor: number): void => setFlagsFromString(`--semi-space-growth-factor=${factor}`);
@@ -24,6 +28,7 @@ export interface NurseryHold {
 /** Keeps the nursery at its size until every hold is released. */
 export function holdNursery(): NurseryHold {
   holds += 1;
+  Atomics.store(heldWord, 0, 1);
   setGrowth(1);
   let held = true;
   return {
@@ -31,12 +36,28 @@ export function holdNursery(): NurseryHold {
       if (!held) return;
       held = false;
       holds -= 1;
-      if (holds === 0) setGrowth(V8_SEMI_SPACE_GROWTH_FACTOR);
+      if (holds > 0) return;
+      // the word first: a worker that read 1 and set the factor after us reads 0 again and undoes it
+      Atomics.store(heldWord, 0, 0);
+      setGrowth(V8_SEMI_SPACE_GROWTH_FACTOR);
     },
   };
 }
 
-/** A worker's isolate has started: its heap set-up raised the factor back, so hold it again. */
+/** The word a worker is handed (in its boot data) to learn whether a hold is on. */
+export function nurseryHoldWord(): SharedArrayBuffer {
+  return heldWord.buffer as SharedArrayBuffer;
+}
+
+/** A worker's isolate has started: its heap set-up raised the factor back, so apply a hold again. */
 export function afterIsolateStarted(): void {
   if (holds > 0) setGrowth(1);
+}
+
+/** In a worker, first thing: apply the host's hold if one is on (see holdNursery's release). */
+export function followNurseryHold(word: SharedArrayBuffer): void {
+  const held = new Int32Array(word);
+  if (Atomics.load(held, 0) !== 1) return;
+  setGrowth(1);
+  if (Atomics.load(held, 0) !== 1) setGrowth(V8_SEMI_SPACE_GROWTH_FACTOR);
 }
