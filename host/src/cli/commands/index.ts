@@ -2,7 +2,7 @@
 // whose module imports heavy things (zod schemas, the sandbox, the MCP SDK), a lazy entry so
 // `toolgate --help` and `toolgate call` do not pay for modules they never use.
 import type { Command } from '../command.js';
-import { holdNursery } from '../../nursery/index.js';
+import { takeStartupHold } from '../startup-hold.js';
 import { callCommand } from './call.js';
 import { helpCommand, versionCommand } from './version.js';
 
@@ -29,8 +29,8 @@ export const commands: readonly CommandEntry[] = [
     ['serve'],
     'serve the tools over MCP (stdio or HTTP) and a plain HTTP API',
     async () => {
-      // taken before serve's code loads: importing it is much of start-up's long-lived allocation
-      const nursery = holdNursery();
+      // held from the process's start when it runs serve, before serve's code loads (startup-hold.ts)
+      const nursery = takeStartupHold();
       try {
         return (await import('./serve.js')).serveCommand(nursery);
       } catch (err) {
