@@ -19,6 +19,8 @@ function inFreshProcess(body: string): Record<string, number> {
     const kept = [];
     // objects that live on: what makes V8 grow the nursery (bounded: 8 rounds of 100k small objects)
     const survive = () => { for (let r = 0; r < 8; r++) for (let i = 0; i < 100000; i++) kept.push({ i, a: [i], s: 'k' + i }); };
+    // the same in small steps, each in a later turn, as a server's calls come (a check after a collection runs then)
+    const surviveInTurns = async () => { for (let t = 0; t < 150; t++) { for (let i = 0; i < 5000; i++) kept.push({ i, a: [i], s: 'k' + i }); await new Promise((r) => setImmediate(r)); } };
     const startWorker = async (code, workerData) => {
       const w = new Worker(code, { eval: true, workerData });
       await new Promise((resolve, reject) => { w.once('message', resolve); w.once('error', reject); });
@@ -111,5 +113,22 @@ describe('the nursery hold', () => {
     `);
     expect(r.held).toBeLessThanOrEqual(FIRST_SIZE);
     expect(r.released).toBeGreaterThan(FIRST_SIZE);
+  });
+
+  test('a cap lets the nursery grow to it and no further, for good; stopping it lets V8 grow it again', () => {
+    const r = inFreshProcess(`
+      const stop = nursery.capNurseryAt(4);
+      await surviveInTurns();
+      const capped = nurseryMiB();
+      await startWorker(${JSON.stringify(FOLLOWING_WORKER)}, nursery.nurseryHoldWord()); // a worker's start does not end it
+      await surviveInTurns();
+      const still = nurseryMiB();
+      stop();
+      await surviveInTurns();
+      return { capped, still, stopped: nurseryMiB() };
+    `);
+    expect(r.capped).toBe(4);
+    expect(r.still).toBe(4);
+    expect(r.stopped).toBeGreaterThan(4);
   });
 });

@@ -9,7 +9,8 @@
 // to 2 whenever an isolate is made (on the command line, or when a Worker starts), so a new worker
 // applies the hold again as its first step (followNurseryHold, told by a shared word whether one is
 // on) and the host again when the worker is online (afterIsolateStarted).
-import { setFlagsFromString } from 'node:v8';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 
 /** V8's default growth factor of the young generation (flag semi_space_growth_factor). */
 const V8_SEMI_SPACE_GROWTH_FACTOR = 2;
@@ -60,4 +61,29 @@ export function followNurseryHold(word: SharedArrayBuffer): void {
   if (Atomics.load(held, 0) !== 1) return;
   setGrowth(1);
   if (Atomics.load(held, 0) !== 1) setGrowth(V8_SEMI_SPACE_GROWTH_FACTOR);
+}
+
+const youngMiB = (): number =>
+  (getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0) / (1024 * 1024);
+
+/**
+ * Lets the nursery grow up to `mib` (both semi-spaces) and holds it there for good. The size is
+ * checked when a collection is reported, a turn later: one long synchronous stretch could still
+ * double it past the cap once (a server's calls come in short turns). V8's own ceiling on 64-bit is
+ * 32 MiB. The returned function stops watching and lets go of the hold.
+ */
+export function capNurseryAt(mib: number): () => void {
+  let hold: NurseryHold | undefined;
+  const observer = new PerformanceObserver(() => check());
+  const check = (): void => {
+    if (hold !== undefined || youngMiB() < mib) return;
+    hold = holdNursery();
+    observer.disconnect();
+  };
+  observer.observe({ entryTypes: ['gc'] });
+  check();
+  return () => {
+    observer.disconnect();
+    hold?.release();
+  };
 }

@@ -19,7 +19,7 @@ import {
 } from '../../server/index.js';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
 import { tuneJitForServing } from '../jit-tuning.js';
-import type { NurseryHold } from '../../nursery/index.js';
+import { capNurseryAt, type NurseryHold } from '../../nursery/index.js';
 import { toolgateVersion } from '../package-root.js';
 import { describePolicySource } from '../policy-source.js';
 import { UsageError } from '../usage.js';
@@ -76,6 +76,12 @@ function stopRequested(io: CliIO, also: Promise<unknown>): { reason: Promise<str
     },
   };
 }
+
+/**
+ * The young generation's ceiling once serving (nursery/): V8 grows it to 32 MiB, which is resident
+ * for good; 8 measured the same CPU per call (docs/decisions.md, "The nursery during start-up").
+ */
+const SERVING_NURSERY_MIB = 8;
 
 /** What shutdown may take after the running calls are answered or cancelled. */
 const TEARDOWN_MS = 400;
@@ -139,7 +145,11 @@ async function serve(
   try {
     serving = await startServing(flags, io, runtime, approvals, writeStdout, resources);
     tuneJitForServing();
-    void serving.manifests.firstWarmUp().then(() => nursery.release());
+    void serving.manifests.firstWarmUp().then(() => {
+      // the cap first, so a nursery already at it is never left growing
+      if (!resources.disposed) resources.add('nursery cap', capNurseryAt(SERVING_NURSERY_MIB));
+      nursery.release();
+    });
   } catch (err) {
     await resources.disposeInTurn();
     throw err;
