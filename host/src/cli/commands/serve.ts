@@ -83,6 +83,24 @@ function stopRequested(io: CliIO, also: Promise<unknown>): { reason: Promise<str
  */
 const SERVING_NURSERY_MIB = 8;
 
+/**
+ * The warm-up steps aside while calls run, so under calls that always overlap it may never end;
+ * the start-up nursery (which costs CPU per call) is let go after this long regardless.
+ */
+const STARTUP_HOLD_MAX_MS = 10_000;
+
+/** The first background warm-up has ended, or STARTUP_HOLD_MAX_MS have passed. */
+function startupEnded(manifests: ManifestTools): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, STARTUP_HOLD_MAX_MS);
+    timer.unref();
+    void manifests.firstWarmUp().then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
 /** What shutdown may take after the running calls are answered or cancelled. */
 const TEARDOWN_MS = 400;
 
@@ -145,7 +163,7 @@ async function serve(
   try {
     serving = await startServing(flags, io, runtime, approvals, writeStdout, resources);
     tuneJitForServing();
-    void serving.manifests.firstWarmUp().then(() => {
+    void startupEnded(serving.manifests).then(() => {
       // the cap first, so a nursery already at it is never left growing
       if (!resources.disposed) resources.add('nursery cap', capNurseryAt(SERVING_NURSERY_MIB));
       nursery.release();
