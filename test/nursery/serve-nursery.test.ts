@@ -31,11 +31,22 @@ const CALLS: [string, Record<string, unknown>][] = [
 ];
 
 describe('serve and the nursery', () => {
-  test('after start-up and one call of each example tool the main isolate\'s nursery is at most one doubling from its first size', async () => {
+  test("after start-up and one call of each example tool the main isolate's nursery is at most one doubling from its first size", async () => {
     const report = join(dir, 'young.json');
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', PRELOAD, SHIPPED_BIN, 'serve', '--stdio', '--no-watch', '--manifests', join(ROOT, 'manifests'), '--policies', 'none'],
+      args: [
+        '--import',
+        PRELOAD,
+        SHIPPED_BIN,
+        'serve',
+        '--stdio',
+        '--no-watch',
+        '--manifests',
+        join(ROOT, 'manifests'),
+        '--policies',
+        'none',
+      ],
       cwd: dir,
       env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', TOOLGATE_HOME: join(dir, 'home'), NURSERY_REPORT: report },
       stderr: 'ignore',
