@@ -25,6 +25,7 @@ const LAYER = {
   'lazy-undici': 0,
   'shared-state': 0,
   telemetry: 0,
+  nursery: 0,
   tool: 1,
   sandbox: 1,
   pipeline: 2,

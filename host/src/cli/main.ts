@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // The `toolgate` binary: wires the process to runCli. Kept tiny so startup stays fast; commands
 // import what they need when they run.
+import './startup-hold.js'; // before the commands' code loads: see there
 import { terminalWriter } from '../terminal/index.js';
 import type { CliIO } from './command.js';
-import { runCli } from './dispatch.js';
 
 const interrupt = new AbortController();
 let interrupts = 0;
@@ -42,6 +42,8 @@ const io: CliIO = {
   processStdio: true,
 };
 
+// imported here, not above: the command table's code loads after startup-hold.ts has run
+const { runCli } = await import('./dispatch.js');
 const code = await runCli(process.argv.slice(2), io);
 process.exitCode = code;
 // A tool body that ignored its cancellation must not keep the process alive after we answered.

@@ -7,6 +7,7 @@
 // Starting a worker costs tens of ms and instantiating a compiled module in one ~1 ms, so while any
 // sandbox tool is open one worker with room is kept booted.
 import { Worker } from 'node:worker_threads';
+import { afterIsolateStarted, nurseryHoldWord } from '../nursery/index.js';
 import { Bell } from './channel.js';
 import type { WorkerBoot, WorkerControl, WorkerInit, WorkerLog } from './worker/protocol.js';
 
@@ -54,7 +55,7 @@ export class InstanceWorker {
   holder: Member | undefined;
 
   constructor(file: URL) {
-    const boot: WorkerBoot = { bell: this.bell.sab };
+    const boot: WorkerBoot = { bell: this.bell.sab, nursery: nurseryHoldWord() };
     this.#worker = new Worker(file, {
       env: {}, // no host environment inside the instance
       argv: [],
@@ -70,6 +71,7 @@ export class InstanceWorker {
     });
     this.#worker.once('online', () => {
       this.#online = true;
+      afterIsolateStarted();
     });
     this.#worker.on('error', (err) => this.#died(`the instance crashed: ${err.message}`));
     this.#worker.on('exit', (code) => this.#died(`the instance exited (code ${code})`));

@@ -162,9 +162,23 @@ export class ManifestTools {
   #syncing: Promise<void> = Promise.resolve();
   #closed = false;
   #warmStopped = false;
+  /** The newest sync's background warm-up (resolved when it started none). */
+  #warming: Promise<void> = Promise.resolve();
+  #firstWarmUpEnded: (warming: Promise<void>) => void = () => {};
+  readonly #firstWarmUp = new Promise<void>((resolve) => {
+    this.#firstWarmUpEnded = resolve;
+  });
 
   constructor(opts: ManifestToolsOptions) {
     this.#opts = opts;
+  }
+
+  /**
+   * Resolves once the first sync's background warm-up has ended: every tool compiled, the warm-up
+   * stopped, or nothing to warm. Serve ends its start-up settings here (cli/nursery.ts).
+   */
+  firstWarmUp(): Promise<void> {
+    return this.#firstWarmUp;
   }
 
   /** Tool names this loader registered (others may have been loaded by the runtime itself). */
@@ -181,7 +195,9 @@ export class ManifestTools {
   sync(): Promise<void> {
     this.#syncing = this.#syncing
       .then(() => this.#sync())
-      .catch((err: unknown) => this.#opts.logger.error({ err }, 'manifest sync failed'));
+      .catch((err: unknown) => this.#opts.logger.error({ err }, 'manifest sync failed'))
+      // only the first call counts: a resolved promise keeps its first value
+      .then(() => this.#firstWarmUpEnded(this.#warming.catch(() => undefined)));
     return this.#syncing;
   }
 
@@ -304,7 +320,7 @@ export class ManifestTools {
       // "JavaScript tools: the first call"). Its validators wait for the warm-up below as before.
       for (const e of added) e.loadEarly?.();
       const after = this.#opts.backgroundAfter ?? Promise.resolve();
-      void after.then(() => this.#warmInTurn(added));
+      this.#warming = after.then(() => this.#warmInTurn(added));
     }
   }
 

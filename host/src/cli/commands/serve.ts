@@ -19,6 +19,7 @@ import {
 } from '../../server/index.js';
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
 import { tuneJitForServing } from '../jit-tuning.js';
+import { capNurseryAt, type NurseryHold } from '../../nursery/index.js';
 import { toolgateVersion } from '../package-root.js';
 import { describePolicySource } from '../policy-source.js';
 import { UsageError } from '../usage.js';
@@ -76,26 +77,65 @@ function stopRequested(io: CliIO, also: Promise<unknown>): { reason: Promise<str
   };
 }
 
+/**
+ * The young generation's ceiling once serving (nursery/): V8 grows it to 32 MiB, which is resident
+ * for good; 8 measured the same CPU per call (docs/decisions.md, "The nursery during start-up").
+ */
+const SERVING_NURSERY_MIB = 8;
+
+/**
+ * The warm-up steps aside while calls run, so under calls that always overlap it may never end;
+ * the start-up nursery (which costs CPU per call) is let go after this long regardless.
+ */
+const STARTUP_HOLD_MAX_MS = 10_000;
+
+/** The first background warm-up has ended, or STARTUP_HOLD_MAX_MS have passed. */
+function startupEnded(manifests: ManifestTools): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, STARTUP_HOLD_MAX_MS);
+    timer.unref();
+    void manifests.firstWarmUp().then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
 /** What shutdown may take after the running calls are answered or cancelled. */
 const TEARDOWN_MS = 400;
 
-export const serveCommand: Command = {
-  path: ['serve'],
-  summary: 'serve the tools over MCP (stdio or HTTP) and a plain HTTP API',
-  help: SERVE_HELP,
-  async run(argv: string[], io: CliIO): Promise<ExitCode> {
-    const flags = parseServeFlags(argv, io.env);
-    // Before anything loads policy modules or tools: from here on only JSON-RPC reaches stdout.
-    const stdout = flags.http === undefined && io.processStdio === true ? reserveStdout() : undefined;
-    try {
-      return await serve(flags, io, stdout?.write ?? io.stdout);
-    } finally {
-      stdout?.release();
-    }
-  },
-};
+/**
+ * The command, holding `nursery` (taken before this module loaded: loading serve's code is much of
+ * start-up's long-lived allocation) until the first background warm-up ends, or serving ends.
+ */
+export function serveCommand(nursery: NurseryHold): Command {
+  return {
+    path: ['serve'],
+    summary: 'serve the tools over MCP (stdio or HTTP) and a plain HTTP API',
+    help: SERVE_HELP,
+    async run(argv: string[], io: CliIO): Promise<ExitCode> {
+      try {
+        const flags = parseServeFlags(argv, io.env);
+        // Before anything loads policy modules or tools: from here on only JSON-RPC reaches stdout.
+        const stdout = flags.http === undefined && io.processStdio === true ? reserveStdout() : undefined;
+        try {
+          return await serve(flags, io, stdout?.write ?? io.stdout, nursery);
+        } finally {
+          stdout?.release();
+        }
+      } finally {
+        nursery.release();
+      }
+    },
+  };
+}
 
-async function serve(flags: ServeFlags, io: CliIO, writeStdout: (text: string) => void): Promise<ExitCode> {
+async function serve(
+  flags: ServeFlags,
+  io: CliIO,
+  writeStdout: (text: string) => void,
+  nursery: NurseryHold,
+): Promise<ExitCode> {
   const since = (t: number) => Math.round(performance.now() - t);
   const t0 = performance.now();
   const approvals = new SessionApprovals();
@@ -123,6 +163,11 @@ async function serve(flags: ServeFlags, io: CliIO, writeStdout: (text: string) =
   try {
     serving = await startServing(flags, io, runtime, approvals, writeStdout, resources);
     tuneJitForServing();
+    void startupEnded(serving.manifests).then(() => {
+      // the cap first, so a nursery already at it is never left growing
+      if (!resources.disposed) resources.add('nursery cap', capNurseryAt(SERVING_NURSERY_MIB));
+      nursery.release();
+    });
   } catch (err) {
     await resources.disposeInTurn();
     throw err;

@@ -9,6 +9,7 @@ import { ComponentRunner } from './component-runner.js';
 import { PluginRunner, type RunnerHooks } from './plugin-runner.js';
 import type { WorkerBoot, WorkerControl, WorkerInit, WorkerLog } from './protocol.js';
 import { messageOf } from '../../errors/index.js';
+import { followNurseryHold } from '../../nursery/index.js';
 
 // While reading its manifest the SDK tests `manifest instanceof Response`; the first touch of Node's
 // global Response loads Node's bundled undici into this isolate, which cost every instance start
@@ -106,6 +107,7 @@ async function serve(h: Hosted): Promise<void> {
 }
 
 async function main(boot: WorkerBoot): Promise<void> {
+  followNurseryHold(boot.nursery);
   const bell = new Bell(boot.bell);
   for (;;) {
     bell.wait();

@@ -38,6 +38,8 @@ export interface WorkerInit {
 /** workerData of an instance worker: the doorbell it waits on (channel.ts Bell). */
 export interface WorkerBoot {
   bell: SharedArrayBuffer;
+  /** Whether the host holds the nursery's size (nursery/: the worker's start undid it). */
+  nursery: SharedArrayBuffer;
 }
 
 /** Posted to a worker before the host rings its bell: start an instance in a slot, or drop one. */
