@@ -81,7 +81,10 @@ export class InstancePool {
 
   /** An idle instance would take a call now, without starting one. */
   hasIdle(): boolean {
-    return !this.#closed && this.#idle.some((i) => !i.dead);
+    if (this.#closed) return false;
+    // a loop, not some(): no closure made on every call of the calling-thread path
+    for (const i of this.#idle) if (!i.dead) return true;
+    return false;
   }
 
   stats(): PoolStats {
@@ -96,7 +99,8 @@ export class InstancePool {
   async run(input: Uint8Array, ctl: CallControl, client?: CallClient): Promise<Uint8Array> {
     this.#active.add(ctl);
     try {
-      const instance = await this.#acquire(ctl);
+      // an idle instance is taken without a turn of the event loop (#acquire is async)
+      const instance = (this.#closed ? undefined : this.#takeIdle()) ?? (await this.#acquire(ctl));
       // With tracing on, the sandbox run's span says whether this call started its instance.
       const t = tracer();
       if (t !== undefined) {
