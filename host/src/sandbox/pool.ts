@@ -99,8 +99,7 @@ export class InstancePool {
   async run(input: Uint8Array, ctl: CallControl, client?: CallClient): Promise<Uint8Array> {
     this.#active.add(ctl);
     try {
-      // an idle instance is taken without a turn of the event loop (#acquire is async)
-      const instance = (this.#closed ? undefined : this.#takeIdle()) ?? (await this.#acquire(ctl));
+      const instance = await this.#acquire(ctl);
       // With tracing on, the sandbox run's span says whether this call started its instance.
       const t = tracer();
       if (t !== undefined) {
@@ -173,7 +172,9 @@ export class InstancePool {
       }
       // its worker runs another tool's call: this call does not wait behind it
       if (inst.claim?.() === false) continue;
-      this.#idle.splice(i, 1);
+      // the last one is the usual case: pop() makes no array, splice() makes one of what it removed
+      if (i === this.#idle.length - 1) this.#idle.pop();
+      else this.#idle.splice(i, 1);
       this.#idleSince.delete(inst);
       this.#busy.add(inst);
       return inst;
