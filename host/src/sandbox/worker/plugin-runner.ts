@@ -52,6 +52,7 @@ export type CallResult = { ok: true; bytes: Uint8Array } | { ok: false; fault: n
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const PLUGIN_ERROR_PREFIX = 'Plugin-originated error: ';
+const ignore = (): undefined => undefined;
 
 type HostFn = (ctx: CallContext, ...args: (number | bigint)[]) => number | bigint | void;
 
@@ -93,6 +94,8 @@ export class PluginRunner {
   #inCall = false;
   readonly #client: ClientFunctions;
   readonly #budget: CallBudget;
+  /** The dropped-lines notice's way out, made once rather than at every call's finish(). */
+  readonly #logDropped = (level: 'warn', text: string): void => this.hooks.log(level, text);
 
   private constructor(
     private readonly init: RunnerInit,
@@ -197,11 +200,11 @@ export class PluginRunner {
    * cost the calling thread's call a turn of the microtask queue.
    */
   finish(): void {
-    this.#budget.reportDropped((level, text) => this.hooks.log(level, text));
+    this.#budget.reportDropped(this.#logDropped);
     const notices = this.#client.reset();
     if (notices > 0)
       this.hooks.log('warn', `${notices} client notices dropped (over the call's notice rate or notification cap)`);
-    this.#plugin.reset().catch(() => undefined);
+    this.#plugin.reset().catch(ignore);
   }
 
   describe(err: unknown): string {
