@@ -19,6 +19,8 @@ export function callerAbortFailure(reason: unknown): ToolFailure {
   return new ToolFailure('ABORTED', 'the call was aborted by its caller');
 }
 
+const noop = (): void => {};
+
 /**
  * One call's deadline and cancellation. Its timer and its listener on the caller's signal are armed
  * only once something waits on the call (race, onCancel, cancelled, signal): a call that runs on
@@ -46,11 +48,12 @@ export class CallControl {
   /** The owner of the deadline the caller's signal carries, when that deadline is the one that binds. */
   readonly #owner: (() => number) | undefined;
   readonly #callerSignal: AbortSignal;
-  readonly #onAbort = (): void => this.cancel(callerAbortFailure(this.#callerSignal.reason));
-  #stopWatching: () => void = () => {};
+  // No closure or array is made per call until something waits (watch, onCancel, cancelled): a
+  // call on the calling thread makes none (docs/decisions.md, "Per-call work on the calling thread").
+  #stopWatching: () => void = noop;
   #cancelled: Promise<never> | undefined;
-  #reject: (err: ToolFailure) => void = () => {};
-  readonly #listeners: ((failure: ToolFailure) => void)[] = [];
+  #reject: (err: ToolFailure) => void = noop;
+  #listeners: ((failure: ToolFailure) => void)[] | undefined;
 
   /**
    * `timeoutMs` is the sandbox's own bound (the tool's limit, or less); `ownerRemainingMs` the time
@@ -64,6 +67,10 @@ export class CallControl {
     this.#callerSignal = callerSignal;
     this.#timeoutMs = timeoutMs;
     if (callerSignal.aborted) this.#onAbort();
+  }
+
+  #onAbort(): void {
+    this.cancel(callerAbortFailure(this.#callerSignal.reason));
   }
 
   /** Rejects with the TIMEOUT / ABORTED failure; never resolves. Arms the deadline and the signal. */
@@ -94,7 +101,7 @@ export class CallControl {
       if (left <= 0) return this.expire();
       this.#timer = setTimeout(() => this.expire(), left);
     }
-    this.#stopWatching = whenAborted(this.#callerSignal, this.#onAbort);
+    this.#stopWatching = whenAborted(this.#callerSignal, () => this.#onAbort());
   }
 
   /**
@@ -130,7 +137,9 @@ export class CallControl {
     this.failure = failure;
     this.#reject(failure);
     this.#controller?.abort(failure);
-    for (const fn of this.#listeners.splice(0)) fn(failure);
+    const listeners = this.#listeners;
+    this.#listeners = undefined;
+    for (const fn of listeners ?? []) fn(failure);
     this.dispose();
   }
 
@@ -140,10 +149,11 @@ export class CallControl {
       fn(this.failure);
       return () => {};
     }
-    this.#listeners.push(fn);
+    const listeners = (this.#listeners ??= []);
+    listeners.push(fn);
     return () => {
-      const i = this.#listeners.indexOf(fn);
-      if (i >= 0) this.#listeners.splice(i, 1);
+      const i = listeners.indexOf(fn);
+      if (i >= 0) listeners.splice(i, 1);
     };
   }
 

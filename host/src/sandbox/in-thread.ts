@@ -158,7 +158,7 @@ export class InThreadInstance implements PooledInstance {
       this.#logs = [];
       throw stop;
     }
-    await runner.finish();
+    runner.finish();
     // cancelled while the call ran (by its caller, or a sandbox closing): no listener tore it down
     const cancelled = ctl.poll();
     if (cancelled) {

@@ -52,6 +52,7 @@ export type CallResult = { ok: true; bytes: Uint8Array } | { ok: false; fault: n
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const PLUGIN_ERROR_PREFIX = 'Plugin-originated error: ';
+const ignore = (): undefined => undefined;
 
 type HostFn = (ctx: CallContext, ...args: (number | bigint)[]) => number | bigint | void;
 
@@ -87,11 +88,14 @@ export class PluginRunner {
   #quota: { reset(): void; hit: QuotaHit | undefined } | undefined;
   #isWasiExit: (err: unknown) => number | undefined = () => undefined;
   #plugin!: Plugin;
-  #instance!: WebAssembly.Instance;
+  /** The module's status global (returnsStatus), looked up once: reading `exports` cost every call. */
+  #status: WebAssembly.Global | undefined;
   /** True while a call runs: only then may a line go to the client (the host is waiting on it). */
   #inCall = false;
   readonly #client: ClientFunctions;
   readonly #budget: CallBudget;
+  /** The dropped-lines notice's way out, made once rather than at every call's finish(). */
+  readonly #logDropped = (level: 'warn', text: string): void => this.hooks.log(level, text);
 
   private constructor(
     private readonly init: RunnerInit,
@@ -147,7 +151,12 @@ export class PluginRunner {
         memory: { maxVarBytes: this.init.maxVarBytes },
       }),
     );
-    this.#instance = await this.#plugin.getInstance();
+    const instance = await this.#plugin.getInstance();
+    if (this.init.returnsStatus) {
+      const status = instance.exports[STATUS_EXPORT];
+      if (!(status instanceof WebAssembly.Global)) throw new Error(`the module has no ${STATUS_EXPORT} global`);
+      this.#status = status;
+    }
   }
 
   /**
@@ -159,8 +168,8 @@ export class PluginRunner {
     this.#inCall = true;
     try {
       const output = await this.#plugin.call(ENTRY_EXPORT, input);
-      if (this.init.returnsStatus) {
-        const status = (this.#instance.exports[STATUS_EXPORT] as WebAssembly.Global).value as number;
+      if (this.#status !== undefined) {
+        const status = this.#status.value as number;
         if (status !== 0) return this.#error(Fault.TOOL_ERROR, `the module returned status ${status}`);
       }
       const quota = this.#quotaExceeded();
@@ -184,13 +193,18 @@ export class PluginRunner {
     }
   }
 
-  /** After a call: the dropped-lines notice, and this call's Extism blocks freed (architecture.md §8.8). */
-  async finish(): Promise<void> {
-    this.#budget.reportDropped((level, text) => this.hooks.log(level, text));
+  /**
+   * After a call: the dropped-lines notice, and this call's Extism blocks freed (architecture.md
+   * §8.8). Synchronous: the SDK's reset does its work before its first await, and its promise
+   * only says whether a call was running, which none is once call() has returned; awaiting it
+   * cost the calling thread's call a turn of the microtask queue.
+   */
+  finish(): void {
+    this.#budget.reportDropped(this.#logDropped);
     const notices = this.#client.reset();
     if (notices > 0)
       this.hooks.log('warn', `${notices} client notices dropped (over the call's notice rate or notification cap)`);
-    await this.#plugin.reset();
+    this.#plugin.reset().catch(ignore);
   }
 
   describe(err: unknown): string {
