@@ -23,7 +23,11 @@ if (oldRoot === undefined || newRoot === undefined || !['empty', 'warm'].include
 }
 const builds = [
   { name: 'old', main: join(resolve(oldRoot), 'dist/cli/main.js'), flags: [] },
-  { name: 'new', main: join(resolve(newRoot), 'dist/cli/main.js'), flags: (process.env.NEW_NODE_FLAGS ?? '').split(' ').filter(Boolean) },
+  {
+    name: 'new',
+    main: join(resolve(newRoot), 'dist/cli/main.js'),
+    flags: (process.env.NEW_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+  },
 ];
 
 /** CPU time (user + system, all threads) of a process, in ms. */
@@ -73,7 +77,8 @@ function firstCall(build, homeDir) {
     server.on('error', fail);
     server.on('exit', () => {
       clearTimeout(timer);
-      if (out.called === undefined || out.failed || out.tools < 10) fail(new Error(`${build.name}: ${JSON.stringify(out)}`));
+      if (out.called === undefined || out.failed || out.tools < 10)
+        fail(new Error(`${build.name}: ${JSON.stringify(out)}`));
       else done(out);
     });
     send({
