@@ -11,42 +11,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installCommand } from '../../host/src/cli/commands/registry-install.js';
 import { removeDir, run, tempDir } from './helpers.js';
+import { type TarEntry, tarOf } from './tar-entries.js';
 
-interface Entry {
-  name: string;
-  data: Buffer;
-  type?: string;
-  link?: string;
-}
 
 const MODULE = readFileSync(join(import.meta.dirname, '../fixtures/build/hyper_v2.wasm'));
 const sha = (b: Buffer): string => `sha256:${createHash('sha256').update(b).digest('hex')}`;
 
-function header(e: Entry): Buffer {
-  const h = Buffer.alloc(512);
-  h.write(e.name, 0, 100, 'utf8');
-  h.write('0000644\0', 100, 'ascii');
-  h.write('0000000\0', 108, 'ascii');
-  h.write('0000000\0', 116, 'ascii');
-  h.write(`${e.data.length.toString(8).padStart(11, '0')}\0`, 124, 'ascii');
-  h.write('00000000000\0', 136, 'ascii');
-  h.write(e.type ?? '0', 156, 'ascii');
-  if (e.link !== undefined) h.write(e.link, 157, 100, 'utf8');
-  h.write('ustar\0', 257, 'ascii');
-  h.write('00', 263, 'ascii');
-  h.fill(0x20, 148, 156);
-  let sum = 0;
-  for (const b of h) sum += b;
-  h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');
-  return h;
-}
-
-function tar(list: readonly Entry[]): Buffer {
-  const parts: Buffer[] = [];
-  for (const e of list) parts.push(header(e), e.data, Buffer.alloc((512 - (e.data.length % 512)) % 512));
-  parts.push(Buffer.alloc(1024));
-  return Buffer.concat(parts);
-}
 
 /** One PAX record, "<length> key=value\n", its length counting its own digits. */
 function paxRecord(key: string, value: string): Buffer {
@@ -63,9 +33,9 @@ const blobs = new Map<string, Buffer>();
 const manifests = new Map<string, Buffer>();
 
 /** Publishes an image whose one layer is `entries`, under `tag`. */
-function publish(tag: string, entries: readonly Entry[]): void {
+function publish(tag: string, entries: readonly TarEntry[]): void {
   const config = Buffer.from('{"architecture":"wasm","os":"wasip1"}');
-  const layer = tar(entries);
+  const layer = tarOf(entries);
   blobs.set(sha(config), config);
   blobs.set(sha(layer), layer);
   manifests.set(
@@ -119,7 +89,7 @@ describe('a plugin image layer with path tricks is refused; a plain one installs
     expect(r.installed.length).toBe(1);
   });
 
-  const cases: [string, Entry[], RegExp][] = [
+  const cases: [string, TarEntry[], RegExp][] = [
     ['symlink', [{ name: 'plugin.wasm', data: Buffer.alloc(0), type: '2', link: '/etc/passwd' }], /only regular files/],
     [
       'hardlink',

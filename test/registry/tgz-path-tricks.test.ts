@@ -10,20 +10,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installCommand } from '../../host/src/cli/commands/registry-install.js';
 import { packCommand } from '../../host/src/cli/commands/registry-pack.js';
 import { buildWat, removeDir, run, tempDir, writeToolDir } from './helpers.js';
+import { type TarEntry, tarOf } from './tar-entries.js';
 
-interface Entry {
-  name: string;
-  data: Buffer;
-  type?: string;
-  link?: string;
-}
 
 let work: string;
-let entries: Entry[];
+let entries: TarEntry[];
 
 /** The entries of a plain ustar archive (what `pack` writes: regular files, names under 100 bytes). */
-function readEntries(tar: Buffer): Entry[] {
-  const out: Entry[] = [];
+function readEntries(tar: Buffer): TarEntry[] {
+  const out: TarEntry[] = [];
   for (let at = 0; at + 512 <= tar.length && out.length < 64; ) {
     const name = tar
       .subarray(at, at + 100)
@@ -44,32 +39,8 @@ function readEntries(tar: Buffer): Entry[] {
   return out;
 }
 
-function header(e: Entry): Buffer {
-  const h = Buffer.alloc(512);
-  h.write(e.name, 0, 100, 'utf8');
-  h.write('0000644\0', 100, 'ascii');
-  h.write('0000000\0', 108, 'ascii');
-  h.write('0000000\0', 116, 'ascii');
-  h.write(`${e.data.length.toString(8).padStart(11, '0')}\0`, 124, 'ascii');
-  h.write('00000000000\0', 136, 'ascii');
-  h.write(e.type ?? '0', 156, 'ascii');
-  if (e.link !== undefined) h.write(e.link, 157, 100, 'utf8');
-  h.write('ustar\0', 257, 'ascii');
-  h.write('00', 263, 'ascii');
-  h.fill(0x20, 148, 156);
-  let sum = 0;
-  for (const b of h) sum += b;
-  h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');
-  return h;
-}
-
-function tgz(list: readonly Entry[]): Buffer {
-  const parts: Buffer[] = [];
-  for (const e of list) {
-    parts.push(header(e), e.data, Buffer.alloc((512 - (e.data.length % 512)) % 512));
-  }
-  parts.push(Buffer.alloc(1024));
-  return gzipSync(Buffer.concat(parts));
+function tgz(list: readonly TarEntry[]): Buffer {
+  return gzipSync(tarOf(list));
 }
 
 beforeAll(async () => {
@@ -83,14 +54,14 @@ beforeAll(async () => {
 });
 afterAll(() => removeDir(work));
 
-const named = (name: string): Entry => {
+const named = (name: string): TarEntry => {
   const e = entries.find((x) => x.name === name);
   if (e === undefined) throw new Error(`no ${name} in the packed archive`);
   return e;
 };
-const without = (name: string): Entry[] => entries.filter((e) => e.name !== name);
+const without = (name: string): TarEntry[] => entries.filter((e) => e.name !== name);
 
-async function installArchive(label: string, list: readonly Entry[]) {
+async function installArchive(label: string, list: readonly TarEntry[]) {
   const file = join(work, `${label}.tgz`);
   writeFileSync(file, tgz(list));
   const home = join(work, `home-${label}`);
@@ -105,7 +76,7 @@ describe('a .tgz with path tricks is refused by name before anything is installe
     expect(r.installed).toBe(true);
   });
 
-  const cases: [string, () => Entry[], RegExp][] = [
+  const cases: [string, () => TarEntry[], RegExp][] = [
     [
       'dotdot',
       () => [...entries, { name: '../evil.yaml', data: Buffer.from('x') }],
