@@ -107,6 +107,22 @@ describe('the teardown rule, per call, in a shared worker', () => {
     expect(await count(counter)).toBe(2); // the same instance: the worker was not terminated
   });
 
+  it("a faulted call's instance is replaced at its tool's next call, so the neighbour's next call finds the worker free", async () => {
+    const counter = await kit('next_door', 'counter');
+    const trapper = await kit('faults', 'trap');
+    expect(await count(counter)).toBe(1);
+    await failure(trapper.call(new Uint8Array(0), { signal: never() }), 'TOOL_ERROR');
+    // a turn later a background replacement would be starting in the shared worker, holding it
+    await settle(0);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(trapper.stats().live).toBe(0);
+    expect(await count(counter)).toBe(2); // the same instance, in the same worker: none booted for it
+    expect(placed()).toEqual([1]);
+    // the faulted tool's next call starts its instance, beside the counter's
+    await failure(trapper.call(new Uint8Array(0), { signal: never() }), 'TOOL_ERROR');
+    expect(await count(counter)).toBe(3);
+  });
+
   it('an idle instance trimmed from a shared worker leaves the worker serving its neighbour', async () => {
     const counter = await kit('stays', 'counter');
     const brief = await kit('brief', 'greet', { pool: { max: 1, idleMs: 200 } });

@@ -125,7 +125,9 @@ export class InstancePool {
       } catch (err) {
         off();
         if (!this.#all.has(instance)) throw err; // already torn down
-        if (instance.poisoned || instance.dead || !(err instanceof ToolFailure)) this.#discard(instance);
+        if (instance.dead || !(err instanceof ToolFailure)) this.#discard(instance);
+        // one sharing a worker (claim) is replaced at the next call; see #discard
+        else if (instance.poisoned) this.#discard(instance, instance.claim === undefined ? 'now' : 'lazily');
         else this.#release(instance);
         throw err;
       }
@@ -270,13 +272,20 @@ export class InstancePool {
     return true;
   }
 
-  #discard(inst: PooledInstance): void {
+  /**
+   * Drops an instance. Its replacement starts in the background, or with `lazily` at the tool's
+   * next call: a call that faulted (a trap, a host function's error) has been answered and its
+   * instance is dropped in place, its worker alive with room; a background start there would hold
+   * that worker, so another tool's call would boot a worker rather than wait (docs/decisions.md
+   * "A faulted instance is replaced at the next call").
+   */
+  #discard(inst: PooledInstance, replace: 'now' | 'lazily' = 'now'): void {
     if (!this.#all.has(inst)) return;
     this.#all.delete(inst);
     void inst.terminate();
     this.#pump();
     // after the caller has been answered: starting a worker costs the main thread a few ms
-    if (this.#queue.length === 0) setImmediate(() => this.#warmReplacement());
+    if (replace === 'now' && this.#queue.length === 0) setImmediate(() => this.#warmReplacement());
   }
 
   /** Capacity freed: the first queued call may start its own instance. */
