@@ -74,6 +74,28 @@ describe('start-up', () => {
     expect(texts.some((t) => t.includes('import("node:http")'))).toBe(true);
   });
 
+  test('yaml is not in what a warm start evaluates: the manifests come from the parse cache and yaml is required on the first YAML text, from one file (issue 27)', () => {
+    const graph = serveGraph(['host/src/cli/runtime.ts', 'host/src/sandbox/tool.ts']);
+    const texts = graph.map((f) => readFileSync(join(CLI, f), 'utf8'));
+    // the manifest parser, the policy set reader and the lazy loader are in it (else this would prove nothing)
+    for (const source of ['host/src/manifest/parse.ts', 'host/src/policy/set-file.ts', 'host/src/lazy-yaml/index.ts'])
+      expect(
+        texts.some((t) => t.includes(`\n// ${source}\n`)),
+        source,
+      ).toBe(true);
+    expect(graph.filter((_, i) => /^\/\/ node_modules\/yaml\//m.test(texts[i] as string))).toEqual([]);
+    expect(graph.filter((_, i) => /from\s*"yaml"|require\("yaml"\)/.test(texts[i] as string))).toEqual([]);
+    // no chunk holds yaml at all: the loader requires the one-file copy beside the chunks
+    expect(bundledModules().filter((m) => m.startsWith('node_modules/yaml/'))).toEqual([]);
+    expect(readFileSync(join(CLI, chunkOf('host/src/lazy-yaml/index.ts')), 'utf8')).toMatch(
+      /YAML_MODULE = "\.\/yaml\.cjs"/,
+    );
+    const { parseDocument, stringify } = createRequire(join(CLI, 'main.js'))('./yaml.cjs') as typeof import('yaml');
+    const doc = parseDocument('a: 1\na: 2\n', { uniqueKeys: true });
+    expect(doc.errors.map((e) => e.code)).toEqual(['DUPLICATE_KEY']);
+    expect(stringify({ tool: { name: 'x' } })).toBe('tool:\n  name: x\n');
+  });
+
   test("stdio-era's spelling of the 2026-07-28 revision key is the SDK v2's", () => {
     expect(PROTOCOL_VERSION_META_KEY).toBe(SDK_META_KEY);
   });
