@@ -17,3 +17,11 @@ export function yaml(): typeof import('yaml') {
   loaded ??= requireCjs(YAML_MODULE) as typeof import('yaml');
   return loaded;
 }
+
+/**
+ * The file yaml is required from, without loading it: bundled, the one-file copy, which the parse
+ * cache's key must cover since no chunk name changes with it (manifest/parse-cache.ts).
+ */
+export function yamlFile(): string {
+  return requireCjs.resolve(YAML_MODULE);
+}
