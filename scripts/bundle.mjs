@@ -75,6 +75,25 @@ const oneFileAjv = {
   },
 };
 
+// yaml, which parses manifests on a parse-cache miss and YAML policy files, is likewise required
+// on first use (host/src/lazy-yaml), so a warm start evaluates none of it; the command requires it
+// bundled into one file beside its chunks (dist/cli/yaml.cjs, built below) rather than its ~70
+// files from node_modules. The same guard as for ajv fails the build if the line changes.
+const YAML_LINE = "const YAML_MODULE = 'yaml';";
+const oneFileYaml = {
+  name: 'one-file-yaml',
+  setup(b) {
+    b.onLoad({ filter: /host\/src\/lazy-yaml\/index\.ts$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      if (!text.includes(YAML_LINE))
+        return {
+          errors: [{ text: `one-file-yaml: ${args.path} no longer holds ${YAML_LINE}; update scripts/bundle.mjs` }],
+        };
+      return { contents: text.replace(YAML_LINE, "const YAML_MODULE = './yaml.cjs';"), loader: 'ts' };
+    });
+  },
+};
+
 // The command: lazily imported code goes to chunks beside it (dist/cli/chunk-*.js), so what those
 // import from Node (node:wasi, whose import prints a warning) loads only when they do.
 await build({
@@ -83,13 +102,25 @@ await build({
   outdir: at('dist'),
   splitting: true,
   chunkNames: 'cli/chunk-[hash]',
-  plugins: [lazySdkAjv, oneFileAjv],
+  plugins: [lazySdkAjv, oneFileAjv, oneFileYaml],
 });
 
 // ajv's draft 2020-12 class and everything it requires, as one CommonJS file (see oneFileAjv).
 await build({
   entryPoints: [require.resolve('ajv/dist/2020.js')],
   outfile: at('dist/cli/ajv.cjs'),
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+
+// yaml and everything it requires, as one CommonJS file (see oneFileYaml).
+await build({
+  entryPoints: [require.resolve('yaml')],
+  outfile: at('dist/cli/yaml.cjs'),
   bundle: true,
   format: 'cjs',
   platform: 'node',

@@ -23,6 +23,7 @@ const LAYER = {
   'cache-files': 0,
   digest: 0,
   'lazy-undici': 0,
+  'lazy-yaml': 0,
   'shared-state': 0,
   telemetry: 0,
   nursery: 0,

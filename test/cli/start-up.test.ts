@@ -1,6 +1,7 @@
 // What a start loads (issue 15.3): the bundled command keeps ajv and re2js out of the modules a
 // `serve` evaluates before its first answer, and what stands in for them still works when used.
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { PROTOCOL_VERSION_META_KEY as SDK_META_KEY } from '@modelcontextprotocol/server';
 import { join } from 'node:path';
@@ -8,7 +9,7 @@ import { describe, expect, test } from 'vitest';
 import { compileLinear } from '../../host/src/regex/index.js';
 import { AjvJsonSchemaValidator } from '../../host/src/server/sdk-ajv.js';
 import { PROTOCOL_VERSION_META_KEY } from '../../host/src/server/stdio-era.js';
-import { ROOT } from './helpers.js';
+import { BIN, MANIFESTS, removeDir, ROOT, tempDir } from './helpers.js';
 
 const CLI = join(ROOT, 'dist/cli');
 /** Every module esbuild put in the command's files, by the path comment it writes before each. */
@@ -52,6 +53,59 @@ function serveGraph(also: string[] = []): string[] {
   return [...seen];
 }
 
+/**
+ * One fresh bundled `serve --stdio` on `home`: initialize, tools/list, convert_units called, then
+ * stdin closed. Every file Node's require loads is appended to `trace` as it loads (a preload
+ * wraps Module._load), so what the server loaded is known without trusting how it exits.
+ */
+function firstCallLoads(home: string, trace: string): Promise<{ answer: string; loaded: string[] }> {
+  const preload = join(home, '..', 'trace-require.cjs');
+  writeFileSync(
+    preload,
+    `const M = require('node:module'); const fs = require('node:fs'); const load = M._load;
+M._load = function (request, parent) { fs.appendFileSync(${JSON.stringify(trace)}, request + '\\n'); return load.apply(this, arguments); };`,
+  );
+  const args = [
+    '--require',
+    preload,
+    BIN,
+    'serve',
+    '--stdio',
+    '--no-watch',
+    '--manifests',
+    MANIFESTS,
+    '--policies',
+    'none',
+  ];
+  const server = spawn(process.execPath, args, { env: { ...process.env, TOOLGATE_HOME: home }, stdio: 'pipe' });
+  const send = (msg: object) => server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...msg })}\n`);
+  return new Promise((done, fail) => {
+    const timer = setTimeout(() => (server.kill(), fail(new Error('no answer within 30 s'))), 30_000);
+    let buffered = '';
+    server.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      for (let at = buffered.indexOf('\n'); at >= 0; at = buffered.indexOf('\n')) {
+        const msg = JSON.parse(buffered.slice(0, at)) as { id?: number; result?: unknown };
+        buffered = buffered.slice(at + 1);
+        if (msg.id === 1) {
+          send({ method: 'notifications/initialized' });
+          send({ id: 2, method: 'tools/list' });
+        } else if (msg.id === 2) {
+          const call = { name: 'convert_units', arguments: { value: 1, from: 'km', to: 'mi' } };
+          send({ id: 3, method: 'tools/call', params: call });
+        } else if (msg.id === 3) {
+          clearTimeout(timer);
+          server.kill();
+          const loaded = existsSync(trace) ? readFileSync(trace, 'utf8').split('\n') : [];
+          done({ answer: JSON.stringify(msg.result), loaded });
+        }
+      }
+    });
+    const init = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'start-up', version: '1' } };
+    send({ id: 1, method: 'initialize', params: init });
+  });
+}
+
 describe('start-up', () => {
   test('the SDK v2 (2026-07-28) is not in what a serve start evaluates: a 2025-11-25 client never loads it (issue 27)', () => {
     const graph = serveGraph();
@@ -73,6 +127,44 @@ describe('start-up', () => {
     expect(graph.filter((_, i) => /from\s*"node:http"/.test(texts[i] as string))).toEqual([]);
     expect(texts.some((t) => t.includes('import("node:http")'))).toBe(true);
   });
+
+  test('yaml is not in what a warm start evaluates: the manifests come from the parse cache and yaml is required on the first YAML text, from one file (issue 27)', () => {
+    const graph = serveGraph(['host/src/cli/runtime.ts', 'host/src/sandbox/tool.ts']);
+    const texts = graph.map((f) => readFileSync(join(CLI, f), 'utf8'));
+    // the manifest parser, the policy set reader and the lazy loader are in it (else this would prove nothing)
+    for (const source of ['host/src/manifest/parse.ts', 'host/src/policy/set-file.ts', 'host/src/lazy-yaml/index.ts'])
+      expect(
+        texts.some((t) => t.includes(`\n// ${source}\n`)),
+        source,
+      ).toBe(true);
+    expect(graph.filter((_, i) => /^\/\/ node_modules\/yaml\//m.test(texts[i] as string))).toEqual([]);
+    expect(graph.filter((_, i) => /from\s*"yaml"|require\("yaml"\)/.test(texts[i] as string))).toEqual([]);
+    // no chunk holds yaml at all: the loader requires the one-file copy beside the chunks
+    expect(bundledModules().filter((m) => m.startsWith('node_modules/yaml/'))).toEqual([]);
+    expect(readFileSync(join(CLI, chunkOf('host/src/lazy-yaml/index.ts')), 'utf8')).toMatch(
+      /YAML_MODULE = "\.\/yaml\.cjs"/,
+    );
+    const { parseDocument, stringify } = createRequire(join(CLI, 'main.js'))('./yaml.cjs') as typeof import('yaml');
+    const doc = parseDocument('a: 1\na: 2\n', { uniqueKeys: true });
+    expect(doc.errors.map((e) => e.code)).toEqual(['DUPLICATE_KEY']);
+    expect(stringify({ tool: { name: 'x' } })).toBe('tool:\n  name: x\n');
+  });
+
+  test('a fresh server on a warm home answers its first call without loading yaml; on an empty home it loads it to parse (issue 27)', async () => {
+    const dir = tempDir('yaml-warm');
+    try {
+      const home = join(dir, 'home');
+      const cold = await firstCallLoads(home, join(dir, 'cold.txt'));
+      expect(cold.answer).toContain('0.621371');
+      // the empty home parsed the manifests, and the trace saw it (else this would prove nothing)
+      expect(cold.loaded).toContain('./yaml.cjs');
+      const warm = await firstCallLoads(home, join(dir, 'warm.txt'));
+      expect(warm.answer).toContain('0.621371');
+      expect(warm.loaded.filter((r) => /yaml/.test(r))).toEqual([]);
+    } finally {
+      removeDir(dir);
+    }
+  }, 60_000);
 
   test("stdio-era's spelling of the 2026-07-28 revision key is the SDK v2's", () => {
     expect(PROTOCOL_VERSION_META_KEY).toBe(SDK_META_KEY);

@@ -4,9 +4,9 @@
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { stringify } from 'yaml';
 import { UsageError } from './usage.js';
 import { messageOf } from '../errors/index.js';
+import { yaml } from '../lazy-yaml/index.js';
 
 export interface AdHocPlugin {
   dir: string;
@@ -49,6 +49,6 @@ export async function adHocPlugin(file: string, entry: string | undefined, cwd: 
     input: { encoding: 'raw', parameter: 'input' },
     output: { encoding: 'text', render: 'text' },
   };
-  await writeFile(join(dir, `${tool}.yaml`), stringify(manifest));
+  await writeFile(join(dir, `${tool}.yaml`), yaml().stringify(manifest));
   return { dir, tool, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }

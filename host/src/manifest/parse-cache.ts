@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { sealMatches, sealOf, writeCacheFile, type CacheFolder } from '../cache-files/index.js';
 import { parseManifest } from './parse.js';
+import { yamlFile } from '../lazy-yaml/index.js';
 import type { Manifest } from './schema.js';
 
 /** Bumped when the entry layout changes (2: a seal line before the JSON). */
@@ -35,9 +36,10 @@ const sealed = (key: string, json: string): string[] => [KIND, String(FORMAT), k
 
 let codeIdentity: string | undefined;
 /**
- * What the running parser is. Bundled, this file's chunk imports the schema, zod and yaml chunks
- * by content-hashed names, so its digest changes with any of them. From sources (tests), every
- * file of this folder counts.
+ * What the running parser is. Bundled, this file's chunk imports the schema and zod chunks by
+ * content-hashed names, so its digest changes with any of them; yaml is required by a fixed name
+ * on first use (lazy-yaml), so its file counts too. From sources (tests), every file of this folder
+ * counts.
  */
 function parserIdentity(): string {
   if (codeIdentity !== undefined) return codeIdentity;
@@ -49,6 +51,7 @@ function parserIdentity(): string {
         .sort()
         .map((f) => join(dirname(self), f))
     : [self];
+  files.push(yamlFile());
   for (const f of files) hash.update(f).update('\0').update(readFileSync(f));
   codeIdentity = hash.digest('hex');
   return codeIdentity;

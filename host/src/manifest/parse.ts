@@ -1,6 +1,5 @@
 // YAML text -> validated Manifest. Pure: touches no files, so the registry can check a manifest
 // before anything is installed.
-import { parseDocument } from 'yaml';
 import { checkedTool } from './definition.js';
 import { ManifestError } from './errors.js';
 import { patternIssues } from './patterns.js';
@@ -8,6 +7,7 @@ import { ruleFor, toManifestIssues } from './rules.js';
 import { shownTextIssues } from './shown-text.js';
 import { manifestSchema, type Manifest } from './schema.js';
 import { messageOf } from '../errors/index.js';
+import { yaml } from '../lazy-yaml/index.js';
 
 /** Manifests are small; a huge one is a mistake or an attack on the parser. */
 export const MAX_MANIFEST_BYTES = 256 * 1024;
@@ -18,7 +18,7 @@ export function parseManifest(text: string, file: string): Manifest {
     throw new ManifestError('INVALID_MANIFEST', file, [
       { path: '', rule: `must be at most ${MAX_MANIFEST_BYTES} bytes` },
     ]);
-  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true, strict: true });
+  const doc = yaml().parseDocument(text, { prettyErrors: true, uniqueKeys: true, strict: true });
   if (doc.errors.length > 0) {
     throw new ManifestError(
       'YAML_SYNTAX',

@@ -4,13 +4,14 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { LineCounter, isCollection, parseDocument, type Document } from 'yaml';
+import type { Document, LineCounter } from 'yaml';
 import { z } from 'zod';
 import { BUILTINS } from './builtins/index.js';
 import { PolicyConfigError } from './errors.js';
 import type { PolicyModule } from './module.js';
 import { INJECTABLE, type ServiceName } from './services.js';
 import { messageOf } from '../errors/index.js';
+import { yaml } from '../lazy-yaml/index.js';
 
 export const ENTRY_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
@@ -53,7 +54,7 @@ function locator(doc: Document, lines: LineCounter): Locate {
     let node: unknown = doc.contents;
     let found = node;
     for (const key of path) {
-      if (!isCollection(node)) break;
+      if (!yaml().isCollection(node)) break;
       node = node.get(typeof key === 'symbol' ? String(key) : key, true);
       if (node === undefined) break;
       found = node;
@@ -151,6 +152,7 @@ interface RawEntry {
 
 async function parseFile(file: string): Promise<{ entries: RawEntry[]; locate: Locate }> {
   const text = await readFile(file, 'utf8');
+  const { LineCounter, parseDocument } = yaml();
   const lines = new LineCounter();
   // prettyErrors computes each error's line and column (linePos).
   const doc = parseDocument(text, { prettyErrors: true, lineCounter: lines });

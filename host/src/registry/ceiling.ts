@@ -1,13 +1,13 @@
 // A policy ceiling: what no installed tool may ask for, whatever the person at the keyboard answers.
 // Read from `--ceiling FILE` or $TOOLGATE_HOME/ceiling.yaml. Absent keys set no limit.
 import { readFile } from 'node:fs/promises';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { parseHostPattern, parseHostRule, ruleCovers } from '../host-grammar/index.js';
 import { RegistryError } from './errors.js';
 import { CLIENT_FEATURES } from '../tool/index.js';
 import type { CapabilitySet, NumericCapability } from './manifest-adapter.js';
 import { messageOf } from '../errors/index.js';
+import { yaml } from '../lazy-yaml/index.js';
 
 const ceilingSchema = z.strictObject({
   /** Host rules (host-grammar) a tool's allowed_hosts must fall under, e.g. ["*.example.com"]; [] = no network. */
@@ -52,7 +52,7 @@ export type Ceiling = z.infer<typeof ceilingSchema>;
 export function parseCeiling(text: string, file: string): Ceiling {
   let raw: unknown;
   try {
-    raw = parseYaml(text) ?? {};
+    raw = yaml().parse(text) ?? {};
   } catch (err) {
     throw new RegistryError('BAD_CONFIG', `${file}: not valid YAML (${messageOf(err)})`);
   }

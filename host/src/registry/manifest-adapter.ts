@@ -1,7 +1,6 @@
 // The registry needs only a few facts from a tool manifest: name, version, module and the
 // capabilities it asks for. This adapter is the one place that reads manifests, so the registry
 // follows the manifest folder's rules (and can swap to its door) without touching anything else.
-import { parseDocument } from 'yaml';
 import {
   DEFAULT_MAX_MODULE_BYTES,
   describeCapabilities,
@@ -19,6 +18,7 @@ import {
 import { defineTool, modelView, type ModelToolView } from '../tool/index.js';
 import { screenModelText, type TextFlag } from './screen.js';
 import { RegistryError } from './errors.js';
+import { yaml } from '../lazy-yaml/index.js';
 
 export interface PathGrant {
   guest: string;
@@ -173,7 +173,7 @@ export function readManifest(text: string, file: string): PackagedManifest {
  * Used to point a packaged manifest at `module.wasm` and an installed one at its blob.
  */
 export function rewriteModule(text: string, file: string, modulePath: string, sha256Hex: string): string {
-  const doc = parseDocument(text);
+  const doc = yaml().parseDocument(text);
   if (doc.errors.length > 0)
     throw new RegistryError('BAD_MANIFEST', `${file}: not valid YAML (${doc.errors[0]?.message ?? ''})`);
   doc.setIn(['module', 'path'], modulePath);
@@ -190,7 +190,7 @@ export function rewriteLinks(
   file: string,
   links: ReadonlyArray<{ namespace: string; path: string; sha256Hex: string }>,
 ): string {
-  const doc = parseDocument(text);
+  const doc = yaml().parseDocument(text);
   if (doc.errors.length > 0)
     throw new RegistryError('BAD_MANIFEST', `${file}: not valid YAML (${doc.errors[0]?.message ?? ''})`);
   for (const l of links)
