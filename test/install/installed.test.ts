@@ -485,6 +485,7 @@ describe('what the bundle loads lazily keeps its exports in the installed comman
     'pino-pretty',
     're2js',
     'undici',
+    'yaml',
   ];
 
   it('the lazily loaded packages are exactly the ones checked here', async () => {
@@ -540,6 +541,21 @@ describe('what the bundle loads lazily keeps its exports in the installed comman
     const result = JSON.parse(r.stdout) as { error?: { code: string; message: string } };
     expect(result.error?.code).toBe('INVALID_ARGS');
     expect(result.error?.message).toContain('name');
+  });
+
+  it('yaml: a fresh home parses a YAML manifest, and a malformed one is refused naming its file', async () => {
+    const home = folder('yaml-home');
+    const fresh = { ...env, TOOLGATE_HOME: home };
+    const ok = await run('toolgate', ['call', 'greet', '--manifests', MANIFESTS, '--args', '{"name":"yaml"}'], {
+      env: fresh,
+    });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain('yaml');
+    const dir = folder('yaml-bad');
+    writeFileSync(join(dir, 'broken.yaml'), 'name: broken\ndescription: [unclosed\n');
+    const bad = await run('toolgate', ['call', 'broken', '--manifests', dir, '--args', '{}'], { env: fresh });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('broken.yaml');
   });
 
   it('re2js: a deny-args regex denies a matching argument', async () => {
