@@ -13,10 +13,8 @@ import { installCommand } from '../../host/src/cli/commands/registry-install.js'
 import { removeDir, run, tempDir } from './helpers.js';
 import { type TarEntry, tarOf } from './tar-entries.js';
 
-
 const MODULE = readFileSync(join(import.meta.dirname, '../fixtures/build/hyper_v2.wasm'));
 const sha = (b: Buffer): string => `sha256:${createHash('sha256').update(b).digest('hex')}`;
-
 
 /** One PAX record, "<length> key=value\n", its length counting its own digits. */
 function paxRecord(key: string, value: string): Buffer {

@@ -12,7 +12,6 @@ import { packCommand } from '../../host/src/cli/commands/registry-pack.js';
 import { buildWat, removeDir, run, tempDir, writeToolDir } from './helpers.js';
 import { type TarEntry, tarOf } from './tar-entries.js';
 
-
 let work: string;
 let entries: TarEntry[];
 
