@@ -54,43 +54,36 @@ const lazySdkAjv = {
   },
 };
 
-// ajv, which validates arguments and outputs (host/src/tool/validation.ts), is CommonJS and loaded
-// on the first value checked, by a synchronous require. From node_modules that is ~100 files to
-// resolve, read and compile, ~45 ms of a fresh server's first call; so the command requires ajv
-// bundled into one file beside its chunks (dist/cli/ajv.cjs, built below), ~10 ms. The plugin
-// points validation.ts's AJV_2020 at it; if that line changes, the build fails rather than
-// silently loading ajv file by file again.
-const AJV_LINE = "const AJV_2020 = 'ajv/dist/2020.js';";
-const oneFileAjv = {
-  name: 'one-file-ajv',
-  setup(b) {
-    b.onLoad({ filter: /host\/src\/tool\/validation\.ts$/ }, async (args) => {
-      const text = await readFile(args.path, 'utf8');
-      if (!text.includes(AJV_LINE))
-        return {
-          errors: [{ text: `one-file-ajv: ${args.path} no longer holds ${AJV_LINE}; update scripts/bundle.mjs` }],
-        };
-      return { contents: text.replace(AJV_LINE, "const AJV_2020 = './ajv.cjs';"), loader: 'ts' };
-    });
+// CommonJS packages host/src requires synchronously on first use, each required by the command
+// from one file beside its chunks (built below) rather than file by file from node_modules:
+// - ajv, which validates arguments and outputs (host/src/tool/validation.ts): ~100 files to
+//   resolve, read and compile, ~45 ms of a fresh server's first call, ~10 ms as one file;
+// - yaml, which parses manifests on a parse-cache miss and YAML policy files (host/src/lazy-yaml),
+//   so a warm start evaluates none of it: ~70 files.
+// The plugin rewrites the one line of the source that names the package; if that line changes,
+// the build fails rather than silently loading the package file by file again.
+const ONE_FILE = [
+  {
+    pkg: 'ajv/dist/2020.js',
+    file: 'ajv.cjs',
+    source: /host\/src\/tool\/validation\.ts$/,
+    line: "const AJV_2020 = 'ajv/dist/2020.js';",
   },
-};
-
-// yaml, which parses manifests on a parse-cache miss and YAML policy files, is likewise required
-// on first use (host/src/lazy-yaml), so a warm start evaluates none of it; the command requires it
-// bundled into one file beside its chunks (dist/cli/yaml.cjs, built below) rather than its ~70
-// files from node_modules. The same guard as for ajv fails the build if the line changes.
-const YAML_LINE = "const YAML_MODULE = 'yaml';";
-const oneFileYaml = {
-  name: 'one-file-yaml',
+  { pkg: 'yaml', file: 'yaml.cjs', source: /host\/src\/lazy-yaml\/index\.ts$/, line: "const YAML_MODULE = 'yaml';" },
+];
+const oneFileRequires = {
+  name: 'one-file-requires',
   setup(b) {
-    b.onLoad({ filter: /host\/src\/lazy-yaml\/index\.ts$/ }, async (args) => {
-      const text = await readFile(args.path, 'utf8');
-      if (!text.includes(YAML_LINE))
-        return {
-          errors: [{ text: `one-file-yaml: ${args.path} no longer holds ${YAML_LINE}; update scripts/bundle.mjs` }],
-        };
-      return { contents: text.replace(YAML_LINE, "const YAML_MODULE = './yaml.cjs';"), loader: 'ts' };
-    });
+    for (const { pkg, file, source, line } of ONE_FILE) {
+      b.onLoad({ filter: source }, async (args) => {
+        const text = await readFile(args.path, 'utf8');
+        if (!text.includes(line))
+          return {
+            errors: [{ text: `one-file-requires: ${args.path} no longer holds ${line}; update scripts/bundle.mjs` }],
+          };
+        return { contents: text.replace(line, line.replace(`'${pkg}'`, `'./${file}'`)), loader: 'ts' };
+      });
+    }
   },
 };
 
@@ -102,32 +95,22 @@ await build({
   outdir: at('dist'),
   splitting: true,
   chunkNames: 'cli/chunk-[hash]',
-  plugins: [lazySdkAjv, oneFileAjv, oneFileYaml],
+  plugins: [lazySdkAjv, oneFileRequires],
 });
 
-// ajv's draft 2020-12 class and everything it requires, as one CommonJS file (see oneFileAjv).
-await build({
-  entryPoints: [require.resolve('ajv/dist/2020.js')],
-  outfile: at('dist/cli/ajv.cjs'),
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  legalComments: 'none',
-  logLevel: 'warning',
-});
-
-// yaml and everything it requires, as one CommonJS file (see oneFileYaml).
-await build({
-  entryPoints: [require.resolve('yaml')],
-  outfile: at('dist/cli/yaml.cjs'),
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  legalComments: 'none',
-  logLevel: 'warning',
-});
+// Each of those packages and everything it requires, as one CommonJS file (see oneFileRequires).
+for (const { pkg, file } of ONE_FILE) {
+  await build({
+    entryPoints: [require.resolve(pkg)],
+    outfile: at(`dist/cli/${file}`),
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+}
 
 // The instance worker: one file (it loads everything it has at boot anyway).
 await build({
