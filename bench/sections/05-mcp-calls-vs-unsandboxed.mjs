@@ -100,20 +100,21 @@ export async function run(ctx) {
   if (!existsSync(ECHO_WASM)) return 'Skipped: build the fixtures first (`make fixtures`).';
   const dir = benchFolder();
   try {
-    const ROUNDS = env('BENCH_ROUNDS', 5); // odd, so each median is one round's value
-    const N = env('BENCH_CALLS', 3000);
+    const ROUNDS = ctx.count(env('BENCH_ROUNDS', 5), 1); // odd, so each median is one round's value
+    const N = ctx.count(env('BENCH_CALLS', 3000), 4);
     // toolgate's CPU per call settles after ~1500 calls (V8 optimising its longer path on its
     // background threads, counted in the process's CPU); the first EARLY calls are reported apart
-    const WARM = env('BENCH_WARM', 2000);
-    const EARLY = 1000;
-    const BLOCK = 100;
-    const STARTS = env('BENCH_STARTS', 9);
-    const NET = env('BENCH_NET_ROUNDS', 5);
+    const WARM = ctx.count(env('BENCH_WARM', 2000), 4);
+    const EARLY = ctx.count(1000, 2);
+    const BLOCK = ctx.count(100, 2);
+    const STARTS = ctx.count(env('BENCH_STARTS', 9), 1);
+    const NET = ctx.count(env('BENCH_NET_ROUNDS', 5), 1);
     const c = await callRounds(ctx, dir, ROUNDS, N, WARM, BLOCK, EARLY);
     const st = await startRounds(dir, STARTS);
-    const cache = await cacheRounds(dir, Math.max(3, Math.round(STARTS / 2)));
-    const rss = [rssProbe('auto', 32), rssProbe('auto', 32), rssProbe('auto', 32)];
-    const rssWorker = rssProbe('worker', 8);
+    const cache = await cacheRounds(dir, ctx.count(Math.max(3, Math.round(STARTS / 2)), 1));
+    const PROBED = ctx.count(32, 2);
+    const rss = Array.from({ length: ctx.count(3, 1) }, () => rssProbe('auto', PROBED));
+    const rssWorker = rssProbe('worker', ctx.count(8, 2));
     const net = await firstRequests(ctx, NET);
     return report(ctx, { c, st, cache, rss, rssWorker, net, ROUNDS, N, WARM, BLOCK, EARLY, STARTS, NET });
   } finally {

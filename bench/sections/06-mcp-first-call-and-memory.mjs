@@ -91,8 +91,8 @@ async function servedRss(kind, dir, sleep) {
 export async function run(ctx) {
   const dir = benchFolder();
   try {
-    const ROUNDS = env('BENCH_FIRST_ROUNDS', 7); // odd, so each median is one round's value
-    const RSS_ROUNDS = env('BENCH_RSS_ROUNDS', 3);
+    const ROUNDS = ctx.count(env('BENCH_FIRST_ROUNDS', 7), 1); // odd, so each median is one round's value
+    const RSS_ROUNDS = ctx.count(env('BENCH_RSS_ROUNDS', 3), 1);
     const first = await firstCallRounds(dir, ROUNDS);
     const rss = { toolgate: [], base: [] };
     for (let i = 0; i < RSS_ROUNDS; i++) {

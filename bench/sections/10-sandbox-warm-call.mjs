@@ -11,7 +11,7 @@ const ROUNDS = Number(process.env.BENCH_WORKER_ROUNDS ?? 5); // odd, so each med
 
 export async function run(ctx) {
   const input = new TextEncoder().encode('world');
-  const N = 1000;
+  const N = ctx.count(1000, 4);
   const tool = await loadSandboxTool(kitSpec('greet'));
   const signal = never();
   const main = await createPlugin({ wasm: [{ data: kitWasm }] }, { useWasi: false });
@@ -24,7 +24,7 @@ export async function run(ctx) {
   const all = paths.map(() => []);
   const perRound = paths.map(() => []);
   try {
-    for (let r = 0; r < ROUNDS; r++) {
+    for (let r = 0; r < ctx.count(ROUNDS, 1); r++) {
       for (const [i, [, call, n, warm]] of paths.entries()) {
         const lat = await timeCalls(call, n, r === 0 ? warm : 50);
         all[i].push(...lat);

@@ -8,13 +8,13 @@ export const title = 'Sandbox: calls with ~100 host calls each';
 export async function run(ctx) {
   // greet with a 40-byte input: 1 + 40 input_load_u8 + 1 alloc + 47 store_u8 + 1 output_set = 90 host calls
   const input = new TextEncoder().encode('x'.repeat(40));
-  const N = 400;
+  const N = ctx.count(400, 4);
   const tool = await loadSandboxTool(kitSpec('greet'));
   const signal = never();
-  const sandbox = ctx.summary(await timeCalls(() => tool.call(input, { signal }), N, 100));
+  const sandbox = ctx.summary(await timeCalls(() => tool.call(input, { signal }), N, ctx.count(100, 2)));
   await tool.close();
   const worker = await createPlugin({ wasm: [{ data: kitWasm }] }, { useWasi: false, runInWorker: true });
-  const inWorker = ctx.summary(await timeCalls(() => worker.call('greet', input), N, 50));
+  const inWorker = ctx.summary(await timeCalls(() => worker.call('greet', input), N, ctx.count(50, 2)));
   await worker.close();
   const row = (name, s) => `| ${name} | ${ctx.fmt(s.median)} | ${ctx.fmt(s.p99)} | ${ctx.fmt(s.max)} | ${s.n} |`;
   return [

@@ -14,12 +14,13 @@ export async function run(ctx) {
   const url = `http://127.0.0.1:${port}/`;
   const gate = createHttpGate({ allowedHosts: [`127.0.0.1:${port}`], maxResponseBytes: 1024, timeoutMs: 5000 });
   const signal = new AbortController().signal;
-  const N = 400;
+  const N = ctx.count(400, 4);
   const keepAlive = [];
   const fresh = [];
   const gated = [];
-  for (let i = 0; i < N + 20; i++) {
-    // interleaved so that machine noise hits all three alike; the first 20 rounds are warm-up
+  const WARM = ctx.count(20, 2);
+  for (let i = 0; i < N + WARM; i++) {
+    // interleaved so that machine noise hits all three alike; the first WARM rounds are warm-up
     let t = performance.now();
     await (await undiciRequest(url)).body.text();
     const d1 = performance.now() - t;
@@ -32,7 +33,7 @@ export async function run(ctx) {
     const out = await gate.request({ method: 'GET', url, headers: {} }, signal);
     const d3 = performance.now() - t;
     if (!out.ok) throw new Error(`gate request failed: ${out.error}`);
-    if (i >= 20) {
+    if (i >= WARM) {
       keepAlive.push(d1 * 1000);
       fresh.push(d2 * 1000);
       gated.push(d3 * 1000);

@@ -94,8 +94,8 @@ export async function run(ctx) {
       'mcp-method': 'tools/call',
       'mcp-name': 'test_simple_text',
     };
-    const N = 400;
-    const WARM = 50;
+    const N = ctx.count(400, 4);
+    const WARM = ctx.count(50, 2);
     const modern = [];
     const legacy = [];
     for (let i = 0; i < N + WARM; i++) {

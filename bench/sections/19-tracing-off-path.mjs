@@ -78,7 +78,8 @@ function start(main, env) {
 async function pipelineOf(root, name, withTelemetry) {
   const lines = [
     `export { Pipeline } from '${root}/host/src/pipeline/index.ts';`,
-    `export { ToolRegistry, echoTool } from '${root}/host/src/tool/index.ts';`,
+    // builtinTools is in the tool door of both trees (echoTool left it after the baseline commit).
+    `export { ToolRegistry, builtinTools } from '${root}/host/src/tool/index.ts';`,
   ];
   if (withTelemetry) lines.push(`export { startTracing, tracer } from '${root}/host/src/telemetry/index.ts';`);
   const out = join(BASE_DIR, `${name}.mjs`);
@@ -95,7 +96,9 @@ async function pipelineOf(root, name, withTelemetry) {
   });
   const m = await import(out);
   const tools = new m.ToolRegistry();
-  tools.register(m.echoTool);
+  const echo = m.builtinTools.find((t) => t.name === 'echo');
+  if (!echo) throw new Error(`${root}: the tool door's builtinTools has no echo tool`);
+  tools.register(echo);
   return { m, pipeline: new m.Pipeline({ tools }) };
 }
 
@@ -103,8 +106,8 @@ async function pipelineOf(root, name, withTelemetry) {
 async function inProcess(ctx, sinkUrl, base) {
   const before = base ? await pipelineOf(BASE_DIR, 'micro-base', false) : undefined;
   const now = await pipelineOf(ROOT, 'micro-now', true);
-  const N = 5_000;
-  const ROUNDS = 30;
+  const N = ctx.count(5_000, 20);
+  const ROUNDS = ctx.count(30, 1);
   const once = async (p, n) => {
     const t = performance.now();
     for (let i = 0; i < n; i++) await p.call('echo', { text: 'hi' });
@@ -168,7 +171,8 @@ export async function run(ctx) {
   });
   await new Promise((r) => sink.listen(0, '127.0.0.1', r));
   const sinkUrl = `http://127.0.0.1:${sink.address().port}`;
-  const base = baselineMain();
+  // a smoke run checks this tree's side only: the baseline is a fixed old commit, bundled for seconds
+  const base = ctx.smoke ? undefined : baselineMain();
   const main = `${ROOT}dist/cli/main.js`;
   const servers = [
     ...(base ? [{ name: `no hooks (${base.ref}, before this change)`, ...(await start(base.main, {})) }] : []),
@@ -180,8 +184,8 @@ export async function run(ctx) {
   ];
   const dispatcher = new Agent({ connections: servers.length });
   try {
-    const N = 600;
-    const WARM = 100;
+    const N = ctx.count(600, 4);
+    const WARM = ctx.count(100, 2);
     const times = servers.map(() => []);
     for (let i = 0; i < N + WARM; i++) {
       // rotate the order, so machine noise hits every server alike

@@ -6,7 +6,7 @@ import { kitSpec, never } from '../lib/sandbox-fixtures.mjs';
 export const title = 'Sandbox: abort, deadline overrun, fresh instance after teardown';
 
 export async function run(ctx) {
-  const ROUNDS = 25;
+  const ROUNDS = ctx.count(25, 2);
   const burnForever = Uint8Array.of(31); // 2^31 iterations: seconds of CPU
   const burnShort = Uint8Array.of(4);
 
@@ -45,7 +45,7 @@ export async function run(ctx) {
 
   // a cold start with no replacement warmed: first call of a fresh tool
   const coldMs = [];
-  for (let i = 0; i < 10; i++) {
+  for (let i = 0; i < ctx.count(10, 2); i++) {
     const t = await loadSandboxTool(kitSpec('greet'));
     const t0 = performance.now();
     await t.call(new Uint8Array(0), { signal: never() });

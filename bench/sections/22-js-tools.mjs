@@ -41,9 +41,10 @@ async function warmCalls(ctx) {
   const signal = never();
   const lat = { js: [], rust: [] };
   try {
-    for (let r = 0; r < 5; r++) {
-      lat.js.push(...(await timeCalls(() => js.call(input, { signal }), 200, r === 0 ? 50 : 10)));
-      lat.rust.push(...(await timeCalls(() => rust.call(input, { signal }), 200, r === 0 ? 50 : 10)));
+    const n = ctx.count(200, 4);
+    for (let r = 0; r < ctx.count(5, 1); r++) {
+      lat.js.push(...(await timeCalls(() => js.call(input, { signal }), n, r === 0 ? 50 : 10)));
+      lat.rust.push(...(await timeCalls(() => rust.call(input, { signal }), n, r === 0 ? 50 : 10)));
     }
   } finally {
     await Promise.all([js.close(), rust.close()]);
@@ -117,7 +118,7 @@ export async function run(ctx) {
     mkdirSync(m);
     writeFileSync(join(m, 'js_echo.yaml'), MANIFEST);
     await freshServer(dir); // fills the home's prepared-module cache: the rounds below have a warm home
-    for (let r = 0; r < ROUNDS; r++) rows.push(await freshServer(dir));
+    for (let r = 0; r < ctx.count(ROUNDS, 1); r++) rows.push(await freshServer(dir));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -24,7 +24,7 @@ export async function run(ctx) {
   const inst = [];
   const shared = [];
   const bare = [];
-  for (let r = 0; r < 3; r++) {
+  for (let r = 0; r < ctx.count(3, 1); r++) {
     inst.push(probe('instance'));
     shared.push(probe('shared'));
     bare.push(probe('bare'));
@@ -34,8 +34,8 @@ export async function run(ctx) {
   const floor = ctx.summary(bare).median;
 
   // throughput: the same batch of CPU-bound calls with 1 and with 2 instances
-  const CALLS = 8;
-  const work = Uint8Array.of(27); // 2^27 iterations per call
+  const CALLS = ctx.count(8, 2);
+  const work = Uint8Array.of(ctx.smoke ? 16 : 27); // 2^27 iterations per call
   const timeBatch = async (max) => {
     const t = await loadSandboxTool(kitSpec('burn', { pool: { max }, limits: { timeoutMs: 60_000 } }));
     await Promise.all(Array.from({ length: max }, () => t.call(Uint8Array.of(2), { signal: never() })));
@@ -51,7 +51,7 @@ export async function run(ctx) {
   const cores = [];
   const one = [];
   const two = [];
-  for (let r = 0; r < 3; r++) {
+  for (let r = 0; r < ctx.count(3, 1); r++) {
     one.push(await timeBatch(1));
     two.push(await timeBatch(2));
   }
