@@ -13,13 +13,18 @@ function answerAfter(channel: Channel, ms: number): void {
   else setTimeout(post, ms);
 }
 
+/** The host's wait as instance.ts does it: the poll (answered), then the sleep if the poll missed. */
+async function hostWait(channel: Channel, ms: number): Promise<boolean> {
+  return channel.answered() || (await channel.waitForWorker(ms));
+}
+
 describe('host polling for a worker answer', () => {
   it('after four slow answers in a row the host stops polling', async () => {
     const channel = Channel.create(64);
     expect(channel.hostPolling).toBe(true);
     for (let i = 0; i < 4; i += 1) {
       answerAfter(channel, 5);
-      expect(await channel.waitForWorker(1000)).toBe(true);
+      expect(await hostWait(channel, 1000)).toBe(true);
     }
     expect(channel.hostPolling).toBe(false);
   });
@@ -28,17 +33,32 @@ describe('host polling for a worker answer', () => {
     const channel = Channel.create(64);
     for (let i = 0; i < 4; i += 1) {
       answerAfter(channel, 5);
-      await channel.waitForWorker(1000);
+      await hostWait(channel, 1000);
     }
     answerAfter(channel, 0);
-    expect(await channel.waitForWorker(1000)).toBe(true);
+    expect(await hostWait(channel, 1000)).toBe(true);
     expect(channel.hostPolling).toBe(false);
+  });
+
+  it('an answer already posted is taken by the poll itself, with nothing awaited, and only once', () => {
+    const channel = Channel.create(64);
+    answerAfter(channel, 0);
+    expect(channel.answered()).toBe(true);
+    // taken: the next poll finds no new message (and ends after its 50 µs)
+    expect(channel.answered()).toBe(false);
+  });
+
+  it('a poll that misses leaves the message to the sleeping wait', async () => {
+    const channel = Channel.create(64);
+    expect(channel.answered()).toBe(false);
+    answerAfter(channel, 5);
+    expect(await channel.waitForWorker(1000)).toBe(true);
   });
 
   it('a wait with no answer still ends at its timeout, polling or not', async () => {
     const channel = Channel.create(64);
     const t0 = performance.now();
-    expect(await channel.waitForWorker(30)).toBe(false);
+    expect(await hostWait(channel, 30)).toBe(false);
     expect(performance.now() - t0).toBeGreaterThanOrEqual(25);
   });
 });

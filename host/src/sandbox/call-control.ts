@@ -145,6 +145,14 @@ export class CallControl {
 
   onCancel(fn: (failure: ToolFailure) => void): () => void {
     this.watch();
+    return this.listen(fn);
+  }
+
+  /**
+   * Like onCancel, without arming: for a caller whose every wait races this control (race()
+   * arms it then), so a call that never waits arms nothing (the worker path's polled answer).
+   */
+  listen(fn: (failure: ToolFailure) => void): () => void {
     if (this.failure) {
       fn(this.failure);
       return () => {};

@@ -162,9 +162,19 @@ export class Channel {
     return false;
   }
 
-  /** Resolves when the worker has posted a new message (or after timeoutMs, false). */
+  /**
+   * Whether the worker has posted a new message, polling for it first (#spin); taken if so. Lets
+   * the host read a short call's answer without awaiting anything (docs/decisions.md "Worker path:
+   * nothing armed when the answer is caught").
+   */
+  answered(): boolean {
+    if (Atomics.load(this.ctrl, TO_HOST) === this.hostSeen && !this.#spin()) return false;
+    this.hostSeen = Atomics.load(this.ctrl, TO_HOST);
+    return true;
+  }
+
+  /** Resolves when the worker has posted a new message (or after timeoutMs, false). Does not poll first: answered() does. */
   async waitForWorker(timeoutMs: number): Promise<boolean> {
-    if (Atomics.load(this.ctrl, TO_HOST) === this.hostSeen) this.#spin();
     for (;;) {
       const now = Atomics.load(this.ctrl, TO_HOST);
       if (now !== this.hostSeen) {

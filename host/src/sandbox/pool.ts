@@ -16,6 +16,11 @@ export interface PooledInstance {
    * the instance comes back poisoned and is discarded.
    */
   readonly pollsControl?: boolean;
+  /**
+   * Set when every wait of the instance's run() races the control (instance.ts): the pool's cancel
+   * listener then does not arm it, and a call whose answer comes without a wait arms nothing.
+   */
+  readonly racesControl?: boolean;
   /** Runs one call. Throws ToolFailure; on TIMEOUT/ABORTED the pool terminates this instance. */
   run(input: Uint8Array, ctl: CallControl, client?: CallClient): Promise<Uint8Array>;
   terminate(): Promise<void>;
@@ -116,7 +121,12 @@ export class InstancePool {
         throw ctl.failure;
       }
       // on deadline or abort the instance is torn down at once, before the caller even resumes
-      const off = instance.pollsControl === true ? noop : ctl.onCancel(() => this.#discard(instance));
+      const off =
+        instance.pollsControl === true
+          ? noop
+          : instance.racesControl === true
+            ? ctl.listen(() => this.#discard(instance))
+            : ctl.onCancel(() => this.#discard(instance));
       try {
         const out = await instance.run(input, ctl, client);
         off();

@@ -105,7 +105,9 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
         }
         path?.(inThread ? 'moved' : 'worker');
         counts.worker++;
-        return await ctl.race(pool.run(input, ctl, opts.client));
+        // not raced here: every wait in pool.run races the control itself (a queued call's, a
+        // start's, the instance's), so a call whose answer the host's poll catches arms no timer
+        return await pool.run(input, ctl, opts.client);
       };
       try {
         return await tracedRun(tracer(), spec.name, run);
