@@ -176,6 +176,7 @@ function report(ctx, m) {
     '',
     'Reference rows (no goal):',
     '',
+    `- per-round p50 (µs), so an outlying round shows which side moved: WASM echo ${c.wasm.p50.map((x) => fmt(x, 0)).join(', ')}; native ${c.native.p50.map((x) => fmt(x, 0)).join(', ')}; unsandboxed ${c.base.p50.map((x) => fmt(x, 0)).join(', ')}.`,
     `- the same WASM echo kept in a worker (an allowed host it never uses): p50 ${fmt(med(c.worker.lat))} µs, ${fmt(med(ratios(c.worker.p50, c.base.p50)), 2)}x the unsandboxed server; CPU ${fmt(med(c.worker.cpu), 0)} µs/call.`,
     `- server CPU per call over the first ${m.EARLY} calls of a fresh server (tier-up and lazy start-up work included): WASM echo ${fmt(med(c.wasm.early), 0)} µs, unsandboxed ${fmt(med(c.base.early), 0)} µs (${fmt(med(ratios(c.wasm.early, c.base.early)), 2)}x).`,
     `- server CPU per native call: ${fmt(cpuN.value, 0)} µs vs ${fmt(cpuB.value, 0)} µs (${fmt(med(ratios(cpuN.per, cpuB.per)), 2)}x).`,

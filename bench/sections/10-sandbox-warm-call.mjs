@@ -3,7 +3,7 @@
 // SDK runInWorker), each round's median, and the verdicts on the median of the per-round ratios,
 // so drift on a shared machine hits all three alike. Every path first runs the same unmeasured
 // rounds: the worker's code (the SDK's call path, the host functions) reaches its optimised tier
-// only after ~1500 calls (docs/decisions.md "Worker path: warm-up, wake-ups and what did not help"),
+// only after ~1500 calls (docs/decisions.md "The worker path, sixth round"),
 // and a first measured round inside that climb was the outlier of most runs.
 import createPlugin from '@extism/extism';
 import { loadSandboxTool } from '../../dist/sandbox/index.js';

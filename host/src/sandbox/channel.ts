@@ -164,8 +164,8 @@ export class Channel {
 
   /**
    * Whether the worker has posted a new message, polling for it first (#spin); taken if so. Lets
-   * the host read a short call's answer without awaiting anything (docs/decisions.md "Worker path:
-   * nothing armed when the answer is caught").
+   * the host read a short call's answer without awaiting anything (docs/decisions.md "The worker
+   * path, sixth round").
    */
   answered(): boolean {
     if (Atomics.load(this.ctrl, TO_HOST) === this.hostSeen && !this.#spin()) return false;

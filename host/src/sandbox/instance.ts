@@ -143,7 +143,7 @@ export class SandboxInstance implements PooledInstance, Member {
     if (this.#death) throw this.#death;
     // An answer the poll catches is read with nothing armed or raced: no deadline timer or signal
     // listener can fire while this thread polls, and arming them cost ~2.5 µs of a ~24 µs call
-    // (docs/decisions.md "Worker path: nothing armed when the answer is caught").
+    // (docs/decisions.md "The worker path, sixth round").
     if (this.channel.answered()) return this.channel.read();
     // No race with a per-instance promise here: each race would leave a reaction on it for the
     // instance's whole life (measured ~310 bytes of host heap per call). Death wakes the wait instead.
