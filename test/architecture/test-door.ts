@@ -113,6 +113,7 @@ export const INNER_FILES_FOR_TESTS: readonly string[] = [
   'pipeline/clock.ts',
   'registry/store-lock.ts',
   'registry/word-diff.ts',
+  'sandbox/call-control.ts',
   'sandbox/channel.ts',
   'sandbox/http/read-capped.ts',
   'sandbox/http/warm.ts',
