@@ -220,6 +220,6 @@ export async function run(ctx) {
     await dispatcher.close();
     for (const s of servers) s.proc.kill('SIGTERM');
     await new Promise((r) => sink.close(r));
-    if (base) rmSync(BASE_DIR, { recursive: true, force: true });
+    rmSync(BASE_DIR, { recursive: true, force: true }); // the baseline and the in-process bundles
   }
 }
