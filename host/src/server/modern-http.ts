@@ -6,28 +6,24 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { SUPPORTED_PROTOCOL_VERSIONS as V1_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpHandler, PROTOCOL_VERSION_META_KEY, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { clientKey } from './address.js';
 import type { SidecarCore } from './core.js';
 import { createModernServer, type ModernPrincipal } from './modern-server.js';
 
 /** The revisions the 2025-era sessions (SDK v1) speak. */
 const LEGACY_VERSIONS = new Set<string>(V1_VERSIONS);
 
-/** The peer's address as one spelling (an IPv4 peer of a dual-stack socket is `::ffff:a.b.c.d`). */
-function peerOf(req: IncomingMessage): string {
-  const address = req.socket.remoteAddress ?? 'unknown';
-  return address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address;
-}
-
 /**
  * The bearer token's digest names the principal: states and tasks made with it are its own. With no
- * token every client is `anonymous`; its tasks are bound to its network address, the one thing a
- * 2026-07-28 request (no session, any connection) tells of its client, so a client elsewhere cannot
- * read or cancel them by id (docs/decisions.md, "Tasks of a client with no token").
+ * token every client is `anonymous`; its tasks are bound to its network address (an IPv6 one by its
+ * /64, as the per-address budgets count), the one thing a 2026-07-28 request (no session, any
+ * connection) tells of its client, so a client elsewhere cannot read or cancel them by id
+ * (docs/decisions.md, "Tasks of a client with no token").
  */
 export function principalOf(req: IncomingMessage): ModernPrincipal {
   const auth = req.headers.authorization;
   const m = typeof auth === 'string' ? /^Bearer\s+(.+)$/i.exec(auth) : null;
-  if (m === null) return { id: 'anonymous', taskOwner: `anonymous@${peerOf(req)}` };
+  if (m === null) return { id: 'anonymous', taskOwner: `anonymous@${clientKey(req.socket.remoteAddress)}` };
   return {
     id: `bearer:${createHash('sha256')
       .update(m[1] ?? '')
