@@ -2,7 +2,8 @@
 // over a socket: two Content-Length headers (differing or equal), Content-Length beside
 // Transfer-Encoding, a folded Transfer-Encoding, a negative or overlong length, an overlong chunk
 // size, and a length over the body cap. Each is refused (400 from the HTTP parser, or 413 for the
-// cap); a well-formed chunked body is served. These held when tried (a red team round).
+// cap); a well-formed chunked body is served; bodies trickled in chunks use up only their own
+// address's concurrent-request slots. These held when tried (a red team round).
 import { connect } from 'node:net';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { ROOT, startHttp, tempDir, type HttpProcess } from './helpers.js';
@@ -70,3 +71,30 @@ test('a Content-Length over the body cap is 413 before the body is read', async 
 test('a well-formed chunked body is served', async () => {
   expect(await raw(`${head()}Transfer-Encoding: chunked\r\n\r\n${chunked}`)).toBe('HTTP/1.1 200 OK');
 });
+
+test('bodies trickled in chunks hold only their own address: its 65th request is 429 while another address is served', async () => {
+  const trickles = Array.from({ length: 64 }, () => {
+    const s = connect({ host: '127.0.0.1', port, localAddress: '127.0.0.2' }, () =>
+      s.write(`${head()}Transfer-Encoding: chunked\r\n\r\n1\r\n{\r\n`),
+    );
+    s.on('error', () => {});
+    return s;
+  });
+  try {
+    // every trickle has its slot once its headers are in
+    await new Promise((r) => setTimeout(r, 1000));
+    const over = await new Promise<string>((resolve) => {
+      const s = connect({ host: '127.0.0.1', port, localAddress: '127.0.0.2' }, () =>
+        s.write(`${head()}Content-Length: ${body.length}\r\n\r\n${body}`),
+      );
+      let out = '';
+      s.on('data', (d: Buffer) => (out += d.toString()));
+      s.on('close', () => resolve(out.split('\r\n')[0] ?? ''));
+      s.setTimeout(5000, () => s.destroy());
+    });
+    expect(over).toBe('HTTP/1.1 429 Too Many Requests');
+    expect(await raw(`${head()}Content-Length: ${body.length}\r\n\r\n${body}`)).toBe('HTTP/1.1 200 OK');
+  } finally {
+    for (const s of trickles) s.destroy();
+  }
+}, 30_000);
