@@ -52,6 +52,25 @@ describe('no shadowing by name in toolgate call', () => {
     expect(r.stdout).toContain('Hello, Ada!');
   });
 
+  it("a plain manifest named <plugin>__<tool> beside a hyper-mcp plugin: neither serves the name, each file named with the other's; the plugin's other tools are served", async () => {
+    const dir = join(tmp, 'both');
+    const plain = greetAs(dir, 'plain.yaml', 'fx1__echo');
+    const plugin = join(dir, 'fx1.yaml');
+    writeFileSync(
+      plugin,
+      `apiVersion: toolgate/v1\nname: fx1\nversion: 1.0.0\ndescription: fx1 plugin\nmodule: { path: ${join(ROOT, 'test/fixtures/build/hyper_v1.wasm')}, abi: hyper-mcp }\n`,
+    );
+    const r = await tg(['call', 'fx1__echo', '--args', '{"name":"Ada"}', '--manifests', dir]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(
+      `${plain}: name: tool "fx1__echo" is in the names of the hyper-mcp plugin "fx1" (${plugin})`,
+    );
+    expect(r.stderr).toContain(`${plugin}: tools: tool "fx1__echo" is also defined by ${plain}`);
+    const other = await tg(['call', 'fx1__add', '--args', '{"a":1,"b":2}', '--manifests', dir]);
+    expect(other.code, other.stderr).toBe(0);
+  });
+
   it('a manifest named after the built-in echo does not replace it, and its file is named', async () => {
     const file = greetAs(join(tmp, 'm'), 'echo.yaml', 'echo');
     const r = await tg(['call', 'echo', '--args', '{"text":"the real echo"}', '--manifests', file]);

@@ -232,7 +232,7 @@ describe('bad descriptions', () => {
     expect(messages[2]).toMatch(/tools\[6\]\.name: "echo" is described twice/);
   });
 
-  test("a tool whose served name collides with a tool already registered is refused with the file; the plugin's other tools load", async () => {
+  test("a plain manifest named like a served tool (<plugin>__<tool>) is served by neither, each refused with the other's file; the plugin's other tools load", async () => {
     const first = join(dir, 'collide');
     await mkdir(first, { recursive: true });
     await writeFile(
@@ -251,18 +251,15 @@ describe('bad descriptions', () => {
     plugins.push(...loaded);
     const registry = new ToolRegistry();
     for (const t of tools) registry.register(t);
-    const refused: string[] = [];
-    for (const t of loaded.flatMap((p) => p.tools)) {
-      try {
-        registry.register(t);
-      } catch (err) {
-        refused.push(`${loaded[0]?.file}: ${String(err)}`);
-      }
-    }
-    expect(errors).toEqual([]);
-    expect(refused).toHaveLength(1);
-    expect(refused[0]).toMatch(/b\.yaml: .*fxc__echo.*already registered/);
-    expect(registry.list().map((t) => t.name)).toEqual(['fxc__echo', 'fxc__add', 'fxc__fail', 'fxc__envelope']);
+    for (const t of loaded.flatMap((p) => p.tools)) registry.register(t);
+    expect(errors.map((e) => [e.code, e.file])).toEqual([
+      ['DUPLICATE_TOOL', join(first, 'a.yaml')],
+      ['DUPLICATE_TOOL', join(first, 'b.yaml')],
+    ]);
+    expect(errors[0]?.message).toContain(`is in the names of the hyper-mcp plugin "fxc" (${join(first, 'b.yaml')})`);
+    expect(errors[1]?.message).toContain(`tool "fxc__echo" is also defined by ${join(first, 'a.yaml')}`);
+    expect(tools).toEqual([]);
+    expect(registry.list().map((t) => t.name)).toEqual(['fxc__add', 'fxc__fail', 'fxc__envelope']);
     await Promise.all(tools.map((t) => t.dispose?.()));
   });
 

@@ -328,7 +328,7 @@ describe('loadManifestDirs', () => {
     const reported = await loadManifestDirs([missing]);
     expect(reported.errors.map((e) => [e.code, e.file])).toEqual([['DIR_MISSING', missing]]);
     const skipped = await loadManifestDirs([missing], { ignoreMissingDirs: true });
-    expect(skipped).toEqual({ manifests: [], errors: [] });
+    expect(skipped).toEqual({ manifests: [], errors: [], withheld: new Map() });
   });
 
   test('a YAML syntax error in one file does not stop the folder', async () => {

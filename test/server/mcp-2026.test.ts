@@ -198,6 +198,26 @@ describe('MCP 2026-07-28 over HTTP (serve --http)', () => {
     expect(ran('bound-a') || ran('bound-b')).toBe(false);
   });
 
+  test("a state is bound to its client: another client's retry with it (another token, or none) is refused and nothing runs; its own client's retry runs", async () => {
+    const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
+    const first = await modernRpc(server.url, 'tools/call', write('alices'), {
+      capabilities: ELICIT,
+      headers: bearer('alice'),
+    });
+    const state = first.message.result?.['requestState'] as string;
+    expect(typeof state).toBe('string');
+    const retry = { ...write('alices'), inputResponses: accept, requestState: state };
+    for (const headers of [bearer('mallory'), {}]) {
+      const stolen = await modernRpc(server.url, 'tools/call', retry, { capabilities: ELICIT, headers });
+      expect(stolen.message.error?.code, JSON.stringify(headers)).toBe(-32602);
+      expect(ran('alices')).toBe(false);
+    }
+    // the refused tries did not use it up for its own client
+    const own = await modernRpc(server.url, 'tools/call', retry, { capabilities: ELICIT, headers: bearer('alice') });
+    expect(own.message.result?.['isError']).toBe(false);
+    expect(ran('alices')).toBe(true);
+  });
+
   test('an approval answer without the state that asked cannot approve: the call asks again', async () => {
     const r = await modernRpc(
       server.url,

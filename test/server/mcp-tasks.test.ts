@@ -2,6 +2,7 @@
 // with raw JSON-RPC POSTs: who may see a task, how cancelling and deadlines end one, what
 // tasks/update may answer, and the bounds on how long and how many tasks are kept.
 import { mkdir, writeFile } from 'node:fs/promises';
+import { Agent } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
@@ -64,7 +65,7 @@ async function rpc(
   h: HttpProcess,
   method: string,
   params: Json,
-  o: { token?: string; tasks?: boolean } = {},
+  o: { token?: string; tasks?: boolean; agent?: Agent; from?: string } = {},
 ): Promise<{ result?: Json; error?: { code: number; message: string; data?: Json } }> {
   const caps: Json = { elicitation: {}, ...(o.tasks !== false ? { extensions: { [TASKS]: {} } } : {}) };
   const body = {
@@ -97,6 +98,8 @@ async function rpc(
       ...(name !== undefined ? { 'mcp-name': name } : {}),
       ...(o.token !== undefined ? { authorization: `Bearer ${o.token}` } : {}),
     },
+    ...(o.agent !== undefined ? { agent: o.agent } : {}),
+    ...(o.from !== undefined ? { from: o.from } : {}),
   });
   const text = reply.body.trimStart().startsWith('{')
     ? reply.body
@@ -224,6 +227,46 @@ describe('MCP tasks (2026-07-28, the io.modelcontextprotocol/tasks extension)', 
     // the owner's task was not cancelled by the intruder
     expect((await get(h, taskId, 'owner')).result?.['status']).toBe('working');
     await rpc(h, 'tasks/cancel', { taskId }, { token: 'owner' });
+  }, 30_000);
+
+  test("with no token, a task is bound to its creator's address: another client's tasks/get, tasks/update and tasks/cancel are -32602 as for an unknown id; the creator reads and cancels it from any connection", async () => {
+    // the creator on 127.0.0.1, the other client on 127.0.0.2 (both loopback); no token either
+    const created = await rpc(h, 'tools/call', { name: 'spin_task', arguments: {} }, { from: '127.0.0.1' });
+    expect(created.result?.['resultType'], JSON.stringify(created)).toBe('task');
+    const taskId = created.result?.['taskId'] as string;
+    for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) {
+      const extra = method === 'tasks/update' ? { inputResponses: {} } : {};
+      const foreign = await rpc(h, method, { taskId, ...extra }, { from: '127.0.0.2' });
+      const unknown = await rpc(h, method, { taskId: 'no-such-task', ...extra }, { from: '127.0.0.2' });
+      expect(foreign.error?.code, method).toBe(-32602);
+      expect(foreign.error?.message.replace(taskId, 'ID')).toBe(unknown.error?.message.replace('no-such-task', 'ID'));
+    }
+    // the creator, on a new connection each time (a client's pool may open one for any request)
+    const fresh = () => new Agent({ keepAlive: false });
+    expect((await rpc(h, 'tasks/get', { taskId }, { from: '127.0.0.1', agent: fresh() })).result?.['status']).toBe(
+      'working',
+    );
+    expect((await rpc(h, 'tasks/cancel', { taskId }, { from: '127.0.0.1', agent: fresh() })).result).toMatchObject({
+      resultType: 'complete',
+    });
+    expect((await rpc(h, 'tasks/get', { taskId }, { from: '127.0.0.1', agent: fresh() })).result?.['status']).toBe(
+      'cancelled',
+    );
+  }, 30_000);
+
+  test('a token names the principal as before: its task is read and cancelled from any connection', async () => {
+    const first = new Agent({ keepAlive: false });
+    const taskId = (
+      await rpc(h, 'tools/call', { name: 'spin_task', arguments: {} }, { token: 'roaming', agent: first })
+    ).result?.['taskId'] as string;
+    expect(typeof taskId).toBe('string');
+    const later = new Agent({ keepAlive: false });
+    expect((await rpc(h, 'tasks/get', { taskId }, { token: 'roaming', agent: later })).result?.['status']).toBe(
+      'working',
+    );
+    expect((await rpc(h, 'tasks/cancel', { taskId }, { token: 'roaming', agent: later })).result).toMatchObject({
+      resultType: 'complete',
+    });
   }, 30_000);
 
   test('task methods from a request that does not declare the extension are -32021 naming it', async () => {

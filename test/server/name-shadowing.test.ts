@@ -137,3 +137,56 @@ test('a tool moved from one file to another in one sync is served from its new f
   expect(moved.name).toBe('mover');
   expect(s.stderr()).not.toContain('already registered');
 });
+
+const HYPER_V1 = join(ROOT, 'test/fixtures/build/hyper_v1.wasm');
+const hyperPlugin = (name: string): string =>
+  [
+    'apiVersion: toolgate/v1',
+    `name: ${name}`,
+    'version: 1.0.0',
+    `description: ${name} plugin`,
+    `module: { path: ${JSON.stringify(HYPER_V1)}, abi: hyper-mcp }`,
+    '',
+  ].join('\n');
+
+test('a plain manifest named like a hyper-mcp plugin served tool (<plugin>__<tool>): served by neither, each file named with the other; the plugin keeps its other tools', async () => {
+  const dir = await folder();
+  const plugin = join(dir, 'fx1.yaml');
+  const plain = join(dir, 'plain.yaml');
+  await writeFile(plugin, hyperPlugin('fx1'));
+  await writeFile(plain, manifest('fx1__add', 'A plain tool inside the plugin names.'));
+  const s = await startStdio(['--manifests', dir]);
+  cleanup.push(() => s.close());
+  const names = (await listed(s)).map((t) => t.name);
+  expect(names).not.toContain('fx1__add');
+  expect(names).toContain('fx1__echo');
+  await waitFor('both claimants reported', () =>
+    said(s).includes(`${plain}: name: tool "fx1__add" is in the names of the hyper-mcp plugin "fx1" (${plugin})`) &&
+    said(s).includes(`${plugin}: tools: tool "fx1__add" is also defined by ${plain}`)
+      ? true
+      : undefined,
+  );
+  // the plain one gone, the plugin serves its own tool again
+  await rm(plain);
+  const served = await waitFor('the plugin tool served again', async () =>
+    (await listed(s)).find((t) => t.name === 'fx1__add'),
+  );
+  expect(served.description).not.toBe('A plain tool inside the plugin names.');
+});
+
+test('a plain manifest served first loses its name when a hyper-mcp plugin serving it is added, and the plugin does not serve it either', async () => {
+  const dir = await folder();
+  await writeFile(join(dir, 'z.yaml'), manifest('fx1__add', 'Served before the plugin came.'));
+  const s = await startStdio(['--manifests', dir]);
+  cleanup.push(() => s.close());
+  expect((await listed(s)).map((t) => t.name)).toContain('fx1__add');
+  await writeFile(join(dir, 'fx1.yaml'), hyperPlugin('fx1'));
+  const names = await waitFor('the plugin loaded and the name withdrawn', async () => {
+    const now = (await listed(s)).map((t) => t.name);
+    return now.includes('fx1__echo') && !now.includes('fx1__add') ? now : undefined;
+  });
+  expect(names).not.toContain('fx1__add');
+  expect(said(s)).toContain(
+    `${join(dir, 'fx1.yaml')}: tools: tool "fx1__add" is also defined by ${join(dir, 'z.yaml')}`,
+  );
+});

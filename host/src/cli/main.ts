@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `toolgate` binary: wires the process to runCli. Kept tiny so startup stays fast; commands
 // import what they need when they run.
-import './startup-hold.js'; // before the commands' code loads: see there
+import { dropUnusedStartupHold } from './startup-hold.js'; // before the commands' code loads: see there
 import { terminalWriter } from '../terminal/index.js';
 import type { CliIO } from './command.js';
 
@@ -45,6 +45,7 @@ const io: CliIO = {
 // imported here, not above: the command table's code loads after startup-hold.ts has run
 const { runCli } = await import('./dispatch.js');
 const code = await runCli(process.argv.slice(2), io);
+dropUnusedStartupHold();
 process.exitCode = code;
 // A tool body that ignored its cancellation must not keep the process alive after we answered.
 setTimeout(() => process.exit(code), 200).unref();

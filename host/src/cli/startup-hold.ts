@@ -7,9 +7,18 @@ import { holdNursery, type NurseryHold } from '../nursery/index.js';
 // the dispatcher runs argv[2] as the command's first word: 'serve' is the serve command
 let early: NurseryHold | undefined = process.argv[2] === 'serve' ? holdNursery() : undefined;
 
-/** The hold taken at process start for serve (once), else a new one: serve run by an embedder or a test. */
+/** The hold taken at process start for serve (once), else a new one: serve run by an embedder or a test. Taken when serve runs, never when its command is only loaded (for its help). */
 export function takeStartupHold(): NurseryHold {
   const hold = early ?? holdNursery();
   early = undefined;
   return hold;
+}
+
+/**
+ * Releases the process-start hold if serve never took it (`toolgate serve --help`, a usage error
+ * the dispatcher answers): main.ts calls this once the command has returned.
+ */
+export function dropUnusedStartupHold(): void {
+  early?.release();
+  early = undefined;
 }

@@ -13,7 +13,7 @@ export {
 } from './load.js';
 export { toolFromManifest, decodeOutput, sandboxSpecFor } from './bridge.js';
 export { loadToolsFromDirs } from './load-tools.js';
-export { withoutSharedNames } from './shared-names.js';
+export { withholdNames, withoutSharedNames, type WithheldNames } from './shared-names.js';
 export { describeCapabilities, describeLinks, describeHost, formatDuration } from './describe.js';
 export {
   readManifestModule,

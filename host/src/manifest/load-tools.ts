@@ -5,6 +5,7 @@ import { toolFromManifest, type BridgeOptions } from './bridge.js';
 import { pluginFromManifest, type LoadedPlugin } from './hyper-mcp.js';
 import { ManifestError } from './errors.js';
 import { loadManifestDirs, type LoadDirsOptions } from './load.js';
+import { withholdNames } from './shared-names.js';
 import { messageOf } from '../errors/index.js';
 
 export type LoadToolsOptions = BridgeOptions & LoadDirsOptions;
@@ -19,7 +20,7 @@ export interface LoadToolsResult {
 }
 
 export async function loadToolsFromDirs(dirs: string[], opts: LoadToolsOptions = {}): Promise<LoadToolsResult> {
-  const { manifests, errors } = await loadManifestDirs(dirs, opts);
+  const { manifests, errors, withheld } = await loadManifestDirs(dirs, opts);
   const tools: ToolDefinition[] = [];
   const fileOf = new Map<ToolDefinition, string>();
   const plugins: LoadedPlugin[] = [];
@@ -27,6 +28,7 @@ export async function loadToolsFromDirs(dirs: string[], opts: LoadToolsOptions =
     try {
       if (loaded.manifest.module.abi === 'hyper-mcp') {
         const plugin = await pluginFromManifest(loaded, opts);
+        withholdNames(plugin, withheld);
         errors.push(...plugin.problems);
         plugins.push(plugin);
       } else {

@@ -7,7 +7,7 @@ import { DEFAULT_MAX_MODULE_BYTES, FileRuleError, readManifestModule, readRegula
 import { MAX_MANIFEST_BYTES } from './parse.js';
 import { parseManifestCached } from './parse-cache.js';
 import { protectedDirRule } from './protected-dirs.js';
-import { withoutSharedNames } from './shared-names.js';
+import { withoutSharedNames, type WithheldNames } from './shared-names.js';
 import type { Manifest } from './schema.js';
 import { readDescribedPin, type DescribedText } from './described-text.js';
 import { codeOf, messageOf } from '../errors/index.js';
@@ -62,6 +62,8 @@ export interface LoadDirsOptions extends LoadFileOptions {
 export interface LoadDirsResult {
   manifests: LoadedManifest[];
   errors: ManifestError[];
+  /** Served names each hyper-mcp manifest must not serve: a plain manifest claims them (shared-names.ts). */
+  withheld: WithheldNames;
 }
 
 /**
@@ -233,5 +235,5 @@ export async function loadManifestDirs(dirs: string[], opts: LoadDirsOptions = {
     }
   }
   const unshared = withoutSharedNames(manifests);
-  return { manifests: unshared.manifests, errors: [...errors, ...unshared.errors] };
+  return { ...unshared, errors: [...errors, ...unshared.errors] };
 }

@@ -8,6 +8,8 @@ type RawIssue = z.core.$ZodRawIssue;
 
 function typeOfInput(input: unknown): string {
   if (input === null) return 'null';
+  // YAML's .inf, .nan and a literal past the double range (1e309) parse to these: a number zod refuses
+  if (typeof input === 'number' && !Number.isFinite(input)) return String(input);
   if (Array.isArray(input)) return 'array';
   if (typeof input === 'number' && Number.isInteger(input)) return 'integer';
   return typeof input;
@@ -20,7 +22,9 @@ export function ruleFor(issue: RawIssue): string {
       if (issue.input === undefined) return 'is required';
       return issue.expected === 'int'
         ? `must be an integer (got ${typeof issue.input === 'number' ? String(issue.input) : typeOfInput(issue.input)})`
-        : `must be ${issue.expected} (got ${typeOfInput(issue.input)})`;
+        : typeof issue.input === 'number' && issue.expected === 'number'
+          ? `must be a finite number (got ${typeOfInput(issue.input)})`
+          : `must be ${issue.expected} (got ${typeOfInput(issue.input)})`;
     case 'too_big': {
       const max = String(issue.maximum);
       if (issue.origin === 'string') return `must be at most ${max} characters`;

@@ -6,7 +6,7 @@
 // a plugin image) install with a manifest the user supplies or one drafted (oci-shapes.ts, plain.ts).
 import { digestOf } from './digest.js';
 import { RegistryError } from './errors.js';
-import { fetchBytes, header, send, type Deadline, type Progress } from './http.js';
+import { checkRedirect, fetchBytes, header, send, type Deadline, type Progress } from './http.js';
 import { pluginFromLayers } from './image-layer.js';
 import { MANIFEST_TYPES, resolveManifest, type ImageManifest } from './oci-index.js';
 import type { OciRef } from './oci-ref.js';
@@ -204,7 +204,11 @@ async function pushBlob(ref: OciRef, base: string, bytes: Uint8Array, insecure: 
       'NETWORK',
       `${ref.text}: upload start answered HTTP ${start.status}: ${start.text.slice(0, 200)}`,
     );
-  const url = new URL(location, base);
+  // The registry names where the bytes go: held to the rule of a redirect, so an https registry
+  // cannot hand the upload to plain http (docs/decisions.md, "Registry transport: no downgrade").
+  const startUrl = new URL(`${base}/blobs/uploads/`);
+  const url = new URL(location, startUrl);
+  checkRedirect(startUrl, url, insecure, 'hands the upload to');
   url.searchParams.set('digest', digest);
   const put = await send('PUT', url.href, {
     what: `${ref.text}: upload ${digest}`,

@@ -4,6 +4,7 @@ import { createServer, type Server as NodeHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { formatAddress, isLoopback, type BindAddress } from './address.js';
+import { capConnectionsPerAddress, MAX_CONNECTIONS_PER_ADDRESS } from './connection-cap.js';
 import type { SidecarCore } from './core.js';
 import { allowedHostsFor, ConcurrencyLimit, type GuardConfig } from './http-guard.js';
 import type { HttpMount } from './http-mount.js';
@@ -94,6 +95,9 @@ export async function serveHttp(core: SidecarCore, options: HttpOptions): Promis
     mounts: options.mounts ?? [],
   };
   const http: NodeHttpServer = createServer((req, res) => void handleRequest(routes, req, res));
+  capConnectionsPerAddress(http, MAX_CONNECTIONS_PER_ADDRESS, (address) =>
+    core.logger.debug({ address }, 'connection refused: too many open from this address'),
+  );
   const unregister = await listen(http, options.bind);
   http.on('error', (err) => core.logger.error({ err }, 'http server error'));
   const info = http.address() as AddressInfo;

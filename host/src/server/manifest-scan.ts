@@ -90,5 +90,5 @@ export async function scanManifestDirs(dirs: readonly string[], opts: LoadFileOp
     }
   }
   const unshared = withoutSharedNames(manifests);
-  return { manifests: unshared.manifests, errors: [...errors, ...unshared.errors] };
+  return { ...unshared, errors: [...errors, ...unshared.errors] };
 }

@@ -9,6 +9,8 @@ import {
   manifestDefinition,
   pluginFromManifest,
   toolFromManifest,
+  withholdNames,
+  type WithheldNames,
   type LoadedManifest,
 } from '../manifest/index.js';
 import type { Context, PluginHandle } from '../plugin/index.js';
@@ -75,13 +77,17 @@ interface Entry {
 }
 
 /** Same manifest, same module bytes, same resolved mounts, same pin of described text = nothing to reload. */
-function fingerprint(loaded: LoadedManifest): string {
-  return createHash('sha256')
-    .update(JSON.stringify(loaded.manifest))
-    .update(loaded.sha256)
-    .update(JSON.stringify(loaded.allowedPaths))
-    .update(JSON.stringify(loaded.describedPin ?? null))
-    .digest('hex');
+function fingerprint(loaded: LoadedManifest, withheld: WithheldNames): string {
+  return (
+    createHash('sha256')
+      .update(JSON.stringify(loaded.manifest))
+      // a plugin registers again when the names a plain manifest takes from it change (shared-names.ts)
+      .update(JSON.stringify([...(withheld.get(loaded.file)?.keys() ?? [])].sort()))
+      .update(loaded.sha256)
+      .update(JSON.stringify(loaded.allowedPaths))
+      .update(JSON.stringify(loaded.describedPin ?? null))
+      .digest('hex')
+  );
 }
 
 /**
@@ -290,9 +296,9 @@ export class ManifestTools {
     const { ctx, logger } = this.#opts;
     const more = this.#opts.moreDirs === undefined ? [] : await this.#opts.moreDirs();
     const dirs = [...new Set([...this.#opts.dirs, ...more])];
-    const { manifests, errors } = await scanManifestDirs(dirs);
+    const { manifests, errors, withheld } = await scanManifestDirs(dirs);
     for (const e of errors) logger.warn({ file: e.file }, e.message);
-    const fresh = await this.#retire(manifests);
+    const fresh = await this.#retire(manifests, withheld);
     const added: Entry[] = [];
     for (const { loaded, fp } of fresh) {
       const name = loaded.manifest.name;
@@ -306,7 +312,7 @@ export class ManifestTools {
         continue;
       }
       if (loaded.manifest.module.abi === 'hyper-mcp') {
-        await this.#addPlugin(loaded, fp);
+        await this.#addPlugin(loaded, fp, withheld);
         continue;
       }
       const entry = this.#add(loaded, fp);
@@ -329,11 +335,14 @@ export class ManifestTools {
    * renamed or moved from one file to another in one sync must not find its old self in the way.
    * Returns the manifests to (re)register, with their fingerprints.
    */
-  async #retire(manifests: readonly LoadedManifest[]): Promise<{ loaded: LoadedManifest; fp: string }[]> {
+  async #retire(
+    manifests: readonly LoadedManifest[],
+    withheld: WithheldNames,
+  ): Promise<{ loaded: LoadedManifest; fp: string }[]> {
     const fresh: { loaded: LoadedManifest; fp: string }[] = [];
     const keep = new Set<string>();
     for (const loaded of manifests) {
-      const fp = fingerprint(loaded);
+      const fp = fingerprint(loaded, withheld);
       const old = this.#entries.get(loaded.file);
       if (old !== undefined && old.fingerprint === fp && !old.handle.disposed) keep.add(loaded.file);
       else fresh.push({ loaded, fp });
@@ -371,7 +380,7 @@ export class ManifestTools {
    * manifest's limits; each described tool, operation and surface registers in one child plugin.
    * A tool the registry refuses (a name another manifest took) is reported; the others load.
    */
-  async #addPlugin(loaded: LoadedManifest, fp: string): Promise<void> {
+  async #addPlugin(loaded: LoadedManifest, fp: string, withheld: WithheldNames): Promise<void> {
     const { ctx, logger } = this.#opts;
     const name = loaded.manifest.name;
     let plugin;
@@ -381,6 +390,7 @@ export class ManifestTools {
       logger.warn({ file: loaded.file }, messageOf(err));
       return;
     }
+    withholdNames(plugin, withheld);
     for (const p of plugin.problems) logger.warn({ file: p.file }, p.message);
     let handle: PluginHandle;
     try {

@@ -40,6 +40,27 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 /** MCP's "resource not found" on 2025-11-25, with the URI in data. */
 const RESOURCE_NOT_FOUND = -32002;
 
+/**
+ * A session's subscriptions are kept for its life, so they are bounded: a client could otherwise
+ * subscribe to URIs of megabytes each, without end (docs/decisions.md, "Subscriptions are bounded").
+ */
+export const SUBSCRIPTION_LIMITS = { perSession: 1024, uriLength: 4096 } as const;
+
+/** Adds `uri` to a session's subscriptions, or refuses it (-32602) past a bound. */
+function subscribeWithin(subscribed: Set<string>, uri: string): void {
+  if (uri.length > SUBSCRIPTION_LIMITS.uriLength)
+    throw new McpError(
+      -32602,
+      `resources/subscribe: the uri is ${uri.length} characters, more than ${SUBSCRIPTION_LIMITS.uriLength}`,
+    );
+  if (!subscribed.has(uri) && subscribed.size >= SUBSCRIPTION_LIMITS.perSession)
+    throw new McpError(
+      -32602,
+      `resources/subscribe: this session holds ${SUBSCRIPTION_LIMITS.perSession} subscriptions, the most it may; unsubscribe from one first`,
+    );
+  subscribed.add(uri);
+}
+
 /** Declared always (the lists may be empty): clients cache capabilities per session. */
 export const MODULE_CAPABILITIES = { resources: { subscribe: true }, prompts: {}, completions: {} } as const;
 
@@ -87,7 +108,7 @@ export function serveModuleExtras(core: SidecarCore, server: Server, logLevel: (
   const subscribed = new Set<string>();
   SESSION_SUBSCRIPTIONS.set(server, subscribed);
   server.setRequestHandler(SubscribeRequestSchema, (request) => {
-    subscribed.add(request.params.uri);
+    subscribeWithin(subscribed, request.params.uri);
     return {};
   });
   server.setRequestHandler(UnsubscribeRequestSchema, (request) => {

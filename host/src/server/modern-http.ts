@@ -6,17 +6,24 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { SUPPORTED_PROTOCOL_VERSIONS as V1_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpHandler, PROTOCOL_VERSION_META_KEY, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { clientKey } from './address.js';
 import type { SidecarCore } from './core.js';
 import { createModernServer, type ModernPrincipal } from './modern-server.js';
 
 /** The revisions the 2025-era sessions (SDK v1) speak. */
 const LEGACY_VERSIONS = new Set<string>(V1_VERSIONS);
 
-/** The bearer token's digest names the principal: states and tasks made with it are its own. */
+/**
+ * The bearer token's digest names the principal: states and tasks made with it are its own. With no
+ * token every client is `anonymous`; its tasks are bound to its network address (an IPv6 one by its
+ * /64, as the per-address budgets count), the one thing a 2026-07-28 request (no session, any
+ * connection) tells of its client, so a client elsewhere cannot read or cancel them by id
+ * (docs/decisions.md, "Tasks of a client with no token").
+ */
 export function principalOf(req: IncomingMessage): ModernPrincipal {
   const auth = req.headers.authorization;
   const m = typeof auth === 'string' ? /^Bearer\s+(.+)$/i.exec(auth) : null;
-  if (m === null) return { id: 'anonymous' };
+  if (m === null) return { id: 'anonymous', taskOwner: `anonymous@${clientKey(req.socket.remoteAddress)}` };
   return {
     id: `bearer:${createHash('sha256')
       .update(m[1] ?? '')
@@ -37,13 +44,22 @@ function webRequest(req: IncomingMessage, signal: AbortSignal): Request {
   return new Request(`http://${host}${req.url ?? '/mcp'}`, { method: req.method ?? 'POST', headers, signal });
 }
 
+/** The principal handle() passed through the SDK's handler as its auth info. */
+function principalFromAuth(auth: { clientId: string; extra?: Record<string, unknown> } | undefined): ModernPrincipal {
+  const taskOwner = auth?.extra?.['taskOwner'];
+  return {
+    id: auth?.clientId ?? 'anonymous',
+    ...(typeof taskOwner === 'string' ? { taskOwner } : {}),
+  };
+}
+
 export class ModernEndpoint {
   readonly #handler: McpHttpHandler;
   readonly #unsubscribe: () => void;
 
   constructor(core: SidecarCore) {
     this.#handler = createMcpHandler(
-      (ctx) => createModernServer({ core, principal: { id: ctx.authInfo?.clientId ?? 'anonymous' } }),
+      (ctx) => createModernServer({ core, principal: principalFromAuth(ctx.authInfo) }),
       { legacy: 'reject', onerror: (err) => core.logger.debug({ err }, 'mcp 2026-07-28 request refused') },
     );
     this.#unsubscribe = core.onToolsChanged(() => this.#handler.notify.toolsChanged());
@@ -73,7 +89,12 @@ export class ModernEndpoint {
     const principal = principalOf(req);
     const response = await this.#handler.fetch(webRequest(req, gone.signal), {
       parsedBody,
-      authInfo: { token: '', clientId: principal.id, scopes: [] },
+      authInfo: {
+        token: '',
+        clientId: principal.id,
+        scopes: [],
+        ...(principal.taskOwner !== undefined ? { extra: { taskOwner: principal.taskOwner } } : {}),
+      },
     });
     res.statusCode = response.status;
     response.headers.forEach((value, name) => res.setHeader(name, value));

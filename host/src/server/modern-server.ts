@@ -18,9 +18,10 @@ import { mcpToolView } from './schema-export.js';
 import { SERVER_NAME } from './mcp-server.js';
 import { MODERN_MODULE_CAPABILITIES, serveModernModuleExtras } from './modern-extras.js';
 
-/** Who is asking: the bearer token's digest over HTTP, or the one stdio client. */
+/** Who is asking: the bearer token's digest over HTTP, or the one stdio client; see RoundPrincipal. */
 export interface ModernPrincipal {
   readonly id: string;
+  readonly taskOwner?: string;
 }
 
 export interface ModernOptions {

@@ -32,6 +32,12 @@ export type RoundPayload = z.infer<typeof Payload>;
 
 export interface RoundPrincipal {
   readonly id: string;
+  /**
+   * Whom this principal's tasks are bound to, when the server knows the client more narrowly than
+   * `id`: the address of an HTTP client with no token, the stdio connection (task-store.ts,
+   * taskOwnerOf). Input-round states stay bound to `id`, as before.
+   */
+  readonly taskOwner?: string;
 }
 
 export const digest = (value: unknown): string =>

@@ -1,6 +1,7 @@
 // A 2026-07-28 connection over stdio: the SDK v2's stdio entry with a 2026-07-28 server
 // (modern-server.ts) on toolgate's line transport. Imported by stdio.ts only when a client's first
 // message opens that revision (stdio-era.ts), so a 2025-11-25 client's server never loads the SDK v2.
+import { randomUUID } from 'node:crypto';
 import { serveStdio as serveSdkStdio, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import type { SidecarCore } from './core.js';
 import { createModernServer } from './modern-server.js';
@@ -27,9 +28,11 @@ function v2Wire(line: LineTransport, held: HeldMessages): Parameters<typeof serv
 /** Serves a 2026-07-28 connection over `line`; the caller has started it and holds its first lines. */
 export function serveModernStdio(core: SidecarCore, line: LineTransport, held: HeldMessages): StdioServerHandle {
   const undo: (() => void)[] = [];
+  const taskOwner = `stdio@${randomUUID()}`;
   const handle = serveSdkStdio(
     () => {
-      const server = createModernServer({ core, principal: { id: 'stdio' } });
+      // tasks bound to this connection: replicas sharing state through Redis serve other stdio clients
+      const server = createModernServer({ core, principal: { id: 'stdio', taskOwner } });
       undo.push(core.onToolsChanged(() => void server.sendToolListChanged().catch(() => {})));
       return server;
     },

@@ -12,7 +12,7 @@ import { boundedResponses, type RoundPayload, type RoundPrincipal } from './inpu
 import { runCall, type RunEnd } from './modern-call.js';
 import type { ClientEnvelope } from './modern-envelope.js';
 import { RpcError } from './rpc-error.js';
-import { TASKS_EXTENSION, type Task, type TaskStore } from './task-store.js';
+import { TASKS_EXTENSION, taskOwnerOf, type Task, type TaskStore } from './task-store.js';
 import type { TraceContext } from '../pipeline/index.js';
 
 /** Whether this request's own envelope declares the Tasks extension (the decision is per request). */
@@ -74,7 +74,7 @@ async function limited<T>(fn: () => Promise<T>, stop: AbortController): Promise<
 function newTask(store: TaskStore, c: TaskCall, stop: AbortController): Promise<Task> {
   return limited(
     () =>
-      store.create(c.principal.id, stop, {
+      store.create(taskOwnerOf(c.principal), stop, {
         name: c.name,
         args: c.args,
         envelope: c.envelope,
@@ -92,7 +92,7 @@ function newTask(store: TaskStore, c: TaskCall, stop: AbortController): Promise<
 export async function callAsTask(c: TaskCall, ctx: ServerContext): Promise<Record<string, unknown>> {
   const store = c.core.tasks;
   const stop = new AbortController();
-  await limited(() => store.assertRoom(c.principal.id), stop);
+  await limited(() => store.assertRoom(taskOwnerOf(c.principal)), stop);
   const run = (): Promise<RunEnd> =>
     runCall({
       core: c.core,
@@ -136,7 +136,7 @@ export function resumeTask(core: SidecarCore, task: Task): void {
     task,
     runCall({
       core,
-      principal: { id: task.owner },
+      principal: { id: task.owner, taskOwner: task.owner },
       name: task.call.name,
       args: task.call.args,
       link: { envelope: task.call.envelope, ...(task.call.trace !== undefined ? { trace: task.call.trace } : {}) },

@@ -11,7 +11,7 @@ import { answerFor, boundedResponses, type RoundPrincipal } from './input-rounds
 import { envelopeOf } from './modern-envelope.js';
 import { declaresTasks, resumeTask, taskFields, tasksRequired } from './task-calls.js';
 import type { TaskView } from './shared-tasks.js';
-import type { Task, TaskStore } from './task-store.js';
+import { taskOwnerOf, type Task, type TaskStore } from './task-store.js';
 
 const TaskParams = z.looseObject({ taskId: z.string().min(1).max(128) });
 
@@ -52,9 +52,10 @@ export function registerTaskMethods(server: Server, core: SidecarCore, principal
   };
   const find = async (params: { taskId: string }, ctx: ServerContext): Promise<Found> => {
     if (!declaresTasks(envelopeOf(ctx))) throw tasksRequired(ctx.mcpReq.method);
-    const local = store.get(params.taskId, principal.id);
+    const owner = taskOwnerOf(principal);
+    const local = store.get(params.taskId, owner);
     if (local !== undefined) return { local };
-    const remote = await store.shared?.load(params.taskId, principal.id);
+    const remote = await store.shared?.load(params.taskId, owner);
     if (remote === undefined) throw new ProtocolError(-32602, `Unknown task: ${params.taskId}`);
     return { remote };
   };

@@ -5,7 +5,7 @@
 // expire; and the results a principal's tasks keep add up to at most `maxResultBytes`.
 import { randomUUID } from 'node:crypto';
 import type { InputRequests } from '@modelcontextprotocol/server';
-import type { RoundPayload } from './input-rounds.js';
+import type { RoundPayload, RoundPrincipal } from './input-rounds.js';
 import type { ClientEnvelope } from './modern-envelope.js';
 import { RpcError } from './rpc-error.js';
 import { noTaskState, type SharedTasks, type TaskView } from './shared-tasks.js';
@@ -74,6 +74,14 @@ export function viewOf(t: Task): TaskView {
     ...(t.error !== undefined ? { error: t.error } : {}),
     ...(t.inputRequests !== undefined ? { inputRequests: t.inputRequests } : {}),
   };
+}
+
+/**
+ * Whom a principal's tasks belong to: its `taskOwner` when the server knows the client more narrowly
+ * (an address, a stdio connection), else its id (a token's digest). Another owner's task is as unknown as a missing one.
+ */
+export function taskOwnerOf(principal: RoundPrincipal): string {
+  return principal.taskOwner ?? principal.id;
 }
 
 export class TaskStore {

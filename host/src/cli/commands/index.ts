@@ -2,7 +2,6 @@
 // whose module imports heavy things (zod schemas, the sandbox, the MCP SDK), a lazy entry so
 // `toolgate --help` and `toolgate call` do not pay for modules they never use.
 import type { Command } from '../command.js';
-import { takeStartupHold } from '../startup-hold.js';
 import { callCommand } from './call.js';
 import { helpCommand, versionCommand } from './version.js';
 
@@ -25,16 +24,13 @@ export const commands: readonly CommandEntry[] = [
     "show a tool's schema, annotations and what it may touch",
     async () => (await import('./inspect.js')).inspectCommand,
   ),
-  lazy(['serve'], 'serve the tools over MCP (stdio or HTTP) and a plain HTTP API', async () => {
-    // held from the process's start when it runs serve, before serve's code loads (startup-hold.ts)
-    const nursery = takeStartupHold();
-    try {
-      return (await import('./serve.js')).serveCommand(nursery);
-    } catch (err) {
-      nursery.release();
-      throw err;
-    }
-  }),
+  // Loaded for its help too (`serve --help`, `help serve`): the nursery hold is taken when it runs
+  // (serve.ts), so a load that never serves holds nothing (startup-hold.ts).
+  lazy(
+    ['serve'],
+    'serve the tools over MCP (stdio or HTTP) and a plain HTTP API',
+    async () => (await import('./serve.js')).serveCommand,
+  ),
   lazy(
     ['schema'],
     'print the tool list as MCP, OpenAI or Anthropic tool definitions',

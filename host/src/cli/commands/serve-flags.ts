@@ -60,8 +60,9 @@ ${policyFlagsHelp(26)}
                           its open GET stream (a stream is no activity) (default ${DEFAULT_SESSION_IDLE_MS})
   --task-ttl MS           an MCP task (Tasks extension) is kept this long after it ends or last
                           asked for input (default 600000)
-  --max-tasks N           MCP tasks one client (bearer token) may hold, finished ones included
-                          until they expire; past it a new task is refused (default 64)
+  --max-tasks N           MCP tasks one client (its bearer token; without one, its address; on
+                          stdio, its connection) may hold, finished ones included until they
+                          expire; past it a new task is refused (default 64)
   --max-task-bytes BYTES  the results one client's tasks may keep in all; a result past it fails
                           its task (default 8388608)
   --shutdown-timeout MS   on SIGTERM/SIGINT, how long running calls may finish; the process exits

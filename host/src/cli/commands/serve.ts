@@ -20,6 +20,7 @@ import {
 import { EXIT, type CliIO, type Command, type ExitCode } from '../command.js';
 import { tuneJitForServing } from '../jit-tuning.js';
 import { capNurseryAt, type NurseryHold } from '../../nursery/index.js';
+import { takeStartupHold } from '../startup-hold.js';
 import { toolgateVersion } from '../package-root.js';
 import { describePolicySource } from '../policy-source.js';
 import { UsageError } from '../usage.js';
@@ -105,30 +106,30 @@ function startupEnded(manifests: ManifestTools): Promise<void> {
 const TEARDOWN_MS = 400;
 
 /**
- * The command, holding `nursery` (taken before this module loaded: loading serve's code is much of
- * start-up's long-lived allocation) until the first background warm-up ends, or serving ends.
+ * The command. It holds the nursery from its run's start (the hold taken at process start when the
+ * process runs serve, so loading serve's code was under it too: startup-hold.ts) until the first
+ * background warm-up ends, or serving ends; a run that fails before serving releases it at once.
  */
-export function serveCommand(nursery: NurseryHold): Command {
-  return {
-    path: ['serve'],
-    summary: 'serve the tools over MCP (stdio or HTTP) and a plain HTTP API',
-    help: SERVE_HELP,
-    async run(argv: string[], io: CliIO): Promise<ExitCode> {
+export const serveCommand: Command = {
+  path: ['serve'],
+  summary: 'serve the tools over MCP (stdio or HTTP) and a plain HTTP API',
+  help: SERVE_HELP,
+  async run(argv: string[], io: CliIO): Promise<ExitCode> {
+    const nursery = takeStartupHold();
+    try {
+      const flags = parseServeFlags(argv, io.env);
+      // Before anything loads policy modules or tools: from here on only JSON-RPC reaches stdout.
+      const stdout = flags.http === undefined && io.processStdio === true ? reserveStdout() : undefined;
       try {
-        const flags = parseServeFlags(argv, io.env);
-        // Before anything loads policy modules or tools: from here on only JSON-RPC reaches stdout.
-        const stdout = flags.http === undefined && io.processStdio === true ? reserveStdout() : undefined;
-        try {
-          return await serve(flags, io, stdout?.write ?? io.stdout, nursery);
-        } finally {
-          stdout?.release();
-        }
+        return await serve(flags, io, stdout?.write ?? io.stdout, nursery);
       } finally {
-        nursery.release();
+        stdout?.release();
       }
-    },
-  };
-}
+    } finally {
+      nursery.release();
+    }
+  },
+};
 
 async function serve(
   flags: ServeFlags,
