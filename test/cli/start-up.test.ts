@@ -213,6 +213,20 @@ describe('start-up', () => {
     expect(modules.filter((m) => m.includes('node_modules/zod/'))).toEqual([]);
   });
 
+  test('every bundled file is ASCII, so V8 keeps its source text at one byte a character, and its comments still read (issue 27)', () => {
+    const files = [
+      ...readdirSync(CLI)
+        .filter((f) => /\.(js|cjs)$/.test(f))
+        .map((f) => join(CLI, f)),
+      join(ROOT, 'dist/sandbox/worker/instance-worker.js'),
+    ];
+    const wide = files.filter((f) => /[^\x00-\x7f]/.test(readFileSync(f, 'utf8')));
+    expect(wide).toEqual([]);
+    // undici's chunk held typographic quotes in its comments (else this would prove nothing); spelled, not dropped
+    const undici = join(CLI, chunkOf('node_modules/undici/index.js'));
+    expect(readFileSync(undici, 'utf8')).toMatch(/\/\/ .*request\\u2019s body/);
+  });
+
   test("the SDK's validator, loaded on first use, accepts and refuses as the SDK's own", () => {
     const check = new AjvJsonSchemaValidator().getValidator<{ name: string }>({
       type: 'object',

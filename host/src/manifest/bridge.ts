@@ -130,6 +130,8 @@ export async function toolFromManifest(loaded: LoadedManifest, opts: BridgeOptio
   }
   if (opts.startInstance === true) sandbox.prestart();
   const encoding = m.output.encoding;
+  // the call needs the manifest only; `loaded` also holds the module's bytes, compiled by now
+  const grant = { manifest: m };
   return manifestDefinition(m, {
     allowedPaths: loaded.allowedPaths,
     async execute(args: Readonly<JsonObject>, exec): Promise<Json> {
@@ -140,7 +142,7 @@ export async function toolFromManifest(loaded: LoadedManifest, opts: BridgeOptio
           `tool ${m.name} needs the environment variable${many ? 's' : ''} ${missingSecrets.join(', ')}, which ${many ? 'are' : 'is'} not set on the host`,
         );
       }
-      const output = await sandbox.call(encodeInput(args, m.input), sandboxCallOptions(loaded, exec));
+      const output = await sandbox.call(encodeInput(args, m.input), sandboxCallOptions(grant, exec));
       return decodeOutput(output, encoding);
     },
     dispose: () => sandbox.close(),
@@ -153,7 +155,10 @@ export async function toolFromManifest(loaded: LoadedManifest, opts: BridgeOptio
  * owns the deadline, architecture.md §3.3), and the client only for a manifest that declared
  * capabilities.mcp (its module was checked at load).
  */
-export function sandboxCallOptions(loaded: LoadedManifest, exec: Readonly<ExecIdentity>): SandboxCallOptions {
+export function sandboxCallOptions(
+  loaded: Pick<LoadedManifest, 'manifest'>,
+  exec: Readonly<ExecIdentity>,
+): SandboxCallOptions {
   return {
     signal: exec.signal,
     ...(exec.remainingMs !== undefined ? { remainingMs: exec.remainingMs } : {}),

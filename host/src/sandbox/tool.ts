@@ -67,17 +67,20 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
     throw err;
   }
   const { units, info } = compiled;
-  const setup = instanceSetup(spec, workerFile, units, info);
+  // From here on only `held` is captured: the closures below live as long as the tool, and the
+  // module's bytes are not needed once compiled (docs/decisions.md "Bytes kept after compiling").
+  const held = withoutModuleBytes(spec);
+  const setup = instanceSetup(held, workerFile, units, info);
   const { secrets } = setup;
   const poolOptions: Omit<PoolOptions, 'spawn'> = {
-    max: spec.pool?.max ?? LIMITS.poolMax.default,
-    idleMs: spec.pool?.idleMs ?? LIMITS.poolIdleMs.default,
+    max: held.pool?.max ?? LIMITS.poolMax.default,
+    idleMs: held.pool?.idleMs ?? LIMITS.poolIdleMs.default,
     warmStartMs: limits.timeoutMs,
     newControl: (ms: number) => new CallControl(new AbortController().signal, ms),
   };
   const counts: PathCounts = { inThread: 0, worker: 0, moved: 0 };
   const inThread =
-    mayRunInThread(spec) && info.preemptible ? inThreadRoute(spec, setup, poolOptions, counts) : undefined;
+    mayRunInThread(held) && info.preemptible ? inThreadRoute(held, setup, poolOptions, counts) : undefined;
   const pool = new InstancePool({ ...poolOptions, spawn: (ctl) => SandboxInstance.spawn(setup, ctl) });
   let closed = false;
   // a tool that runs on the calling thread keeps a worker with room only once it has needed one
@@ -85,7 +88,7 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
 
   return {
     async call(input, opts) {
-      if (closed) throw new ToolFailure('ABORTED', `tool "${spec.name}": the sandbox is closed`);
+      if (closed) throw new ToolFailure('ABORTED', `tool "${held.name}": the sandbox is closed`);
       if (opts.signal.aborted) throw callerAbortFailure(opts.signal.reason);
       if (input.length > limits.maxInputBytes) {
         throw new ToolFailure(
@@ -110,7 +113,7 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
         return await pool.run(input, ctl, opts.client);
       };
       try {
-        return await tracedRun(tracer(), spec.name, run);
+        return await tracedRun(tracer(), held.name, run);
       } catch (err) {
         if (err instanceof ToolFailure) throw err;
         // a fault of the host side (not the module): still a ToolFailure, never a raw error
@@ -130,6 +133,13 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
       await Promise.all([pool.close(), inThread?.close()]);
     },
   };
+}
+
+/** The spec without its modules' bytes: what a tool keeps once they are compiled. */
+function withoutModuleBytes(spec: SandboxToolSpec): SandboxToolSpec {
+  const none = new Uint8Array(0);
+  const { links } = spec;
+  return { ...spec, wasm: none, ...(links !== undefined ? { links: links.map((l) => ({ ...l, wasm: none })) } : {}) };
 }
 
 /** Off: the run. With tracing on, the run is a span saying which path it took and whether an instance started. */

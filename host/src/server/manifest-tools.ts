@@ -106,11 +106,19 @@ function lazyTool(
   // as soon as the tool is loaded, a first call finds it ready (docs/decisions.md, "JavaScript tools:
   // the first call"). One instance, trimmed when idle like any other.
   const startInstance = loaded.manifest.module.abi === 'component';
-  const warm = () =>
-    (real ??= toolFromManifest(loaded, { logger, startInstance }).then((tool) => {
-      ready = tool;
-      return tool;
-    }));
+  // The manifest as loaded holds its module's bytes: kept only until the sandbox has them, so a
+  // served tool does not hold them for good (docs/decisions.md "Bytes kept after compiling").
+  let source: LoadedManifest | undefined = loaded;
+  const warm = (): Promise<ToolDefinition> => {
+    if (real === undefined && source !== undefined) {
+      real = toolFromManifest(source, { logger, startInstance }).then((tool) => {
+        ready = tool;
+        return tool;
+      });
+      source = undefined;
+    }
+    return real as Promise<ToolDefinition>;
+  };
   const def = manifestDefinition(loaded.manifest, {
     allowedPaths: loaded.allowedPaths,
     async execute(args: Readonly<JsonObject>, exec): Promise<Json> {
@@ -440,6 +448,7 @@ export class ManifestTools {
       return undefined;
     }
     const served = servedOf(loaded);
+    const { file } = loaded; // the closures below keep the path, not the loaded manifest and its bytes
     const entry: Entry = {
       name,
       served,
@@ -461,8 +470,8 @@ export class ManifestTools {
           tool?.checkOutput(null);
         } catch (err) {
           // The sandbox refused the module: no call could ever succeed, so take it off the list.
-          logger.warn({ err, file: loaded.file }, `tool "${name}" was refused by the sandbox and is unregistered`);
-          if (this.#entries.get(loaded.file) === entry) this.#entries.delete(loaded.file);
+          logger.warn({ err, file }, `tool "${name}" was refused by the sandbox and is unregistered`);
+          if (this.#entries.get(file) === entry) this.#entries.delete(file);
           await handle.dispose();
         }
       },
