@@ -3,7 +3,7 @@
 // any running call, and never once the warm-ups stop or the loader closes.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { afterEach, expect, test } from 'vitest';
 import { createPluginHost } from '../../host/src/plugin/index.js';
 import { forgetCompiledModules } from '../../host/src/sandbox/module/cache.js';
@@ -30,9 +30,9 @@ function manifest(name: string, module: string): string {
 }
 
 /** What happened, in order: the loader's debug lines about the code warm-up, and the test's own marks. */
-function recorder(): { events: string[]; logger: ReturnType<typeof pino> } {
+function recorder(): { events: string[]; logger: Logger } {
   const events: string[] = [];
-  const logger = pino(
+  const logger: Logger = pino(
     { level: 'debug' },
     {
       write(line: string) {
