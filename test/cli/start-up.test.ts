@@ -202,7 +202,11 @@ describe('start-up', () => {
       expect(steps()).toEqual(['sandbox', 'runner']);
       send({ method: 'notifications/initialized' });
       send({ id: 2, method: 'tools/list' });
-      send({ id: 3, method: 'tools/call', params: { name: 'convert_units', arguments: { value: 1, from: 'km', to: 'mi' } } });
+      send({
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'convert_units', arguments: { value: 1, from: 'km', to: 'mi' } },
+      });
       await until('the call answered', () => answers.has(3));
       expect(JSON.stringify(answers.get(3))).toContain('0.621371');
     } finally {

@@ -251,7 +251,18 @@ function buildShapes() {
       }),
     ),
   });
-  return { describedTool, listTools, resource, resourceTemplate, prompt, listOf, callToolResult, readResourceResult, getPromptResult, completeResult };
+  return {
+    describedTool,
+    listTools,
+    resource,
+    resourceTemplate,
+    prompt,
+    listOf,
+    callToolResult,
+    readResourceResult,
+    getPromptResult,
+    completeResult,
+  };
 }
 
 let builtShapes: ReturnType<typeof buildShapes> | undefined;

@@ -269,7 +269,12 @@ async function startServing(
   approvals.fallback = link.fallback;
   const listing = firstListing();
   const answered = firstAnswer(listing.done);
-  const manifests = await startManifestTools(flags, runtime, { listing: listing.done, answered: answered.done }, resources);
+  const manifests = await startManifestTools(
+    flags,
+    runtime,
+    { listing: listing.done, answered: answered.done },
+    resources,
+  );
   try {
     const core = new SidecarCore({
       runtime,

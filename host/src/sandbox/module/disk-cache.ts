@@ -158,9 +158,12 @@ export function checkPrepared(entry: PreparedEntry, read: UncheckedEntry): Prepa
   if (!sealMatches(entry.cache.secret, sealed(entry, read.header, read.bytes), read.seal)) return undefined;
   try {
     // one parse per module read: zod's generated fast path would cost more to build than it saves
-    const parsed = (headerSchema ??= buildHeaderSchema()).safeParse(JSON.parse(Buffer.from(read.header).toString('utf8')), {
-      jitless: true,
-    });
+    const parsed = (headerSchema ??= buildHeaderSchema()).safeParse(
+      JSON.parse(Buffer.from(read.header).toString('utf8')),
+      {
+        jitless: true,
+      },
+    );
     if (!parsed.success) return undefined;
     const h = parsed.data;
     if (h.key !== entry.key || h.source !== entry.source || h.path !== entry.path) return undefined;
