@@ -166,6 +166,55 @@ describe('start-up', () => {
     }
   }, 60_000);
 
+  test("a fresh server loads the sandbox's code in the idle turns after its initialize answer, before any listing, and answers its first call (issue 27)", async () => {
+    const dir = tempDir('code-warm');
+    const args = [BIN, 'serve', '--stdio', '--no-watch', '--manifests', MANIFESTS, '--policies', 'none', '-vv'];
+    const env = { ...process.env, TOOLGATE_HOME: join(dir, 'home') };
+    const server = spawn(process.execPath, args, { env, stdio: 'pipe' });
+    const send = (msg: object) => server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...msg })}\n`);
+    let stderr = '';
+    server.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const steps = () =>
+      stderr
+        .split('\n')
+        .filter((l) => l.includes('sandbox code loaded ahead of a call'))
+        .map((l) => (JSON.parse(l) as { step: string }).step);
+    try {
+      const answers = new Map<number, unknown>();
+      let buffered = '';
+      server.stdout.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString('utf8');
+        for (let at = buffered.indexOf('\n'); at >= 0; at = buffered.indexOf('\n')) {
+          const msg = JSON.parse(buffered.slice(0, at)) as { id: number; result?: unknown };
+          buffered = buffered.slice(at + 1);
+          answers.set(msg.id, msg.result);
+        }
+      });
+      const until = async (what: string, ok: () => boolean) => {
+        for (let i = 0; i < 300 && !ok(); i++) await new Promise((r) => setTimeout(r, 100));
+        expect(ok(), what).toBe(true);
+      };
+      const init = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'start-up', version: '1' } };
+      send({ id: 1, method: 'initialize', params: init });
+      await until('initialize answered', () => answers.has(1));
+      // no list and no call sent: the server loads what a first call needs while it waits
+      await until('the code warm-up ran', () => steps().length === 2);
+      expect(steps()).toEqual(['sandbox', 'runner']);
+      send({ method: 'notifications/initialized' });
+      send({ id: 2, method: 'tools/list' });
+      send({
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'convert_units', arguments: { value: 1, from: 'km', to: 'mi' } },
+      });
+      await until('the call answered', () => answers.has(3));
+      expect(JSON.stringify(answers.get(3))).toContain('0.621371');
+    } finally {
+      server.kill();
+      removeDir(dir);
+    }
+  }, 60_000);
+
   test("stdio-era's spelling of the 2026-07-28 revision key is the SDK v2's", () => {
     expect(PROTOCOL_VERSION_META_KEY).toBe(SDK_META_KEY);
   });

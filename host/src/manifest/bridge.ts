@@ -5,7 +5,9 @@ import type { Logger } from 'pino';
 import {
   DEFAULT_LIMITS,
   loadSandboxTool,
+  sandboxCodeSteps,
   SandboxLoadError,
+  type SandboxCodeStep,
   type SandboxCallOptions,
   type SandboxExecution,
   type SandboxTool,
@@ -113,6 +115,15 @@ export function sandboxSpecFor(
   if (opts.execution !== undefined) spec.execution = opts.execution;
   if (m.module.abi === 'component') spec.abi = 'component';
   return { spec, missingSecrets: missing };
+}
+
+/**
+ * The sandbox's code a first call of one of these manifests' tools loads, as steps (sandbox
+ * `sandboxCodeSteps`). hyper-mcp manifests are left out: their modules ran at load.
+ */
+export function sandboxCodeWarmUp(manifests: readonly LoadedManifest[]): SandboxCodeStep[] {
+  const specs = manifests.filter((l) => l.manifest.module.abi !== 'hyper-mcp').map((l) => sandboxSpecFor(l).spec);
+  return sandboxCodeSteps(specs);
 }
 
 /** Compiles the module in the sandbox and returns the tool. Throws ManifestError (SANDBOX_LOAD) when refused. */

@@ -119,134 +119,155 @@ const dropNulls = (v: unknown): unknown =>
     ? Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null))
     : v;
 const lenient = <T extends z.ZodType>(schema: T) => z.preprocess(dropNulls, schema);
-const jsonObject = z.record(z.string(), z.json()) as unknown as z.ZodType<JsonObject>;
-const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64');
-const uri = shown(B.maxUriChars).min(1);
-const mimeType = shown(255).min(1);
-const itemAnnotations = lenient(
-  z.object({
-    audience: z
-      .array(z.enum(['user', 'assistant']))
-      .max(2)
-      .optional(),
-    priority: z.number().min(0).max(1).optional(),
-    lastModified: z.string().max(64).optional(),
-  }),
-).optional();
-
-const toolAnnotations = lenient(
-  z.object({
-    title: shown(B.maxTitleChars).optional(),
-    readOnlyHint: z.boolean().optional(),
-    destructiveHint: z.boolean().optional(),
-    idempotentHint: z.boolean().optional(),
-    openWorldHint: z.boolean().optional(),
-  }),
-);
-
-const describedTool = lenient(
-  z.object({
-    name: z.string().min(1).max(64),
-    title: shown(B.maxTitleChars).optional(),
-    description: shown(B.maxDescriptionChars, true).optional(),
-    inputSchema: jsonObject,
-    outputSchema: jsonObject.optional(),
-    annotations: toolAnnotations.optional(),
-  }),
-);
-type DescribedTool = z.infer<typeof describedTool>;
-
-const listTools = z.object({ tools: z.array(z.unknown()).max(B.maxTools, `must list at most ${B.maxTools} tools`) });
-
-const resource = lenient(
-  z.object({
-    uri,
-    name: shown(256).min(1),
-    title: shown(B.maxTitleChars).optional(),
-    description: shown(B.maxDescriptionChars, true).optional(),
-    mimeType: mimeType.optional(),
-    size: z.number().int().min(0).optional(),
-    annotations: itemAnnotations,
-  }),
-);
-const resourceTemplate = lenient(
-  z.object({
-    uriTemplate: uri,
-    name: shown(256).min(1),
-    title: shown(B.maxTitleChars).optional(),
-    description: shown(B.maxDescriptionChars, true).optional(),
-    mimeType: mimeType.optional(),
-    annotations: itemAnnotations,
-  }),
-);
-const prompt = lenient(
-  z.object({
-    name: shown(128).min(1),
-    title: shown(B.maxTitleChars).optional(),
-    description: shown(B.maxDescriptionChars, true).optional(),
-    arguments: z
-      .array(
-        lenient(
-          z.object({
-            name: shown(128).min(1),
-            title: shown(B.maxTitleChars).optional(),
-            description: shown(B.maxDescriptionChars, true).optional(),
-            required: z.boolean().optional(),
-          }),
-        ),
-      )
-      .max(B.maxPromptArguments)
-      .optional(),
-  }),
-);
-const listOf = (key: string, max: number) =>
-  z.object({ [key]: z.array(z.unknown()).max(max, `must list at most ${max} items`) });
-
-const resourceContents = lenient(
-  z.union([
-    z.object({ uri, mimeType: mimeType.optional(), text: z.string() }),
-    z.object({ uri, mimeType: mimeType.optional(), blob: base64 }),
-  ]),
-);
-const contentBlock = lenient(
-  z.discriminatedUnion('type', [
-    z.object({ type: z.literal('text'), text: z.string() }),
-    z.object({ type: z.literal('image'), data: base64, mimeType }),
-    z.object({ type: z.literal('audio'), data: base64, mimeType }),
-    z.object({ type: z.literal('resource'), resource: resourceContents }),
+/**
+ * The shapes of what a module returns, built on the first hyper-mcp module: a start that serves
+ * none does not pay for their construction (docs/decisions.md, "First call of a fresh server, warm
+ * home").
+ */
+function buildShapes() {
+  const jsonObject = z.record(z.string(), z.json()) as unknown as z.ZodType<JsonObject>;
+  const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64');
+  const uri = shown(B.maxUriChars).min(1);
+  const mimeType = shown(255).min(1);
+  const itemAnnotations = lenient(
     z.object({
-      type: z.literal('resource_link'),
+      audience: z
+        .array(z.enum(['user', 'assistant']))
+        .max(2)
+        .optional(),
+      priority: z.number().min(0).max(1).optional(),
+      lastModified: z.string().max(64).optional(),
+    }),
+  ).optional();
+
+  const toolAnnotations = lenient(
+    z.object({
+      title: shown(B.maxTitleChars).optional(),
+      readOnlyHint: z.boolean().optional(),
+      destructiveHint: z.boolean().optional(),
+      idempotentHint: z.boolean().optional(),
+      openWorldHint: z.boolean().optional(),
+    }),
+  );
+
+  const describedTool = lenient(
+    z.object({
+      name: z.string().min(1).max(64),
+      title: shown(B.maxTitleChars).optional(),
+      description: shown(B.maxDescriptionChars, true).optional(),
+      inputSchema: jsonObject,
+      outputSchema: jsonObject.optional(),
+      annotations: toolAnnotations.optional(),
+    }),
+  );
+  const listTools = z.object({ tools: z.array(z.unknown()).max(B.maxTools, `must list at most ${B.maxTools} tools`) });
+
+  const resource = lenient(
+    z.object({
       uri,
       name: shown(256).min(1),
       title: shown(B.maxTitleChars).optional(),
-      description: z.string().optional(),
+      description: shown(B.maxDescriptionChars, true).optional(),
       mimeType: mimeType.optional(),
+      size: z.number().int().min(0).optional(),
+      annotations: itemAnnotations,
     }),
-  ]),
-);
-const callToolResult = lenient(
-  z.object({
-    content: z.array(contentBlock).max(1024).default([]),
-    isError: z.boolean().optional(),
-    structuredContent: jsonObject.optional(),
-  }),
-);
-const readResourceResult = z.object({ contents: z.array(resourceContents).max(B.maxContents) });
-const getPromptResult = lenient(
-  z.object({
-    description: shown(B.maxDescriptionChars, true).optional(),
-    messages: z.array(z.object({ role: z.enum(['user', 'assistant']), content: contentBlock })).max(B.maxMessages),
-  }),
-);
-const completeResult = z.object({
-  completion: lenient(
+  );
+  const resourceTemplate = lenient(
     z.object({
-      values: z.array(z.string().max(B.maxCompletionValueChars)).max(B.maxCompletionValues),
-      total: z.number().int().min(0).optional(),
-      hasMore: z.boolean().optional(),
+      uriTemplate: uri,
+      name: shown(256).min(1),
+      title: shown(B.maxTitleChars).optional(),
+      description: shown(B.maxDescriptionChars, true).optional(),
+      mimeType: mimeType.optional(),
+      annotations: itemAnnotations,
     }),
-  ),
-});
+  );
+  const prompt = lenient(
+    z.object({
+      name: shown(128).min(1),
+      title: shown(B.maxTitleChars).optional(),
+      description: shown(B.maxDescriptionChars, true).optional(),
+      arguments: z
+        .array(
+          lenient(
+            z.object({
+              name: shown(128).min(1),
+              title: shown(B.maxTitleChars).optional(),
+              description: shown(B.maxDescriptionChars, true).optional(),
+              required: z.boolean().optional(),
+            }),
+          ),
+        )
+        .max(B.maxPromptArguments)
+        .optional(),
+    }),
+  );
+  const listOf = (key: string, max: number) =>
+    z.object({ [key]: z.array(z.unknown()).max(max, `must list at most ${max} items`) });
+
+  const resourceContents = lenient(
+    z.union([
+      z.object({ uri, mimeType: mimeType.optional(), text: z.string() }),
+      z.object({ uri, mimeType: mimeType.optional(), blob: base64 }),
+    ]),
+  );
+  const contentBlock = lenient(
+    z.discriminatedUnion('type', [
+      z.object({ type: z.literal('text'), text: z.string() }),
+      z.object({ type: z.literal('image'), data: base64, mimeType }),
+      z.object({ type: z.literal('audio'), data: base64, mimeType }),
+      z.object({ type: z.literal('resource'), resource: resourceContents }),
+      z.object({
+        type: z.literal('resource_link'),
+        uri,
+        name: shown(256).min(1),
+        title: shown(B.maxTitleChars).optional(),
+        description: z.string().optional(),
+        mimeType: mimeType.optional(),
+      }),
+    ]),
+  );
+  const callToolResult = lenient(
+    z.object({
+      content: z.array(contentBlock).max(1024).default([]),
+      isError: z.boolean().optional(),
+      structuredContent: jsonObject.optional(),
+    }),
+  );
+  const readResourceResult = z.object({ contents: z.array(resourceContents).max(B.maxContents) });
+  const getPromptResult = lenient(
+    z.object({
+      description: shown(B.maxDescriptionChars, true).optional(),
+      messages: z.array(z.object({ role: z.enum(['user', 'assistant']), content: contentBlock })).max(B.maxMessages),
+    }),
+  );
+  const completeResult = z.object({
+    completion: lenient(
+      z.object({
+        values: z.array(z.string().max(B.maxCompletionValueChars)).max(B.maxCompletionValues),
+        total: z.number().int().min(0).optional(),
+        hasMore: z.boolean().optional(),
+      }),
+    ),
+  });
+  return {
+    describedTool,
+    listTools,
+    resource,
+    resourceTemplate,
+    prompt,
+    listOf,
+    callToolResult,
+    readResourceResult,
+    getPromptResult,
+    completeResult,
+  };
+}
+
+let builtShapes: ReturnType<typeof buildShapes> | undefined;
+const shapes = (): ReturnType<typeof buildShapes> => (builtShapes ??= buildShapes());
+type DescribedTool = z.infer<ReturnType<typeof buildShapes>['describedTool']>;
 
 function zodReason(err: z.ZodError): string {
   const issue = err.issues[0];
@@ -528,7 +549,7 @@ async function describeTools(env: DescribeEnv): Promise<ToolAndView[]> {
       : has('list_tools')
         ? await describe('list_tools', { context: context(id) })
         : { tools: [] };
-  const listed = listTools.safeParse(toolsRaw);
+  const listed = shapes().listTools.safeParse(toolsRaw);
   if (!listed.success)
     throw new ManifestError('MODULE_INVALID', loaded.file, [
       {
@@ -540,7 +561,7 @@ async function describeTools(env: DescribeEnv): Promise<ToolAndView[]> {
   const seen = new Set<string>();
   listed.data.tools.forEach((raw, i) => {
     const where = `tools[${i}]`;
-    const t = describedTool.safeParse(raw);
+    const t = shapes().describedTool.safeParse(raw);
     if (!t.success) return problem([{ path: `${where}`, rule: `is malformed: ${zodReason(t.error)}` }]);
     const issues = describedToolIssues(t.data, loaded.manifest.name, where, seen);
     if (issues.length > 0) return problem(issues);
@@ -561,14 +582,14 @@ async function listSurface(env: DescribeEnv): Promise<SurfaceLists> {
   const has = (e: string) => exportsOf.exports.has(e);
   const list = async (entry: string, key: string, schema: z.ZodType<object>, max: number): Promise<ServedItem[]> =>
     has(entry) ? items(await describe(entry, { context: context(id) }), key, schema, max, entry, problem) : [];
-  const resources = await list('list_resources', 'resources', resource, B.maxResources);
+  const resources = await list('list_resources', 'resources', shapes().resource, B.maxResources);
   const resourceTemplates = await list(
     'list_resource_templates',
     'resourceTemplates',
-    resourceTemplate,
+    shapes().resourceTemplate,
     B.maxResourceTemplates,
   );
-  const prompts = await list('list_prompts', 'prompts', prompt, B.maxPrompts);
+  const prompts = await list('list_prompts', 'prompts', shapes().prompt, B.maxPrompts);
   return { resources, resourceTemplates, prompts };
 }
 
@@ -655,7 +676,7 @@ function items(
   entry: string,
   problem: (issues: ManifestIssue[]) => void,
 ): ServedItem[] {
-  const list = listOf(key, max).safeParse(raw);
+  const list = shapes().listOf(key, max).safeParse(raw);
   if (!list.success) {
     problem([{ path: 'module.path', rule: `${entry} returned a malformed list: ${zodReason(list.error)}` }]);
     return [];
@@ -699,7 +720,7 @@ function moduleTool(
         payload,
         sandboxCallOptions(loaded, exec),
       );
-      const result = checked(callToolResult, out, 'call');
+      const result = checked(shapes().callToolResult, out, 'call');
       if (result.isError === true) {
         const text = result.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
         throw new ToolFailure('TOOL_ERROR', text === '' ? `tool ${t.name} reported an error` : text);
@@ -766,7 +787,7 @@ function readOperation(
       { request: { uri: uriArg }, context: context(exec.callId) },
       sandboxCallOptions(loaded, exec),
     );
-    const result = checked(readResourceResult, out, 'read_resource');
+    const result = checked(shapes().readResourceResult, out, 'read_resource');
     // contents that name another URI (a local file, another plugin's resource) would be shown as
     // that resource: only the URI read and what this module itself serves may be named
     result.contents.forEach((c, i) => {
@@ -812,7 +833,7 @@ function promptOperation(
       { request, context: context(exec.callId) },
       sandboxCallOptions(loaded, exec),
     );
-    return checked(getPromptResult, out, 'get_prompt') as JsonObject;
+    return checked(shapes().getPromptResult, out, 'get_prompt') as JsonObject;
   });
   def.inputSchema = {
     type: 'object',
@@ -843,7 +864,7 @@ function completeOperation(loaded: LoadedManifest, exportsOf: ModuleExports, nam
         { request, context: context(exec.callId) },
         sandboxCallOptions(loaded, exec),
       );
-      return checked(completeResult, out, 'complete') as JsonObject;
+      return checked(shapes().completeResult, out, 'complete') as JsonObject;
     },
   );
   def.inputSchema = {

@@ -11,7 +11,7 @@ export {
   type LoadFileOptions,
   type LoadDirsResult,
 } from './load.js';
-export { toolFromManifest, decodeOutput, sandboxSpecFor } from './bridge.js';
+export { toolFromManifest, decodeOutput, sandboxSpecFor, sandboxCodeWarmUp } from './bridge.js';
 export { loadToolsFromDirs } from './load-tools.js';
 export { withholdNames, withoutSharedNames, type WithheldNames } from './shared-names.js';
 export { describeCapabilities, describeLinks, describeHost, formatDuration } from './describe.js';

@@ -65,41 +65,56 @@ const parse = <T>(schema: z.ZodType<T>, data: Uint8Array, what: string): Parsed<
   return r.success ? { ok: true, value: r.data } : { ok: false, message: `${what}: ${reason(r.error)}` };
 };
 
-const logMessage = z.object({
-  level: z.enum(CLIENT_LOG_LEVELS),
-  logger: z.string().max(256).nullish(),
-  data: z.json(),
-});
+/**
+ * Each schema is built on its first use, not when the sandbox's code loads: only a hyper-mcp module
+ * that calls the host function needs it (docs/decisions.md, "First call of a fresh server, warm home").
+ */
+function once<T>(build: () => T): () => T {
+  let built: T | undefined;
+  return () => (built ??= build());
+}
+
+const logMessage = once(() =>
+  z.object({
+    level: z.enum(CLIENT_LOG_LEVELS),
+    logger: z.string().max(256).nullish(),
+    data: z.json(),
+  }),
+);
 
 /** notify_logging_message: its level and the line (data as text, or as JSON text). */
 export function hyperLog(data: Uint8Array): Parsed<{ level: ClientLogLevel; line: string }> {
-  const r = parse(logMessage, data, 'notify_logging_message');
+  const r = parse(logMessage(), data, 'notify_logging_message');
   if (!r.ok) return r;
   const d = r.value.data;
   return { ok: true, value: { level: r.value.level, line: typeof d === 'string' ? d : JSON.stringify(d) } };
 }
 
 // progressToken is the module's guess at the call's token; the call's own token is always used
-const progressMessage = z.object({
-  progressToken: z.union([z.string(), z.number()]).nullish(),
-  progress: z.number().finite(),
-  total: z.number().finite().nullish(),
-  message: z.string().nullish(),
-});
+const progressMessage = once(() =>
+  z.object({
+    progressToken: z.union([z.string(), z.number()]).nullish(),
+    progress: z.number().finite(),
+    total: z.number().finite().nullish(),
+    message: z.string().nullish(),
+  }),
+);
 
 /** notify_progress: progress, total and message (the token is the call's own, not the module's). */
 export function hyperProgress(
   data: Uint8Array,
 ): Parsed<{ progress: number; total: number | undefined; message: string | undefined }> {
-  const r = parse(progressMessage, data, 'notify_progress');
+  const r = parse(progressMessage(), data, 'notify_progress');
   if (!r.ok) return r;
   const { progress, total, message } = r.value;
   return { ok: true, value: { progress, total: total ?? undefined, message: message ?? undefined } };
 }
 
-const elicitTimeout = z
-  .object({ timeout: z.number().finite().positive().nullish(), mode: z.string().nullish(), url: z.unknown() })
-  .passthrough();
+const elicitTimeout = once(() =>
+  z
+    .object({ timeout: z.number().finite().positive().nullish(), mode: z.string().nullish(), url: z.unknown() })
+    .passthrough(),
+);
 
 export interface HyperElicitation {
   params: JsonObject;
@@ -115,7 +130,7 @@ export interface HyperElicitation {
  * covers, as if the module fetched it (docs/decisions.md, "hyper-mcp host functions").
  */
 export function hyperElicitation(data: Uint8Array, allowedHosts: readonly string[]): Parsed<HyperElicitation> {
-  const r = parse(elicitTimeout, data, 'create_elicitation');
+  const r = parse(elicitTimeout(), data, 'create_elicitation');
   if (!r.ok) return r;
   const { timeout, ...rest } = r.value;
   const params = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== null)) as JsonObject;
@@ -145,15 +160,19 @@ function urlOf(raw: unknown): URL | undefined {
   }
 }
 
-const NOTIFY_PARAMS: Record<ClientNotification, z.ZodType<JsonObject>> = {
-  'notifications/tools/list_changed': z.object({}).transform(() => ({})),
-  'notifications/resources/list_changed': z.object({}).transform(() => ({})),
-  'notifications/prompts/list_changed': z.object({}).transform(() => ({})),
-  'notifications/resources/updated': z.object({ uri: z.string().min(1).max(2048) }).transform((p) => ({ uri: p.uri })),
-  'notifications/elicitation/complete': z
-    .object({ elicitationId: z.string().min(1).max(256) })
-    .transform((p) => ({ elicitationId: p.elicitationId })),
-};
+const NOTIFY_PARAMS = once(
+  (): Record<ClientNotification, z.ZodType<JsonObject>> => ({
+    'notifications/tools/list_changed': z.object({}).transform(() => ({})),
+    'notifications/resources/list_changed': z.object({}).transform(() => ({})),
+    'notifications/prompts/list_changed': z.object({}).transform(() => ({})),
+    'notifications/resources/updated': z
+      .object({ uri: z.string().min(1).max(2048) })
+      .transform((p) => ({ uri: p.uri })),
+    'notifications/elicitation/complete': z
+      .object({ elicitationId: z.string().min(1).max(256) })
+      .transform((p) => ({ elicitationId: p.elicitationId })),
+  }),
+);
 
 /** NOTIFY: the notification and its checked params (a list_changed has none). */
 export function hyperNotification(data: Uint8Array): Parsed<{ method: ClientNotification; params: JsonObject }> {
@@ -162,7 +181,8 @@ export function hyperNotification(data: Uint8Array): Parsed<{ method: ClientNoti
   const body = data.subarray(1);
   if (nestsDeeper(body, MAX_JSON_DEPTH))
     return { ok: false, message: `${method}: nests deeper than ${MAX_JSON_DEPTH} levels` };
-  const r = body.length === 0 ? NOTIFY_PARAMS[method].safeParse({}) : NOTIFY_PARAMS[method].safeParse(json(body));
+  const schema = NOTIFY_PARAMS()[method];
+  const r = body.length === 0 ? schema.safeParse({}) : schema.safeParse(json(body));
   return r.success
     ? { ok: true, value: { method, params: r.data } }
     : { ok: false, message: `${method}: ${reason(r.error)}` };

@@ -96,9 +96,13 @@ function loadRunner(): Promise<typeof import('./worker/plugin-runner.js')> {
 /**
  * Starts loading the SDK for a tool that may run here while its module is still being read and
  * compiled (awaits that leave this thread idle), so its first call does not load it afterwards.
+ * Resolves once it is loaded; never rejects (a failed load is the first instance's to report).
  */
-export function preloadRunner(): void {
-  loadRunner().catch(() => undefined);
+export function preloadRunner(): Promise<void> {
+  return loadRunner().then(
+    () => undefined,
+    () => undefined,
+  );
 }
 
 const STACK_OVERFLOW = /Maximum call stack size exceeded/;

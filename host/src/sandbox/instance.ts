@@ -28,11 +28,15 @@ export interface InstanceSetup {
 
 // Extism hosts treat a null or absent method as GET (the Rust PDK sends `"method": null` for GET),
 // and null headers as none.
-const httpRequestJson = z.object({
-  url: z.string(),
-  method: z.string().nullish(),
-  headers: z.record(z.string(), z.string()).nullish(),
-});
+// Built on a tool's first request, not when the sandbox's code loads (docs/decisions.md, "First
+// call of a fresh server, warm home").
+const buildHttpRequestJson = () =>
+  z.object({
+    url: z.string(),
+    method: z.string().nullish(),
+    headers: z.record(z.string(), z.string()).nullish(),
+  });
+let httpRequestJson: ReturnType<typeof buildHttpRequestJson> | undefined;
 
 export class SandboxInstance implements PooledInstance, Member {
   /** Set when the instance must not serve another call (trap, protocol error, crash). */
@@ -226,7 +230,7 @@ export class SandboxInstance implements PooledInstance, Member {
     } catch {
       return refuse('the request block is not JSON');
     }
-    const parsed = httpRequestJson.safeParse(json);
+    const parsed = (httpRequestJson ??= buildHttpRequestJson()).safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       return refuse(`request ${issue?.path.join('.') || 'block'}: ${issue?.message ?? 'malformed'}`);

@@ -56,79 +56,89 @@ export interface SandboxLink {
 /** Namespaces a link may not take: the host's own, and the SDK's name for the main module. */
 export const RESERVED_LINK_NAMESPACES: readonly string[] = ['main', 'extism:host/env', 'wasi_snapshot_preview1'];
 
-const positive = z.number().int().positive();
-const specSchema = z.object({
-  name: z.string().min(1).max(128),
-  wasm: z.instanceof(Uint8Array),
-  sha256: z
-    .string()
-    .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex digits')
-    .optional(),
-  entry: z.string().min(1).max(256),
-  links: z
-    .array(
-      z.object({
-        namespace: z
-          .string()
-          .min(1)
-          .max(256)
-          .refine(
-            (ns) => !RESERVED_LINK_NAMESPACES.includes(ns) && !ns.startsWith('toolgate:'),
-            'is a reserved namespace',
-          ),
-        wasm: z.instanceof(Uint8Array),
-        sha256: z
-          .string()
-          .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex digits')
-          .optional(),
-      }),
-    )
-    .max(LIMITS.links.max)
-    .optional(),
-  limits: z.object({
-    maxPages: positive.max(LIMITS.maxPages.max),
-    timeoutMs: positive.max(LIMITS.timeoutMs.max),
-    maxInputBytes: positive.max(LIMITS.maxInputBytes.max),
-    maxOutputBytes: positive.max(LIMITS.maxOutputBytes.max),
-    maxHttpResponseBytes: positive.max(LIMITS.maxHttpResponseBytes.max),
-    maxVarBytes: positive.max(LIMITS.maxVarBytes.max),
-    maxLogBytes: positive.max(LIMITS.maxLogBytes.max),
-    maxAllocBytes: positive.max(2 ** 32).optional(),
-  }),
-  allowedHosts: z.array(z.string()),
-  allowedPaths: z.record(
-    z.string().startsWith('/', 'guest path must be absolute'),
-    z.object({
-      host: z.string().startsWith('/', 'host path must be absolute'),
-      mode: z.enum(['ro', 'rw']),
-      maxBytes: z.number().int().nonnegative().optional(),
-      maxEntries: z.number().int().nonnegative().optional(),
+/**
+ * The spec's schema, built on the first load: zod schemas cost their construction when built (cold
+ * code, ~0.1 ms each), and a start that loads the sandbox for a first call should not pay for the
+ * ones it never parses (docs/decisions.md, "First call of a fresh server, warm home").
+ */
+let builtSpecSchema: ReturnType<typeof buildSpecSchema> | undefined;
+
+function buildSpecSchema() {
+  const positive = z.number().int().positive();
+  return z.object({
+    name: z.string().min(1).max(128),
+    wasm: z.instanceof(Uint8Array),
+    sha256: z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex digits')
+      .optional(),
+    entry: z.string().min(1).max(256),
+    links: z
+      .array(
+        z.object({
+          namespace: z
+            .string()
+            .min(1)
+            .max(256)
+            .refine(
+              (ns) => !RESERVED_LINK_NAMESPACES.includes(ns) && !ns.startsWith('toolgate:'),
+              'is a reserved namespace',
+            ),
+          wasm: z.instanceof(Uint8Array),
+          sha256: z
+            .string()
+            .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex digits')
+            .optional(),
+        }),
+      )
+      .max(LIMITS.links.max)
+      .optional(),
+    limits: z.object({
+      maxPages: positive.max(LIMITS.maxPages.max),
+      timeoutMs: positive.max(LIMITS.timeoutMs.max),
+      maxInputBytes: positive.max(LIMITS.maxInputBytes.max),
+      maxOutputBytes: positive.max(LIMITS.maxOutputBytes.max),
+      maxHttpResponseBytes: positive.max(LIMITS.maxHttpResponseBytes.max),
+      maxVarBytes: positive.max(LIMITS.maxVarBytes.max),
+      maxLogBytes: positive.max(LIMITS.maxLogBytes.max),
+      maxAllocBytes: positive.max(2 ** 32).optional(),
     }),
-  ),
-  config: z.record(z.string(), z.string()),
-  secretValues: z.array(z.string()),
-  pool: z
-    .object({
-      max: positive.max(LIMITS.poolMax.max).optional(),
-      idleMs: positive.max(LIMITS.poolIdleMs.max).optional(),
-    })
-    .optional(),
-  logger: z.unknown().optional(),
-  execution: z
-    .object({
-      path: z.enum(['auto', 'worker']).optional(),
-      instrument: z.boolean().optional(),
-      sliceMs: positive.max(60_000).optional(),
-    })
-    .strict()
-    .optional(),
-  clientFeatures: z.array(z.enum(CLIENT_FEATURES)).optional(),
-  abi: z.enum(['extism', 'component']).optional(),
-  hyperHostFunctions: z.boolean().optional(),
-});
+    allowedHosts: z.array(z.string()),
+    allowedPaths: z.record(
+      z.string().startsWith('/', 'guest path must be absolute'),
+      z.object({
+        host: z.string().startsWith('/', 'host path must be absolute'),
+        mode: z.enum(['ro', 'rw']),
+        maxBytes: z.number().int().nonnegative().optional(),
+        maxEntries: z.number().int().nonnegative().optional(),
+      }),
+    ),
+    config: z.record(z.string(), z.string()),
+    secretValues: z.array(z.string()),
+    pool: z
+      .object({
+        max: positive.max(LIMITS.poolMax.max).optional(),
+        idleMs: positive.max(LIMITS.poolIdleMs.max).optional(),
+      })
+      .optional(),
+    logger: z.unknown().optional(),
+    execution: z
+      .object({
+        path: z.enum(['auto', 'worker']).optional(),
+        instrument: z.boolean().optional(),
+        sliceMs: positive.max(60_000).optional(),
+      })
+      .strict()
+      .optional(),
+    clientFeatures: z.array(z.enum(CLIENT_FEATURES)).optional(),
+    abi: z.enum(['extism', 'component']).optional(),
+    hyperHostFunctions: z.boolean().optional(),
+  });
+}
 
 export function checkSpec(spec: SandboxToolSpec): void {
-  const parsed = specSchema.safeParse(spec);
+  // parsed once per load: zod's generated fast path would cost more to build than it saves
+  const parsed = (builtSpecSchema ??= buildSpecSchema()).safeParse(spec, { jitless: true });
   if (parsed.success) return checkComponentSpec(spec);
   const issue = parsed.error.issues[0];
   const where = issue && issue.path.length > 0 ? issue.path.join('.') : 'spec';

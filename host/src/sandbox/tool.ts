@@ -55,7 +55,7 @@ export async function loadSandboxTool(spec: SandboxToolSpec): Promise<SandboxToo
   checkSpec(spec);
   const workerFile = instanceWorkerFile();
   const { limits } = spec;
-  if (mayRunInThread(spec)) preloadRunner();
+  if (mayRunInThread(spec)) void preloadRunner();
   // A tool that can only run in a worker keeps a worker with room booting while its module compiles
   // (the compile runs on V8's background threads): its first call then finds the worker booted.
   let releaseWorkers = mayRunInThread(spec) ? undefined : retainWorkers(workerFile);
@@ -140,6 +140,15 @@ function withoutModuleBytes(spec: SandboxToolSpec): SandboxToolSpec {
   const none = new Uint8Array(0);
   const { links } = spec;
   return { ...spec, wasm: none, ...(links !== undefined ? { links: links.map((l) => ({ ...l, wasm: none })) } : {}) };
+}
+
+/**
+ * Loads the calling thread's runner (the Extism SDK) when any of these tools may run there: what a
+ * first call of one would load next (docs/decisions.md, "First call of a fresh server, warm home").
+ * A server whose tools all run in workers never loads it on its main thread.
+ */
+export async function loadRunnerFor(specs: readonly SandboxToolSpec[]): Promise<void> {
+  if (specs.some(mayRunInThread)) await preloadRunner();
 }
 
 /** Off: the run. With tracing on, the run is a span saying which path it took and whether an instance started. */

@@ -65,6 +65,11 @@ export interface SidecarOptions {
   listChangedDebounceMs?: number;
   /** Called after each tools/list answer is built (serve defers start-up work until the first). */
   onToolsListed?: () => void;
+  /**
+   * Called once a stdio client's initialize request is answered: the turns until its next request
+   * arrives are idle (serve loads the sandbox's code in them).
+   */
+  onInitialized?: () => void;
   /** Names the policy set in force now; a multi round-trip state is good only under the same one. */
   policySetId?: () => string;
   /** Signs 2026-07-28 input-round states (default: a key of this process only). */
@@ -87,6 +92,7 @@ export class SidecarCore {
   readonly approvalTimeoutMs: number;
   readonly askProgressMs: number;
   readonly onToolsListed: () => void;
+  readonly onInitialized: () => void;
   readonly policySetId: () => string;
   readonly roundKeys: RoundKeys;
   /** 2026-07-28 tasks, shared by every request (a task outlives the request that made it). */
@@ -109,6 +115,7 @@ export class SidecarCore {
     this.askProgressMs = options.askProgressMs ?? ASK_PROGRESS_MS;
     this.#debounceMs = options.listChangedDebounceMs ?? 50;
     this.onToolsListed = options.onToolsListed ?? (() => {});
+    this.onInitialized = options.onInitialized ?? (() => {});
     this.policySetId = options.policySetId ?? (() => 'default');
     this.roundKeys = options.roundKeys ?? RoundKeys.ephemeral();
     this.tasks = newTaskStore(options, runtime.logger);

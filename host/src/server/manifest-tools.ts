@@ -8,6 +8,7 @@ import {
   describeCapabilities,
   manifestDefinition,
   pluginFromManifest,
+  sandboxCodeWarmUp,
   toolFromManifest,
   withholdNames,
   type WithheldNames,
@@ -50,6 +51,13 @@ export interface ManifestToolsOptions {
    * answered, or 1 s"), so start-up work does not compete with the client's first answer.
    */
   backgroundAfter?: Promise<unknown>;
+  /**
+   * With 'background': when this resolves, the sandbox's code that any first call loads (the
+   * sandbox, the Extism runner) is loaded in idle turns, one step at a time, before the modules
+   * (serve passes "initialize was answered": the client's round trips until its first call leave
+   * the server idle). Unset: it loads with the first tool's warm-up or call, as before.
+   */
+  codeAfter?: Promise<unknown>;
   debounceMs?: number;
 }
 
@@ -176,6 +184,8 @@ export class ManifestTools {
   #syncing: Promise<void> = Promise.resolve();
   #closed = false;
   #warmStopped = false;
+  /** The code warm-up (codeAfter), started by the first sync that added a WASM tool. */
+  #codeWarming: Promise<void> | undefined;
   /** The newest sync's background warm-up (resolved when it started none). */
   #warming: Promise<void> = Promise.resolve();
   #firstWarmUpEnded: (warming: Promise<void>) => void = () => {};
@@ -333,6 +343,7 @@ export class ManifestTools {
       // started now it is done by the first tools/call, where it would otherwise start (docs/decisions.md,
       // "JavaScript tools: the first call"). Its validators wait for the warm-up below as before.
       for (const e of added) e.loadEarly?.();
+      this.#warmCodeOnce(fresh.map((f) => f.loaded));
       const after = this.#opts.backgroundAfter ?? Promise.resolve();
       this.#warming = after.then(() => this.#warmInTurn(added));
     }
@@ -370,17 +381,51 @@ export class ManifestTools {
    * at all (nothing would close it).
    */
   async #warmInTurn(entries: Entry[]): Promise<void> {
-    const quiet = async (): Promise<void> => {
-      await this.#calls.idle();
-      await nextTurn();
-      await this.#calls.idle();
-    };
+    const quiet = () => this.#quiet();
     for (const e of entries) {
       await quiet();
       if (this.#closed || this.#warmStopped) return;
       if (e.handle.disposed) continue;
       await e.warm(quiet);
     }
+  }
+
+  /** A later turn of the event loop in which no manifest tool's call runs. */
+  async #quiet(): Promise<void> {
+    await this.#calls.idle();
+    await nextTurn();
+    await this.#calls.idle();
+  }
+
+  /**
+   * The sandbox's code, loaded once `codeAfter` resolves, one step per quiet turn: a request that
+   * comes meanwhile waits for one step at most, and a call's own load goes first (a step waits
+   * while a call runs). Stops when the warm-ups stop or the loader closes. Once per loader: later
+   * syncs find the code loaded.
+   */
+  #warmCodeOnce(manifests: readonly LoadedManifest[]): void {
+    const after = this.#opts.codeAfter;
+    if (after === undefined || this.#codeWarming !== undefined) return;
+    const steps = sandboxCodeWarmUp(manifests);
+    if (steps.length === 0) return;
+    this.#codeWarming = after.then(async () => {
+      for (const step of steps) {
+        await this.#quiet();
+        if (this.#closed || this.#warmStopped) return;
+        const t0 = performance.now();
+        try {
+          await step.run();
+        } catch (err) {
+          // the tool's own first call loads it again and reports the failure to its caller
+          this.#opts.logger.debug({ err, step: step.name }, 'sandbox code not loaded ahead of a call');
+          return;
+        }
+        this.#opts.logger.debug(
+          { step: step.name, ms: Math.round(performance.now() - t0) },
+          'sandbox code loaded ahead of a call',
+        );
+      }
+    });
   }
 
   /**

@@ -35,6 +35,8 @@ export class LineTransport implements Transport {
   constructor(
     private readonly input: Readable,
     private readonly output: Writable,
+    /** Called after each initialize answer is written, once what waited behind it was delivered. */
+    private readonly onInitialized: () => void = () => {},
   ) {}
 
   #started = false;
@@ -107,6 +109,7 @@ export class LineTransport implements Transport {
       this.#initializing = undefined;
       // Deliver what waited, in order; a second initialize among them holds the rest again.
       while (this.#initializing === undefined && this.#held.length > 0) this.#line(this.#held.shift() as string);
+      this.onInitialized();
     }
   }
 

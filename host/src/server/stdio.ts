@@ -60,7 +60,7 @@ export function directRequests(server: Server): ((request: JSONRPCRequest) => vo
 export async function serveStdio(core: SidecarCore, stdin: Readable, stdout: Writable): Promise<StdioSession> {
   // Closing stdin ends the session only once serve has drained the running calls (closed below):
   // closing the transport at once would abort them and drop their answers.
-  const transport = withCleanErrors(new LineTransport(stdin, stdout));
+  const transport = withCleanErrors(new LineTransport(stdin, stdout, () => core.onInitialized()));
   const links = new ClientLinks();
   let resolveClosed: () => void = () => {};
   const closed = new Promise<void>((r) => {

@@ -269,7 +269,13 @@ async function startServing(
   const state = runtime.policyServices.state;
   approvals.fallback = link.fallback;
   const listing = firstListing();
-  const manifests = await startManifestTools(flags, runtime, listing.done, resources);
+  const answered = firstAnswer(listing.done);
+  const manifests = await startManifestTools(
+    flags,
+    runtime,
+    { listing: listing.done, answered: answered.done },
+    resources,
+  );
   try {
     const core = new SidecarCore({
       runtime,
@@ -279,6 +285,7 @@ async function startServing(
       approvalQueue: link.queue,
       policyChanges: link.changes,
       onToolsListed: listing.listed,
+      onInitialized: answered.answered,
       ...(flags.askProgressMs !== undefined ? { askProgressMs: flags.askProgressMs } : {}),
       roundKeys: roundKeysFor(flags, state),
       ...(state !== undefined ? { state } : {}),
@@ -329,6 +336,20 @@ function firstListing(): { done: Promise<void>; listed: () => void } {
 }
 
 /**
+ * The sandbox's code loads once initialize is answered over stdio: the client's round trips until
+ * its first call leave the server idle (docs/decisions.md, "First call of a fresh server, warm
+ * home"). Over HTTP, or for a client that opens with 2026-07-28 (no initialize), the first listing.
+ */
+function firstAnswer(listed: Promise<void>): { done: Promise<void>; answered: () => void } {
+  let answered: () => void = () => {};
+  const done = new Promise<void>((resolve) => {
+    answered = resolve;
+    void listed.then(resolve);
+  });
+  return { done, answered: () => answered() };
+}
+
+/**
  * The manifest folders' tools, synced once and watched unless --no-watch. Without --manifests the
  * installed store is served too, re-resolved on every sync and watched, so `toolgate install` /
  * `uninstall` show up in a running server.
@@ -336,7 +357,7 @@ function firstListing(): { done: Promise<void>; listed: () => void } {
 async function startManifestTools(
   flags: ServeFlags,
   runtime: Runtime,
-  backgroundAfter: Promise<void>,
+  after: { listing: Promise<void>; answered: Promise<void> },
   resources: Scope,
 ): Promise<ManifestTools> {
   const { installedSource } = await import('../manifest-loader.js');
@@ -345,7 +366,8 @@ async function startManifestTools(
   const store = flags.manifests.length > 0 ? undefined : installedSource(runtime.storeDir, runtime.logger);
   const manifests = new ManifestTools({
     dirs: runtime.manifestDirs,
-    backgroundAfter,
+    backgroundAfter: after.listing,
+    codeAfter: after.answered,
     ...(store !== undefined ? { moreDirs: () => store.dirs(), watchAlso: store.watch } : {}),
     ctx: runtime.host.root,
     logger: runtime.logger,

@@ -24,23 +24,27 @@ interface Settings extends ExchangeSettings, PoolSettings {
   maxRedirects: number;
 }
 
-const policySchema = z.object({
-  allowedHosts: z.array(z.string()).max(1000),
-  maxResponseBytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-  // a per-request bound under the call's signal, never longer than a tool's timeout may be
-  timeoutMs: z.number().int().min(1).max(TOOL_LIMITS.timeoutMs.max),
-  lookup: z.custom<HostLookup>((v) => typeof v === 'function').optional(),
-  maxRequestBytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
-  maxRedirects: z.number().int().min(0).max(20).optional(),
-  extraCaPem: z
-    .string()
-    .max(1024 * 1024)
-    .optional(),
-});
+// Built on the first gate, not when the sandbox's code loads: a pure tool never makes one
+// (docs/decisions.md, "First call of a fresh server, warm home").
+const buildPolicySchema = () =>
+  z.object({
+    allowedHosts: z.array(z.string()).max(1000),
+    maxResponseBytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+    // a per-request bound under the call's signal, never longer than a tool's timeout may be
+    timeoutMs: z.number().int().min(1).max(TOOL_LIMITS.timeoutMs.max),
+    lookup: z.custom<HostLookup>((v) => typeof v === 'function').optional(),
+    maxRequestBytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+    maxRedirects: z.number().int().min(0).max(20).optional(),
+    extraCaPem: z
+      .string()
+      .max(1024 * 1024)
+      .optional(),
+  });
+let policySchema: ReturnType<typeof buildPolicySchema> | undefined;
 
 /** Checks the policy once, up front; a bad policy is a configuration error and throws here. */
 function settingsOf(policy: HttpPolicy): Settings {
-  const parsed = policySchema.safeParse(policy);
+  const parsed = (policySchema ??= buildPolicySchema()).safeParse(policy);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new Error(`invalid HTTP policy: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'malformed'}`);

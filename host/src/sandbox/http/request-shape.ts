@@ -39,12 +39,16 @@ const HOST_OWNED_HEADERS = new Set([
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const BAD_VALUE = /[\r\n\0]/;
 
-const specSchema = z.object({
-  method: z.string().max(32),
-  url: z.string().max(LIMITS.maxUrlLength),
-  headers: z.record(z.string(), z.string()),
-  body: z.instanceof(Uint8Array).optional(),
-});
+// Built on the first request, not when the sandbox's code loads (docs/decisions.md, "First call of a
+// fresh server, warm home").
+const buildSpecSchema = () =>
+  z.object({
+    method: z.string().max(32),
+    url: z.string().max(LIMITS.maxUrlLength),
+    headers: z.record(z.string(), z.string()),
+    body: z.instanceof(Uint8Array).optional(),
+  });
+let specSchema: ReturnType<typeof buildSpecSchema> | undefined;
 
 export interface CleanRequest {
   method: string;
@@ -55,7 +59,7 @@ export interface CleanRequest {
 
 /** The request as the gate will send it, or the rule it breaks. */
 export function cleanRequest(input: unknown, maxRequestBytes: number): CleanRequest | string {
-  const parsed = specSchema.safeParse(input);
+  const parsed = (specSchema ??= buildSpecSchema()).safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue === undefined || issue.path.length === 0 ? 'request' : issue.path.join('.');

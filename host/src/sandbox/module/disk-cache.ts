@@ -31,29 +31,34 @@ const KIND = 'toolgate-prepared-module';
 
 export type PreparedInfo = Omit<PreparedModule, 'bytes'>;
 
-const infoSchema = z.strictObject({
-  usesWasi: z.boolean(),
-  usesHttp: z.boolean(),
-  clientImports: z.array(z.enum(CLIENT_IMPORT_NAMES)),
-  returnsStatus: z.boolean(),
-  hasInitialize: z.boolean(),
-  hasStart: z.boolean(),
-  hasHsInit: z.boolean(),
-  hasMemory: z.boolean(),
-  memoryMaxPages: z.number().int().nonnegative(),
-  preemptible: z.boolean(),
-}) satisfies z.ZodType<PreparedInfo>;
+const buildInfoSchema = () =>
+  z.strictObject({
+    usesWasi: z.boolean(),
+    usesHttp: z.boolean(),
+    clientImports: z.array(z.enum(CLIENT_IMPORT_NAMES)),
+    returnsStatus: z.boolean(),
+    hasInitialize: z.boolean(),
+    hasStart: z.boolean(),
+    hasHsInit: z.boolean(),
+    hasMemory: z.boolean(),
+    memoryMaxPages: z.number().int().nonnegative(),
+    preemptible: z.boolean(),
+  }) satisfies z.ZodType<PreparedInfo>;
 
 /** The path a module is prepared for: with the fuel counter (the calling thread) or without (a worker only). */
 type PreparedPath = 'in-thread' | 'worker';
 
-const headerSchema = z.strictObject({
-  format: z.literal(FORMAT),
-  key: z.string(),
-  source: z.string(),
-  path: z.enum(['in-thread', 'worker']),
-  info: infoSchema,
-});
+const buildHeaderSchema = () =>
+  z.strictObject({
+    format: z.literal(FORMAT),
+    key: z.string(),
+    source: z.string(),
+    path: z.enum(['in-thread', 'worker']),
+    info: buildInfoSchema(),
+  });
+
+/** Built on the first entry read, not when the sandbox's code loads (docs/decisions.md, "First call of a fresh server, warm home"). */
+let headerSchema: ReturnType<typeof buildHeaderSchema> | undefined;
 
 /** One entry's name and what it is for: all of it sealed, so an entry cannot be replayed for another. */
 export interface PreparedEntry {
@@ -152,7 +157,13 @@ export function checkPrepared(entry: PreparedEntry, read: UncheckedEntry): Prepa
   // the seal first: nothing of an entry another hand wrote is parsed, let alone trusted
   if (!sealMatches(entry.cache.secret, sealed(entry, read.header, read.bytes), read.seal)) return undefined;
   try {
-    const parsed = headerSchema.safeParse(JSON.parse(Buffer.from(read.header).toString('utf8')));
+    // one parse per module read: zod's generated fast path would cost more to build than it saves
+    const parsed = (headerSchema ??= buildHeaderSchema()).safeParse(
+      JSON.parse(Buffer.from(read.header).toString('utf8')),
+      {
+        jitless: true,
+      },
+    );
     if (!parsed.success) return undefined;
     const h = parsed.data;
     if (h.key !== entry.key || h.source !== entry.source || h.path !== entry.path) return undefined;
