@@ -11,7 +11,7 @@ import {
   type SandboxTool,
   type SandboxToolSpec,
 } from '../sandbox/index.js';
-import { ToolFailure } from '../tool/index.js';
+import { ToolFailure, execAbortable } from '../tool/index.js';
 import type { ExecIdentity, Json, JsonObject, ToolDefinition } from '../tool/index.js';
 import { MANIFEST_DEFAULTS } from './defaults.js';
 import { manifestDefinition } from './definition.js';
@@ -155,7 +155,8 @@ export async function toolFromManifest(loaded: LoadedManifest, opts: BridgeOptio
  */
 export function sandboxCallOptions(loaded: LoadedManifest, exec: Readonly<ExecIdentity>): SandboxCallOptions {
   return {
-    signal: exec.signal,
+    // the signal's state, read without making an AbortSignal the sandbox may never need
+    signal: execAbortable(exec),
     ...(exec.remainingMs !== undefined ? { remainingMs: exec.remainingMs } : {}),
     ...(exec.client !== undefined && loaded.manifest.capabilities.mcp.length > 0 ? { client: exec.client } : {}),
   };

@@ -6,7 +6,7 @@
 import { ToolFailure, type ExecIdentity, type Tool } from '../tool/index.js';
 import type { HookEntry } from './hooks.js';
 import type { DeadlineRule } from './types.js';
-import { ownedAbort, whenAborted, type OwnedAbort } from '../signals/index.js';
+import { LazyAbort, whenAborted, type Abortable } from '../signals/index.js';
 
 /** After the deadline has passed, post-execute still gets this long per listener (to redact a TIMEOUT). */
 export const POST_DEADLINE_GRACE_MS = 1_000;
@@ -43,21 +43,19 @@ export function callBudget(
 }
 
 /**
- * One AbortController per call with a budget, none without: on Node 20 each AbortSignal costs ~10 µs
- * to make (it is an EventTarget whose prototype is swapped afterwards), and a call used to make two
- * here. The deadline-only signal (post-execute races it) is made on first use. Both are owned
- * (ownedAbort): waits on them cost no 'abort' listener.
+ * One owned abort per call with a budget, none without, and its AbortSignal made only when asked
+ * for (LazyAbort): on Node 20 each AbortSignal costs ~5-8 µs to make (it is an EventTarget whose
+ * prototype is swapped afterwards), and the pipeline's own code reads `abortable` instead. The
+ * deadline-only signal (post-execute races it) is made on first use.
  */
 export class CallClock {
-  /** Aborts when the caller cancels or the deadline passes (the caller's own signal without a budget). */
-  readonly signal: AbortSignal;
   readonly budget: Budget | undefined;
-  readonly #own: OwnedAbort | undefined;
-  readonly #caller: AbortSignal;
+  readonly #own: LazyAbort | undefined;
+  readonly #caller: Abortable;
   readonly #tool: string;
   readonly #relay = (): void => this.#own?.abort(this.#caller.reason);
   #stopRelay: (() => void) | undefined;
-  #deadline: OwnedAbort | undefined;
+  #deadline: LazyAbort | undefined;
   #timeout: ToolFailure | undefined;
   #timer: NodeJS.Timeout | undefined;
   #left: number;
@@ -65,29 +63,40 @@ export class CallClock {
   #stage: ClockStage = 'tools/pre-execute';
   #listener: string | undefined;
 
-  constructor(toolName: string, caller: AbortSignal, budget: Budget | undefined) {
+  constructor(toolName: string, caller: Abortable, budget: Budget | undefined) {
     this.#tool = toolName;
     this.#caller = caller;
     this.budget = budget;
     this.#left = budget?.ms ?? Infinity;
-    if (budget === undefined) {
-      this.signal = caller;
-    } else {
-      this.#own = ownedAbort();
-      this.signal = this.#own.signal;
+    if (budget !== undefined) {
+      this.#own = new LazyAbort();
       if (caller.aborted) this.#relay();
       else this.#stopRelay = whenAborted(caller, this.#relay);
       this.resume();
     }
   }
 
+  /**
+   * Aborts when the caller cancels or the deadline passes (the caller's own without a budget): what
+   * the pipeline races and reads. Its AbortSignal (`signal`) is made only for whoever needs one.
+   */
+  get abortable(): Abortable {
+    return this.#own ?? this.#caller;
+  }
+
+  /** `abortable` as an AbortSignal. */
+  get signal(): AbortSignal {
+    const a = this.abortable;
+    return a instanceof LazyAbort ? a.signal : a;
+  }
+
   /** Aborts only when the deadline passes. */
-  get deadline(): AbortSignal {
+  get deadline(): Abortable {
     if (this.#deadline === undefined) {
-      this.#deadline = ownedAbort();
+      this.#deadline = new LazyAbort();
       if (this.#timeout !== undefined) this.#deadline.abort(this.#timeout);
     }
-    return this.#deadline.signal;
+    return this.#deadline;
   }
 
   /** The TIMEOUT the deadline stands for, once it has passed. */
