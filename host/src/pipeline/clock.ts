@@ -43,6 +43,55 @@ export function callBudget(
 }
 
 /**
+ * One timer for every running clock instead of one each: a call's setTimeout and clearTimeout
+ * measured ~3 µs of a ~120 µs warm call (timer lists and their priority queue), where a clock
+ * joining and leaving a set costs a fraction of that. The timer is armed for the earliest deadline
+ * and re-armed only when a clock due sooner joins; it holds the process open only while some clock
+ * runs, as each clock's own timer did. When it fires, every clock due by then (within the timer's
+ * 1 ms grain) fires, and it is armed again for the next (docs/decisions.md, "Server CPU per call,
+ * sixth round").
+ */
+class SharedDeadlines {
+  readonly #clocks = new Set<CallClock>();
+  #timer: NodeJS.Timeout | undefined;
+  /** When the timer fires (performance.now()), Infinity when it is not armed. */
+  #at = Infinity;
+
+  add(clock: CallClock): void {
+    if (this.#clocks.size === 0) this.#timer?.ref();
+    this.#clocks.add(clock);
+    if (clock.due < this.#at) this.#arm(clock.due);
+  }
+
+  delete(clock: CallClock): void {
+    this.#clocks.delete(clock);
+    // an armed timer for a deadline nobody waits on no longer holds the process open
+    if (this.#clocks.size === 0) this.#timer?.unref();
+  }
+
+  #arm(at: number): void {
+    clearTimeout(this.#timer);
+    this.#at = at;
+    this.#timer = setTimeout(this.#sweep, Math.max(0, at - performance.now()));
+    if (this.#clocks.size === 0) this.#timer.unref();
+  }
+
+  readonly #sweep = (): void => {
+    this.#timer = undefined;
+    this.#at = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    for (const clock of [...this.#clocks]) {
+      if (clock.due - now <= 1) clock.expireNow();
+      else if (clock.due < next) next = clock.due;
+    }
+    if (next < Infinity) this.#arm(next);
+  };
+}
+
+const DEADLINES = new SharedDeadlines();
+
+/**
  * One owned abort per call with a budget, none without, and its AbortSignal made only when asked
  * for (LazyAbort): on Node 20 each AbortSignal costs ~5-8 µs to make (it is an EventTarget whose
  * prototype is swapped afterwards), and the pipeline's own code reads `abortable` instead. The
@@ -57,7 +106,9 @@ export class CallClock {
   #stopRelay: (() => void) | undefined;
   #deadline: LazyAbort | undefined;
   #timeout: ToolFailure | undefined;
-  #timer: NodeJS.Timeout | undefined;
+  /** Running: counted by the shared timer (DEADLINES), due at `due` (performance.now()). */
+  #running = false;
+  due = Infinity;
   #left: number;
   #startedAt = 0;
   #stage: ClockStage = 'tools/pre-execute';
@@ -127,7 +178,7 @@ export class CallClock {
    */
   readonly remainingMs = (): number => {
     if (this.#timeout !== undefined) return 0;
-    if (this.#timer === undefined) return this.#left;
+    if (!this.#running) return this.#left;
     const left = this.#left - (performance.now() - this.#startedAt);
     if (left > 0) return left;
     this.#fire();
@@ -136,23 +187,34 @@ export class CallClock {
 
   /** Stops the clock (a person is being asked). */
   pause(): void {
-    if (this.#timer === undefined) return;
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    if (!this.#running) return;
+    this.#stop();
     this.#left = Math.max(0, this.#left - (performance.now() - this.#startedAt));
   }
 
   resume(): void {
-    if (this.budget === undefined || this.#timer !== undefined || this.expired) return;
+    if (this.budget === undefined || this.#running || this.expired) return;
     this.#startedAt = performance.now();
-    this.#timer = setTimeout(() => this.#fire(), this.#left);
+    this.#running = true;
+    this.due = this.#startedAt + this.#left;
+    DEADLINES.add(this);
+  }
+
+  #stop(): void {
+    if (!this.#running) return;
+    this.#running = false;
+    DEADLINES.delete(this);
+  }
+
+  /** The shared timer found this clock's deadline passed. */
+  expireNow(): void {
+    this.#fire();
   }
 
   /** The failure the deadline stands for, naming the stage and listener it caught. */
   #fire(): void {
     if (this.expired || this.budget === undefined) return;
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#stop();
     const where = `${this.#stage}${this.#listener !== undefined ? ` (${this.#listener})` : ''}`;
     this.#timeout = new ToolFailure(
       'TIMEOUT',
@@ -164,8 +226,7 @@ export class CallClock {
   }
 
   release(): void {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#stop();
     this.#stopRelay?.();
   }
 }

@@ -2,6 +2,8 @@
 import {
   ERROR_CODES,
   ToolFailure,
+  cloneJson,
+  deepFreeze,
   execAbortable,
   execIdentity,
   isJson,
@@ -13,7 +15,7 @@ import { ListenerError, attempt, linkSignals, raceSignal } from './async.js';
 import type { CallClock } from './clock.js';
 import type { CallContext } from './call.js';
 import type { HookEntry } from './hooks.js';
-import { failureOf } from './outcome.js';
+import { checkedOutcome, failureOf } from './outcome.js';
 import type { ExecOutcome, ExecReplace, ExecuteWrapper } from './types.js';
 import { messageOf } from '../errors/index.js';
 import { abortStatus, type Abortable } from '../signals/index.js';
@@ -101,13 +103,15 @@ class ExecuteRun {
         error: { code: 'INVALID_OUTPUT', message: `tool "${tool.name}" returned a value that is not JSON` },
       };
     }
-    const check = tool.checkOutput(value);
+    // checked once, on a frozen copy: what the result is built from (outcome.ts, checkedOutcome)
+    const frozen = deepFreeze(cloneJson(value));
+    const check = tool.checkOutput(frozen);
     if (!check.ok)
       return {
         ok: false,
         error: { code: 'INVALID_OUTPUT', message: `tool "${tool.name}" returned invalid output: ${check.message}` },
       };
-    return { ok: true, value };
+    return checkedOutcome(frozen);
   }
 
   #bodyFailure(err: unknown, signal: Abortable): ExecOutcome & { ok: false } {

@@ -142,8 +142,11 @@ export class Pipeline {
     const traceId = t?.traceId();
     // The request's span (the active one) learns the pipeline's code of a failed call.
     if (t !== undefined && result.error !== undefined) t.annotate({ 'toolgate.error.code': result.error.code });
+    const observers = hooks['tools/result'];
+    // no observer, no record: it freezes the trail and formats a date, on every call
+    if (observers.length === 0) return result;
     const record = callRecord(started, name, options, traceId, frozenArgs, tool);
-    for (const { id, fn } of hooks['tools/result']) {
+    for (const { id, fn } of observers) {
       try {
         const r: unknown = fn(result, record);
         if (r instanceof Promise)

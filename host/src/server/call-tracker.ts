@@ -58,7 +58,7 @@ export class CallTracker {
       if (callerSignal?.aborted === true) relay();
       else if (callerSignal !== undefined) unlink = whenAborted(callerSignal, relay);
       signal = stop.signal;
-      abort = stop.abort;
+      abort = (reason) => stop.abort(reason);
     }
     this.#total += 1;
     const p = fn(signal);

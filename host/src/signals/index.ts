@@ -48,12 +48,6 @@ export function whenAborted(signal: Abortable, fn: () => void): () => void {
   };
 }
 
-/** An AbortController that only its owner aborts, through `abort` (the first reason stands). */
-export interface OwnedAbort {
-  readonly signal: AbortSignal;
-  abort(reason?: unknown): void;
-}
-
 /**
  * What the call's own code reads of a cancellation: a signal, or a LazyAbort, whose AbortSignal is
  * made only when someone asks for it. Both answer `aborted` and `reason`; whenAborted and
@@ -62,13 +56,14 @@ export interface OwnedAbort {
 export type Abortable = AbortSignal | LazyAbort;
 
 /**
- * An owned abort whose AbortSignal is made on first use. On Node 20 making an AbortSignal costs
+ * An AbortController that only its owner aborts, through `abort` (the first reason stands), whose
+ * AbortSignal is made on first use. On Node 20 making an AbortSignal costs
  * 5-8 µs (an EventTarget whose prototype is swapped afterwards), about the same again in garbage
  * collection, and a warm stdio call made two that nothing but the call's own code read
  * (docs/decisions.md, "Server CPU per call, sixth round"). Waits on it (whenAborted, raceSignal)
  * are run by `abort`, right after the signal's own listeners when the signal was made.
  */
-export class LazyAbort implements OwnedAbort {
+export class LazyAbort {
   #aborted = false;
   #reason: unknown;
   #controller: AbortController | undefined;
