@@ -89,8 +89,7 @@ export async function gate(call: CallContext, opts: GateOptions): Promise<Refusa
 
 /** The failure for a stage the caller or the deadline cut short; null when neither fired. */
 function stopped({ caller, tool, clock }: CallContext): Refusal | null {
-  if (caller.aborted)
-    return failed('ABORTED_BEFORE_DISPATCH', `call to "${tool.name}" was cancelled before dispatch`);
+  if (caller.aborted) return failed('ABORTED_BEFORE_DISPATCH', `call to "${tool.name}" was cancelled before dispatch`);
   if (clock.expired) {
     const reason = clock.timeoutReason;
     return failed('TIMEOUT', reason !== undefined ? reason.message : `call to "${tool.name}" ran out of time`);

@@ -307,12 +307,7 @@ function callRecord(
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** A call's identity as guards and the body see it, without spreads (see callRecord); no client yet. */
-function identityFields(
-  callId: string,
-  name: string,
-  args: Readonly<JsonObject>,
-  options: CallOptions,
-): ExecFields {
+function identityFields(callId: string, name: string, args: Readonly<JsonObject>, options: CallOptions): ExecFields {
   const id: ExecFields = { callId, name, arguments: args };
   if (options.agent !== undefined) id.agent = options.agent;
   if (options.token !== undefined) id.token = options.token;
