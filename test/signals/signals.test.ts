@@ -2,7 +2,7 @@
 // the rules the pipeline and the sandbox rely on (work that settled first wins; the reason is kept).
 import { getEventListeners } from 'node:events';
 import { describe, expect, test } from 'vitest';
-import { ownedAbort, raceSignal, whenAborted } from '../../host/src/signals/index.js';
+import { LazyAbort, ownedAbort, raceSignal, whenAborted } from '../../host/src/signals/index.js';
 
 /** Counts the 'abort' listeners added to a signal, as the EventTarget sees them. */
 function counted(): { signal: AbortSignal; abort: (reason?: unknown) => void; added: () => number } {
@@ -112,5 +112,42 @@ describe('an owned signal (ownedAbort)', () => {
     owned.abort();
     expect(ran).toEqual([1]);
     expect(owned.signal.reason).toBeInstanceOf(DOMException);
+  });
+});
+
+describe('a LazyAbort: its AbortSignal made only when asked for', () => {
+  test('aborted before anyone asked, it runs its waits once and the signal it makes then is aborted with the same reason', async () => {
+    const lazy = new LazyAbort();
+    const ran: string[] = [];
+    whenAborted(lazy, () => ran.push('wait'));
+    const race = raceSignal(new Promise(() => {}), lazy).catch((e: unknown) => e);
+    const why = new Error('first');
+    lazy.abort(why);
+    lazy.abort(new Error('second'));
+    expect(lazy.aborted).toBe(true);
+    expect(lazy.reason).toBe(why);
+    expect(ran).toEqual(['wait']);
+    expect(await race).toBe(why);
+    const signal = lazy.signal;
+    expect(signal).toBeInstanceOf(AbortSignal);
+    expect(signal.aborted).toBe(true);
+    expect(signal.reason).toBe(why);
+    expect(lazy.signal).toBe(signal);
+  });
+
+  test("made before the abort, its signal's listeners run before the waits, waits on the signal add no listener and share the owner's, and no reason gives the AbortError", () => {
+    const lazy = new LazyAbort();
+    const signal = lazy.signal;
+    const ran: string[] = [];
+    signal.addEventListener('abort', () => ran.push('listener'));
+    whenAborted(signal, () => ran.push('wait on the signal'));
+    const stopped = whenAborted(lazy, () => ran.push('stopped'));
+    whenAborted(lazy, () => ran.push('wait on the owner'));
+    expect(getEventListeners(signal, 'abort')).toHaveLength(1);
+    stopped();
+    lazy.abort();
+    expect(ran).toEqual(['listener', 'wait on the signal', 'wait on the owner']);
+    expect(signal.reason).toBeInstanceOf(DOMException);
+    expect(lazy.reason).toBe(signal.reason);
   });
 });

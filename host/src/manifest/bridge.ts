@@ -13,7 +13,7 @@ import {
   type SandboxTool,
   type SandboxToolSpec,
 } from '../sandbox/index.js';
-import { ToolFailure } from '../tool/index.js';
+import { ToolFailure, execAbortable } from '../tool/index.js';
 import type { ExecIdentity, Json, JsonObject, ToolDefinition } from '../tool/index.js';
 import { MANIFEST_DEFAULTS } from './defaults.js';
 import { manifestDefinition } from './definition.js';
@@ -171,7 +171,8 @@ export function sandboxCallOptions(
   exec: Readonly<ExecIdentity>,
 ): SandboxCallOptions {
   return {
-    signal: exec.signal,
+    // the signal's state, read without making an AbortSignal the sandbox may never need
+    signal: execAbortable(exec),
     ...(exec.remainingMs !== undefined ? { remainingMs: exec.remainingMs } : {}),
     ...(exec.client !== undefined && loaded.manifest.capabilities.mcp.length > 0 ? { client: exec.client } : {}),
   };

@@ -6,7 +6,7 @@
 import { ToolFailure, type ExecIdentity, type Tool } from '../tool/index.js';
 import type { HookEntry } from './hooks.js';
 import type { DeadlineRule } from './types.js';
-import { ownedAbort, whenAborted, type OwnedAbort } from '../signals/index.js';
+import { LazyAbort, whenAborted, type Abortable } from '../signals/index.js';
 
 /** After the deadline has passed, post-execute still gets this long per listener (to redact a TIMEOUT). */
 export const POST_DEADLINE_GRACE_MS = 1_000;
@@ -43,51 +43,111 @@ export function callBudget(
 }
 
 /**
- * One AbortController per call with a budget, none without: on Node 20 each AbortSignal costs ~10 µs
- * to make (it is an EventTarget whose prototype is swapped afterwards), and a call used to make two
- * here. The deadline-only signal (post-execute races it) is made on first use. Both are owned
- * (ownedAbort): waits on them cost no 'abort' listener.
+ * One timer for every running clock instead of one each: a call's setTimeout and clearTimeout
+ * measured ~3 µs of a ~120 µs warm call (timer lists and their priority queue), where a clock
+ * joining and leaving a set costs a fraction of that. The timer is armed for the earliest deadline
+ * and re-armed only when a clock due sooner joins; it holds the process open only while some clock
+ * runs, as each clock's own timer did. When it fires, every clock due by then (within the timer's
+ * 1 ms grain) fires, and it is armed again for the next (docs/decisions.md, "Server CPU per call,
+ * sixth round").
+ */
+class SharedDeadlines {
+  readonly #clocks = new Set<CallClock>();
+  #timer: NodeJS.Timeout | undefined;
+  /** When the timer fires (performance.now()), Infinity when it is not armed. */
+  #at = Infinity;
+
+  add(clock: CallClock): void {
+    if (this.#clocks.size === 0) this.#timer?.ref();
+    this.#clocks.add(clock);
+    if (clock.due < this.#at) this.#arm(clock.due);
+  }
+
+  delete(clock: CallClock): void {
+    this.#clocks.delete(clock);
+    // an armed timer for a deadline nobody waits on no longer holds the process open
+    if (this.#clocks.size === 0) this.#timer?.unref();
+  }
+
+  #arm(at: number): void {
+    clearTimeout(this.#timer);
+    this.#at = at;
+    this.#timer = setTimeout(this.#sweep, Math.max(0, at - performance.now()));
+    if (this.#clocks.size === 0) this.#timer.unref();
+  }
+
+  readonly #sweep = (): void => {
+    this.#timer = undefined;
+    this.#at = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    for (const clock of [...this.#clocks]) {
+      if (clock.due - now <= 1) clock.expireNow();
+      else if (clock.due < next) next = clock.due;
+    }
+    if (next < Infinity) this.#arm(next);
+  };
+}
+
+const DEADLINES = new SharedDeadlines();
+
+/**
+ * One owned abort per call with a budget, none without, and its AbortSignal made only when asked
+ * for (LazyAbort): on Node 20 each AbortSignal costs ~5-8 µs to make (it is an EventTarget whose
+ * prototype is swapped afterwards), and the pipeline's own code reads `abortable` instead. The
+ * deadline-only signal (post-execute races it) is made on first use.
  */
 export class CallClock {
-  /** Aborts when the caller cancels or the deadline passes (the caller's own signal without a budget). */
-  readonly signal: AbortSignal;
   readonly budget: Budget | undefined;
-  readonly #own: OwnedAbort | undefined;
-  readonly #caller: AbortSignal;
+  readonly #own: LazyAbort | undefined;
+  readonly #caller: Abortable;
   readonly #tool: string;
   readonly #relay = (): void => this.#own?.abort(this.#caller.reason);
   #stopRelay: (() => void) | undefined;
-  #deadline: OwnedAbort | undefined;
+  #deadline: LazyAbort | undefined;
   #timeout: ToolFailure | undefined;
-  #timer: NodeJS.Timeout | undefined;
+  /** Running: counted by the shared timer (DEADLINES), due at `due` (performance.now()). */
+  #running = false;
+  due = Infinity;
   #left: number;
   #startedAt = 0;
   #stage: ClockStage = 'tools/pre-execute';
   #listener: string | undefined;
 
-  constructor(toolName: string, caller: AbortSignal, budget: Budget | undefined) {
+  constructor(toolName: string, caller: Abortable, budget: Budget | undefined) {
     this.#tool = toolName;
     this.#caller = caller;
     this.budget = budget;
     this.#left = budget?.ms ?? Infinity;
-    if (budget === undefined) {
-      this.signal = caller;
-    } else {
-      this.#own = ownedAbort();
-      this.signal = this.#own.signal;
+    if (budget !== undefined) {
+      this.#own = new LazyAbort();
       if (caller.aborted) this.#relay();
       else this.#stopRelay = whenAborted(caller, this.#relay);
       this.resume();
     }
   }
 
+  /**
+   * Aborts when the caller cancels or the deadline passes (the caller's own without a budget): what
+   * the pipeline races and reads. Its AbortSignal (`signal`) is made only for whoever needs one.
+   */
+  get abortable(): Abortable {
+    return this.#own ?? this.#caller;
+  }
+
+  /** `abortable` as an AbortSignal. */
+  get signal(): AbortSignal {
+    const a = this.abortable;
+    return a instanceof LazyAbort ? a.signal : a;
+  }
+
   /** Aborts only when the deadline passes. */
-  get deadline(): AbortSignal {
+  get deadline(): Abortable {
     if (this.#deadline === undefined) {
-      this.#deadline = ownedAbort();
+      this.#deadline = new LazyAbort();
       if (this.#timeout !== undefined) this.#deadline.abort(this.#timeout);
     }
-    return this.#deadline.signal;
+    return this.#deadline;
   }
 
   /** The TIMEOUT the deadline stands for, once it has passed. */
@@ -118,7 +178,7 @@ export class CallClock {
    */
   readonly remainingMs = (): number => {
     if (this.#timeout !== undefined) return 0;
-    if (this.#timer === undefined) return this.#left;
+    if (!this.#running) return this.#left;
     const left = this.#left - (performance.now() - this.#startedAt);
     if (left > 0) return left;
     this.#fire();
@@ -127,23 +187,34 @@ export class CallClock {
 
   /** Stops the clock (a person is being asked). */
   pause(): void {
-    if (this.#timer === undefined) return;
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    if (!this.#running) return;
+    this.#stop();
     this.#left = Math.max(0, this.#left - (performance.now() - this.#startedAt));
   }
 
   resume(): void {
-    if (this.budget === undefined || this.#timer !== undefined || this.expired) return;
+    if (this.budget === undefined || this.#running || this.expired) return;
     this.#startedAt = performance.now();
-    this.#timer = setTimeout(() => this.#fire(), this.#left);
+    this.#running = true;
+    this.due = this.#startedAt + this.#left;
+    DEADLINES.add(this);
+  }
+
+  #stop(): void {
+    if (!this.#running) return;
+    this.#running = false;
+    DEADLINES.delete(this);
+  }
+
+  /** The shared timer found this clock's deadline passed. */
+  expireNow(): void {
+    this.#fire();
   }
 
   /** The failure the deadline stands for, naming the stage and listener it caught. */
   #fire(): void {
     if (this.expired || this.budget === undefined) return;
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#stop();
     const where = `${this.#stage}${this.#listener !== undefined ? ` (${this.#listener})` : ''}`;
     this.#timeout = new ToolFailure(
       'TIMEOUT',
@@ -155,8 +226,7 @@ export class CallClock {
   }
 
   release(): void {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#stop();
     this.#stopRelay?.();
   }
 }

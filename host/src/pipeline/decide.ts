@@ -48,7 +48,7 @@ export async function gate(call: CallContext, opts: GateOptions): Promise<Refusa
         ? DEFAULT_ALLOW
         : await raceSignal(
             runChain(call, { tool: call.tool, dryRun: opts.dryRun }, opts.listenerTimeoutMs),
-            clock.signal,
+            clock.abortable,
           );
   } catch (err) {
     trail.final = 'denied';
@@ -88,9 +88,8 @@ export async function gate(call: CallContext, opts: GateOptions): Promise<Refusa
 }
 
 /** The failure for a stage the caller or the deadline cut short; null when neither fired. */
-function stopped({ exec, tool, clock }: CallContext): Refusal | null {
-  if (exec.signal.aborted)
-    return failed('ABORTED_BEFORE_DISPATCH', `call to "${tool.name}" was cancelled before dispatch`);
+function stopped({ caller, tool, clock }: CallContext): Refusal | null {
+  if (caller.aborted) return failed('ABORTED_BEFORE_DISPATCH', `call to "${tool.name}" was cancelled before dispatch`);
   if (clock.expired) {
     const reason = clock.timeoutReason;
     return failed('TIMEOUT', reason !== undefined ? reason.message : `call to "${tool.name}" ran out of time`);

@@ -1,13 +1,24 @@
 // Stage 4: the tools/execute waterfall around the body, under the call's deadline.
-import { ERROR_CODES, ToolFailure, isJson, type ExecIdentity, type Tool } from '../tool/index.js';
+import {
+  ERROR_CODES,
+  ToolFailure,
+  cloneJson,
+  deepFreeze,
+  execAbortable,
+  execIdentity,
+  isJson,
+  type ExecFields,
+  type ExecIdentity,
+  type Tool,
+} from '../tool/index.js';
 import { ListenerError, attempt, linkSignals, raceSignal } from './async.js';
 import type { CallClock } from './clock.js';
 import type { CallContext } from './call.js';
 import type { HookEntry } from './hooks.js';
-import { failureOf } from './outcome.js';
+import { checkedOutcome, failureOf } from './outcome.js';
 import type { ExecOutcome, ExecReplace, ExecuteWrapper } from './types.js';
 import { messageOf } from '../errors/index.js';
-import { abortStatus } from '../signals/index.js';
+import { abortStatus, type Abortable } from '../signals/index.js';
 
 /**
  * `exec.signal` is the caller's own signal. The body always gets a signal that aborts when the
@@ -23,6 +34,7 @@ export function runExecute(call: CallContext): Promise<ExecOutcome> {
 /** One call's way down the wrappers to the body and back. */
 class ExecuteRun {
   readonly #exec: Readonly<ExecIdentity>;
+  readonly #caller: Abortable;
   readonly #tool: Tool;
   readonly #wrappers: readonly HookEntry<ExecuteWrapper>[];
   readonly #clock: CallClock;
@@ -32,15 +44,16 @@ class ExecuteRun {
 
   constructor(call: CallContext) {
     this.#exec = call.exec;
+    this.#caller = call.caller;
     this.#tool = call.tool;
     this.#wrappers = call.hooks['tools/execute'];
     this.#clock = call.clock;
   }
 
   async run(): Promise<ExecOutcome> {
-    const base = this.#clock.signal;
+    const base = this.#clock.abortable;
     try {
-      const first = Object.freeze({ ...this.#exec, signal: base, remainingMs: this.#clock.remainingMs });
+      const first = bodyIdentity(this.#exec, base, this.#clock.remainingMs);
       // Without wrappers the body already races `base` (the same signal): a second race only costs.
       return this.#wrappers.length === 0 ? await this.#body(first) : await raceSignal(this.#dispatch(0, first), base);
     } catch (err) {
@@ -54,9 +67,9 @@ class ExecuteRun {
   }
 
   /** Why `signal` fired, as the caller reads it: its own cancellation, the deadline, or the signal's reason. */
-  #abortOutcome(signal: AbortSignal): ExecOutcome & { ok: false } {
-    const callerSignal = this.#exec.signal;
-    if (callerSignal.aborted) return callerAborted(callerSignal, this.#tool.name);
+  #abortOutcome(signal: Abortable): ExecOutcome & { ok: false } {
+    const caller = this.#caller;
+    if (caller.aborted) return callerAborted(caller, this.#tool.name);
     const reason: unknown = this.#clock.expired ? this.#clock.timeoutReason : signal.reason;
     const { code, message } = abortStatus(reason);
     return {
@@ -73,32 +86,35 @@ class ExecuteRun {
     const tool = this.#tool;
     let value: unknown;
     this.#clock.at('tools/execute', "the tool's body");
+    const signal = execAbortable(e);
     try {
       value = await raceSignal(
         attempt(() => tool.definition.execute(e.arguments, e)),
-        e.signal,
+        signal,
       );
     } catch (err) {
-      return this.#bodyFailure(err, e.signal);
+      return this.#bodyFailure(err, signal);
     }
     // A value that arrives after the signal fired is an answer nobody is waiting for.
-    if (e.signal.aborted) return this.#abortOutcome(e.signal);
+    if (signal.aborted) return this.#abortOutcome(signal);
     if (!isJson(value)) {
       return {
         ok: false,
         error: { code: 'INVALID_OUTPUT', message: `tool "${tool.name}" returned a value that is not JSON` },
       };
     }
-    const check = tool.checkOutput(value);
+    // checked once, on a frozen copy: what the result is built from (outcome.ts, checkedOutcome)
+    const frozen = deepFreeze(cloneJson(value));
+    const check = tool.checkOutput(frozen);
     if (!check.ok)
       return {
         ok: false,
         error: { code: 'INVALID_OUTPUT', message: `tool "${tool.name}" returned invalid output: ${check.message}` },
       };
-    return { ok: true, value };
+    return checkedOutcome(frozen);
   }
 
-  #bodyFailure(err: unknown, signal: AbortSignal): ExecOutcome & { ok: false } {
+  #bodyFailure(err: unknown, signal: Abortable): ExecOutcome & { ok: false } {
     // A ToolFailure says more than the abort that came with it; anything else (a bare ABORTED
     // included: the body cannot know whether its signal fired for the caller or the deadline) is
     // the abort's echo. The clock is the deadline's one owner: a TIMEOUT from below is its own.
@@ -149,6 +165,20 @@ class ExecuteRun {
   }
 }
 
+/**
+ * The body's identity: the call's, with the clock's cancellation as its signal (made only if read:
+ * tool/exec-signal.ts) and the clock's time left. Copied field by field, since a spread would read
+ * the caller's signal and so make it.
+ */
+function bodyIdentity(exec: Readonly<ExecIdentity>, cancel: Abortable, remainingMs: () => number): ExecIdentity {
+  const f: ExecFields = { callId: exec.callId, name: exec.name, arguments: exec.arguments };
+  if (exec.agent !== undefined) f.agent = exec.agent;
+  if (exec.token !== undefined) f.token = exec.token;
+  if (exec.client !== undefined) f.client = exec.client;
+  f.remainingMs = remainingMs;
+  return Object.freeze(execIdentity(f, cancel));
+}
+
 function checkReplace(id: string, replace: unknown): void {
   if (typeof replace !== 'object' || replace === null)
     throw new ListenerError(`execute wrapper "${id}": next() takes { signal } or nothing`);
@@ -182,7 +212,7 @@ function isOutcome(v: unknown): v is ExecOutcome {
  * server shutting down says so); a caller's own deadline (AbortSignal.timeout) is TIMEOUT, anything
  * else "cancelled by the caller" (signals/ `abortStatus`).
  */
-export function callerAborted(signal: AbortSignal, tool: string): ExecOutcome & { ok: false } {
+export function callerAborted(signal: Abortable, tool: string): ExecOutcome & { ok: false } {
   const { code, message } = abortStatus(signal.reason);
   if (message !== undefined) return { ok: false, error: { code, message } };
   if (code === 'TIMEOUT')

@@ -21,6 +21,30 @@ export function succeeded(tool: Tool, value: Json): CallState {
   if (!isJson(value)) return failed('INVALID_OUTPUT', `tool "${tool.name}" produced a value that is not JSON`);
   const check = tool.checkOutput(value);
   if (!check.ok) return failed('INVALID_OUTPUT', `tool "${tool.name}" returned invalid output: ${check.message}`);
+  return rendered(tool, value, false);
+}
+
+/**
+ * A body's value as execute.ts leaves it: a copy nobody else holds, checked against output.schema,
+ * then frozen. The outcome is frozen too, so a wrapper that hands it on unchanged hands on what was
+ * checked, and fromOutcome renders it without walking and checking it a second time.
+ */
+class CheckedValue {
+  readonly ok = true as const;
+  readonly value: Json;
+
+  constructor(value: Json) {
+    this.value = value;
+  }
+}
+
+export function checkedOutcome(frozen: Json): ExecOutcome {
+  return Object.freeze(new CheckedValue(frozen));
+}
+
+/** A value that passed succeeded's checks, rendered; `isFrozenCopy`: a CheckedValue's. */
+function rendered(tool: Tool, value: Json, isFrozenCopy: boolean): CallState {
+  if (isFrozenCopy && tool.render !== 'mcp') return { ok: true, value, content: renderContent(value, tool.render) };
   if (tool.render === 'mcp') {
     // The module said what the client gets: its content blocks, and structuredContent as the value.
     const parsed = parseMcpEnvelope(value);
@@ -36,6 +60,7 @@ export function succeeded(tool: Tool, value: Json): CallState {
 }
 
 export function fromOutcome(tool: Tool, outcome: ExecOutcome): CallState {
+  if (outcome instanceof CheckedValue) return rendered(tool, outcome.value, true);
   return outcome.ok ? succeeded(tool, outcome.value) : failed(outcome.error.code, outcome.error.message);
 }
 

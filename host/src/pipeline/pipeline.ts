@@ -18,7 +18,8 @@
 import { randomUUID } from 'node:crypto';
 import {
   deepFreeze,
-  type ExecIdentity,
+  execIdentity,
+  type ExecFields,
   type JsonObject,
   type Tool,
   type ToolRegistry,
@@ -36,6 +37,7 @@ import { runPostExecute } from './post.js';
 import { copyContent, isContent } from './render.js';
 import type { ApprovalService, CallOptions, CallRecord, Decision, DecisionTrail, PipelineLogger } from './types.js';
 import { messageOf } from '../errors/index.js';
+import type { Abortable } from '../signals/index.js';
 import { tracer } from '../telemetry/index.js';
 import { decisionAttributes } from './trace-spans.js';
 
@@ -140,8 +142,11 @@ export class Pipeline {
     const traceId = t?.traceId();
     // The request's span (the active one) learns the pipeline's code of a failed call.
     if (t !== undefined && result.error !== undefined) t.annotate({ 'toolgate.error.code': result.error.code });
+    const observers = hooks['tools/result'];
+    // no observer, no record: it freezes the trail and formats a date, on every call
+    if (observers.length === 0) return result;
     const record = callRecord(started, name, options, traceId, frozenArgs, tool);
-    for (const { id, fn } of hooks['tools/result']) {
+    for (const { id, fn } of observers) {
       try {
         const r: unknown = fn(result, record);
         if (r instanceof Promise)
@@ -160,16 +165,16 @@ export class Pipeline {
     started: CallStart,
   ): Promise<CallState> {
     const { callId, trail, hooks, meta } = started;
-    const signal = options.signal ?? NEVER_ABORTED;
-    const base = Object.freeze(identity(callId, tool.name, args, options, signal));
+    const caller: Abortable = options.cancel ?? options.signal ?? NEVER_ABORTED;
+    const fields = identityFields(callId, tool.name, args, options);
+    const base = Object.freeze(execIdentity(fields, caller));
     // The tool reaches its client only through the call's client-request guards.
-    const exec = identity(callId, tool.name, args, options, signal);
-    exec.client = policedClient(options.client, hooks.clientRequests, base, tool, trail);
-    Object.freeze(exec);
-    if (signal.aborted)
+    fields.client = policedClient(options.client, hooks.clientRequests, base, tool, trail);
+    const exec = Object.freeze(execIdentity(fields, caller));
+    if (caller.aborted)
       return failed('ABORTED_BEFORE_DISPATCH', `call to "${tool.name}" was cancelled before dispatch`);
-    const clock = new CallClock(tool.name, signal, callBudget(exec, tool, hooks.deadlines));
-    const call: CallContext = { exec, tool, trail, clock, hooks };
+    const clock = new CallClock(tool.name, caller, callBudget(exec, tool, hooks.deadlines));
+    const call: CallContext = { exec, caller, tool, trail, clock, hooks };
     try {
       const decide = () =>
         gate(call, {
@@ -192,13 +197,13 @@ export class Pipeline {
       let state: CallState;
       if (refused !== null) {
         state = refused;
-      } else if (signal.aborted) {
+      } else if (caller.aborted) {
         state = failed('ABORTED_BEFORE_DISPATCH', `call to "${tool.name}" was cancelled before dispatch`);
       } else {
         state = fromOutcome(tool, await runExecute(call));
         // A success the caller no longer wants is not a success; a specific failure says more.
-        if (state.ok && signal.aborted) {
-          const { error } = callerAborted(signal, tool.name);
+        if (state.ok && caller.aborted) {
+          const { error } = callerAborted(caller, tool.name);
           state = failed(error.code, error.message);
         }
       }
@@ -230,7 +235,7 @@ export class Pipeline {
     let failure;
     try {
       failure = await gate(
-        { exec, tool, trail, clock, hooks },
+        { exec, caller: NEVER_ABORTED, tool, trail, clock, hooks },
         {
           dryRun: true,
           listenerTimeoutMs: this.#listenerTimeoutMs,
@@ -301,17 +306,10 @@ function callRecord(
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-/** A call's identity as guards and the body see it, built without spreads (see callRecord). */
-function identity(
-  callId: string,
-  name: string,
-  args: Readonly<JsonObject>,
-  options: CallOptions,
-  signal: AbortSignal,
-): Mutable<ExecIdentity> {
-  const id = { callId, name, arguments: args } as Mutable<ExecIdentity>;
+/** A call's identity as guards and the body see it, without spreads (see callRecord); no client yet. */
+function identityFields(callId: string, name: string, args: Readonly<JsonObject>, options: CallOptions): ExecFields {
+  const id: ExecFields = { callId, name, arguments: args };
   if (options.agent !== undefined) id.agent = options.agent;
   if (options.token !== undefined) id.token = options.token;
-  id.signal = signal;
   return id;
 }

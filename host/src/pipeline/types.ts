@@ -1,4 +1,5 @@
 // The pipeline's vocabulary: decisions, the listener type of every stage, outcomes and the trail.
+import type { LazyAbort } from '../signals/index.js';
 import type {
   CallClient,
   ClientRefusalCode,
@@ -210,6 +211,11 @@ export interface PipelineLogger {
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /**
+   * The caller's cancellation as an owned abort whose AbortSignal is made only when something reads
+   * `exec.signal` (a transport's client link, server/response-gone.ts); in place of `signal`.
+   */
+  cancel?: LazyAbort;
   agent?: string;
   trace?: TraceContext;
   token?: string;

@@ -4,7 +4,7 @@
 // caller's signal carries a deadline its owner (the pipeline's clock) hands down with the time left,
 // that owner's timer is the only one: the control arms none and asks the owner once its copy of the
 // deadline has passed (architecture.md §3.3).
-import { abortStatus, whenAborted } from '../signals/index.js';
+import { abortStatus, whenAborted, type Abortable } from '../signals/index.js';
 import { ToolFailure } from '../tool/index.js';
 
 /**
@@ -47,7 +47,7 @@ export class CallControl {
   readonly #timeoutMs: number;
   /** The owner of the deadline the caller's signal carries, when that deadline is the one that binds. */
   readonly #owner: (() => number) | undefined;
-  readonly #callerSignal: AbortSignal;
+  readonly #callerSignal: Abortable;
   // No closure or array is made per call until something waits (watch, onCancel, cancelled): a
   // call on the calling thread makes none (docs/decisions.md, "Per-call work on the calling thread").
   #stopWatching: () => void = noop;
@@ -59,7 +59,7 @@ export class CallControl {
    * `timeoutMs` is the sandbox's own bound (the tool's limit, or less); `ownerRemainingMs` the time
    * left on the deadline `callerSignal` carries, read from its owner (reading 0 fires the signal).
    */
-  constructor(callerSignal: AbortSignal, timeoutMs: number, ownerRemainingMs?: () => number) {
+  constructor(callerSignal: Abortable, timeoutMs: number, ownerRemainingMs?: () => number) {
     const left = ownerRemainingMs?.();
     const now = performance.now();
     this.#owner = left !== undefined && left <= timeoutMs ? ownerRemainingMs : undefined;

@@ -15,12 +15,16 @@ import { instanceWorkerFile } from './worker-file.js';
 import { retainWorkers } from './instance-workers.js';
 import { MAX_LOG_LINES, type LogMessage } from './worker/protocol.js';
 import { messageOf } from '../errors/index.js';
+import type { Abortable } from '../signals/index.js';
 import { tracer, type Tracer } from '../telemetry/index.js';
 
 /** How one call reaches the sandbox: its signal, its deadline, its client. */
 export interface SandboxCallOptions {
-  /** Aborts when the caller cancels, or when a deadline its owner keeps passes (see remainingMs). */
-  signal: AbortSignal;
+  /**
+   * Aborts when the caller cancels, or when a deadline its owner keeps passes (see remainingMs): a
+   * signal, or an owned abort whose AbortSignal the sandbox does not need to make (signals/).
+   */
+  signal: Abortable;
   /**
    * The time left on the deadline `signal` carries, read from its owner (the pipeline's clock);
    * reading 0 fires `signal`. The sandbox then arms no timer of its own for the call: the owner's is

@@ -1,7 +1,7 @@
 // Every call in flight, so a shutdown can stop taking new ones, let the running ones finish up to
 // a deadline, and then cancel the rest (which tears their instances down) instead of hanging.
 import { ToolgateError } from '../errors/index.js';
-import { ownedAbort, whenAborted } from '../signals/index.js';
+import { ownedAbort, whenAborted, type Abortable } from '../signals/index.js';
 import { ToolFailure } from '../tool/index.js';
 
 /** What a client reads when shutdown ends its call: the words are the same on every transport. */
@@ -34,18 +34,19 @@ export class CallTracker {
 
   /**
    * Runs `fn` with a signal that fires on the caller's abort or when shutdown gives up waiting.
-   * `abortOwn`: the caller's signal is this call's alone and this aborts it (a ClientLinks link), so
-   * the call runs on it and shutdown aborts it directly. Otherwise one controller per call is
+   * `abortOwn`: the caller's signal is this call's alone and this aborts it (a ClientLinks link's,
+   * possibly a LazyAbort whose AbortSignal is not made yet), so the call runs on it and shutdown
+   * aborts it directly. Otherwise one controller per call is
    * linked to the caller's by a listener (AbortSignal.any costs a WeakRef and a finalizer per call).
    * On Node 20 a controller and its first listener cost ~10 µs, a tenth of a stdio call's CPU.
    */
-  run<T>(
-    callerSignal: AbortSignal | undefined,
-    fn: (signal: AbortSignal) => Promise<T>,
+  run<T, S extends Abortable = AbortSignal>(
+    callerSignal: S | undefined,
+    fn: (signal: S | AbortSignal) => Promise<T>,
     abortOwn?: (reason: unknown) => void,
   ): Promise<T> {
     if (this.#draining) return Promise.reject(new ServerClosingError());
-    let signal: AbortSignal;
+    let signal: S | AbortSignal;
     let abort: (reason: unknown) => void;
     let unlink: () => void = () => {};
     if (callerSignal !== undefined && abortOwn !== undefined) {
@@ -57,7 +58,7 @@ export class CallTracker {
       if (callerSignal?.aborted === true) relay();
       else if (callerSignal !== undefined) unlink = whenAborted(callerSignal, relay);
       signal = stop.signal;
-      abort = stop.abort;
+      abort = (reason) => stop.abort(reason);
     }
     this.#total += 1;
     const p = fn(signal);

@@ -69,7 +69,7 @@ export function directToolCalls(
       if (running.get(id) === cancel) running.delete(id);
     };
     // a cancelled request is not answered, as the SDK does
-    answer(request, directExtra(server, request, link.signal, cancel), link)
+    answer(request, new DirectExtra(server, request, link, cancel), link)
       .then(
         (result) => (cancel.cancelled ? undefined : transport.send({ result, jsonrpc: '2.0', id } as JSONRPCMessage)),
         (err: unknown) => (cancel.cancelled ? undefined : transport.send(errorResponse(id, err))),
@@ -87,24 +87,39 @@ function asksForTask(request: JSONRPCRequest): boolean {
   return params !== undefined && Object.hasOwn(params, 'task');
 }
 
-/** The context the SDK would give the handler, for what a call reads of it; notices and requests go out tied to this request. */
-function directExtra(server: Server, request: JSONRPCRequest, signal: AbortSignal, cancel: SdkCancel): Extra {
-  const id = request.id;
-  const extra: Extra = {
-    signal,
-    requestId: id,
-    sendNotification: async (notification) => {
-      if (cancel.cancelled) return;
-      await server.notification(notification, { relatedRequestId: id });
-    },
-    sendRequest: async (r, resultSchema, options) => {
-      if (cancel.cancelled) throw new McpError(ErrorCode.ConnectionClosed, 'Request was cancelled');
-      return await server.request(r, resultSchema, { ...options, relatedRequestId: id });
-    },
+/**
+ * The context the SDK would give the handler, for what a call reads of it; notices and requests go
+ * out tied to this request. A class, so that `signal` (the link's) is made only if read.
+ */
+class DirectExtra implements Extra {
+  readonly requestId: RequestId;
+  declare readonly _meta?: NonNullable<Extra['_meta']>;
+  readonly #server: Server;
+  readonly #link: CallLink;
+  readonly #cancel: SdkCancel;
+
+  constructor(server: Server, request: JSONRPCRequest, link: CallLink, cancel: SdkCancel) {
+    this.requestId = request.id;
+    this.#server = server;
+    this.#link = link;
+    this.#cancel = cancel;
+    const meta = request.params?._meta;
+    if (meta !== undefined) (this as { _meta?: NonNullable<Extra['_meta']> })._meta = meta;
+  }
+
+  get signal(): AbortSignal {
+    return this.#link.signal;
+  }
+
+  readonly sendNotification: Extra['sendNotification'] = async (notification) => {
+    if (this.#cancel.cancelled) return;
+    await this.#server.notification(notification, { relatedRequestId: this.requestId });
   };
-  const meta = request.params?._meta;
-  if (meta !== undefined) extra._meta = meta;
-  return extra;
+
+  readonly sendRequest: Extra['sendRequest'] = async (r, resultSchema, options) => {
+    if (this.#cancel.cancelled) throw new McpError(ErrorCode.ConnectionClosed, 'Request was cancelled');
+    return await this.#server.request(r, resultSchema, { ...options, relatedRequestId: this.requestId });
+  };
 }
 
 /** The SDK's error answer for a handler's error: its integer code (else internal error), message and data. */

@@ -12,7 +12,7 @@ import {
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ApprovalOutcome, ApprovalRequest } from '../pipeline/index.js';
+import type { ApprovalOutcome, ApprovalRequest, CallOptions } from '../pipeline/index.js';
 import { askKeepAlive } from './approval-wait.js';
 import { ServerClosingError } from './call-tracker.js';
 import { mcpCallClient } from './call-client.js';
@@ -144,20 +144,12 @@ async function callTool(
     const agent = server.getClientVersion()?.name;
     const trace = traceOf(extra._meta as Record<string, unknown> | undefined, extra.requestInfo?.headers);
     const onApprovalWait = approvalWait(link, ownProgress ? askKeepAlive(progress, core.askProgressMs) : undefined);
-    // the link's signal is this call's own: the tracker aborts it on shutdown, making none of its own
-    const result = await core.calls.run(
-      link.signal,
-      (signal) =>
-        core.pipeline.call(name, args, {
-          signal,
-          callId,
-          client,
-          onApprovalWait,
-          ...(agent !== undefined ? { agent } : {}),
-          ...(trace !== undefined ? { trace } : {}),
-        }),
-      link.abort,
-    );
+    // the link's signal is this call's own: the tracker aborts it on shutdown, making none of its
+    // own; the pipeline gets its owner, so the AbortSignal is made only if something reads it
+    const options: CallOptions = { cancel: link.cancel, callId, client, onApprovalWait };
+    if (agent !== undefined) options.agent = agent;
+    if (trace !== undefined) options.trace = trace;
+    const result = await core.calls.run(link.cancel, () => core.pipeline.call(name, args, options), link.abort);
     // Unregistered between the check above and dispatch: still the client's mistake.
     if (result.error?.code === 'UNKNOWN_TOOL') throw UNKNOWN_TOOL(name);
     if (ownProgress) await progress(1, result.isError ? `${name} failed` : `${name} done`);

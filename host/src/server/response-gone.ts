@@ -3,7 +3,7 @@
 // (it leaves the queue and /ui, the audit record says why) before the tool ever runs.
 import type { ServerResponse } from 'node:http';
 import { ClientGone } from '../approval/index.js';
-import { ownedAbort, whenAborted, type OwnedAbort } from '../signals/index.js';
+import { LazyAbort, whenAborted } from '../signals/index.js';
 
 type RequestId = string | number;
 
@@ -11,6 +11,8 @@ type RequestId = string | number;
 export interface CallLink {
   /** Fires (with a ClientGone) when the call's client is gone: pass it as the call's signal. */
   readonly signal: AbortSignal;
+  /** `signal`'s owner, whose AbortSignal is made only when read: the pipeline's CallOptions.cancel. */
+  readonly cancel: LazyAbort;
   /** For CallOptions.onApprovalWait: marks the call as waiting for a person until the function runs. */
   waiting(): () => void;
   /** Aborts `signal` with `reason` (the first reason stands): CallTracker.run's abortOwn. */
@@ -23,7 +25,7 @@ export interface CallLink {
 const CANCELLED_OR_CLOSED = 'it cancelled the request or its session closed';
 
 interface Entry {
-  readonly stop: OwnedAbort;
+  readonly stop: LazyAbort;
   asking: boolean;
 }
 
@@ -38,28 +40,22 @@ export class ClientLinks {
    * direct-call.ts) whoever took the request calls `clientGone` on the link for those.
    */
   link(id: RequestId, sdkSignal?: AbortSignal): CallLink {
-    const entry: Entry = { stop: ownedAbort(), asking: false };
-    const gone = () => entry.stop.abort(new ClientGone(CANCELLED_OR_CLOSED));
-    let unrelay: () => void = () => {};
-    if (sdkSignal?.aborted === true) gone();
-    else if (sdkSignal !== undefined) unrelay = whenAborted(sdkSignal, gone);
+    const entry: Entry = { stop: new LazyAbort(), asking: false };
+    const link = new Link(this, id, entry);
+    if (sdkSignal?.aborted === true) link.clientGone();
+    else if (sdkSignal !== undefined) link.unrelay = whenAborted(sdkSignal, link.clientGone);
     this.#calls.set(id, entry);
-    return {
-      signal: entry.stop.signal,
-      waiting: () => {
-        entry.asking = true;
-        if (this.#gone !== undefined) entry.stop.abort(this.#gone);
-        return () => {
-          entry.asking = false;
-        };
-      },
-      abort: (reason) => entry.stop.abort(reason),
-      clientGone: gone,
-      unlink: () => {
-        unrelay();
-        if (this.#calls.get(id) === entry) this.#calls.delete(id);
-      },
-    };
+    return link;
+  }
+
+  /** A link's end: its entry leaves the table unless a later request took the id. */
+  forget(id: RequestId, entry: Entry): void {
+    if (this.#calls.get(id) === entry) this.#calls.delete(id);
+  }
+
+  /** The client is gone for good (clientGone), if it is. */
+  get gone(): ClientGone | undefined {
+    return this.#gone;
   }
 
   /** No one reads these requests' answers any more (their response stream closed): their calls are cancelled. */
@@ -76,6 +72,52 @@ export class ClientLinks {
     for (const entry of this.#calls.values()) if (entry.asking) entry.stop.abort(why);
   }
 }
+
+/**
+ * One call's link, a class rather than an object of closures: a call makes one, and its signal is
+ * made only when read (LazyAbort; docs/decisions.md "Server CPU per call, sixth round").
+ */
+class Link implements CallLink {
+  unrelay: () => void = noop;
+  readonly #links: ClientLinks;
+  readonly #id: RequestId;
+  readonly #entry: Entry;
+
+  constructor(links: ClientLinks, id: RequestId, entry: Entry) {
+    this.#links = links;
+    this.#id = id;
+    this.#entry = entry;
+  }
+
+  get signal(): AbortSignal {
+    return this.#entry.stop.signal;
+  }
+
+  get cancel(): LazyAbort {
+    return this.#entry.stop;
+  }
+
+  waiting(): () => void {
+    const entry = this.#entry;
+    entry.asking = true;
+    const gone = this.#links.gone;
+    if (gone !== undefined) entry.stop.abort(gone);
+    return () => {
+      entry.asking = false;
+    };
+  }
+
+  readonly abort = (reason: unknown): void => this.#entry.stop.abort(reason);
+
+  readonly clientGone = (): void => this.#entry.stop.abort(new ClientGone(CANCELLED_OR_CLOSED));
+
+  unlink(): void {
+    this.unrelay();
+    this.#links.forget(this.#id, this.#entry);
+  }
+}
+
+const noop = (): void => {};
 
 /** The ids of the JSON-RPC requests in a body (one message or a batch). */
 export function requestIds(body: unknown): RequestId[] {

@@ -31,7 +31,8 @@ function newWaits(signal: AbortSignal, owned: boolean): Waits {
  * Runs `fn` once when `signal` aborts (not at all if it already has: check `aborted` first).
  * Returns what stops waiting; calling it after the abort does nothing.
  */
-export function whenAborted(signal: AbortSignal, fn: () => void): () => void {
+export function whenAborted(signal: Abortable, fn: () => void): () => void {
+  if (signal instanceof LazyAbort) return signal.onAbort(fn);
   let w = waits.get(signal);
   if (w === undefined) {
     w = newWaits(signal, false);
@@ -47,31 +48,77 @@ export function whenAborted(signal: AbortSignal, fn: () => void): () => void {
   };
 }
 
-/** An AbortController that only its owner aborts, through `abort` (the first reason stands). */
-export interface OwnedAbort {
-  readonly signal: AbortSignal;
-  abort(reason?: unknown): void;
+/**
+ * What the call's own code reads of a cancellation: a signal, or a LazyAbort, whose AbortSignal is
+ * made only when someone asks for it. Both answer `aborted` and `reason`; whenAborted and
+ * raceSignal take either.
+ */
+export type Abortable = AbortSignal | LazyAbort;
+
+/**
+ * An AbortController that only its owner aborts, through `abort` (the first reason stands), whose
+ * AbortSignal is made on first use. On Node 20 making an AbortSignal costs
+ * 5-8 µs (an EventTarget whose prototype is swapped afterwards), about the same again in garbage
+ * collection, and a warm stdio call made two that nothing but the call's own code read
+ * (docs/decisions.md, "Server CPU per call, sixth round"). Waits on it (whenAborted, raceSignal)
+ * are run by `abort`, right after the signal's own listeners when the signal was made.
+ */
+export class LazyAbort {
+  #aborted = false;
+  #reason: unknown;
+  #controller: AbortController | undefined;
+  readonly #fns = new Set<() => void>();
+
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  get reason(): unknown {
+    return this.#reason;
+  }
+
+  /** The AbortSignal, made now if nobody asked for it yet; whenAborted on it adds no listener. */
+  get signal(): AbortSignal {
+    if (this.#controller !== undefined) return this.#controller.signal;
+    const controller = new AbortController();
+    this.#controller = controller;
+    const signal = controller.signal;
+    if (this.#aborted) controller.abort(this.#reason);
+    else waits.set(signal, { fns: this.#fns, onAbort: () => waits.delete(signal), owned: true });
+    return signal;
+  }
+
+  abort(reason?: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    // what AbortController.abort() gives a signal aborted without a reason
+    this.#reason = reason === undefined ? new DOMException('This operation was aborted', 'AbortError') : reason;
+    const controller = this.#controller;
+    if (controller !== undefined) {
+      controller.abort(this.#reason);
+      waits.delete(controller.signal);
+    }
+    for (const f of this.#fns) f();
+    this.#fns.clear();
+  }
+
+  /** whenAborted for this: `fn` runs once on `abort`; returns what stops waiting. */
+  onAbort(fn: () => void): () => void {
+    const fns = this.#fns;
+    fns.add(fn);
+    return () => void fns.delete(fn);
+  }
 }
 
 /**
  * A controller for a signal that a call makes, waits on and drops (a client link's, the call
  * clock's): whenAborted on it adds no 'abort' listener, since `abort` runs the waits itself, right
  * after the signal's own listeners. On Node 20 the first listener on a new AbortSignal costs ~6 µs,
- * and a tools/call chains three such signals (docs/decisions.md, "Per-call CPU").
+ * and a tools/call chains three such signals (docs/decisions.md, "Per-call CPU"). The signal itself
+ * is made on first use (LazyAbort).
  */
-export function ownedAbort(): OwnedAbort {
-  const controller = new AbortController();
-  const signal = controller.signal;
-  const w = newWaits(signal, true);
-  waits.set(signal, w);
-  return {
-    signal,
-    abort(reason?: unknown) {
-      if (signal.aborted) return;
-      controller.abort(reason);
-      w.onAbort();
-    },
-  };
+export function ownedAbort(): LazyAbort {
+  return new LazyAbort();
 }
 
 /**
@@ -79,7 +126,7 @@ export function ownedAbort(): OwnedAbort {
  * settled (or settles within the same turn of the event loop) still wins, so a specific failure
  * raised together with the abort is not replaced by a bare ABORTED.
  */
-export function raceSignal<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+export function raceSignal<T>(work: Promise<T>, signal: Abortable): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const onAbort = (): void => {
       setImmediate(() => reject(signalReason(signal)));
@@ -100,7 +147,7 @@ export function raceSignal<T>(work: Promise<T>, signal: AbortSignal): Promise<T>
   });
 }
 
-function signalReason(signal: AbortSignal): unknown {
+function signalReason(signal: Abortable): unknown {
   return signal.reason ?? new Error('aborted');
 }
 
