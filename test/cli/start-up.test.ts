@@ -131,8 +131,9 @@ describe('start-up', () => {
   test('yaml is not in what a warm start evaluates: the manifests come from the parse cache and yaml is required on the first YAML text, from one file (issue 27)', () => {
     const graph = serveGraph(['host/src/cli/runtime.ts', 'host/src/sandbox/tool.ts']);
     const texts = graph.map((f) => readFileSync(join(CLI, f), 'utf8'));
-    // the manifest parser, the policy set reader and the lazy loader are in it (else this would prove nothing)
-    for (const source of ['host/src/manifest/parse.ts', 'host/src/policy/set-file.ts', 'host/src/lazy-yaml/index.ts'])
+    // the manifest parser and the lazy loader are in it (else this would prove nothing); the policy
+    // set reader no longer is (the next test)
+    for (const source of ['host/src/manifest/parse.ts', 'host/src/lazy-yaml/index.ts'])
       expect(
         texts.some((t) => t.includes(`\n// ${source}\n`)),
         source,
@@ -148,6 +149,28 @@ describe('start-up', () => {
     const doc = parseDocument('a: 1\na: 2\n', { uniqueKeys: true });
     expect(doc.errors.map((e) => e.code)).toEqual(['DUPLICATE_KEY']);
     expect(stringify({ tool: { name: 'x' } })).toBe('tool:\n  name: x\n');
+  });
+
+  test('serve does not evaluate the policy loader, the set file or the built-in policies until a set is mounted; the services and the trace-content observer it uses are there (docs/decisions.md)', () => {
+    const graph = serveGraph(['host/src/cli/runtime.ts', 'host/src/sandbox/tool.ts']);
+    const has = (source: string) => graph.some((f) => readFileSync(join(CLI, f), 'utf8').includes(`\n// ${source}\n`));
+    for (const source of [
+      'host/src/policy/services.ts',
+      'host/src/policy/trace-content.ts',
+      'host/src/policy/index.ts',
+    ])
+      expect(has(source), source).toBe(true);
+    for (const source of [
+      'host/src/policy/loader.ts',
+      'host/src/policy/set-file.ts',
+      'host/src/policy/builtins/index.ts',
+      'host/src/policy/builtins/observers.ts',
+    ])
+      expect(has(source), source).toBe(false);
+    // the loader is still bundled, behind the door's import()
+    expect(readFileSync(join(CLI, chunkOf('host/src/policy/index.ts')), 'utf8')).toContain(
+      `import("./${chunkOf('host/src/policy/loader.ts')}")`,
+    );
   });
 
   test('a fresh server on a warm home answers its first call without loading yaml; on an empty home it loads it to parse (issue 27)', async () => {

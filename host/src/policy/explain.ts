@@ -1,7 +1,7 @@
 // How `toolgate policy explain` prints a decision: the outcome, who decided and why, then the
 // chain step by step (the loader's own pinning step is left out; it never decides).
 import type { Explanation } from '../pipeline/index.js';
-import { PIN_ID } from './loader.js';
+import { PIN_ID } from './pin-id.js';
 
 export function formatExplanation(e: Explanation): string {
   const lines: string[] = [];

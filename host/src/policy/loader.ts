@@ -9,6 +9,7 @@ import { parsePolicySet, type ParsedSet } from './set-file.js';
 import { mountSet } from './set-mount.js';
 import { defaultPolicyServices, type PolicyServices } from './services.js';
 import { SetSwitch, type PolicySet } from './switch.js';
+import { PIN_ID } from './pin-id.js';
 
 export type ReloadResult = { ok: true; generation: number; entries: string[] } | { ok: false; error: string };
 
@@ -32,8 +33,7 @@ export interface MountOptions {
   debounceMs?: number;
 }
 
-/** The id of the loader's own listeners (they pin calls to a set); it shows in decision trails. */
-export const PIN_ID = 'policy-set';
+export { PIN_ID } from './pin-id.js';
 const DRY_RUN_PIN_MS = 5_000;
 
 /** PluginError wraps the real cause; the cause names the file and the entry. */

@@ -8,7 +8,6 @@ import { guardHosts } from './guard-hosts.js';
 import { guardPaths } from './guard-paths.js';
 import { planMode } from './plan-mode.js';
 import { auditLog, metrics } from './observers.js';
-export { traceContentObserver } from './observers.js';
 import { maxOutput, redact } from './output.js';
 import { rateLimit } from './rate-limit.js';
 import { allowTools, denyTools } from './tool-lists.js';
