@@ -12,8 +12,9 @@ const ownAllowed = (): string => allowedOf(readFileSync('/proc/self/status', 'ut
 const cpus = (): number[] => {
   const list = ownAllowed();
   return list.split(',').flatMap((part) => {
-    const [a, b = a] = part.split('-').map(Number);
-    return Array.from({ length: b - a + 1 }, (_, i) => a + i);
+    const [first = '0', last = first] = part.split('-');
+    const a = Number(first);
+    return Array.from({ length: Number(last) - a + 1 }, (_, i) => a + i);
   });
 };
 
