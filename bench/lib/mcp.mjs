@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { pinnedCommand } from './pin.mjs';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const ECHO_WASM = join(ROOT, 'test/fixtures/build/server_spin.wasm');
@@ -50,11 +51,12 @@ export function benchFolder() {
  * kind: 'toolgate' | 'baseline'. toolgate runs the bundled command with no policy set (the
  * transport, the pipeline and the sandbox alone) and its own TOOLGATE_HOME (`home`). The baseline
  * serves `tools` echoes, or the tool list recorded in the JSON file `toolList` (baseline-server.mjs).
+ * `cpu`: start the server on that CPU alone (pin.mjs).
  */
 export function transport(
   kind,
   dir,
-  { manifests = [join(dir, 'manifests')], home = join(dir, 'home'), tools, toolList } = {},
+  { manifests = [join(dir, 'manifests')], home = join(dir, 'home'), tools, toolList, cpu } = {},
 ) {
   const args =
     kind === 'toolgate'
@@ -70,8 +72,7 @@ export function transport(
         ]
       : [BASELINE, ...(toolList !== undefined ? [toolList] : tools === undefined ? [] : [String(tools)])];
   return new StdioClientTransport({
-    command: process.execPath,
-    args,
+    ...pinnedCommand(cpu, process.execPath, args),
     cwd: dir,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TOOLGATE_HOME: home },
     stderr: 'ignore',

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { firstRequests, THINK_MS, WARM_CALLS } from '../lib/first-request.mjs';
 import { benchFolder, connect, ECHO_WASM, interleavedCalls, ROOT, startup } from '../lib/mcp.mjs';
+import { callCpu, onCpu } from '../lib/pin.mjs';
 
 export const title =
   'MCP over stdio: warm calls, server CPU per call, start-up and idle instance memory vs an unsandboxed MCP server';
@@ -19,20 +20,22 @@ const env = (name, fallback) => Number(process.env[name] ?? fallback);
 
 /**
  * Per round, the four sessions run side by side (fresh servers), called in turn a block at a time
- * (interleavedCalls): load from other processes then lands on every row of a round alike.
+ * (interleavedCalls): load from other processes then lands on every row of a round alike. With
+ * `cpu`, the client and the servers all run on that CPU (pin.mjs: where a fresh server was woken
+ * otherwise moved its whole round's p50).
  */
-async function callRounds(ctx, dir, rounds, n, warm, block, early) {
+async function callRounds(ctx, dir, rounds, n, warm, block, early, cpu) {
   const sessions = [
-    ['wasm', 'toolgate', 'wasm_echo'],
-    ['base', 'baseline', 'wasm_echo'],
-    ['native', 'toolgate', 'echo'],
-    ['worker', 'toolgate', 'wasm_echo_worker', { manifests: [join(dir, 'manifests'), join(dir, 'worker')] }],
+    ['wasm', 'toolgate', 'wasm_echo', { cpu }],
+    ['base', 'baseline', 'wasm_echo', { cpu }],
+    ['native', 'toolgate', 'echo', { cpu }],
+    ['worker', 'toolgate', 'wasm_echo_worker', { cpu, manifests: [join(dir, 'manifests'), join(dir, 'worker')] }],
   ];
   const out = Object.fromEntries(sessions.map(([k]) => [k, { lat: [], p50: [], cpu: [], early: [] }]));
   for (let r = 0; r < rounds; r++) {
     // the order rotates each round, so no row is always the first of a block turn
     const order = sessions.map((_, i) => sessions[(i + r) % sessions.length]);
-    const got = await interleavedCalls(dir, order, { n, warm, block, early });
+    const got = await onCpu(cpu, () => interleavedCalls(dir, order, { n, warm, block, early }));
     for (const [key] of sessions) {
       out[key].lat.push(...got[key].lat);
       out[key].p50.push(ctx.summary(got[key].lat).median);
@@ -109,14 +112,15 @@ export async function run(ctx) {
     const BLOCK = ctx.count(100, 2);
     const STARTS = ctx.count(env('BENCH_STARTS', 9), 1);
     const NET = ctx.count(env('BENCH_NET_ROUNDS', 5), 1);
-    const c = await callRounds(ctx, dir, ROUNDS, N, WARM, BLOCK, EARLY);
+    const CPU = callCpu();
+    const c = await callRounds(ctx, dir, ROUNDS, N, WARM, BLOCK, EARLY, CPU);
     const st = await startRounds(dir, STARTS);
     const cache = await cacheRounds(dir, ctx.count(Math.max(3, Math.round(STARTS / 2)), 1));
     const PROBED = ctx.count(32, 2);
     const rss = Array.from({ length: ctx.count(3, 1) }, () => rssProbe('auto', PROBED));
     const rssWorker = rssProbe('worker', ctx.count(8, 2));
     const net = await firstRequests(ctx, NET);
-    return report(ctx, { c, st, cache, rss, rssWorker, net, ROUNDS, N, WARM, BLOCK, EARLY, STARTS, NET });
+    return report(ctx, { c, st, cache, rss, rssWorker, net, ROUNDS, N, WARM, BLOCK, EARLY, STARTS, NET, CPU });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -148,7 +152,7 @@ function report(ctx, m) {
   const first = netMed('first') - netMed('warm');
   const repl = netMed('replacement') - netMed('warm');
   return [
-    `toolgate: \`dist/cli/main.js serve --stdio --policies none --builtin-tools\` with 19 manifests of one WASM echo (test/fixtures server_spin.wasm; no network, no files: its calls run on the calling thread) + the built-in native echo = 20 tools. Unsandboxed: the SDK's low-level Server with the same 20 tools, echo in-process (bench/lib/baseline-server.mjs). Same SDK client, stdio, sequential \`tools/call\` of \`{"text":"hello"}\`: ${m.ROUNDS} rounds, each with a fresh server per row, the four servers of a round running side by side and called in turn ${m.BLOCK} calls at a time (the order rotating each round), so that load from other processes lands on every row alike; ${m.WARM} warm-up calls each (toolgate's CPU per call settles only after ~1500: V8 optimises its longer path on background threads, which the process's CPU counts; the first ${m.EARLY} calls' CPU is a reference row below), then ${m.N} timed calls each. Server CPU is user + system time of the whole process (all threads) over its timed calls. The ratio is the median of the per-round ratios; the toolgate and unsandboxed columns are medians over all calls (CPU: over rounds).`,
+    `toolgate: \`dist/cli/main.js serve --stdio --policies none --builtin-tools\` with 19 manifests of one WASM echo (test/fixtures server_spin.wasm; no network, no files: its calls run on the calling thread) + the built-in native echo = 20 tools. Unsandboxed: the SDK's low-level Server with the same 20 tools, echo in-process (bench/lib/baseline-server.mjs). Same SDK client, stdio, sequential \`tools/call\` of \`{"text":"hello"}\`: ${m.ROUNDS} rounds, each with a fresh server per row, the four servers of a round running side by side and called in turn ${m.BLOCK} calls at a time (the order rotating each round), so that load from other processes lands on every row alike; ${m.WARM} warm-up calls each (toolgate's CPU per call settles only after ~1500: V8 optimises its longer path on background threads, which the process's CPU counts; the first ${m.EARLY} calls' CPU is a reference row below), then ${m.N} timed calls each. ${m.CPU === undefined ? 'The scheduler places the client and the servers (BENCH_CALL_CPU=none, or no taskset).' : `The client and the servers of these rows run on CPU ${m.CPU} alone (taskset; BENCH_CALL_CPU=none leaves placement to the scheduler): whether a fresh server was woken on the client's core or the other one moved its whole round's p50 by 25-100 µs, the unsandboxed server's most.`} Server CPU is user + system time of the whole process (all threads) over its timed calls. The ratio is the median of the per-round ratios; the toolgate and unsandboxed columns are medians over all calls (CPU: over rounds).`,
     '',
     '| measure | toolgate | unsandboxed SDK server | ratio | goal |',
     '|---|---|---|---|---|',
