@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { openCache, openCacheFolder } from '../../host/src/cache-files/index.js';
+import { cacheWritesDone, openCache, openCacheFolder } from '../../host/src/cache-files/index.js';
 import { loadSandboxTool, usePreparedModuleCache, type SandboxToolSpec } from '../../host/src/sandbox/index.js';
 import { forgetCompiledModules, preparedCacheStats } from '../../host/src/sandbox/module/cache.js';
 import { ROOT, toolgateEntry } from '../server/helpers.js';
@@ -45,6 +45,7 @@ async function loadAndCall(
     };
   } finally {
     await tool.close();
+    await cacheWritesDone();
   }
 }
 
@@ -168,4 +169,21 @@ test('toolgate call with a $TOOLGATE_HOME whose cache cannot be made answers as 
   const again = await run(home);
   expect(again.stdout.trim()).toBe('Hello, cache!');
   expect(await inodes()).toEqual(cached);
+});
+
+test("a prepared module's entry is written after the load that prepared it returns (off the first call's path), whole once cacheWritesDone resolves", async () => {
+  const cache = join(dir, 'prepared');
+  expect(await useCacheAt(dir)).toBe(true);
+  forgetCompiledModules();
+  const tool = await loadSandboxTool(echoSpec());
+  try {
+    // the load and the call are done before the entry is sealed or written
+    expect(text(await tool.call(utf8('{"text":"first"}'), { signal: never() }))).toBe('{"text":"first"}');
+    expect(await entries(cache).catch(() => [])).toEqual([]);
+  } finally {
+    await tool.close();
+  }
+  await cacheWritesDone();
+  expect(await entries(cache)).toHaveLength(1);
+  expect(await loadAndCall(echoSpec(), '{"text":"next"}')).toEqual({ out: '{"text":"next"}', fromDisk: 1, prepared: 0 });
 });
