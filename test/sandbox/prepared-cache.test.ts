@@ -185,5 +185,9 @@ test("a prepared module's entry is written after the load that prepared it retur
   }
   await cacheWritesDone();
   expect(await entries(cache)).toHaveLength(1);
-  expect(await loadAndCall(echoSpec(), '{"text":"next"}')).toEqual({ out: '{"text":"next"}', fromDisk: 1, prepared: 0 });
+  expect(await loadAndCall(echoSpec(), '{"text":"next"}')).toEqual({
+    out: '{"text":"next"}',
+    fromDisk: 1,
+    prepared: 0,
+  });
 });
