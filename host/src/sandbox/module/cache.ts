@@ -6,7 +6,7 @@ import {
   checkPrepared,
   preparedEntry,
   readPreparedFile,
-  writePrepared,
+  writePreparedLater,
   type PreparedEntry,
   type PreparedInfo,
 } from './disk-cache.js';
@@ -103,7 +103,8 @@ async function build(
       `tool "${opts.tool}": ${opts.label ?? 'module'} does not compile: ${messageOf(err)}`,
     );
   }
-  if (entry !== undefined) await writePrepared(entry, bytes, info);
+  // written after the answer: sealing and writing 100+ KB cost the first call its time (docs/decisions.md)
+  if (entry !== undefined) writePreparedLater(entry, bytes, info);
   return { sha256: digest, module, info };
 }
 
