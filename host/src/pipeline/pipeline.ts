@@ -110,12 +110,14 @@ export class Pipeline {
     const hooks = this.hooks.snapshot();
     const trail = newTrail();
     const tool = options.operation === true ? this.tools.operation(name) : this.tools.get(name);
-    const meta = (): JsonObject => ({
-      callId,
-      tool: name,
-      decision: jsonCopy(trail) as JsonObject,
-      durationMs: Math.round((performance.now() - t0) * 1000) / 1000,
-    });
+    // frozen as made: every meta ends in a frozen result, whose deepFreeze then skips it
+    const meta = (): JsonObject =>
+      Object.freeze({
+        callId,
+        tool: name,
+        decision: jsonCopy(trail, true) as JsonObject,
+        durationMs: Math.round((performance.now() - t0) * 1000) / 1000,
+      });
     const started: CallStart = { callId, trail, hooks, meta, startedAt, t0 };
     let state: CallState;
     let frozenArgs: Readonly<JsonObject> | undefined;

@@ -111,15 +111,18 @@ class DirectExtra implements Extra {
     return this.#link.signal;
   }
 
-  readonly sendNotification: Extra['sendNotification'] = async (notification) => {
+  // methods, not arrow fields: two closures fewer per call (every caller calls them on the context)
+  async sendNotification(notification: Parameters<Extra['sendNotification']>[0]): Promise<void> {
     if (this.#cancel.cancelled) return;
     await this.#server.notification(notification, { relatedRequestId: this.requestId });
-  };
+  }
 
-  readonly sendRequest: Extra['sendRequest'] = async (r, resultSchema, options) => {
+  sendRequest: Extra['sendRequest'] = DirectExtra.prototype.request;
+
+  async request(...[r, resultSchema, options]: Parameters<Extra['sendRequest']>): ReturnType<Extra['sendRequest']> {
     if (this.#cancel.cancelled) throw new McpError(ErrorCode.ConnectionClosed, 'Request was cancelled');
     return await this.#server.request(r, resultSchema, { ...options, relatedRequestId: this.requestId });
-  };
+  }
 }
 
 /** The SDK's error answer for a handler's error: its integer code (else internal error), message and data. */
