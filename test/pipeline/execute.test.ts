@@ -39,7 +39,7 @@ describe('pipeline stage 4: tools/execute', () => {
     expect(r.content).toEqual([{ type: 'text', text: '{"echo":{"text":"hi"}}' }]);
   });
 
-  it('a body's value that is not JSON is still refused: only a sealed value skips the check', async () => {
+  it("a body's value that is not JSON is still refused: only a sealed value skips the check", async () => {
     const h = harness();
     h.tools.register(recordingTool({ body: () => ({ n: Number.NaN }) as unknown as Json }));
     const r = await h.pipeline.call('rec', {});

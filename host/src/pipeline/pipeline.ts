@@ -188,14 +188,16 @@ export class Pipeline {
         });
       // With tracing on, the decision is a span naming the entry that decided and the outcome.
       const t = tracer();
-      const refused =
+      const deciding =
         t === undefined
-          ? await decide()
-          : await t.child('policy decision', {}, async (span) => {
+          ? decide()
+          : t.child('policy decision', {}, async (span) => {
               const r = await decide();
               span.set(decisionAttributes(trail));
               return r;
             });
+      // decided at once (no pre-execute listener, no person asked): no await, no microtask
+      const refused = deciding instanceof Promise ? await deciding : deciding;
       let state: CallState;
       if (refused !== null) {
         state = refused;
@@ -209,6 +211,8 @@ export class Pipeline {
           state = failed(error.code, error.message);
         }
       }
+      // no post-execute listener: the state is the answer, with no async stage to wait on
+      if (hooks['tools/post-execute'].length === 0) return state;
       return await runPostExecute(call, state, meta, { timeoutMs: this.#listenerTimeoutMs, log: this.#log });
     } finally {
       clock.release();
