@@ -57,7 +57,8 @@ describe('tool model: isJson', () => {
     bare.k = [null, 'x', true, -0.5];
     expect(isJson(bare)).toBe(true);
     // holes are skipped as before; an array's non-index property is not part of its JSON
-    const holey = [1, , 3];
+    const holey: number[] = [1];
+    holey[2] = 3;
     expect(isJson(holey)).toBe(true);
     expect(isJson(Object.assign([1], { extra: () => 1 }))).toBe(true);
   });
