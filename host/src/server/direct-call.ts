@@ -8,6 +8,7 @@
 // tools/call (mcp-server.ts), shared with the SDK's handler.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { AnySchema, SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import {
   ErrorCode,
   McpError,
@@ -117,9 +118,11 @@ class DirectExtra implements Extra {
     await this.#server.notification(notification, { relatedRequestId: this.requestId });
   }
 
-  sendRequest: Extra['sendRequest'] = DirectExtra.prototype.request;
-
-  async request(...[r, resultSchema, options]: Parameters<Extra['sendRequest']>): ReturnType<Extra['sendRequest']> {
+  async sendRequest<U extends AnySchema>(
+    r: ServerRequest,
+    resultSchema: U,
+    options?: Parameters<Extra['sendRequest']>[2],
+  ): Promise<SchemaOutput<U>> {
     if (this.#cancel.cancelled) throw new McpError(ErrorCode.ConnectionClosed, 'Request was cancelled');
     return await this.#server.request(r, resultSchema, { ...options, relatedRequestId: this.requestId });
   }
