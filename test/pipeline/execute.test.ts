@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { ToolFailure, type Json } from '../../host/src/tool/index.js';
+import { ToolFailure, sealJson, type Json } from '../../host/src/tool/index.js';
 import { harness, recordingTool, sleep, text } from './helpers.js';
 
 /** A body that waits until its signal aborts (or 5 s, so a broken test cannot hang). */
@@ -17,6 +17,35 @@ function waitForAbort(signal: AbortSignal, seen: { reason?: unknown; aborted?: b
 }
 
 describe('pipeline stage 4: tools/execute', () => {
+  it("a body's own value is copied: changing it after it returned changes no result", async () => {
+    const h = harness();
+    const mine = { items: [{ n: 1 }] };
+    h.tools.register(recordingTool({ body: () => mine }));
+    const r = await h.pipeline.call('rec', {});
+    mine.items[0]!.n = 99;
+    mine.items.push({ n: 2 });
+    expect(r.structuredContent).toEqual({ items: [{ n: 1 }] });
+    expect(r.structuredContent).not.toBe(mine);
+    expect(Object.isFrozen((r.structuredContent as typeof mine).items[0])).toBe(true);
+    expect(Object.isFrozen(mine)).toBe(false);
+  });
+
+  it('a value the host sealed (parsed from module bytes) is the result as it is, with no copy', async () => {
+    const h = harness();
+    const sealed = sealJson(JSON.parse('{"echo":{"text":"hi"}}') as Json);
+    h.tools.register(recordingTool({ body: () => sealed }));
+    const r = await h.pipeline.call('rec', {});
+    expect(r.structuredContent).toBe(sealed);
+    expect(r.content).toEqual([{ type: 'text', text: '{"echo":{"text":"hi"}}' }]);
+  });
+
+  it("a body's value that is not JSON is still refused: only a sealed value skips the check", async () => {
+    const h = harness();
+    h.tools.register(recordingTool({ body: () => ({ n: Number.NaN }) as unknown as Json }));
+    const r = await h.pipeline.call('rec', {});
+    expect(r.error?.code).toBe('INVALID_OUTPUT');
+  });
+
   it("the caller's abort reaches the body even after a wrapper replaced the signal", async () => {
     const h = harness();
     const seen: { aborted?: boolean } = {};

@@ -13,7 +13,7 @@ import {
   type SandboxTool,
   type SandboxToolSpec,
 } from '../sandbox/index.js';
-import { ToolFailure, execAbortable } from '../tool/index.js';
+import { ToolFailure, execAbortable, sealJson } from '../tool/index.js';
 import type { ExecIdentity, Json, JsonObject, ToolDefinition } from '../tool/index.js';
 import { MANIFEST_DEFAULTS } from './defaults.js';
 import { manifestDefinition } from './definition.js';
@@ -154,7 +154,9 @@ export async function toolFromManifest(loaded: LoadedManifest, opts: BridgeOptio
         );
       }
       const output = await sandbox.call(encodeInput(args, m.input), sandboxCallOptions(grant, exec));
-      return decodeOutput(output, encoding);
+      // fresh from the module's bytes, checked as JSON, held by no one: the pipeline uses it as it
+      // is, with no copy (tool/json.ts, sealJson)
+      return sealJson(decodeOutput(output, encoding));
     },
     dispose: () => sandbox.close(),
     instances: () => sandbox.stats(),
@@ -170,10 +172,10 @@ export function sandboxCallOptions(
   loaded: Pick<LoadedManifest, 'manifest'>,
   exec: Readonly<ExecIdentity>,
 ): SandboxCallOptions {
-  return {
-    // the signal's state, read without making an AbortSignal the sandbox may never need
-    signal: execAbortable(exec),
-    ...(exec.remainingMs !== undefined ? { remainingMs: exec.remainingMs } : {}),
-    ...(exec.client !== undefined && loaded.manifest.capabilities.mcp.length > 0 ? { client: exec.client } : {}),
-  };
+  // the signal's state, read without making an AbortSignal the sandbox may never need; built field
+  // by field, not from conditional spreads (a throwaway object each, on every call)
+  const options: SandboxCallOptions = { signal: execAbortable(exec) };
+  if (exec.remainingMs !== undefined) options.remainingMs = exec.remainingMs;
+  if (exec.client !== undefined && loaded.manifest.capabilities.mcp.length > 0) options.client = exec.client;
+  return options;
 }

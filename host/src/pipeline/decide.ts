@@ -37,24 +37,36 @@ export function newTrail(): DecisionTrail {
  * Runs pre-execute, then guards, then (for 'ask') the approval; returns null when the call may go
  * on, else its failure. Guards come before the person: a call a guard denies never reaches anyone.
  */
-export async function gate(call: CallContext, opts: GateOptions): Promise<Refusal | null> {
-  const { clock, trail } = call;
-  let decided: { decision: Decision; by: string };
+export function gate(call: CallContext, opts: GateOptions): Refusal | null | Promise<Refusal | null> {
+  call.clock.at('tools/pre-execute');
+  // No listeners: the chain is the default allow, decided now. Without a promise or an await when
+  // nothing needs one (docs/decisions.md, "Server CPU per call, seventh round"); an abort could not
+  // have won the race against a chain already settled anyway.
+  if (call.hooks['tools/pre-execute'].length === 0) return afterDecision(call, DEFAULT_ALLOW, opts);
+  return gateChain(call, opts);
+}
+
+async function gateChain(call: CallContext, opts: GateOptions): Promise<Refusal | null> {
+  let decided: Decided;
   try {
-    clock.at('tools/pre-execute');
-    // No listeners: the chain is the default allow, settled before any abort could win the race.
-    decided =
-      call.hooks['tools/pre-execute'].length === 0
-        ? DEFAULT_ALLOW
-        : await raceSignal(
-            runChain(call, { tool: call.tool, dryRun: opts.dryRun }, opts.listenerTimeoutMs),
-            clock.abortable,
-          );
+    decided = await raceSignal(
+      runChain(call, { tool: call.tool, dryRun: opts.dryRun }, opts.listenerTimeoutMs),
+      call.clock.abortable,
+    );
   } catch (err) {
-    trail.final = 'denied';
+    call.trail.final = 'denied';
     return stopped(call) ?? failed('LISTENER_ERROR', messageOf(err));
   }
-  const { decision, by } = decided;
+  return await afterDecision(call, decided, opts);
+}
+
+/** The chain's decision, then guards, then (for 'ask') the person; async only for the person. */
+function afterDecision(
+  call: CallContext,
+  { decision, by }: Decided,
+  opts: GateOptions,
+): Refusal | null | Promise<Refusal | null> {
+  const { trail } = call;
   trail.decision = decision;
   trail.decidedBy = by;
   if (decision.kind === 'deny') {
@@ -66,22 +78,32 @@ export async function gate(call: CallContext, opts: GateOptions): Promise<Refusa
     trail.final = 'denied';
     return guardFailure;
   }
-  if (decision.kind === 'ask') {
-    if (opts.dryRun) {
-      trail.final = 'ask';
-      return null;
-    }
-    // Waiting for a person is off the call's clock; the approval has its own timeout.
-    clock.pause();
-    const waiting = tracer()?.begin('approval wait', { 'toolgate.policy.decided_by': by });
-    const refused = await askApproval(call, decision, by, opts);
-    waiting?.set({ 'toolgate.approval.outcome': trail.approval?.outcome ?? 'allowed-once' });
-    waiting?.end();
-    clock.resume();
-    if (refused) {
-      trail.final = 'denied';
-      return refused;
-    }
+  if (decision.kind === 'ask' && opts.dryRun) {
+    trail.final = 'ask';
+    return null;
+  }
+  if (decision.kind === 'ask') return approvalGate(call, decision, by, opts);
+  trail.final = 'allowed';
+  return null;
+}
+
+async function approvalGate(
+  call: CallContext,
+  decision: Decision & { kind: 'ask' },
+  by: string,
+  opts: GateOptions,
+): Promise<Refusal | null> {
+  const { clock, trail } = call;
+  // Waiting for a person is off the call's clock; the approval has its own timeout.
+  clock.pause();
+  const waiting = tracer()?.begin('approval wait', { 'toolgate.policy.decided_by': by });
+  const refused = await askApproval(call, decision, by, opts);
+  waiting?.set({ 'toolgate.approval.outcome': trail.approval?.outcome ?? 'allowed-once' });
+  waiting?.end();
+  clock.resume();
+  if (refused) {
+    trail.final = 'denied';
+    return refused;
   }
   trail.final = 'allowed';
   return null;

@@ -2,11 +2,12 @@
 import {
   ERROR_CODES,
   ToolFailure,
-  cloneJson,
-  deepFreeze,
   execAbortable,
   execIdentity,
+  frozenJsonCopy,
   isJson,
+  isSealedJson,
+  type Json,
   type ExecFields,
   type ExecIdentity,
   type Tool,
@@ -97,14 +98,17 @@ class ExecuteRun {
     }
     // A value that arrives after the signal fired is an answer nobody is waiting for.
     if (signal.aborted) return this.#abortOutcome(signal);
-    if (!isJson(value)) {
+    // A sealed value (the host parsed it from a module's bytes) is checked JSON, frozen and held by
+    // no one: it is used as it is. Any other value is checked and copied frozen in one walk.
+    const sealedValue = isSealedJson(value);
+    if (!sealedValue && !isJson(value)) {
       return {
         ok: false,
         error: { code: 'INVALID_OUTPUT', message: `tool "${tool.name}" returned a value that is not JSON` },
       };
     }
     // checked once, on a frozen copy: what the result is built from (outcome.ts, checkedOutcome)
-    const frozen = deepFreeze(cloneJson(value));
+    const frozen = sealedValue ? (value as Json) : frozenJsonCopy(value as Json);
     const check = tool.checkOutput(frozen);
     if (!check.ok)
       return {

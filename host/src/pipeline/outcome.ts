@@ -1,5 +1,5 @@
 // The mutable state of one call between stages, and how it becomes a ToolResult.
-import { cloneJson, deepFreeze, isJson, isJsonObject, ToolFailure } from '../tool/index.js';
+import { deepFreeze, frozenJsonCopy, isJson, isJsonObject, ToolFailure } from '../tool/index.js';
 import type { ContentBlock, ErrorCode, Json, JsonObject, Tool, ToolResult } from '../tool/index.js';
 import { parseMcpEnvelope, renderContent } from './render.js';
 import type { ExecOutcome } from './types.js';
@@ -55,7 +55,7 @@ function rendered(tool: Tool, value: Json, isFrozenCopy: boolean): CallState {
       );
     return { ok: true, value: deepFreeze(parsed.envelope.structuredContent ?? null), content: parsed.envelope.content };
   }
-  const frozen = deepFreeze(cloneJson(value));
+  const frozen = frozenJsonCopy(value);
   return { ok: true, value: frozen, content: renderContent(frozen, tool.render) };
 }
 

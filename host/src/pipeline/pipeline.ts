@@ -110,12 +110,14 @@ export class Pipeline {
     const hooks = this.hooks.snapshot();
     const trail = newTrail();
     const tool = options.operation === true ? this.tools.operation(name) : this.tools.get(name);
-    const meta = (): JsonObject => ({
-      callId,
-      tool: name,
-      decision: jsonCopy(trail) as JsonObject,
-      durationMs: Math.round((performance.now() - t0) * 1000) / 1000,
-    });
+    // frozen as made: every meta ends in a frozen result, whose deepFreeze then skips it
+    const meta = (): JsonObject =>
+      Object.freeze({
+        callId,
+        tool: name,
+        decision: jsonCopy(trail, true) as JsonObject,
+        durationMs: Math.round((performance.now() - t0) * 1000) / 1000,
+      });
     const started: CallStart = { callId, trail, hooks, meta, startedAt, t0 };
     let state: CallState;
     let frozenArgs: Readonly<JsonObject> | undefined;
@@ -186,14 +188,16 @@ export class Pipeline {
         });
       // With tracing on, the decision is a span naming the entry that decided and the outcome.
       const t = tracer();
-      const refused =
+      const deciding =
         t === undefined
-          ? await decide()
-          : await t.child('policy decision', {}, async (span) => {
+          ? decide()
+          : t.child('policy decision', {}, async (span) => {
               const r = await decide();
               span.set(decisionAttributes(trail));
               return r;
             });
+      // decided at once (no pre-execute listener, no person asked): no await, no microtask
+      const refused = deciding instanceof Promise ? await deciding : deciding;
       let state: CallState;
       if (refused !== null) {
         state = refused;
@@ -207,6 +211,8 @@ export class Pipeline {
           state = failed(error.code, error.message);
         }
       }
+      // no post-execute listener: the state is the answer, with no async stage to wait on
+      if (hooks['tools/post-execute'].length === 0) return state;
       return await runPostExecute(call, state, meta, { timeoutMs: this.#listenerTimeoutMs, log: this.#log });
     } finally {
       clock.release();

@@ -8,6 +8,7 @@
 // tools/call (mcp-server.ts), shared with the SDK's handler.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { AnySchema, SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import {
   ErrorCode,
   McpError,
@@ -111,15 +112,20 @@ class DirectExtra implements Extra {
     return this.#link.signal;
   }
 
-  readonly sendNotification: Extra['sendNotification'] = async (notification) => {
+  // methods, not arrow fields: two closures fewer per call (every caller calls them on the context)
+  async sendNotification(notification: Parameters<Extra['sendNotification']>[0]): Promise<void> {
     if (this.#cancel.cancelled) return;
     await this.#server.notification(notification, { relatedRequestId: this.requestId });
-  };
+  }
 
-  readonly sendRequest: Extra['sendRequest'] = async (r, resultSchema, options) => {
+  async sendRequest<U extends AnySchema>(
+    r: ServerRequest,
+    resultSchema: U,
+    options?: Parameters<Extra['sendRequest']>[2],
+  ): Promise<SchemaOutput<U>> {
     if (this.#cancel.cancelled) throw new McpError(ErrorCode.ConnectionClosed, 'Request was cancelled');
     return await this.#server.request(r, resultSchema, { ...options, relatedRequestId: this.requestId });
-  };
+  }
 }
 
 /** The SDK's error answer for a handler's error: its integer code (else internal error), message and data. */

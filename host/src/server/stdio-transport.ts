@@ -54,9 +54,12 @@ export class LineTransport implements Transport {
     for (;;) {
       const end = this.#buffer.indexOf('\n');
       if (end < 0) break;
-      const line = this.#buffer.slice(0, end).replace(/\r$/, '');
-      this.#buffer = this.#buffer.slice(end + 1);
-      if (line.trim() === '') continue;
+      // a trailing CR is dropped and a blank line skipped, with no regex and, for a line that opens
+      // an object (every message), no trim: these run on every message
+      const stop = end > 0 && this.#buffer.charCodeAt(end - 1) === 13 ? end - 1 : end;
+      const line = this.#buffer.slice(0, stop);
+      this.#buffer = end + 1 === this.#buffer.length ? '' : this.#buffer.slice(end + 1);
+      if (line.charCodeAt(0) !== 123 && line.trim() === '') continue;
       if (this.#initializing !== undefined) this.#held.push(line);
       else this.#line(line);
     }

@@ -38,5 +38,14 @@ export { defineTool, TOOL_NAME_RE, type Tool } from './define.js';
 export { modelView, type ModelToolView } from './projection.js';
 export { ToolRegistry, type ToolChange } from './registry.js';
 export { jsonSchemaProblem } from './validation.js';
-export { argumentSizeProblem, isJson, isJsonObject, deepFreeze, cloneJson } from './json.js';
+export {
+  argumentSizeProblem,
+  isJson,
+  isJsonObject,
+  deepFreeze,
+  cloneJson,
+  frozenJsonCopy,
+  sealJson,
+  isSealedJson,
+} from './json.js';
 export { builtinTools } from './builtins.js';

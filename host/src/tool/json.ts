@@ -2,28 +2,53 @@
 import type { Json, JsonObject } from './types.js';
 
 /** True when `value` is plain JSON (no functions, undefined, NaN, cycles, class instances). */
-export function isJson(value: unknown, seen: Set<object> = new Set()): value is Json {
-  if (value === null) return true;
+export function isJson(value: unknown, ancestors?: Set<object>): value is Json {
+  if (typeof value !== 'object' || value === null) return isJsonLeaf(value);
+  if (ancestors?.has(value)) return false;
+  // The set of objects on the path (a cycle comes back to one) is made only once a child is an
+  // object: a flat value, most arguments and results, is walked with no allocation.
+  const walk = { value, path: ancestors, onPath: false };
+  try {
+    if (Array.isArray(value)) {
+      // holes are skipped, as every() does
+      for (let i = 0; i < value.length; i++) if (i in value && !childIsJson(walk, value[i])) return false;
+      return true;
+    }
+    const proto: unknown = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) return false;
+    const obj = value as Record<string, unknown>;
+    for (const k in obj) if (Object.hasOwn(obj, k) && !childIsJson(walk, obj[k])) return false;
+    return true;
+  } finally {
+    if (walk.onPath) walk.path?.delete(value);
+  }
+}
+
+interface JsonWalk {
+  readonly value: object;
+  path: Set<object> | undefined;
+  onPath: boolean;
+}
+
+function childIsJson(walk: JsonWalk, child: unknown): boolean {
+  if (typeof child !== 'object' || child === null) return isJsonLeaf(child);
+  if (!walk.onPath) {
+    walk.path ??= new Set();
+    walk.path.add(walk.value);
+    walk.onPath = true;
+  }
+  return isJson(child, walk.path);
+}
+
+function isJsonLeaf(value: unknown): boolean {
   switch (typeof value) {
     case 'string':
     case 'boolean':
       return true;
     case 'number':
       return Number.isFinite(value);
-    case 'object': {
-      if (seen.has(value)) return false;
-      seen.add(value);
-      try {
-        if (Array.isArray(value)) return value.every((v) => isJson(v, seen));
-        const proto: unknown = Object.getPrototypeOf(value);
-        if (proto !== Object.prototype && proto !== null) return false;
-        return Object.values(value).every((v) => isJson(v, seen));
-      } finally {
-        seen.delete(value);
-      }
-    }
     default:
-      return false;
+      return value === null;
   }
 }
 
@@ -88,6 +113,53 @@ function copyJson(value: Json): Json {
     else out[key] = child;
   }
   return out;
+}
+
+/**
+ * A deep copy of a JSON value, frozen as it is made: cloneJson then deepFreeze in one walk (the copy
+ * is fresh, so there is nothing already frozen to look for; docs/decisions.md, "Server CPU per
+ * call, seventh round").
+ */
+export function frozenJsonCopy<T extends Json>(value: T): T {
+  return frozenCopy(value) as T;
+}
+
+function frozenCopy(value: Json): Json {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const out: Json[] = new Array<Json>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = frozenCopy(value[i] as Json);
+    return Object.freeze(out) as Json;
+  }
+  const out: JsonObject = {};
+  for (const key of Object.keys(value)) {
+    const child = frozenCopy(value[key] as Json);
+    if (key === '__proto__')
+      Object.defineProperty(out, key, { value: child, enumerable: true, writable: true, configurable: true });
+    else out[key] = child;
+  }
+  return Object.freeze(out);
+}
+
+/** Values the host itself made, checked as JSON and froze deeply, and shares with no one (sealJson). */
+const sealed = new WeakSet<object>();
+
+/**
+ * Marks a value the host has just made (a module's output parsed from its bytes) as checked JSON,
+ * deeply frozen and held by nobody else: the pipeline then freezes and checks nothing again and
+ * needs no copy (a body's own value may still be held and changed by the body, so it is copied).
+ * The caller has checked it with isJson: only the host's own fresh values come here.
+ */
+export function sealJson<T extends Json>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  deepFreeze(value);
+  sealed.add(value);
+  return value;
+}
+
+/** True for a value sealJson marked: checked, deeply frozen, owned. */
+export function isSealedJson(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && sealed.has(value);
 }
 
 /** Freezes a JSON value and everything inside it, so no listener can change what the body sees. */
