@@ -4,15 +4,14 @@
 // anything else in the folder is ignored and rebuilt, and a folder that cannot be written only
 // costs the time it would have saved. (Forged entries: test/cache-files/forged-entries.test.ts.)
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { cacheWritesDone, openCache, openCacheFolder } from '../../host/src/cache-files/index.js';
+import { openCache, openCacheFolder } from '../../host/src/cache-files/index.js';
 import { loadSandboxTool, usePreparedModuleCache, type SandboxToolSpec } from '../../host/src/sandbox/index.js';
-import { compileModule, forgetCompiledModules, preparedCacheStats } from '../../host/src/sandbox/module/cache.js';
+import { forgetCompiledModules, preparedCacheStats } from '../../host/src/sandbox/module/cache.js';
 import { ROOT, toolgateEntry } from '../server/helpers.js';
 import { capturingLogger, kitSpec, moduleSpec, never, text, utf8 } from './core-helpers.js';
 
@@ -46,7 +45,6 @@ async function loadAndCall(
     };
   } finally {
     await tool.close();
-    await cacheWritesDone();
   }
 }
 
@@ -170,29 +168,4 @@ test('toolgate call with a $TOOLGATE_HOME whose cache cannot be made answers as 
   const again = await run(home);
   expect(again.stdout.trim()).toBe('Hello, cache!');
   expect(await inodes()).toEqual(cached);
-});
-
-test("a prepared module's entry is not written on the path of the load that prepared it (a later turn), and is whole once cacheWritesDone resolves", async () => {
-  const cache = join(dir, 'prepared');
-  expect(await useCacheAt(dir)).toBe(true);
-  forgetCompiledModules();
-  const spec = echoSpec();
-  const opts = {
-    tool: spec.name,
-    entry: spec.entry,
-    maxPages: spec.limits.maxPages,
-    wasiImportNames: [],
-    preempt: true,
-  };
-  const compiled = await compileModule(spec.wasm, opts);
-  expect(compiled.module).toBeInstanceOf(WebAssembly.Module);
-  // looked at in the same turn the module was handed over: no entry yet (nothing sealed or written)
-  expect(existsSync(cache) ? readdirSync(cache).filter((f) => f.endsWith('.bin')) : []).toEqual([]);
-  await cacheWritesDone();
-  expect(await entries(cache)).toHaveLength(1);
-  // and it is read back whole: a fresh compile of the same module under the same options takes it from disk
-  forgetCompiledModules();
-  const before = preparedCacheStats.fromDisk;
-  await compileModule(spec.wasm, opts);
-  expect(preparedCacheStats.fromDisk - before).toBe(1);
 });

@@ -2,6 +2,5 @@
 // modules (sandbox) and the parsed manifests (manifest). A leaf: both layers keep a cache, and a
 // cache entry is written, sealed and checked the same way for either.
 export { writeCacheFile } from './write.js';
-export { cacheWritesDone, writeCacheFileLater } from './later.js';
 export { openCache, openCacheFolder, type CacheFolder } from './open.js';
 export { sealOf, sealMatches } from './seal.js';

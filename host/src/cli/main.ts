@@ -46,10 +46,6 @@ const io: CliIO = {
 const { runCli } = await import('./dispatch.js');
 const code = await runCli(process.argv.slice(2), io);
 dropUnusedStartupHold();
-// cache entries are written after the answers that made them (cache-files/later.ts): let the last
-// ones land, within a second, so the next start finds them
-const { cacheWritesDone } = await import('../cache-files/index.js');
-await Promise.race([cacheWritesDone(), new Promise((r) => setTimeout(r, 1000).unref())]);
 process.exitCode = code;
 // A tool body that ignored its cancellation must not keep the process alive after we answered.
 setTimeout(() => process.exit(code), 200).unref();

@@ -6,7 +6,7 @@ import {
   checkPrepared,
   preparedEntry,
   readPreparedFile,
-  writePreparedLater,
+  writePrepared,
   type PreparedEntry,
   type PreparedInfo,
 } from './disk-cache.js';
@@ -103,8 +103,7 @@ async function build(
       `tool "${opts.tool}": ${opts.label ?? 'module'} does not compile: ${messageOf(err)}`,
     );
   }
-  // written after the answer: sealing and writing 100+ KB cost the first call its time (docs/decisions.md)
-  if (entry !== undefined) writePreparedLater(entry, bytes, info);
+  if (entry !== undefined) await writePrepared(entry, bytes, info);
   return { sha256: digest, module, info };
 }
 
