@@ -3,7 +3,6 @@
 // here, trusted through NODE_EXTRA_CA_CERTS). The upload's Location is held to the download rule:
 // from https down to http is refused, loopback too (docs/decisions.md, "Registry transport: no
 // downgrade, one deadline").
-import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer as createHttpsServer, type Server } from 'node:https';
@@ -12,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishCommand } from '../../host/src/cli/commands/registry-publish.js';
 import { buildWat, removeDir, run, startRegistry, tempDir, writeToolDir, type OciRegistry } from './helpers.js';
+import { selfSignedCert } from '../tls-cert.js';
 
 let work: string;
 let wasm: string;
@@ -53,32 +53,10 @@ function forward(req: import('node:http').IncomingMessage, res: import('node:htt
 beforeAll(async () => {
   work = tempDir('publish-downgrade');
   wasm = buildWat('registry_echo', work);
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      join(work, 'key.pem'),
-      '-out',
-      join(work, 'cert.pem'),
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=DNS:localhost,IP:127.0.0.1',
-    ],
-    { stdio: 'ignore', timeout: 20_000 },
-  );
-  caFile = join(work, 'cert.pem');
+  const { keyFile, certFile } = selfSignedCert(work, '/CN=localhost', 'DNS:localhost,IP:127.0.0.1');
+  caFile = certFile;
   registry = await startRegistry();
-  front = createHttpsServer({ key: readFileSync(join(work, 'key.pem')), cert: readFileSync(caFile) }, forward);
+  front = createHttpsServer({ key: readFileSync(keyFile), cert: readFileSync(caFile) }, forward);
   await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
   frontPort = (front.address() as AddressInfo).port;
 });

@@ -1,7 +1,6 @@
 // A hostile or broken registry against the shipped `toolgate install`: an https index that redirects
 // down to plain http (even on loopback), and registries that trickle their bytes. Real servers on
 // 127.0.0.1 (https with a certificate made here and trusted through NODE_EXTRA_CA_CERTS).
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -11,6 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { installCommand } from '../../host/src/cli/commands/registry-install.js';
 import { publishCommand } from '../../host/src/cli/commands/registry-publish.js';
 import { buildWat, removeDir, run, serveStatic, tempDir, writeToolDir, type StaticServer } from './helpers.js';
+import { selfSignedCert } from '../tls-cert.js';
 
 let work: string;
 let wasm: string;
@@ -20,31 +20,9 @@ let tls: { key: Buffer; cert: Buffer };
 beforeAll(() => {
   work = tempDir('transport');
   wasm = buildWat('registry_echo', work);
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      join(work, 'key.pem'),
-      '-out',
-      join(work, 'cert.pem'),
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { stdio: 'ignore', timeout: 20_000 },
-  );
-  caFile = join(work, 'cert.pem');
-  tls = { key: readFileSync(join(work, 'key.pem')), cert: readFileSync(caFile) };
+  const { keyFile, certFile } = selfSignedCert(work, '/CN=127.0.0.1', 'IP:127.0.0.1');
+  caFile = certFile;
+  tls = { key: readFileSync(keyFile), cert: readFileSync(caFile) };
 });
 afterAll(() => removeDir(work));
 

@@ -1,6 +1,5 @@
 // https through the gate: the socket goes to the pinned, checked address while TLS still verifies
 // the certificate against the URL's name (SNI and identity check use the name, not the address).
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -9,6 +8,7 @@ import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpGate, type HostLookup } from '../../host/src/sandbox/http/index.js';
+import { selfSignedCert } from '../tls-cert.js';
 
 const NAME = 'secure.example.com';
 let dir: string;
@@ -22,31 +22,9 @@ const never = (): AbortSignal => new AbortController().signal;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'toolgate-http-tls-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-      '-days',
-      '1',
-      '-subj',
-      `/CN=${NAME}`,
-      '-addext',
-      `subjectAltName=DNS:${NAME}`,
-    ],
-    { stdio: 'ignore', timeout: 20_000 },
-  );
-  cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
-  server = createServer({ key: readFileSync(join(dir, 'key.pem')), cert }, (req, res) => {
+  const { keyFile, certFile } = selfSignedCert(dir, `/CN=${NAME}`, `DNS:${NAME}`);
+  cert = readFileSync(certFile, 'utf8');
+  server = createServer({ key: readFileSync(keyFile), cert }, (req, res) => {
     sniSeen.push((req.socket as TLSSocket & { servername?: string | false }).servername ?? false);
     res.end(`tls ok for ${req.headers.host ?? ''}`);
   });
