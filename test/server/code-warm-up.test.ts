@@ -53,6 +53,23 @@ function gate(): { done: Promise<void>; open: () => void } {
   return { done, open };
 }
 
+/** The loader under test: modules compile only after a listing that never comes; the code warm-up waits on `codeAfter`. */
+function warmingTools(
+  manifests: string,
+  ctx: ReturnType<typeof createPluginHost>['root'],
+  logger: Logger,
+  codeAfter: Promise<void>,
+) {
+  return new ManifestTools({
+    dirs: [manifests],
+    ctx,
+    logger,
+    compile: 'background',
+    backgroundAfter: new Promise(() => {}), // no listing ever comes
+    codeAfter,
+  });
+}
+
 async function setUp(files: Record<string, string>) {
   const dir = await tempDir();
   const manifests = join(dir.path, 'manifests');
@@ -68,14 +85,7 @@ test('after initialize is answered, the sandbox and its calling-thread runner lo
   const { dir, manifests, host } = await setUp({ 'convert_units.yaml': manifest('convert_units', CONVERT) });
   const { events, logger } = recorder();
   const answered = gate();
-  const tools = new ManifestTools({
-    dirs: [manifests],
-    ctx: host.root,
-    logger,
-    compile: 'background',
-    backgroundAfter: new Promise(() => {}), // no listing ever comes
-    codeAfter: answered.done,
-  });
+  const tools = warmingTools(manifests, host.root, logger, answered.done);
   try {
     await tools.sync();
     await new Promise((r) => setTimeout(r, 200));
@@ -96,14 +106,7 @@ test('a call that comes while the code warm-up is pending goes first: no step ru
   const { dir, manifests, host } = await setUp({ 'convert_units.yaml': manifest('convert_units', CONVERT) });
   const { events, logger } = recorder();
   const answered = gate();
-  const tools = new ManifestTools({
-    dirs: [manifests],
-    ctx: host.root,
-    logger,
-    compile: 'background',
-    backgroundAfter: new Promise(() => {}),
-    codeAfter: answered.done,
-  });
+  const tools = warmingTools(manifests, host.root, logger, answered.done);
   try {
     await tools.sync();
     const call = host.pipeline.call('convert_units', { value: 1, from: 'km', to: 'mi' }).then((out) => {
@@ -127,14 +130,7 @@ test('the code warm-up starts no step once the warm-ups are stopped (shutdown) o
     const { dir, manifests, host } = await setUp({ 'convert_units.yaml': manifest('convert_units', CONVERT) });
     const { events, logger } = recorder();
     const answered = gate();
-    const tools = new ManifestTools({
-      dirs: [manifests],
-      ctx: host.root,
-      logger,
-      compile: 'background',
-      backgroundAfter: new Promise(() => {}),
-      codeAfter: answered.done,
-    });
+    const tools = warmingTools(manifests, host.root, logger, answered.done);
     try {
       await tools.sync();
       if (how === 'stopWarming') tools.stopWarming();
