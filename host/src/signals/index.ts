@@ -17,14 +17,15 @@ interface Waits {
 }
 const waits = new WeakMap<AbortSignal, Waits>();
 
-function newWaits(signal: AbortSignal, owned: boolean): Waits {
+/** The waits on a signal nobody here owns: one 'abort' listener runs them all. */
+function newWaits(signal: AbortSignal): Waits {
   const fns = new Set<() => void>();
   const onAbort = (): void => {
     waits.delete(signal);
     for (const f of fns) f();
     fns.clear();
   };
-  return { fns, onAbort, owned };
+  return { fns, onAbort, owned: false };
 }
 
 /**
@@ -35,7 +36,7 @@ export function whenAborted(signal: Abortable, fn: () => void): () => void {
   if (signal instanceof LazyAbort) return signal.onAbort(fn);
   let w = waits.get(signal);
   if (w === undefined) {
-    w = newWaits(signal, false);
+    w = newWaits(signal);
     waits.set(signal, w);
     signal.addEventListener('abort', w.onAbort, { once: true });
   }
