@@ -3,6 +3,7 @@
 // for JSON that is not a JSON-RPC message. Requests that arrive while `initialize` is unanswered
 // wait for that answer, so a client that pipes initialize and a call together is answered in order.
 import type { Readable, Writable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { RPC_MESSAGES } from './rpc-error.js';
@@ -28,8 +29,10 @@ export class LineTransport implements Transport {
   /** The id of an initialize request not yet answered; lines behind it wait in #held. */
   #initializing: Id | undefined;
   readonly #held: string[] = [];
+  /** A character whose bytes two reads split is decoded whole, once its last byte is read. */
+  readonly #decoder = new StringDecoder('utf8');
   readonly #onData = (chunk: Buffer | string) =>
-    this.#append(typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
+    this.#append(typeof chunk === 'string' ? chunk : this.#decoder.write(chunk));
   readonly #onError = (err: Error) => this.onerror?.(err);
 
   constructor(
