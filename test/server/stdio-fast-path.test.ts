@@ -254,7 +254,9 @@ test('a plain tools/call is answered by the session itself, past the SDK request
   take(ping);
   take(task);
   expect(viaSdk).toEqual([ping, task]);
-  // the same errors as the SDK's way: an unknown tool is InvalidParams, a malformed call names the field
+  // the same errors a client reads on the SDK's way: an unknown tool is InvalidParams, a malformed
+  // call names the field, and the SDK's "MCP error CODE: " prefix is stripped as withCleanErrors does
+  // (the direct path writes with the transport's write, which that wrapper does not see)
   take({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'no_such_tool' } });
   take({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 7 } });
   await waitFor('the error answers', () => (rig.written.length === 3 ? true : undefined));
@@ -262,12 +264,12 @@ test('a plain tools/call is answered by the session itself, past the SDK request
     {
       jsonrpc: '2.0',
       id: 4,
-      error: { code: -32602, message: 'MCP error -32602: Invalid params: Unknown tool: no_such_tool' },
+      error: { code: -32602, message: 'Invalid params: Unknown tool: no_such_tool' },
     },
     {
       jsonrpc: '2.0',
       id: 5,
-      error: { code: -32602, message: 'MCP error -32602: Invalid params: tools/call: params.name must be a string' },
+      error: { code: -32602, message: 'Invalid params: tools/call: params.name must be a string' },
     },
   ]);
   await server.close();

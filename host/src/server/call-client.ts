@@ -171,8 +171,8 @@ export interface CallClientOptions {
 export const PROGRESS_SETTLE_MS = 15;
 
 export interface SessionCallClient extends CallClient {
-  /** Resolves once the answer may follow the tool's last progress notification. */
-  settled(): Promise<void>;
+  /** Resolves once the answer may follow the tool's last progress notification; undefined if it may now. */
+  settled(): Promise<void> | undefined;
 }
 
 /**
@@ -211,8 +211,9 @@ export function mcpCallClient(o: CallClientOptions): SessionCallClient {
   };
   return {
     settled() {
+      if (lastProgressAt === Number.NEGATIVE_INFINITY) return undefined;
       const wait = lastProgressAt + PROGRESS_SETTLE_MS - performance.now();
-      return wait > 0 ? new Promise((r) => setTimeout(r, wait)) : Promise.resolve();
+      return wait > 0 ? new Promise((r) => setTimeout(r, wait)) : undefined;
     },
     async log(level, data, logger) {
       if (severity(level) < severity(o.logLevel() ?? DEFAULT_CLIENT_LOG_LEVEL)) return false;

@@ -21,6 +21,7 @@ import { messageOf } from '../errors/index.js';
 import { tracer } from '../telemetry/index.js';
 import { sessionToolCall } from './mcp-server.js';
 import type { CallLink, ClientLinks } from './response-gone.js';
+import { cleanError, toSdkError } from './rpc-error.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 type RequestId = string | number;
@@ -50,7 +51,7 @@ class SdkCancel {
  */
 export function directToolCalls(
   server: Server,
-  transport: { send(message: JSONRPCMessage): Promise<void> },
+  transport: { write(message: JSONRPCMessage): void },
   links: ClientLinks,
   fallback: (request: JSONRPCRequest) => void,
 ): ((request: JSONRPCRequest) => void) | undefined {
@@ -65,20 +66,24 @@ export function directToolCalls(
     const link = links.link(id);
     const cancel = new SdkCancel(link);
     running.set(id, cancel);
-    const done = () => {
+    // One settle step writes the answer (the transport's write is synchronous) and forgets the
+    // request: no promise per step (docs/decisions.md, "Server CPU per call, eighth round").
+    const finish = (message: JSONRPCMessage) => {
+      // a cancelled request is not answered, as the SDK does
+      if (!cancel.cancelled) {
+        try {
+          transport.write(message);
+        } catch (err) {
+          report(err);
+        }
+      }
       link.unlink();
       if (running.get(id) === cancel) running.delete(id);
     };
-    // a cancelled request is not answered, as the SDK does
-    answer(request, new DirectExtra(server, request, link, cancel), link)
-      .then(
-        (result) => (cancel.cancelled ? undefined : transport.send({ result, jsonrpc: '2.0', id } as JSONRPCMessage)),
-        (err: unknown) => (cancel.cancelled ? undefined : transport.send(errorResponse(id, err))),
-      )
-      .then(done, (err: unknown) => {
-        done();
-        report(err);
-      });
+    answer(request, new DirectExtra(server, request, link, cancel), link).then(
+      (result) => finish({ result, jsonrpc: '2.0', id } as JSONRPCMessage),
+      (err: unknown) => finish(cleanError(errorResponse(id, toSdkError(err))) as JSONRPCMessage),
+    );
   };
 }
 

@@ -49,8 +49,9 @@ function setToolCallHandler(server: Server, handler: ToolCallHandler): void {
 }
 
 /**
- * One tools/call of a session, given its link to the client; errors are already the SDK's. The SDK's
- * handler and the stdio transport's direct path (direct-call.ts) both answer through it.
+ * One tools/call of a session, given its link to the client; its errors are ours, which `toSdkError`
+ * turns into the SDK's. The SDK's handler and the stdio transport's direct path (direct-call.ts)
+ * both answer through it.
  */
 export type SessionToolCall = (
   raw: { params?: unknown },
@@ -93,15 +94,14 @@ export function createMcpServer(core: SidecarCore, links: ClientLinks = new Clie
     return { tools };
   });
 
-  const answer: SessionToolCall = (raw, extra, link) =>
-    callTool(core, server, raw, extra, () => logLevel, link).catch((err: unknown) => {
-      throw toSdkError(err);
-    });
+  const answer: SessionToolCall = (raw, extra, link) => callTool(core, server, raw, extra, () => logLevel, link);
   SESSION_TOOL_CALLS.set(server, answer);
   setToolCallHandler(server, async (raw, extra) => {
     const link = links.link(extra.requestId, extra.signal);
     try {
       return await answer(raw, extra, link);
+    } catch (err) {
+      throw toSdkError(err);
     } finally {
       link.unlink();
     }
@@ -153,7 +153,11 @@ async function callTool(
     // Unregistered between the check above and dispatch: still the client's mistake.
     if (result.error?.code === 'UNKNOWN_TOOL') throw UNKNOWN_TOOL(name);
     if (ownProgress) await progress(1, result.isError ? `${name} failed` : `${name} done`);
-    else await client.settled();
+    else {
+      // nothing to wait for after most calls: no await then (a microtask and a promise fewer)
+      const settling = client.settled();
+      if (settling !== undefined) await settling;
+    }
     return toCallToolResult(result, callId);
   } catch (err) {
     if (err instanceof ServerClosingError) throw new RpcError(-32000, err.message);

@@ -59,7 +59,8 @@ export function withCleanErrors<T extends object>(transport: T & { send: unknown
   return transport;
 }
 
-function cleanError(message: unknown): unknown {
+/** The message with its error's "MCP error CODE: " prefix stripped (withCleanErrors). */
+export function cleanError(message: unknown): unknown {
   if (typeof message !== 'object' || message === null || !('error' in message)) return message;
   const error = (message as { error: { code?: unknown; message?: unknown } }).error;
   if (typeof error.message !== 'string' || typeof error.code !== 'number') return message;

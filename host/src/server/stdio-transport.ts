@@ -104,6 +104,11 @@ export class LineTransport implements Transport {
     this.output.write(`${JSON.stringify(message)}\n`);
   }
 
+  /** Writes an answer that is not initialize's at once, with no promise (the direct path, direct-call.ts). */
+  write(message: JSONRPCMessage): void {
+    this.#write(message);
+  }
+
   async send(message: JSONRPCMessage): Promise<void> {
     this.#write(message);
     if (
