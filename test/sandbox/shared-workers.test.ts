@@ -4,7 +4,13 @@
 // neighbours lost with it are started again; an idle instance torn down is dropped in place.
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadSandboxTool, type SandboxTool } from '../../host/src/sandbox/index.js';
-import { INSTANCES_PER_WORKER, workerSizes } from '../../host/src/sandbox/instance-workers.js';
+import {
+  INSTANCES_PER_WORKER,
+  placeInstance,
+  retainWorkers,
+  workerSizes,
+  type Member,
+} from '../../host/src/sandbox/instance-workers.js';
 import { failure, kitSpec, never, settle, text, until, utf8, type SpecOverrides } from './core-helpers.js';
 
 const open: SandboxTool[] = [];
@@ -132,5 +138,25 @@ describe('the teardown rule, per call, in a shared worker', () => {
     await until(() => brief.stats().live === 0);
     expect(placed()).toEqual([1]);
     expect(await count(counter)).toBe(2);
+  });
+});
+
+describe('a worker with room is kept while a tool is open', () => {
+  it('a worker stopped while it still boots is replaced, like one stopped after it came online', async () => {
+    const file = new URL('../../dist/sandbox/worker/instance-worker.js', import.meta.url);
+    const member: Member = { tool: {}, heldBytes: 0, callBytes: 0, alone: false, onLog() {}, lost() {} };
+    const release = retainWorkers(file);
+    try {
+      await new Promise((r) => setImmediate(r));
+      expect(workerSizes()).toEqual([0]); // the kept worker, booting
+      const booting = placeInstance(member, file);
+      await new Promise((r) => setImmediate(r)); // placement's own look for room has run: it had some
+      // stopped a turn after it was placed, long before a worker boots (tens of ms)
+      await booting.terminate('stopped while booting');
+      await new Promise((r) => setImmediate(r));
+      expect(workerSizes()).toEqual([0]);
+    } finally {
+      release();
+    }
   });
 });

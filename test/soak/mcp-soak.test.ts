@@ -200,8 +200,10 @@ test(`soak: ${CALLS} MCP calls, 10% cancelled mid-call, 5% spinning into their d
 });
 
 /**
- * The thread count once idle instances have been trimmed: it must stop falling for several idle
- * periods in a row (a bounded wait; a pool that never trims shows up as more threads).
+ * The thread count once idle instances have been trimmed and the worker kept with room is up: it
+ * must not change for several idle periods in a row (a bounded wait; a pool that never trims shows
+ * up as more threads). Counting only "stopped falling" let the RSS baseline be read while that
+ * worker was still to start, ~23 MiB and one thread below the end's reading.
  */
 async function settledThreads(pid: number): Promise<number> {
   let last = threadCount(pid);
@@ -209,8 +211,8 @@ async function settledThreads(pid: number): Promise<number> {
   for (let i = 0; i < 40 && steady < 3; i++) {
     await new Promise((r) => setTimeout(r, IDLE_MS));
     const now = threadCount(pid);
-    steady = now < last ? 0 : steady + 1;
-    last = Math.min(last, now);
+    steady = now === last ? steady + 1 : 0;
+    last = now;
   }
   return threadCount(pid);
 }

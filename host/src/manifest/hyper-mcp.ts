@@ -63,6 +63,20 @@ export const HYPER_MCP_BOUNDS = Object.freeze({
   maxCompletionValueChars: 1024,
 });
 
+/**
+ * Caps on what a client names in a read or a completion (a URI, a prompt or argument name, the
+ * value typed so far, the arguments already given), held by the server before any lookup and by
+ * each operation's input schema: matching a URI against the templates runs on the main thread in
+ * time linear in its length (docs/decisions.md, "Red team round: completions and what else a
+ * client names").
+ */
+export const CLIENT_REQUEST_BOUNDS = Object.freeze({
+  uriChars: HYPER_MCP_BOUNDS.maxUriChars,
+  nameChars: 128,
+  valueChars: 4096,
+  contextArguments: HYPER_MCP_BOUNDS.maxPromptArguments,
+});
+
 /** Served names must fit MCP's and the model APIs' tool-name rules (TOOL_NAME_RE, 64 characters). */
 export const SERVED_SEPARATOR = '__';
 export const servedToolName = (plugin: string, tool: string): string => `${plugin}${SERVED_SEPARATOR}${tool}`;
@@ -245,7 +259,8 @@ function buildShapes() {
   const completeResult = z.object({
     completion: lenient(
       z.object({
-        values: z.array(z.string().max(B.maxCompletionValueChars)).max(B.maxCompletionValues),
+        // a client shows the values and inserts the one picked as it is: refused, not spelled
+        values: z.array(shown(B.maxCompletionValueChars)).max(B.maxCompletionValues),
         total: z.number().int().min(0).optional(),
         hasMore: z.boolean().optional(),
       }),
@@ -867,6 +882,8 @@ function completeOperation(loaded: LoadedManifest, exportsOf: ModuleExports, nam
       return checked(shapes().completeResult, out, 'complete') as JsonObject;
     },
   );
+  const C = CLIENT_REQUEST_BOUNDS;
+  const text = (max: number) => ({ type: 'string', maxLength: max });
   def.inputSchema = {
     type: 'object',
     properties: {
@@ -874,17 +891,23 @@ function completeOperation(loaded: LoadedManifest, exportsOf: ModuleExports, nam
         type: 'object',
         properties: {
           type: { enum: ['ref/prompt', 'ref/resource'] },
-          name: { type: 'string' },
-          uri: { type: 'string' },
+          name: text(C.nameChars),
+          uri: text(C.uriChars),
         },
         required: ['type'],
       },
       argument: {
         type: 'object',
-        properties: { name: { type: 'string' }, value: { type: 'string' } },
+        properties: { name: text(C.nameChars), value: text(C.valueChars) },
         required: ['name', 'value'],
       },
-      context: { type: 'object' },
+      context: {
+        type: 'object',
+        properties: {
+          arguments: { type: 'object', maxProperties: C.contextArguments, additionalProperties: text(C.valueChars) },
+        },
+        additionalProperties: false,
+      },
     },
     required: ['ref', 'argument'],
     additionalProperties: false,

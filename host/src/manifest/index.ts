@@ -29,6 +29,7 @@ export {
   pluginFromManifest,
   hyperMcpInterface,
   templateMatches,
+  CLIENT_REQUEST_BOUNDS,
   type LoadedPlugin,
   type HyperMcpInterface,
 } from './hyper-mcp.js';

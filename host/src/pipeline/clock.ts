@@ -47,9 +47,11 @@ export function callBudget(
  * measured ~3 µs of a ~120 µs warm call (timer lists and their priority queue), where a clock
  * joining and leaving a set costs a fraction of that. The timer is armed for the earliest deadline
  * and re-armed only when a clock due sooner joins; it holds the process open only while some clock
- * runs, as each clock's own timer did. When it fires, every clock due by then (within the timer's
- * 1 ms grain) fires, and it is armed again for the next (docs/decisions.md, "Server CPU per call,
- * sixth round").
+ * runs, as each clock's own timer did. When it fires, every clock due by then fires and it is armed
+ * again for the next; a clock not yet due waits for that next sweep even when it is a fraction of a
+ * millisecond away, since the timer's grain is 1 ms and a deadline must never end a call before its
+ * budget (docs/decisions.md, "Server CPU per call, sixth round", "Red team round: completions and
+ * what else a client names").
  */
 class SharedDeadlines {
   readonly #clocks = new Set<CallClock>();
@@ -82,7 +84,7 @@ class SharedDeadlines {
     const now = performance.now();
     let next = Infinity;
     for (const clock of [...this.#clocks]) {
-      if (clock.due - now <= 1) clock.expireNow();
+      if (clock.due <= now) clock.expireNow();
       else if (clock.due < next) next = clock.due;
     }
     if (next < Infinity) this.#arm(next);

@@ -102,6 +102,22 @@ async function serveProgress(
   return done(await s.guarded(s.client.progress(progress, total, message), false));
 }
 
+/**
+ * How long past the call's deadline a request bounded by that deadline alone may wait: the clock's
+ * abort ends it at the deadline (architecture.md §3.3); this only keeps the client's own request
+ * timer behind the clock's, so it never answers the tool "timed out" and lets the call finish as
+ * if it had not run out (docs/decisions.md, "Red team round: completions and what else a client
+ * names").
+ */
+const BEHIND_THE_CLOCK_MS = 1_000;
+
+/** The bound a request's own timer gets: the module's own shorter wait, else behind the call's deadline. */
+function requestBound(ctl: CallControl, timeoutMs: number): number {
+  const left = ctl.remainingMs();
+  if (timeoutMs < left) return timeoutMs;
+  return left > 0 ? left + BEHIND_THE_CLOCK_MS : 0;
+}
+
 /** One request to the client (through the call's policy gate), its answer as the worker hands it on. */
 async function serveRequest(
   s: Serving,
@@ -110,10 +126,7 @@ async function serveRequest(
 ): Promise<ClientReply> {
   if (s.client === undefined) return refused('UNAVAILABLE', `${req.kind} is unavailable: the call has no client`);
   const failedAnswer: ClientAnswer = { ok: false, code: 'FAILED', message: `${req.kind} request failed` };
-  const answer = await s.guarded(
-    s.client.request(req, s.ctl.signal, Math.min(s.ctl.remainingMs(), timeoutMs)),
-    failedAnswer,
-  );
+  const answer = await s.guarded(s.client.request(req, s.ctl.signal, requestBound(s.ctl, timeoutMs)), failedAnswer);
   return { aux: SENT, data: answerBytes(answer) };
 }
 

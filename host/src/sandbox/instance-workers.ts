@@ -73,8 +73,9 @@ export class InstanceWorker {
       this.#online = true;
       afterIsolateStarted();
     });
-    this.#worker.on('error', (err) => this.#died(`the instance crashed: ${err.message}`));
-    this.#worker.on('exit', (code) => this.#died(`the instance exited (code ${code})`));
+    // a worker that never came online (its script cannot load) is not replaced, or it would loop
+    this.#worker.on('error', (err) => this.#died(`the instance crashed: ${err.message}`, this.#online));
+    this.#worker.on('exit', (code) => this.#died(`the instance exited (code ${code})`, this.#online));
     // idle instances must not keep the process alive; a running call holds its own deadline timer
     this.#worker.unref();
   }
@@ -134,14 +135,16 @@ export class InstanceWorker {
 
   /** Terminates the worker (to stop a call that runs in it); every member is lost. */
   terminate(reason: string): Promise<void> {
-    this.#died(reason);
+    // ours to stop, online or still booting (a call cancelled while its worker boots): its
+    // place is kept, so the next call does not wait for a boot and an idle server holds one
+    this.#died(reason, true);
     return this.#worker.terminate().then(
       () => undefined,
       () => undefined,
     );
   }
 
-  #died(reason: string): void {
+  #died(reason: string, replace: boolean): void {
     if (this.#dead) return;
     this.#dead = true;
     this.holder = undefined;
@@ -149,8 +152,7 @@ export class InstanceWorker {
     this.#members.clear();
     workers.delete(this);
     for (const m of members) m.lost(reason);
-    // a worker that never came online (its script cannot load) is not replaced in a loop
-    if (this.#online) keepRoom();
+    if (replace) keepRoom();
   }
 }
 

@@ -15,8 +15,10 @@ import { endedMessage } from './approval-ended.js';
 import type { SessionHealth } from './session-table.js';
 import { exportTools, isSchemaFormat, SCHEMA_FORMATS } from './schema-export.js';
 import { messageOf } from '../errors/index.js';
+import { RpcError } from './rpc-error.js';
 import {
   completeOperationFor,
+  boundedUri,
   completeParams,
   listPrompts,
   listResources,
@@ -308,11 +310,23 @@ function listModulePrompts({ core, res }: ApiRequest): void {
   sendJson(res, 200, { prompts: listPrompts(core) });
 }
 
+/** `fn`'s value, or null once a bound it checks (an RpcError) was answered as 400 naming it. */
+function bounded<T>(r: ApiRequest, fn: () => T): T | null {
+  try {
+    return fn();
+  } catch (err) {
+    if (!(err instanceof RpcError)) throw err;
+    sendError(r.res, 400, err.message);
+    return null;
+  }
+}
+
 async function readResource(r: ApiRequest): Promise<void> {
   const uri = r.url.searchParams.get('uri');
   if (uri === null || uri === '')
     return sendError(r.res, 400, 'uri: the query parameter is required (GET /v1/resources/read?uri=...)');
-  const op = readOperationFor(r.core, uri);
+  const op = bounded(r, () => readOperationFor(r.core, boundedUri('resources/read', uri)));
+  if (op === null) return;
   if (op === undefined) return sendError(r.res, 404, `resource not found: ${uri}`);
   await runOperation(r, op, { uri });
 }
@@ -336,7 +350,9 @@ async function complete(r: ApiRequest): Promise<void> {
   if (!parsed.ok) return sendError(r.res, 400, parsed.message);
   const input = completeBody.safeParse(parsed.value);
   if (!input.success) return sendError(r.res, 400, zodMessage(input.error, COMPLETE_SHAPE));
-  const { ref, args } = completeParams(input.data);
+  const params = bounded(r, () => completeParams(input.data));
+  if (params === null) return;
+  const { ref, args } = params;
   const op = completeOperationFor(r.core, ref);
   if (op === undefined) return sendJson(r.res, 200, NO_COMPLETIONS);
   await runOperation(r, op, args);

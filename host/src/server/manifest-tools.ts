@@ -199,7 +199,8 @@ export class ManifestTools {
 
   /**
    * Resolves once the first sync's background warm-up has ended: every tool compiled, the warm-up
-   * stopped, or nothing to warm. Serve ends its start-up settings here (cli/nursery.ts).
+   * stopped, or nothing to warm. Serve releases its start-up hold of the nursery here (the hold is
+   * taken in cli/startup-hold.ts, released in cli/commands/serve.ts).
    */
   firstWarmUp(): Promise<void> {
     return this.#firstWarmUp;

@@ -22,6 +22,7 @@ import type { JsonObject } from '../tool/index.js';
 import { mcpCallClient, SESSION_SUBSCRIPTIONS } from './call-client.js';
 import type { SidecarCore } from './core.js';
 import {
+  boundedUri,
   completeOperationFor,
   completeParams,
   listPrompts,
@@ -99,7 +100,7 @@ export function serveModuleExtras(core: SidecarCore, server: Server, logLevel: (
   server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
     guard(async () => {
       const uri = request.params.uri;
-      const op = readOperationFor(core, uri);
+      const op = readOperationFor(core, boundedUri('resources/read', uri));
       if (op === undefined) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
       return (await run(op, { uri }, extra)) as never;
     }),

@@ -10,6 +10,7 @@ import { approvalForm } from './elicit.js';
 import { boundedResponses, InputRound, type RoundPayload } from './input-rounds.js';
 import { modernCallClient, requestLink } from './modern-client.js';
 import {
+  boundedUri,
   completeOperationFor,
   completeParams,
   listPrompts,
@@ -45,7 +46,12 @@ export function serveModernModuleExtras(o: ExtrasOptions, server: Server): void 
   );
   server.setRequestHandler('resources/read', (request, ctx) => {
     const uri = request.params.uri;
-    const op = readOperationFor(core, uri);
+    let op;
+    try {
+      op = readOperationFor(core, boundedUri('resources/read', uri));
+    } catch (err) {
+      asProtocolError(err);
+    }
     if (op === undefined) throw new ResourceNotFoundError(uri);
     return runRound(o, op, { uri }, ctx).catch(asProtocolError) as never;
   });

@@ -5,7 +5,7 @@
 // `<plugin>__prompts__get`, `<plugin>__completion__complete`), so deny-tools, ask, rate limits and
 // the audit log cover it by that name (docs/mcp.md, "Resources, prompts and completions").
 import type { JsonObject, ServedItem, ServedSurface, ToolResult } from '../tool/index.js';
-import { templateMatches } from '../manifest/index.js';
+import { CLIENT_REQUEST_BOUNDS, templateMatches } from '../manifest/index.js';
 import type { SidecarCore } from './core.js';
 import { RpcError } from './rpc-error.js';
 
@@ -145,13 +145,59 @@ export function promptParams(params: unknown): { name: string; args: JsonObject 
   };
 }
 
-/** completion/complete params, passed on as the operation's arguments. */
+const C = CLIENT_REQUEST_BOUNDS;
+
+/** -32602 when a string a client sent is longer than its bound, naming the method, the key and the bound. */
+function within(method: string, key: string, value: unknown, max: number): void {
+  if (typeof value === 'string' && value.length > max)
+    throw new RpcError(-32602, `${method}: ${key} is ${value.length} characters, more than ${max}`);
+}
+
+/**
+ * A URI a client asks to read, held to its bound before any plugin's templates are matched against
+ * it: a match costs main-thread time in the URI's length, per template (docs/decisions.md, "Red
+ * team round: completions and what else a client names").
+ */
+export function boundedUri(method: string, uri: string): string {
+  within(method, 'params.uri', uri, C.uriChars);
+  return uri;
+}
+
+/** context.arguments of a completion: at most C.contextArguments strings, each within its bound. */
+function contextArguments(context: unknown): JsonObject | undefined {
+  if (!isObject(context) || context['arguments'] === undefined) return undefined;
+  const given = context['arguments'];
+  if (!isObject(given)) throw new RpcError(-32602, 'completion/complete: params.context.arguments must be an object');
+  const names = Object.keys(given);
+  if (names.length > C.contextArguments)
+    throw new RpcError(
+      -32602,
+      `completion/complete: params.context.arguments has ${names.length} entries, more than ${C.contextArguments}`,
+    );
+  for (const name of names) {
+    within('completion/complete', 'an argument name in params.context.arguments', name, C.nameChars);
+    within('completion/complete', `params.context.arguments[${JSON.stringify(name)}]`, given[name], C.valueChars);
+  }
+  return given as JsonObject;
+}
+
+/**
+ * completion/complete params, passed on as the operation's arguments, each string within its bound
+ * before the reference is looked up (the context passes on its `arguments` only, as hyper-mcp's
+ * envelope has it).
+ */
 export function completeParams(params: unknown): { ref: Record<string, unknown>; args: JsonObject } {
   if (!isObject(params) || !isObject(params['ref']) || !isObject(params['argument']))
     throw new RpcError(-32602, 'completion/complete: params.ref and params.argument must be objects');
-  const args: JsonObject = { ref: params['ref'] as JsonObject, argument: params['argument'] as JsonObject };
-  if (isObject(params['context'])) args['context'] = params['context'] as JsonObject;
-  return { ref: params['ref'], args };
+  const { ref, argument } = params;
+  within('completion/complete', 'params.ref.name', ref['name'], C.nameChars);
+  within('completion/complete', 'params.ref.uri', ref['uri'], C.uriChars);
+  within('completion/complete', 'params.argument.name', argument['name'], C.nameChars);
+  within('completion/complete', 'params.argument.value', argument['value'], C.valueChars);
+  const args: JsonObject = { ref: ref as JsonObject, argument: argument as JsonObject };
+  const given = contextArguments(params['context']);
+  if (given !== undefined) args['context'] = { arguments: given };
+  return { ref, args };
 }
 
 /** What a completion answers when nobody completes the reference: no values (the method exists). */
