@@ -2,9 +2,12 @@
 // `serve` evaluates before its first answer, and what stands in for them still works when used.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { PROTOCOL_VERSION_META_KEY as SDK_META_KEY } from '@modelcontextprotocol/server';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { compileLinear } from '../../host/src/regex/index.js';
 import { AjvJsonSchemaValidator } from '../../host/src/server/sdk-ajv.js';
@@ -126,6 +129,42 @@ describe('start-up', () => {
     expect(texts.some((t) => t.includes('\n// host/src/sandbox/http/warm.ts\n'))).toBe(true);
     expect(graph.filter((_, i) => /from\s*"node:http"/.test(texts[i] as string))).toEqual([]);
     expect(texts.some((t) => t.includes('import("node:http")'))).toBe(true);
+  });
+
+  test("the sandbox's HTTP gate loads undici's Pool and its request methods, not the rest of undici (docs/decisions.md)", async () => {
+    const graph = serveGraph(['host/src/lazy-undici/pool.ts']);
+    const has = (source: string) => graph.some((f) => readFileSync(join(CLI, f), 'utf8').includes(`\n// ${source}\n`));
+    // the Pool and the request API are in it (else this would prove nothing)
+    for (const source of ['node_modules/undici/lib/dispatcher/pool.js', 'node_modules/undici/lib/api/api-request.js'])
+      expect(has(source), source).toBe(true);
+    for (const source of [
+      'node_modules/undici/index.js',
+      'node_modules/undici/lib/web/fetch/index.js',
+      'node_modules/undici/lib/mock/mock-agent.js',
+      'node_modules/undici/lib/cache/memory-cache-store.js',
+      'node_modules/undici/lib/dispatcher/proxy-agent.js',
+    ])
+      expect(has(source), source).toBe(false);
+    // and it is what the gate loads: its warm-up and its pools ask for the Pool alone
+    for (const source of ['host/src/sandbox/http/warm.ts', 'host/src/sandbox/http/pinned-pools.ts']) {
+      const text = readFileSync(join(CLI, chunkOf(source)), 'utf8');
+      const code = text.slice(text.indexOf(`\n// ${source}\n`)).split(/\n\/\/ host\/src\//)[1] ?? '';
+      expect(code, source).toMatch(/await loadUndiciPool\(\)/);
+      expect(code, source).not.toMatch(/loadUndici\(\)/);
+    }
+    // the bundled Pool, loaded alone, has its request method: a real request to 127.0.0.1
+    const server = createServer((_req, res) => res.end('pool ok'));
+    await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+    try {
+      const url = pathToFileURL(join(CLI, chunkOf('host/src/lazy-undici/pool.ts'))).href;
+      const { Pool } = (await import(url)) as { Pool: typeof import('undici').Pool };
+      const pool = new Pool(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+      const res = await pool.request({ path: '/', method: 'GET' });
+      expect(await res.body.text()).toBe('pool ok');
+      await pool.close();
+    } finally {
+      server.close();
+    }
   });
 
   test('yaml is not in what a warm start evaluates: the manifests come from the parse cache and yaml is required on the first YAML text, from one file (issue 27)', () => {

@@ -4,7 +4,7 @@
 // that changes the addresses gets a new pool, so a reused socket can never reach an unchecked one.
 import type { buildConnector, Pool } from 'undici';
 import { pinnedLookup } from './pinned-lookup.js';
-import { loadUndici } from '../../lazy-undici/index.js';
+import { loadUndiciPool } from '../../lazy-undici/index.js';
 import { LIMITS } from './request-shape.js';
 import type { CheckedTarget } from './target.js';
 
@@ -45,7 +45,7 @@ export class PinnedPools {
 
   async for(target: CheckedTarget): Promise<Pool> {
     // Awaited before the lookup, so the rest runs without a gap two requests could race through.
-    const { Pool } = await loadUndici();
+    const Pool = await loadUndiciPool();
     const key = JSON.stringify([target.url.origin, target.addresses.map((a) => a.address)]);
     const existing = this.#pools.get(key);
     if (existing !== undefined && !existing.closed && !existing.destroyed) {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { poolOptions } from './pinned-pools.js';
 import { readCapped } from './read-capped.js';
-import { loadUndici } from '../../lazy-undici/index.js';
+import { loadUndiciPool } from '../../lazy-undici/index.js';
 
 const WARM_TIMEOUT_MS = 5000;
 
@@ -31,7 +31,7 @@ export function networkWarmStarted(): boolean {
 }
 
 async function warmUp(): Promise<boolean> {
-  const { Pool } = await loadUndici();
+  const Pool = await loadUndiciPool();
   // node:http only serves this throwaway server: imported here, not with the sandbox's code, whose
   // load is on a fresh server's first call (5-12 ms at load 7; docs/decisions.md, issue 27).
   const { createServer } = await import('node:http');
