@@ -1,0 +1,512 @@
+// The code-section rewrite of preemption instrumentation, in AssemblyScript, built to a small
+// WebAssembly module (scripts/build-walker.mjs) that the host runs with plain WebAssembly
+// (host/src/sandbox/module/wasm-walker.ts). It does what host/src/sandbox/module/code.ts and the
+// code-section part of preempt.ts do, byte for byte, so a fresh process walks a module at compiled
+// speed instead of as cold JavaScript (docs/decisions.md, "The instruction walker as WebAssembly").
+// The JavaScript walker is the reference; test/sandbox/wasm-walker.test.ts holds the two equal.
+//
+// AssemblyScript has no exceptions: a refusal records its kind and numbers in globals and traps;
+// the host reads them and throws the JavaScript walker's error with the same message.
+// Memory is the host's (imported, with a maximum): [code][params u32 x funcs][stack][costs][output...].
+
+// Refusals; the host turns each into the JavaScript walker's message (wasm-walker.ts).
+const END_OF_DATA = 1; // a: byte
+const LEB_OVER_10 = 2; // a: byte
+const U32_OVERFLOW = 3; // a: byte
+const U32_OVER_5 = 4; // a: byte
+const RUNS_PAST_END = 5; // a: length, b: byte
+const UNKNOWN_OP = 6; // a: opcode
+const UNKNOWN_FC = 7; // a: sub-opcode
+const UNKNOWN_FD = 8;
+const UNKNOWN_FE = 9;
+const DELEGATE_OUTSIDE_TRY = 10;
+const NO_SUCH_FUNCTION = 11; // a: index
+const NO_SUCH_GLOBAL = 12; // a: index
+const BODY_TAIL = 13;
+const MORE_BODIES = 14;
+const SECTION_TAIL = 15;
+const OUT_OF_MEMORY = 16;
+
+/** V8's limit on a function's locals, parameters included (code.ts MAX_LOCALS). */
+const MAX_LOCALS: u64 = 50000;
+/** What a loop head borrows from the fuel at a time (preempt.ts POCKET). */
+const POCKET: u32 = 256;
+/** A table instruction's count is clamped to this before it is charged (preempt.ts TABLE_CLAMP). */
+const TABLE_CLAMP: i32 = 1 << 22;
+
+let errCode: i32 = 0;
+let errA: u32 = 0;
+let errB: u32 = 0;
+
+// the reader: positions are absolute; errors report them from `origin`, as the JavaScript
+// walker's reader over a subarray does
+let pos: u32 = 0;
+let end: u32 = 0;
+let origin: u32 = 0;
+
+// the rules of this module (preempt.ts instrumentPreemption)
+let importedFuncs: u32 = 0;
+let definedFuncs: u32 = 0;
+let globalCount: u32 = 0;
+let fuelGlobal: u32 = 0;
+let checkFunc: u32 = 0;
+let scratchGlobal: u32 = 0;
+
+// the body being walked: the open-block stack and the cost of each fuel site, in order
+let stackAt: u32 = 0;
+let costsAt: u32 = 0;
+let emit: bool = false;
+let pocket: bool = false;
+let pocketLocal: u32 = 0;
+let copied: u32 = 0;
+let out: u32 = 0;
+
+export function errorCode(): i32 {
+  return errCode;
+}
+export function errorA(): u32 {
+  return errA;
+}
+export function errorB(): u32 {
+  return errB;
+}
+/** Where the rewritten code section ends (it starts where rewrite() was told to write). */
+export function outputEnd(): u32 {
+  return out;
+}
+/** The first byte the host may use. */
+export function heapBase(): u32 {
+  return (u32(__heap_base) + 15) & ~15;
+}
+
+function fail(code: i32, a: u32, b: u32): void {
+  errCode = code;
+  errA = a;
+  errB = b;
+  unreachable();
+}
+
+// ---- reading ----
+
+@inline function byte(): u32 {
+  if (pos >= end) fail(END_OF_DATA, pos - origin, 0);
+  return load<u8>(pos++);
+}
+
+/** An unsigned LEB128 that must fit in 32 bits (leb128.ts BinaryReader.u32). */
+function u32r(): u32 {
+  let result: u64 = 0;
+  let shift: u64 = 0;
+  for (let i = 0; i < 5; i++) {
+    const b = byte();
+    result += u64(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) {
+      if (result > 0xffffffff) fail(U32_OVERFLOW, pos - origin, 0);
+      return u32(result);
+    }
+    shift += 7;
+  }
+  fail(U32_OVER_5, pos - origin, 0);
+  return 0;
+}
+
+/** Skips one LEB128 of any width up to 10 bytes; returns its first byte (code.ts skipLeb). */
+function skipLeb(): u32 {
+  const first = byte();
+  let b = first;
+  for (let i = 0; (b & 0x80) != 0; i++) {
+    if (i >= 10) fail(LEB_OVER_10, pos - origin, 0);
+    b = byte();
+  }
+  return first;
+}
+
+function take(n: u32): void {
+  if (u64(pos) + u64(n) > u64(end)) fail(RUNS_PAST_END, n, pos - origin);
+  pos += n;
+}
+
+function skipValType(): void {
+  const t = byte();
+  if (t == 0x63 || t == 0x64) skipLeb();
+}
+
+function skipBlockType(): void {
+  const first = skipLeb();
+  if (first == 0x63 || first == 0x64) skipLeb();
+}
+
+function skipMemArg(): void {
+  const align = u32r();
+  if ((align & 0x40) != 0) u32r();
+  skipLeb();
+}
+
+function skipMisc(): void {
+  const op = u32r();
+  if (op <= 7) return;
+  let n = 0;
+  if (op == 8 || op == 10 || op == 12 || op == 14) n = 2;
+  else if (op == 9 || op == 11 || op == 13 || op == 15 || op == 16 || op == 17) n = 1;
+  else fail(UNKNOWN_FC, op, 0);
+  for (let i = 0; i < n; i++) u32r();
+}
+
+function skipSimd(): void {
+  const op = u32r();
+  if (op <= 11 || op == 92 || op == 93) skipMemArg();
+  else if (op == 12 || op == 13) take(16);
+  else if (op >= 21 && op <= 34) byte();
+  else if (op >= 84 && op <= 91) {
+    skipMemArg();
+    byte();
+  } else if (op > 0x113) fail(UNKNOWN_FD, op, 0);
+}
+
+function skipAtomic(): void {
+  const op = u32r();
+  if (op == 3) byte();
+  else if (op <= 2 || (op >= 0x10 && op <= 0x4e)) skipMemArg();
+  else fail(UNKNOWN_FE, op, 0);
+}
+
+function skipCatchClauses(): void {
+  const n = u32r();
+  for (let i: u32 = 0; i < n; i++) {
+    const kind = byte();
+    if (kind <= 1) u32r();
+    u32r();
+  }
+}
+
+/** The immediates of the opcodes walk() does not handle itself (code.ts skipImmediates). */
+function skipImmediates(op: u32): void {
+  if (op >= 0x45 && op <= 0xc4) return;
+  if (op >= 0x28 && op <= 0x3e) {
+    skipMemArg();
+    return;
+  }
+  switch (op) {
+    case 0x00: case 0x01: case 0x05: case 0x0f: case 0x19: case 0x1a: case 0x1b:
+    case 0xd1: case 0xd3: case 0xd4:
+      return;
+    case 0x07: case 0x08: case 0x09: case 0x0c: case 0x0d: case 0x14: case 0x15: case 0xd5:
+    case 0xd6: case 0x20: case 0x21: case 0x22: case 0x25: case 0x26: case 0x3f: case 0x40:
+      u32r();
+      return;
+    case 0x0e: {
+      const n = u64(u32r());
+      for (let i: u64 = 0; i <= n; i++) u32r();
+      return;
+    }
+    case 0x11: case 0x13:
+      u32r();
+      u32r();
+      return;
+    case 0x1c: {
+      const n = u32r();
+      for (let i: u32 = 0; i < n; i++) skipValType();
+      return;
+    }
+    case 0x41: case 0x42: case 0xd0:
+      skipLeb();
+      return;
+    case 0x43:
+      take(4);
+      return;
+    case 0x44:
+      take(8);
+      return;
+    case 0xfd:
+      skipSimd();
+      return;
+    case 0xfe:
+      skipAtomic();
+      return;
+    default:
+      fail(UNKNOWN_OP, op, 0);
+  }
+}
+
+// ---- writing ----
+
+/** Room for `n` more output bytes, growing the memory up to its maximum. */
+function room(n: u32): void {
+  const need = u64(out) + u64(n);
+  const have = u64(memory.size()) << 16;
+  if (need <= have) return;
+  const pages = i32((need - have + 0xffff) >> 16);
+  if (memory.grow(pages) < 0) fail(OUT_OF_MEMORY, 0, 0);
+}
+
+@inline function put(b: u32): void {
+  store<u8>(out++, b);
+}
+
+function putU32(value: u32): void {
+  let v = value;
+  do {
+    let b = v & 0x7f;
+    v >>>= 7;
+    if (v != 0) b |= 0x80;
+    put(b);
+  } while (v != 0);
+}
+
+function putI32(value: i32): void {
+  let v = value;
+  for (;;) {
+    const b = v & 0x7f;
+    v >>= 7;
+    const done = (v == 0 && (b & 0x40) == 0) || (v == -1 && (b & 0x40) != 0);
+    put(done ? b : b | 0x80);
+    if (done) return;
+  }
+}
+
+function flush(upTo: u32): void {
+  if (upTo <= copied) return;
+  const n = upTo - copied;
+  room(n);
+  memory.copy(out, copied, n);
+  out += n;
+}
+
+/** A fuel site charging `cost` (preempt.ts siteBytes). */
+function putSite(cost: u32): void {
+  room(64);
+  put(0x23); putU32(fuelGlobal); put(0x41); putI32(i32(cost)); put(0x6b);
+  put(0x24); putU32(fuelGlobal);
+  put(0x23); putU32(fuelGlobal); put(0x41); put(0); put(0x48); put(0x04); put(0x40);
+  put(0x10); putU32(checkFunc); put(0x24); putU32(fuelGlobal); put(0x0b);
+}
+
+/** A loop head's charge to the pocket, borrowing from the fuel below zero (preempt.ts pocketBytes). */
+function putPocketSite(cost: u32): void {
+  const borrow = cost > POCKET ? cost : POCKET;
+  room(64);
+  put(0x20); putU32(pocketLocal); put(0x41); putI32(i32(cost)); put(0x6b);
+  put(0x22); putU32(pocketLocal); put(0x41); put(0); put(0x48); put(0x04); put(0x40);
+  putSite(borrow);
+  room(64);
+  put(0x20); putU32(pocketLocal); put(0x41); putI32(i32(borrow)); put(0x6a); put(0x21); putU32(pocketLocal);
+  put(0x0b);
+}
+
+/** Before a bulk instruction: charge its count (preempt.ts bulkBytes); `table` for table ones. */
+function putBulkCharge(table: bool): void {
+  room(128);
+  put(0x24); putU32(scratchGlobal);
+  put(0x23); putU32(fuelGlobal);
+  if (table) {
+    put(0x41); putI32(TABLE_CLAMP); put(0x23); putU32(scratchGlobal); put(0x23); putU32(scratchGlobal);
+    put(0x41); putI32(TABLE_CLAMP); put(0x4b); put(0x1b); put(0x41); put(8); put(0x74);
+  } else {
+    put(0x23); putU32(scratchGlobal); put(0x41); put(3); put(0x76);
+  }
+  put(0x6b); put(0x24); putU32(fuelGlobal);
+  put(0x23); putU32(fuelGlobal); put(0x41); put(0); put(0x48); put(0x04); put(0x40);
+  put(0x10); putU32(checkFunc); put(0x24); putU32(fuelGlobal); put(0x0b);
+  put(0x23); putU32(scratchGlobal);
+}
+
+// ---- walking ----
+
+@inline function costAt(site: u32): usize {
+  return usize(costsAt) + (usize(site) << 2);
+}
+
+/** The sub-opcode after 0xfc, read as the JavaScript walker reads it: from a reader starting there. */
+function peekMisc(): u32 {
+  const save = pos;
+  const saveOrigin = origin;
+  origin = pos;
+  const op = u32r();
+  origin = saveOrigin;
+  pos = save;
+  return op;
+}
+
+/**
+ * One function's code up to the `end` that closes it (code.ts walk). The first pass counts each
+ * fuel site's instructions and refuses what the JavaScript walker refuses; the second (emit) copies
+ * the code with the sites, renumbered calls and bulk charges in. Returns the number of sites.
+ */
+function walk(): u32 {
+  let depth: u32 = 0;
+  let region: u32 = 0;
+  let sites: u32 = 1;
+  if (emit) putSite(load<u32>(costAt(0)));
+  else store<u32>(costAt(0), 0);
+  for (;;) {
+    const at = pos;
+    if (at >= end) fail(END_OF_DATA, at - origin, 0);
+    const op = u32(load<u8>(at));
+    pos = at + 1;
+    if (!emit) store<u32>(costAt(region), load<u32>(costAt(region)) + 1);
+    if ((op >= 0x45 && op <= 0xc4) || (op >= 0x28 && op <= 0x3e) || (op >= 0x20 && op <= 0x22)) {
+      if (op >= 0x45) continue;
+      if (op >= 0x28) skipMemArg();
+      else u32r();
+      continue;
+    }
+    switch (op) {
+      case 0x02: case 0x04: case 0x06:
+        skipBlockType();
+        store<u32>(usize(stackAt) + (usize(depth++) << 2), region);
+        break;
+      case 0x1f:
+        skipBlockType();
+        skipCatchClauses();
+        store<u32>(usize(stackAt) + (usize(depth++) << 2), region);
+        break;
+      case 0x03: {
+        skipBlockType();
+        store<u32>(usize(stackAt) + (usize(depth++) << 2), region);
+        const site = sites++;
+        if (emit) {
+          flush(pos);
+          copied = pos;
+          const cost = load<u32>(costAt(site));
+          if (pocket) putPocketSite(cost);
+          else putSite(cost);
+        } else store<u32>(costAt(site), 0);
+        region = site;
+        break;
+      }
+      case 0x0b: case 0x18:
+        if (op == 0x18) u32r();
+        if (depth == 0) {
+          if (op == 0x18) fail(DELEGATE_OUTSIDE_TRY, 0, 0);
+          if (emit) flush(pos);
+          return sites;
+        }
+        region = load<u32>(usize(stackAt) + (usize(--depth) << 2));
+        break;
+      case 0x10: case 0x12: case 0xd2: {
+        const index = u32r();
+        if (u64(index) >= u64(importedFuncs) + u64(definedFuncs)) fail(NO_SUCH_FUNCTION, index, 0);
+        if (index >= importedFuncs && emit) {
+          flush(at);
+          room(6);
+          put(op);
+          putU32(index + 1);
+          copied = pos;
+        }
+        break;
+      }
+      case 0x23: case 0x24: {
+        const index = u32r();
+        if (index >= globalCount) fail(NO_SUCH_GLOBAL, index, 0);
+        break;
+      }
+      case 0xfc: {
+        const sub = peekMisc();
+        const memoryOp = sub == 8 || sub == 10 || sub == 11;
+        const tableOp = sub == 12 || sub == 14 || sub == 15 || sub == 17;
+        if ((memoryOp || tableOp) && emit) {
+          flush(at);
+          putBulkCharge(tableOp);
+          copied = at;
+        }
+        skipMisc();
+        break;
+      }
+      default:
+        skipImmediates(op);
+    }
+  }
+  return sites; // not reached: the loop returns at the body's end or traps
+}
+
+/** One function body: its locals, then two walks; the output carries no size prefix (code.ts rewriteBody). */
+function rewriteBody(params: u32): void {
+  const bodyStart = pos;
+  const groups = u32r();
+  const groupsStart = pos;
+  let locals: u64 = u64(params);
+  for (let i: u32 = 0; i < groups; i++) {
+    locals += u64(u32r());
+    skipValType();
+  }
+  const codeStart = pos;
+  emit = false;
+  const sites = walk();
+  if (pos < end) fail(BODY_TAIL, 0, 0);
+  pocket = sites > 1 && locals + 1 <= MAX_LOCALS;
+  pocketLocal = u32(locals);
+  const n = codeStart - groupsStart;
+  room(n + 10);
+  if (pocket) {
+    putU32(groups + 1);
+    memory.copy(out, groupsStart, n);
+    out += n;
+    put(1);
+    put(0x7f);
+  } else {
+    memory.copy(out, bodyStart, codeStart - bodyStart);
+    out += codeStart - bodyStart;
+  }
+  pos = codeStart;
+  copied = codeStart;
+  emit = true;
+  walk();
+}
+
+/**
+ * Rewrites the code section at [codeAt, codeAt + codeLen) into memory from outAt; `paramsAt` holds
+ * each defined function's parameter count (u32). Scratch for one body's walk is at scratchAt:
+ * 8 bytes per byte of the section. Returns 0, or a refusal (errorCode, errorA, errorB).
+ */
+export function rewrite(
+  codeAt: u32,
+  codeLen: u32,
+  paramsAt: u32,
+  paramCount: u32,
+  scratchAt: u32,
+  outAt: u32,
+  imported: u32,
+  defined: u32,
+  globals: u32,
+): void {
+  importedFuncs = imported;
+  definedFuncs = defined;
+  globalCount = globals;
+  checkFunc = imported;
+  fuelGlobal = globals;
+  scratchGlobal = globals + 1;
+  stackAt = scratchAt;
+  costsAt = scratchAt + ((codeLen + 2) << 2);
+  errCode = 0;
+  out = outAt;
+  pos = codeAt;
+  end = codeAt + codeLen;
+  origin = codeAt;
+  const count = u32r();
+  room(5);
+  putU32(count);
+  for (let i: u32 = 0; i < count; i++) {
+    const size = u32r();
+    if (i >= paramCount) fail(MORE_BODIES, 0, 0);
+    const params = load<u32>(usize(paramsAt) + (usize(i) << 2));
+    const sectionPos = pos;
+    take(size);
+    pos = sectionPos;
+    end = sectionPos + size;
+    origin = sectionPos;
+    // the body is written 5 bytes on, then moved back behind its size
+    room(5);
+    const sizeAt = out;
+    out += 5;
+    rewriteBody(params);
+    const length = out - sizeAt - 5;
+    out = sizeAt;
+    putU32(length);
+    memory.copy(out, sizeAt + 5, length);
+    out += length;
+    pos = sectionPos + size;
+    end = codeAt + codeLen;
+    origin = codeAt;
+  }
+  if (pos < end) fail(SECTION_TAIL, 0, 0);
+}
