@@ -327,6 +327,50 @@ function peekMisc(): u32 {
   return op;
 }
 
+// Each opcode's class, so the walk reads an instruction with one load and a few comparisons
+// (AssemblyScript writes a switch as a chain of comparisons, one per case). Filled by rewrite().
+const NONE: u8 = 1; // no immediates
+const U32: u8 = 2; // one u32
+const LEB: u8 = 3; // one LEB128 of any width (i32/i64.const, ref.null)
+const MEMARG: u8 = 4; // loads and stores
+const BLOCK: u8 = 5; // block, if, try
+const TRY_TABLE: u8 = 6;
+const LOOP: u8 = 7;
+const END: u8 = 8; // end, delegate
+const CALL: u8 = 9; // call, return_call, ref.func
+const GLOBAL: u8 = 10; // global.get, global.set
+const MISC: u8 = 11; // 0xfc
+const OTHER: u8 = 12; // read by skipImmediates
+const CLASSES: usize = memory.data(256);
+
+function fillClasses(): void {
+  if (load<u8>(CLASSES + 1) == NONE) return;
+  for (let op: u32 = 0x45; op <= 0xc4; op++) store<u8>(CLASSES + op, NONE);
+  for (let op: u32 = 0x28; op <= 0x3e; op++) store<u8>(CLASSES + op, MEMARG);
+  const none = memory.data<u8>([0x00, 0x01, 0x05, 0x0f, 0x19, 0x1a, 0x1b, 0xd1, 0xd3, 0xd4]);
+  for (let i = 0; i < 10; i++) store<u8>(CLASSES + load<u8>(none + i), NONE);
+  const one = memory.data<u8>([0x07, 0x08, 0x09, 0x0c, 0x0d, 0x14, 0x15, 0xd5, 0xd6, 0x20, 0x21, 0x22, 0x25, 0x26, 0x3f, 0x40]);
+  for (let i = 0; i < 16; i++) store<u8>(CLASSES + load<u8>(one + i), U32);
+  const other = memory.data<u8>([0x0e, 0x11, 0x13, 0x1c, 0x43, 0x44, 0xfd, 0xfe]);
+  for (let i = 0; i < 8; i++) store<u8>(CLASSES + load<u8>(other + i), OTHER);
+  store<u8>(CLASSES + 0x41, LEB);
+  store<u8>(CLASSES + 0x42, LEB);
+  store<u8>(CLASSES + 0xd0, LEB);
+  store<u8>(CLASSES + 0x02, BLOCK);
+  store<u8>(CLASSES + 0x04, BLOCK);
+  store<u8>(CLASSES + 0x06, BLOCK);
+  store<u8>(CLASSES + 0x1f, TRY_TABLE);
+  store<u8>(CLASSES + 0x03, LOOP);
+  store<u8>(CLASSES + 0x0b, END);
+  store<u8>(CLASSES + 0x18, END);
+  store<u8>(CLASSES + 0x10, CALL);
+  store<u8>(CLASSES + 0x12, CALL);
+  store<u8>(CLASSES + 0xd2, CALL);
+  store<u8>(CLASSES + 0x23, GLOBAL);
+  store<u8>(CLASSES + 0x24, GLOBAL);
+  store<u8>(CLASSES + 0xfc, MISC);
+}
+
 /**
  * One function's code up to the `end` that closes it (code.ts walk). The first pass counts each
  * fuel site's instructions and refuses what the JavaScript walker refuses; the second (emit) copies
@@ -344,23 +388,31 @@ function walk(): u32 {
     const op = u32(load<u8>(at));
     pos = at + 1;
     if (!emit) store<u32>(costAt(region), load<u32>(costAt(region)) + 1);
-    if ((op >= 0x45 && op <= 0xc4) || (op >= 0x28 && op <= 0x3e) || (op >= 0x20 && op <= 0x22)) {
-      if (op >= 0x45) continue;
-      if (op >= 0x28) skipMemArg();
-      else u32r();
+    const kind = load<u8>(CLASSES + op);
+    if (kind == NONE) continue;
+    if (kind == U32) {
+      u32r();
       continue;
     }
-    switch (op) {
-      case 0x02: case 0x04: case 0x06:
+    if (kind == MEMARG) {
+      skipMemArg();
+      continue;
+    }
+    if (kind == LEB) {
+      skipLeb();
+      continue;
+    }
+    switch (kind) {
+      case BLOCK:
         skipBlockType();
         store<u32>(usize(stackAt) + (usize(depth++) << 2), region);
         break;
-      case 0x1f:
+      case TRY_TABLE:
         skipBlockType();
         skipCatchClauses();
         store<u32>(usize(stackAt) + (usize(depth++) << 2), region);
         break;
-      case 0x03: {
+      case LOOP: {
         skipBlockType();
         store<u32>(usize(stackAt) + (usize(depth++) << 2), region);
         const site = sites++;
@@ -374,7 +426,7 @@ function walk(): u32 {
         region = site;
         break;
       }
-      case 0x0b: case 0x18:
+      case END:
         if (op == 0x18) u32r();
         if (depth == 0) {
           if (op == 0x18) fail(DELEGATE_OUTSIDE_TRY, 0, 0);
@@ -383,7 +435,7 @@ function walk(): u32 {
         }
         region = load<u32>(usize(stackAt) + (usize(--depth) << 2));
         break;
-      case 0x10: case 0x12: case 0xd2: {
+      case CALL: {
         const index = u32r();
         if (u64(index) >= u64(importedFuncs) + u64(definedFuncs)) fail(NO_SUCH_FUNCTION, index, 0);
         if (index >= importedFuncs && emit) {
@@ -395,12 +447,12 @@ function walk(): u32 {
         }
         break;
       }
-      case 0x23: case 0x24: {
+      case GLOBAL: {
         const index = u32r();
         if (index >= globalCount) fail(NO_SUCH_GLOBAL, index, 0);
         break;
       }
-      case 0xfc: {
+      case MISC: {
         const sub = peekMisc();
         const memoryOp = sub == 8 || sub == 10 || sub == 11;
         const tableOp = sub == 12 || sub == 14 || sub == 15 || sub == 17;
@@ -412,8 +464,11 @@ function walk(): u32 {
         skipMisc();
         break;
       }
-      default:
+      case OTHER:
         skipImmediates(op);
+        break;
+      default:
+        fail(UNKNOWN_OP, op, 0);
     }
   }
   return sites; // not reached: the loop returns at the body's end or traps
@@ -469,6 +524,7 @@ export function rewrite(
   defined: u32,
   globals: u32,
 ): void {
+  fillClasses();
   importedFuncs = imported;
   definedFuncs = defined;
   globalCount = globals;
