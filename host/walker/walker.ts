@@ -7,7 +7,7 @@
 //
 // AssemblyScript has no exceptions: a refusal records its kind and numbers in globals and traps;
 // the host reads them and throws the JavaScript walker's error with the same message.
-// Memory is the host's (imported, with a maximum): [code][params u32 x funcs][stack][costs][output...].
+// Memory is the host's (imported, with a maximum): [code][params u32 x funcs][stack][edits][output...].
 
 // Refusals; the host turns each into the JavaScript walker's message (wasm-walker.ts).
 const END_OF_DATA = 1; // a: byte
@@ -52,10 +52,11 @@ let fuelGlobal: u32 = 0;
 let checkFunc: u32 = 0;
 let scratchGlobal: u32 = 0;
 
-// the body being walked: the open-block stack and the cost of each fuel site, in order
+// the body being walked: the open-block stack (where each enclosing region's cost is counted), the
+// edits, and how many loop heads it has
 let stackAt: u32 = 0;
-let costsAt: u32 = 0;
-let emit: bool = false;
+let editsAt: u32 = 0;
+let loops: u32 = 0;
 let pocket: bool = false;
 let pocketLocal: u32 = 0;
 let copied: u32 = 0;
@@ -312,10 +313,6 @@ function putBulkCharge(table: bool): void {
 
 // ---- walking ----
 
-@inline function costAt(site: u32): usize {
-  return usize(costsAt) + (usize(site) << 2);
-}
-
 /** The sub-opcode after 0xfc, read as the JavaScript walker reads it: from a reader starting there. */
 function peekMisc(): u32 {
   const save = pos;
@@ -371,23 +368,32 @@ function fillClasses(): void {
   store<u8>(CLASSES + 0xfc, MISC);
 }
 
+/** The instruction count of the body outside all loops (the entry site's cost). */
+const ENTRY_COST: usize = memory.data(4);
+
+@inline function editAt(i: u32): usize {
+  return usize(editsAt) + (usize(i) << 3);
+}
+
 /**
- * One function's code up to the `end` that closes it (code.ts walk). The first pass counts each
- * fuel site's instructions and refuses what the JavaScript walker refuses; the second (emit) copies
- * the code with the sites, renumbered calls and bulk charges in. Returns the number of sites.
+ * Reads one function's code up to the `end` that closes it (code.ts walk), refusing what the
+ * JavaScript walker refuses, and records the edits in order, 8 bytes each: where (the opcode's
+ * byte) and a value: a loop head's cost (the instructions of its region), a moved call's new
+ * index, a bulk instruction's kind (1 for a table one). Returns the number of edits; the output is
+ * then written by copying between them (emitCode), without reading the instructions again.
  */
 function walk(): u32 {
   let depth: u32 = 0;
-  let region: u32 = 0;
-  let sites: u32 = 1;
-  if (emit) putSite(load<u32>(costAt(0)));
-  else store<u32>(costAt(0), 0);
+  let cost: usize = ENTRY_COST; // where the current region's cost is counted
+  let edits: u32 = 0;
+  store<u32>(ENTRY_COST, 0);
+  loops = 0;
   for (;;) {
     const at = pos;
     if (at >= end) fail(END_OF_DATA, at - origin, 0);
     const op = u32(load<u8>(at));
     pos = at + 1;
-    if (!emit) store<u32>(costAt(region), load<u32>(costAt(region)) + 1);
+    store<u32>(cost, load<u32>(cost) + 1);
     const kind = load<u8>(CLASSES + op);
     if (kind == NONE) continue;
     if (kind == U32) {
@@ -405,45 +411,38 @@ function walk(): u32 {
     switch (kind) {
       case BLOCK:
         skipBlockType();
-        store<u32>(usize(stackAt) + (usize(depth++) << 2), region);
+        store<u32>(usize(stackAt) + (usize(depth++) << 2), u32(cost));
         break;
       case TRY_TABLE:
         skipBlockType();
         skipCatchClauses();
-        store<u32>(usize(stackAt) + (usize(depth++) << 2), region);
+        store<u32>(usize(stackAt) + (usize(depth++) << 2), u32(cost));
         break;
       case LOOP: {
         skipBlockType();
-        store<u32>(usize(stackAt) + (usize(depth++) << 2), region);
-        const site = sites++;
-        if (emit) {
-          flush(pos);
-          copied = pos;
-          const cost = load<u32>(costAt(site));
-          if (pocket) putPocketSite(cost);
-          else putSite(cost);
-        } else store<u32>(costAt(site), 0);
-        region = site;
+        store<u32>(usize(stackAt) + (usize(depth++) << 2), u32(cost));
+        const e = editAt(edits++);
+        store<u32>(e, at);
+        store<u32>(e + 4, 0);
+        cost = e + 4;
+        loops++;
         break;
       }
       case END:
         if (op == 0x18) u32r();
         if (depth == 0) {
           if (op == 0x18) fail(DELEGATE_OUTSIDE_TRY, 0, 0);
-          if (emit) flush(pos);
-          return sites;
+          return edits;
         }
-        region = load<u32>(usize(stackAt) + (usize(--depth) << 2));
+        cost = usize(load<u32>(usize(stackAt) + (usize(--depth) << 2)));
         break;
       case CALL: {
         const index = u32r();
         if (u64(index) >= u64(importedFuncs) + u64(definedFuncs)) fail(NO_SUCH_FUNCTION, index, 0);
-        if (index >= importedFuncs && emit) {
-          flush(at);
-          room(6);
-          put(op);
-          putU32(index + 1);
-          copied = pos;
+        if (index >= importedFuncs) {
+          const e = editAt(edits++);
+          store<u32>(e, at);
+          store<u32>(e + 4, index + 1);
         }
         break;
       }
@@ -456,10 +455,10 @@ function walk(): u32 {
         const sub = peekMisc();
         const memoryOp = sub == 8 || sub == 10 || sub == 11;
         const tableOp = sub == 12 || sub == 14 || sub == 15 || sub == 17;
-        if ((memoryOp || tableOp) && emit) {
-          flush(at);
-          putBulkCharge(tableOp);
-          copied = at;
+        if (memoryOp || tableOp) {
+          const e = editAt(edits++);
+          store<u32>(e, at);
+          store<u32>(e + 4, tableOp ? 1 : 0);
         }
         skipMisc();
         break;
@@ -471,10 +470,48 @@ function walk(): u32 {
         fail(UNKNOWN_OP, op, 0);
     }
   }
-  return sites; // not reached: the loop returns at the body's end or traps
+  return edits; // not reached: the loop returns at the body's end or traps
 }
 
-/** One function body: its locals, then two walks; the output carries no size prefix (code.ts rewriteBody). */
+/**
+ * Writes the code walk() read, from codeStart to codeEnd: the entry site, then the bytes between
+ * the edits, each edit in its place. Nothing here can fail but the memory running out: walk() read
+ * every immediate read again here.
+ */
+function emitCode(codeStart: u32, codeEnd: u32, edits: u32): void {
+  copied = codeStart;
+  putSite(load<u32>(ENTRY_COST));
+  for (let i: u32 = 0; i < edits; i++) {
+    const e = editAt(i);
+    const at = load<u32>(e);
+    const value = load<u32>(e + 4);
+    const op = u32(load<u8>(at));
+    if (op == 0x03) {
+      // a loop head: the site goes after the block type
+      pos = at + 1;
+      skipBlockType();
+      flush(pos);
+      copied = pos;
+      if (pocket) putPocketSite(value);
+      else putSite(value);
+    } else if (op == 0xfc) {
+      flush(at);
+      putBulkCharge(value == 1);
+      copied = at;
+    } else {
+      flush(at);
+      room(6);
+      put(op);
+      putU32(value);
+      pos = at + 1;
+      u32r();
+      copied = pos;
+    }
+  }
+  flush(codeEnd);
+}
+
+/** One function body: its locals, the walk, then the output; without a size prefix (code.ts rewriteBody). */
 function rewriteBody(params: u32): void {
   const bodyStart = pos;
   const groups = u32r();
@@ -485,10 +522,10 @@ function rewriteBody(params: u32): void {
     skipValType();
   }
   const codeStart = pos;
-  emit = false;
-  const sites = walk();
+  const edits = walk();
+  const codeEnd = pos;
   if (pos < end) fail(BODY_TAIL, 0, 0);
-  pocket = sites > 1 && locals + 1 <= MAX_LOCALS;
+  pocket = loops > 0 && locals + 1 <= MAX_LOCALS;
   pocketLocal = u32(locals);
   const n = codeStart - groupsStart;
   room(n + 10);
@@ -502,16 +539,14 @@ function rewriteBody(params: u32): void {
     memory.copy(out, bodyStart, codeStart - bodyStart);
     out += codeStart - bodyStart;
   }
-  pos = codeStart;
-  copied = codeStart;
-  emit = true;
-  walk();
+  emitCode(codeStart, codeEnd, edits);
 }
 
 /**
  * Rewrites the code section at [codeAt, codeAt + codeLen) into memory from outAt; `paramsAt` holds
- * each defined function's parameter count (u32). Scratch for one body's walk is at scratchAt:
- * 8 bytes per byte of the section. Returns 0, or a refusal (errorCode, errorA, errorB).
+ * each defined function's parameter count (u32). Scratch for one body's walk is at scratchAt,
+ * 12 * (codeLen / 2 + 2) bytes: an open block and an edit each take 2 bytes of code or more, so a
+ * body of n bytes has at most n / 2 of either (4 bytes a block, 8 an edit). Returns 0, or a refusal (errorCode, errorA, errorB).
  */
 export function rewrite(
   codeAt: u32,
@@ -532,7 +567,7 @@ export function rewrite(
   fuelGlobal = globals;
   scratchGlobal = globals + 1;
   stackAt = scratchAt;
-  costsAt = scratchAt + ((codeLen + 2) << 2);
+  editsAt = scratchAt + (((codeLen >> 1) + 2) << 2);
   errCode = 0;
   out = outAt;
   pos = codeAt;

@@ -227,6 +227,17 @@ describe('the instruction walker as WebAssembly: the JavaScript walker, byte for
     }
   });
 
+  it('agrees on bodies made of edits only: a moved call or a charged bulk instruction at every other byte', () => {
+    for (const edit of [
+      [0x10, 0x00],
+      [0xfc, 0x0b, 0x00],
+      [0x03, 0x40, 0x10, 0x00, 0x0b],
+    ]) {
+      const body = [0, ...Array(100_000).fill(edit).flat(), 0x0b];
+      expect('bytes' in agree(oneFunction(body), edit.join(','))).toBe(true);
+    }
+  });
+
   it('refuses huge counts (locals, br_table targets, bodies) without reading past the module', () => {
     const huge = [0xff, 0xff, 0xff, 0xff, 0x0f];
     const cases = [

@@ -23,8 +23,8 @@ export type WasmWalk = { code: Uint8Array } | { unavailable: string };
 
 const PAGE = 65536;
 /**
- * The walker's memory maximum, 1 GiB: it holds the code section, 8 bytes of scratch per byte of it
- * (block stack and site costs) and the output. The walker is fed untrusted bytes; a section that
+ * The walker's memory maximum, 1 GiB: it holds the code section, 6 bytes of scratch per byte of it
+ * (the block stack and the edits: walker.ts) and the output. The walker is fed untrusted bytes; a section that
  * does not fit is walked by the JavaScript walker instead (manifests cap modules at 64 MiB).
  */
 export const WALKER_MAX_PAGES = 16384;
@@ -112,7 +112,8 @@ function layout(base: number, codeLen: number, funcs: number) {
   const codeAt = base;
   const paramsAt = (codeAt + codeLen + 3) & ~3;
   const scratchAt = paramsAt + 4 * funcs;
-  const outAt = scratchAt + 8 * (codeLen + 2);
+  // an open block (4 bytes) and an edit (8) each take at least 2 bytes of code (walker.ts rewrite)
+  const outAt = scratchAt + 12 * (Math.floor(codeLen / 2) + 2);
   // the output is usually a little larger than the input; the walker grows its memory past this
   const pages = Math.ceil((outAt + codeLen + (codeLen >> 2) + PAGE) / PAGE);
   return { codeAt, paramsAt, scratchAt, outAt, pages };
