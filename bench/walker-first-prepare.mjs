@@ -5,7 +5,8 @@
 //   node bench/walker-first-prepare.mjs JS_ROOT WASM_ROOT [rounds=15] [convert_units|core]
 // convert_units is prepared as a pure tool is for the calling thread (prepareModule, preempt on);
 // core is the JS engine's 12 MB core module (pdk-examples/js), instrumented (instrumentPreemption).
-// Prints per build the median, minimum and maximum in ms, and the load average.
+// Prints per build the median, minimum and maximum in ms of wall time and of the process's CPU time
+// over the same span (all threads: steadier than wall time on a loaded machine), and the load average.
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
@@ -27,6 +28,7 @@ const { splitSections } = await import(dist + 'sections.js');
 const { toolModuleOf } = await import(dist + 'component.js');
 const { WASI_IMPORT_NAMES } = await import(${JSON.stringify(`${resolve(root)}/dist/sandbox/wasi/index.js`)}).catch(() => ({}));
 let ms;
+const cpu0 = process.cpuUsage();
 if (${JSON.stringify(what)} === 'core') {
   const core = toolModuleOf(readFileSync(${JSON.stringify(`${repo}/pdk-examples/js/build/summarise.wasm`)}), 'summarise');
   const { BinaryReader } = await import(dist + 'leb128.js');
@@ -54,25 +56,27 @@ if (${JSON.stringify(what)} === 'core') {
   ms = performance.now() - t0;
   if (!p.preemptible) throw new Error('not instrumented');
 }
-process.stdout.write(String(ms));
+const cpu = process.cpuUsage(cpu0);
+process.stdout.write(ms + ' ' + (cpu.user + cpu.system) / 1000);
 `;
 
 const builds = [
-  { name: 'js', root: jsRoot, ms: [] },
-  { name: 'wasm', root: wasmRoot, ms: [] },
+  { name: 'js', root: jsRoot, ms: [], cpu: [] },
+  { name: 'wasm', root: wasmRoot, ms: [], cpu: [] },
 ];
 const rounds = Number(roundsArg);
 for (let i = 0; i < rounds; i++) {
   const order = i % 2 === 0 ? builds : [...builds].reverse();
-  for (const b of order)
-    b.ms.push(
-      Number(execFileSync(process.execPath, ['--input-type=module', '-e', child(b.root)], { env: { ...process.env } })),
-    );
+  for (const b of order) {
+    const [ms, cpu] = String(execFileSync(process.execPath, ['--input-type=module', '-e', child(b.root)])).split(' ');
+    b.ms.push(Number(ms));
+    b.cpu.push(Number(cpu));
+  }
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 for (const b of builds)
   console.log(
-    `${what} ${b.name}: median ${median(b.ms).toFixed(1)} ms, range ${Math.min(...b.ms).toFixed(1)}-${Math.max(...b.ms).toFixed(1)} (${rounds} processes)`,
+    `${what} ${b.name}: median ${median(b.ms).toFixed(1)} ms, range ${Math.min(...b.ms).toFixed(1)}-${Math.max(...b.ms).toFixed(1)}; CPU (all threads) median ${median(b.cpu).toFixed(1)} ms, range ${Math.min(...b.cpu).toFixed(1)}-${Math.max(...b.cpu).toFixed(1)} (${rounds} processes)`,
   );
 console.log(
   `load average ${loadavg()
