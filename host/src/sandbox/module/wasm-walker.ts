@@ -7,6 +7,7 @@
 // module, as it always was).
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { messageOf } from '../../errors/index.js';
 import { UnknownInstruction } from './code.js';
 
 /** What the walker needs besides the code section (preempt.ts instrumentPreemption's rules). */
@@ -122,7 +123,8 @@ function layout(base: number, codeLen: number, funcs: number) {
 /**
  * Rewrites a code section's body as preempt.ts does, in the WebAssembly walker. Throws the
  * JavaScript walker's error for a module it refuses; returns `unavailable` when the walker cannot
- * run it, and the caller then uses the JavaScript walker.
+ * run it (not built, the section too big for its memory, or a trap it did not mean), and the caller
+ * then uses the JavaScript walker.
  */
 export function rewriteCodeInWasm(code: Uint8Array, rules: CodeSectionRules, maxPages = WALKER_MAX_PAGES): WasmWalk {
   const walkerCode = walkerModule();
@@ -133,7 +135,12 @@ export function rewriteCodeInWasm(code: Uint8Array, rules: CodeSectionRules, max
     return {
       unavailable: `the code section (${code.length} bytes) needs ${at.pages} pages of the instruction walker's memory, over its ${maxPages}`,
     };
-  const memory = new WebAssembly.Memory({ initial: at.pages, maximum: maxPages });
+  let memory: WebAssembly.Memory;
+  try {
+    memory = new WebAssembly.Memory({ initial: at.pages, maximum: maxPages });
+  } catch (err) {
+    return { unavailable: `the instruction walker's memory (${at.pages} pages) could not be made: ${messageOf(err)}` };
+  }
   const walker = new WebAssembly.Instance(walkerCode.module, { env: { memory } }).exports as unknown as WalkerExports;
   new Uint8Array(memory.buffer, at.codeAt, code.length).set(code);
   new Uint32Array(memory.buffer, at.paramsAt, funcs).set(rules.params);
@@ -154,7 +161,8 @@ export function rewriteCodeInWasm(code: Uint8Array, rules: CodeSectionRules, max
     const kind = walker.errorCode();
     if (kind === 16)
       return { unavailable: `the rewritten code section outgrew the instruction walker's ${maxPages} pages of memory` };
-    if (kind === 0) throw err;
+    // a trap the walker did not mean (a fault of its own): the reference walker decides instead
+    if (kind === 0) return { unavailable: `the instruction walker stopped: ${err.message}` };
     throw refusal(kind, walker.errorA() >>> 0, walker.errorB() >>> 0);
   }
   return { code: new Uint8Array(memory.buffer, at.outAt, walker.outputEnd() - at.outAt).slice() };
