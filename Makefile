@@ -35,8 +35,10 @@ toolchains-test:
 
 # tsc writes dist/; esbuild then bundles the command and the instance worker over their tsc output
 # (scripts/bundle.mjs), so `toolgate` starts from one file instead of hundreds of modules.
+# scripts/build-walker.mjs builds the instruction walker (host/walker, AssemblyScript) into dist.
 build: node_modules
 	npx tsc -p tsconfig.build.json
+	node scripts/build-walker.mjs
 	node scripts/bundle.mjs
 	@chmod +x dist/cli/main.js 2>/dev/null || true
 

@@ -37,6 +37,10 @@ for (const file of manifests(join(root, 'manifests'))) {
     else if (!listed(path)) problems.push(`${relative(root, file)}: ${path} is not in package.json "files"`);
   }
 }
+// the instruction walker (scripts/build-walker.mjs): without it an installed toolgate instruments
+// modules with the JavaScript walker, as cold code on a fresh server's first call
+if (!existsSync(join(root, 'dist/sandbox/module/walker.wasm')))
+  problems.push('dist/sandbox/module/walker.wasm is missing (run `npm run build`)');
 if (problems.length > 0) {
   process.stderr.write(
     `pack-check: the package would ship manifests whose files it does not ship:\n  ${problems.join('\n  ')}\n`,

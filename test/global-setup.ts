@@ -44,7 +44,20 @@ function make(dir: string): void {
   }
 }
 
+/** The instruction walker (host/walker, AssemblyScript) is built into dist by scripts/build-walker.mjs. */
+function buildWalkerIfStale(): void {
+  const src = join(ROOT, 'host/walker/walker.ts');
+  const out = join(DIST, 'sandbox/module/walker.wasm');
+  if (existsSync(out) && statSync(out).mtimeMs >= statSync(src).mtimeMs) return;
+  execFileSync(process.execPath, [join(ROOT, 'scripts/build-walker.mjs')], {
+    cwd: ROOT,
+    stdio: 'pipe',
+    timeout: 600_000,
+  });
+}
+
 export default function setup(): void {
+  buildWalkerIfStale();
   const stale = staleSource();
   if (stale !== undefined) {
     console.log(`dist/ is older than ${stale}: building it once (tsc, then scripts/bundle.mjs)`);

@@ -124,6 +124,13 @@ export const INNER_FILES_FOR_TESTS: readonly string[] = [
   'sandbox/module/code.ts',
   'sandbox/module/host-imports.ts',
   'sandbox/module/prepare.ts',
+  // the two instruction walkers compared section by section (test/sandbox/wasm-walker.test.ts)
+  'sandbox/module/component.ts',
+  'sandbox/module/leb128.ts',
+  'sandbox/module/preempt.ts',
+  'sandbox/module/sections.ts',
+  'sandbox/module/shape.ts',
+  'sandbox/module/wasm-walker.ts',
   'sandbox/wasi/errors.ts',
   'sandbox/wasi/host-file.ts',
   'sandbox/wasi/imports.ts',

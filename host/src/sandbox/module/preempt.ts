@@ -21,11 +21,18 @@ import {
 import { PREEMPT_CHECK, PREEMPT_NAMESPACE } from './host-imports.js';
 import { SECTION, insertSection, type Section } from './sections.js';
 import { readFuncTypes, readTypes } from './shape.js';
+import { rewriteCodeInWasm, type CodeSectionRules } from './wasm-walker.js';
 
 export interface PreemptShape {
   importedFuncs: number;
   importedGlobals: number;
 }
+
+/**
+ * Which walker rewrites the code section: the WebAssembly one when it is built and the section fits
+ * its memory (wasm-walker.ts), else the JavaScript one; 'js' forces the reference (tests, bench).
+ */
+export type CodeWalker = 'wasm' | 'js';
 
 export interface Preempted {
   /** Function indices below this did not move; the rest moved up by one. */
@@ -157,7 +164,11 @@ function bulkBytes(fuel: number, scratch: number, check: number): (op: number) =
  * Instruments `sections` in place. Returns undefined when the module has no code (nothing can
  * loop). Throws when an instruction is unknown or names a global or function that does not exist.
  */
-export function instrumentPreemption(sections: Section[], shape: PreemptShape): Preempted | undefined {
+export function instrumentPreemption(
+  sections: Section[],
+  shape: PreemptShape,
+  walker: CodeWalker = 'wasm',
+): Preempted | undefined {
   const find = (id: number): Section | undefined => sections.find((s) => s.id === id);
   const code = find(SECTION.code);
   if (!code) return undefined;
@@ -181,14 +192,12 @@ export function instrumentPreemption(sections: Section[], shape: PreemptShape): 
     bulk: bulkBytes(fuel, scratch, check),
   };
   const params = paramCounts(sections);
-  let defined = 0;
-  const newCode = rewriteVector(code.body, (r) => {
-    const size = r.u32();
-    const paramCount = params[defined++];
-    if (paramCount === undefined) throw new Error('more function bodies than functions');
-    const body = rewriteBody(r.take(size), rules, paramCount);
-    return [encodeU32(body.length), body];
-  });
+  const newCode = rewriteCode(
+    code.body,
+    rules,
+    { importedFuncs: shape.importedFuncs, definedFuncs, globalCount, params },
+    walker,
+  );
   const globals = find(SECTION.global);
   const newGlobals = globals && rewriteVector(globals.body, (r) => rewriteGlobal(r, rules));
   const elements = find(SECTION.element);
@@ -215,6 +224,22 @@ export function instrumentPreemption(sections: Section[], shape: PreemptShape): 
     if (s.id === SECTION.custom && customName(s) === 'name') sections.splice(i, 1);
   }
   return { importedFuncs: shape.importedFuncs + 1, func };
+}
+
+/** The code section rewritten by the chosen walker (the JavaScript one when the other cannot run it). */
+function rewriteCode(body: Uint8Array, rules: CodeRules, section: CodeSectionRules, walker: CodeWalker): Uint8Array {
+  if (walker === 'wasm') {
+    const walked = rewriteCodeInWasm(body, section);
+    if ('code' in walked) return walked.code;
+  }
+  let defined = 0;
+  return rewriteVector(body, (r) => {
+    const size = r.u32();
+    const paramCount = section.params[defined++];
+    if (paramCount === undefined) throw new Error('more function bodies than functions');
+    const rewritten = rewriteBody(r.take(size), rules, paramCount);
+    return [encodeU32(rewritten.length), rewritten];
+  });
 }
 
 /**
