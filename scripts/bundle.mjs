@@ -55,12 +55,13 @@ const lazySdkAjv = {
   },
 };
 
-// zod's two doors (v4/classic/external.js, v4/core/index.js) re-export every locale as `z.locales`;
-// as the SDK and host/src import zod as a namespace, esbuild kept all ~48 of them (~245 KB a start
-// compiles and evaluates). Nothing reads `z.locales`, and zod configures English from its own
-// import of locales/en.js, so those two imports are pointed at a module holding English alone
-// (docs/decisions.md "zod's locales out of the bundle"). If zod stops importing the file by this
-// name, or another locale still reaches the bundle, the build fails rather than silently keeping them.
+// zod's doors (v4/classic/external.js, v4/core/index.js; v4/mini/external.js alike) re-export every
+// locale as `z.locales`; as the SDK and host/src import zod as a namespace, esbuild kept all ~48 of
+// them (~245 KB a start compiles and evaluates). Nothing reads `z.locales`, and zod configures
+// English from its own import of locales/en.js, so those imports are pointed at a module holding
+// English alone (docs/decisions.md "zod's locales out of the bundle (issue 27)"). If zod stops
+// importing the file by this name, or another locale's code still reaches an output file, the
+// build fails rather than silently keeping them.
 const zodEnglishOnly = {
   name: 'zod-english-only',
   setup(b) {
@@ -69,7 +70,7 @@ const zodEnglishOnly = {
       replaced = 0;
     });
     b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
-      if (!/\/zod\/v4\/(classic|core)\/[^/]+$/.test(args.importer)) return undefined;
+      if (!/\/zod\/v4\/(classic|core|mini)\/[^/]+$/.test(args.importer)) return undefined;
       replaced += 1;
       const dir = join(dirname(args.importer), '../locales');
       // the path names the module in the bundle's comments: relative, so the bytes do not depend on the checkout
@@ -82,12 +83,12 @@ const zodEnglishOnly = {
     }));
     b.onEnd((result) => {
       if (result.errors.length > 0) return undefined;
-      const others = Object.keys(result.metafile?.inputs ?? {}).filter((f) =>
-        /\/zod\/v4\/locales\/(?!en\.js$)[^/]+$/.test(f),
-      );
+      // what the output files hold (metafile.inputs also lists modules tree-shaking dropped)
+      const bundled = Object.values(result.metafile?.outputs ?? {}).flatMap((o) => Object.keys(o.inputs));
+      const others = bundled.filter((f) => /\/zod\/v4\/locales\/(?!en\.js$)[^/]+$/.test(f));
       const why =
         replaced === 0
-          ? "zod's v4/classic and v4/core no longer import ../locales/index.js"
+          ? "zod's v4/classic, v4/core and v4/mini no longer import ../locales/index.js"
           : others.length > 0 &&
             `${others.length} zod locale files still bundled (${others.slice(0, 3).join(', ')}, ...)`;
       return why ? { errors: [{ text: `zod-english-only: ${why}; update scripts/bundle.mjs` }] } : undefined;
