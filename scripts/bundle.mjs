@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
 import { build, transformSync } from 'esbuild';
 
 const root = new URL('../', import.meta.url);
@@ -44,12 +45,53 @@ const lazySdkAjv = {
       replaced += 1;
       return { path: at('host/src/server/sdk-ajv.ts') };
     });
+    // an error must be returned: one pushed onto result.errors does not fail the build
     b.onEnd((result) => {
-      if (result.errors.length === 0 && replaced === 0) {
-        result.errors.push({
-          text: "lazy-sdk-ajv: the MCP SDK's server no longer imports ../validation/ajv-provider.js; update scripts/bundle.mjs and host/src/server/sdk-ajv.ts",
-        });
-      }
+      if (result.errors.length > 0 || replaced > 0) return undefined;
+      const text =
+        "lazy-sdk-ajv: the MCP SDK's server no longer imports ../validation/ajv-provider.js; update scripts/bundle.mjs and host/src/server/sdk-ajv.ts";
+      return { errors: [{ text }] };
+    });
+  },
+};
+
+// zod's doors (v4/classic/external.js, v4/core/index.js; v4/mini/external.js alike) re-export every
+// locale as `z.locales`; as the SDK and host/src import zod as a namespace, esbuild kept all ~48 of
+// them (~245 KB a start compiles and evaluates). Nothing reads `z.locales`, and zod configures
+// English from its own import of locales/en.js, so those imports are pointed at a module holding
+// English alone (docs/decisions.md "zod's locales out of the bundle (issue 27)"). If zod stops
+// importing the file by this name, or another locale's code still reaches an output file, the
+// build fails rather than silently keeping them.
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(b) {
+    let replaced = 0;
+    b.onStart(() => {
+      replaced = 0;
+    });
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
+      if (!/\/zod\/v4\/(classic|core|mini)\/[^/]+$/.test(args.importer)) return undefined;
+      replaced += 1;
+      const dir = join(dirname(args.importer), '../locales');
+      // the path names the module in the bundle's comments: relative, so the bytes do not depend on the checkout
+      return { path: relative(at(''), dir), namespace: 'zod-english-only', pluginData: dir };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (args) => ({
+      contents: "export { default as en } from './en.js';",
+      resolveDir: args.pluginData,
+      loader: 'js',
+    }));
+    b.onEnd((result) => {
+      if (result.errors.length > 0) return undefined;
+      // what the output files hold (metafile.inputs also lists modules tree-shaking dropped)
+      const bundled = Object.values(result.metafile?.outputs ?? {}).flatMap((o) => Object.keys(o.inputs));
+      const others = bundled.filter((f) => /\/zod\/v4\/locales\/(?!en\.js$)[^/]+$/.test(f));
+      const why =
+        replaced === 0
+          ? "zod's v4/classic, v4/core and v4/mini no longer import ../locales/index.js"
+          : others.length > 0 &&
+            `${others.length} zod locale files still bundled (${others.slice(0, 3).join(', ')}, ...)`;
+      return why ? { errors: [{ text: `zod-english-only: ${why}; update scripts/bundle.mjs` }] } : undefined;
     });
   },
 };
@@ -97,7 +139,8 @@ await build({
   outdir: at('dist'),
   splitting: true,
   chunkNames: 'cli/chunk-[hash]',
-  plugins: [lazySdkAjv, oneFileRequires],
+  metafile: true,
+  plugins: [lazySdkAjv, zodEnglishOnly, oneFileRequires],
 });
 
 // Each of those packages and everything it requires, as one CommonJS file (see oneFileRequires).

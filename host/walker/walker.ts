@@ -9,7 +9,9 @@
 // the host reads them and throws the JavaScript walker's error with the same message.
 // Memory is the host's (imported, with a maximum): [code][params u32 x funcs][stack][edits][output...].
 
-// Refusals; the host turns each into the JavaScript walker's message (wasm-walker.ts).
+// Refusals, listed here and nowhere else in this file: the host turns each code into the JavaScript
+// walker's error through WALKER_REFUSALS in host/src/sandbox/module/refusals.ts, which holds the
+// messages and these names with these numbers (test/sandbox/walker-refusals.test.ts holds them equal).
 const END_OF_DATA = 1; // a: byte
 const LEB_OVER_10 = 2; // a: byte
 const U32_OVERFLOW = 3; // a: byte
@@ -25,7 +27,7 @@ const NO_SUCH_GLOBAL = 12; // a: index
 const BODY_TAIL = 13;
 const MORE_BODIES = 14;
 const SECTION_TAIL = 15;
-const OUT_OF_MEMORY = 16;
+const OUT_OF_MEMORY = 16; // not a refusal: the JavaScript walker does the section (refusals.ts WALKER_OUT_OF_MEMORY)
 
 /** V8's limit on a function's locals, parameters included (code.ts MAX_LOCALS). */
 const MAX_LOCALS: u64 = 50000;

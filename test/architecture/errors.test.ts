@@ -14,7 +14,7 @@ import { SandboxLoadError } from '../../host/src/sandbox/index.js';
 import { ResponseTooLarge } from '../../host/src/sandbox/http/read-capped.js';
 import { MoveToWorker } from '../../host/src/sandbox/in-thread.js';
 import { AbiBreach } from '../../host/src/sandbox/worker/component-runner.js';
-import { UnknownInstruction } from '../../host/src/sandbox/module/code.js';
+import { UnknownInstruction } from '../../host/src/sandbox/module/refusals.js';
 import { WasiError, WasiExit } from '../../host/src/sandbox/wasi/errors.js';
 import { InsecureBindError, RpcError, ServerClosingError } from '../../host/src/server/index.js';
 import { BodyTooLargeError } from '../../host/src/server/http-guard.js';

@@ -130,6 +130,7 @@ export const INNER_FILES_FOR_TESTS: readonly string[] = [
   'sandbox/module/component.ts',
   'sandbox/module/leb128.ts',
   'sandbox/module/preempt.ts',
+  'sandbox/module/refusals.ts',
   'sandbox/module/sections.ts',
   'sandbox/module/shape.ts',
   'sandbox/module/wasm-walker.ts',

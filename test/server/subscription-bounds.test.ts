@@ -1,8 +1,9 @@
 // resources/subscribe over a 2025-11-25 Streamable HTTP session (the shipped `serve --http`): a
 // session's subscriptions are kept for its life, so a flood is bounded. At most 1024 URIs per
 // session (subscribing again to one held costs nothing; unsubscribing frees its place), and a URI
-// of at most 4096 characters; past either the request is -32602 naming the bound, and the server
-// still answers. Before the bound, every subscribe of any size was kept.
+// of at most 2048 characters, the bound resources/read has (one bound for every URI); past either
+// the request is -32602 naming the method and the bound, and the server still answers. Before the
+// bound, every subscribe of any size was kept.
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -47,14 +48,39 @@ test('a session holds at most 1024 subscriptions: the next is -32602 naming the 
   expect((await session.listResources()).resources.length).toBeGreaterThan(0);
 }, 120_000);
 
-test('a subscribed URI is at most 4096 characters: a longer one is -32602 naming both lengths', async () => {
+/** How a request ended: its error's code and message, or `accepted`. */
+const outcome = (request: Promise<unknown>): Promise<{ code?: number; message: string }> =>
+  request.then(
+    () => ({ message: 'accepted' }),
+    (err: unknown) => err as { code?: number; message: string },
+  );
+
+test('subscribe and read take the same URIs: 2048 characters are accepted by both, 2049 refused by both naming the method and the bound', async () => {
   const other = await http.connect();
+  // the conformance module's template test://template/{id}/data, with an id that brings it to the length
+  const uriOf = (length: number): string => `test://template/${'a'.repeat(length - 21)}/data`;
   try {
-    await other.subscribeResource({ uri: `test://${'a'.repeat(4089)}` });
-    await expect(other.subscribeResource({ uri: `test://${'a'.repeat(1024 * 1024)}` })).rejects.toMatchObject({
-      code: -32602,
-      message: expect.stringContaining(`the uri is ${1024 * 1024 + 7} characters, more than 4096`),
+    const atBound = uriOf(2048);
+    expect(atBound.length).toBe(2048);
+    expect(await outcome(other.subscribeResource({ uri: atBound }))).toEqual({ message: 'accepted' });
+    // the read passes the bound and reaches the module, whose own buffer takes ids under 256 characters
+    const read = await outcome(other.readResource({ uri: atBound }));
+    expect(read).toMatchObject({
+      code: -32000,
+      message: expect.stringContaining('TOOL_ERROR: resource not found: test://template/aaa'),
     });
+
+    const past = uriOf(2049);
+    const subscribe = await outcome(other.subscribeResource({ uri: past }));
+    expect(subscribe.code).toBe(-32602);
+    expect(subscribe.message).toContain('resources/subscribe: params.uri is 2049 characters, more than 2048');
+    const readPast = await outcome(other.readResource({ uri: past }));
+    expect(readPast.code).toBe(-32602);
+    expect(readPast.message).toContain('resources/read: params.uri is 2049 characters, more than 2048');
+    // a URI of 1 MiB is refused the same way, and the session answers on
+    const huge = await outcome(other.subscribeResource({ uri: `test://${'a'.repeat(1024 * 1024)}` }));
+    expect(huge).toMatchObject({ code: -32602, message: expect.stringContaining('more than 2048') });
+    expect((await other.listResources()).resources.length).toBeGreaterThan(0);
   } finally {
     await other.close();
   }

@@ -10,6 +10,7 @@ import {
   type ClientLogLevel,
   type ClientNotification,
   type JsonObject,
+  RESOURCE_URI_CHARS,
 } from '../tool/index.js';
 import { NOTIFY_METHODS } from './channel.js';
 
@@ -166,7 +167,7 @@ const NOTIFY_PARAMS = once(
     'notifications/resources/list_changed': z.object({}).transform(() => ({})),
     'notifications/prompts/list_changed': z.object({}).transform(() => ({})),
     'notifications/resources/updated': z
-      .object({ uri: z.string().min(1).max(2048) })
+      .object({ uri: z.string().min(1).max(RESOURCE_URI_CHARS) })
       .transform((p) => ({ uri: p.uri })),
     'notifications/elicitation/complete': z
       .object({ elicitationId: z.string().min(1).max(256) })

@@ -21,11 +21,17 @@ import {
   APPROVAL_KEY,
   digest,
   type RoundKeys,
-  type RoundPayload,
   type RoundPrincipal,
+  type RoundState,
 } from './round-keys.js';
 
-export { APPROVAL_KEY, RoundKeys, type RoundPayload, type RoundPrincipal } from './round-keys.js';
+export {
+  APPROVAL_KEY,
+  RoundKeys,
+  type RoundPayload,
+  type RoundPrincipal,
+  type RoundState,
+} from './round-keys.js';
 
 /** More questions than this in one round and the run stops: a tool asking in a loop gets no further. */
 export const MAX_QUESTIONS_PER_ROUND = 8;
@@ -42,7 +48,7 @@ interface Pending {
 /** A run's unanswered questions, and the state the next run resumes from. */
 export interface OpenQuestions {
   inputRequests: InputRequests;
-  payload: Omit<RoundPayload, 'who'>;
+  payload: RoundState;
 }
 
 export interface RoundStart {
@@ -52,7 +58,7 @@ export interface RoundStart {
   args: Record<string, unknown>;
   policySet: string;
   /** The verified state (undefined on a first request); a task's own state has no `who`. */
-  state: Omit<RoundPayload, 'who'> | undefined;
+  state: RoundState | undefined;
   responses: Record<string, unknown>;
   /** The method the state is minted for (and verified against on the retry); default tools/call. */
   method?: string;
@@ -221,7 +227,7 @@ export class InputRound {
     if (this.#pending.length === 0) return undefined;
     const asked = this.#pending.slice(0, MAX_QUESTIONS_PER_ROUND);
     const { state } = this.#start;
-    const payload: Omit<RoundPayload, 'who'> = {
+    const payload: RoundState = {
       v: 1,
       tool: this.#start.tool,
       args: this.#argsDigest,

@@ -44,16 +44,13 @@ const RESOURCE_NOT_FOUND = -32002;
 /**
  * A session's subscriptions are kept for its life, so they are bounded: a client could otherwise
  * subscribe to URIs of megabytes each, without end (docs/decisions.md, "Subscriptions are bounded").
+ * Each URI is held to the bound a read has (boundedUri), so a URI one accepts the other does too.
  */
-export const SUBSCRIPTION_LIMITS = { perSession: 1024, uriLength: 4096 } as const;
+export const SUBSCRIPTION_LIMITS = { perSession: 1024 } as const;
 
 /** Adds `uri` to a session's subscriptions, or refuses it (-32602) past a bound. */
 function subscribeWithin(subscribed: Set<string>, uri: string): void {
-  if (uri.length > SUBSCRIPTION_LIMITS.uriLength)
-    throw new McpError(
-      -32602,
-      `resources/subscribe: the uri is ${uri.length} characters, more than ${SUBSCRIPTION_LIMITS.uriLength}`,
-    );
+  boundedUri('resources/subscribe', uri);
   if (!subscribed.has(uri) && subscribed.size >= SUBSCRIPTION_LIMITS.perSession)
     throw new McpError(
       -32602,
@@ -108,10 +105,12 @@ export function serveModuleExtras(core: SidecarCore, server: Server, logLevel: (
   // a module's notify_resource_updated reaches the client only for a URI in here (call-client.ts)
   const subscribed = new Set<string>();
   SESSION_SUBSCRIPTIONS.set(server, subscribed);
-  server.setRequestHandler(SubscribeRequestSchema, (request) => {
-    subscribeWithin(subscribed, request.params.uri);
-    return {};
-  });
+  server.setRequestHandler(SubscribeRequestSchema, (request) =>
+    guard(async () => {
+      subscribeWithin(subscribed, request.params.uri);
+      return {};
+    }),
+  );
   server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
     subscribed.delete(request.params.uri);
     return {};

@@ -7,7 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { ServerClosingError } from './call-tracker.js';
 import type { SidecarCore } from './core.js';
 import { approvalForm } from './elicit.js';
-import { InputRound, type OpenQuestions, type RoundPayload, type RoundPrincipal } from './input-rounds.js';
+import { InputRound, type OpenQuestions, type RoundPrincipal, type RoundState } from './input-rounds.js';
 import { toCallToolResult } from './mcp-result.js';
 import { modernCallClient, type ModernLink } from './modern-client.js';
 import { RpcError } from './rpc-error.js';
@@ -19,7 +19,7 @@ export interface RunSpec {
   args: Record<string, unknown>;
   link: ModernLink;
   /** The state this run resumes (a verified request state, or a task's own). */
-  state: Omit<RoundPayload, 'who'> | undefined;
+  state: RoundState | undefined;
   responses: Record<string, unknown>;
   signal: AbortSignal;
 }

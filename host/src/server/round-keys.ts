@@ -29,6 +29,8 @@ const Payload = z.object({
   approved: z.boolean().optional(),
 });
 export type RoundPayload = z.infer<typeof Payload>;
+/** A round's state as a run, a task or a retry carries it: everything but `who`, which mint sets. */
+export type RoundState = Omit<RoundPayload, 'who'>;
 
 export interface RoundPrincipal {
   readonly id: string;
@@ -139,7 +141,7 @@ export class RoundKeys {
   }
 
   /** `payload.who` is set here: the state is good only for this principal and method. */
-  mint(payload: Omit<RoundPayload, 'who'>, principal: RoundPrincipal, method: string): Promise<string> {
+  mint(payload: RoundState, principal: RoundPrincipal, method: string): Promise<string> {
     return this.#codecOf().then((codec) => codec.mint({ ...payload, who: whoDigest(principal, method) }));
   }
 

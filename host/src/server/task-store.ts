@@ -5,7 +5,7 @@
 // expire; and the results a principal's tasks keep add up to at most `maxResultBytes`.
 import { randomUUID } from 'node:crypto';
 import type { InputRequests } from '@modelcontextprotocol/server';
-import type { RoundPayload, RoundPrincipal } from './input-rounds.js';
+import type { RoundPrincipal, RoundState } from './input-rounds.js';
 import type { ClientEnvelope } from './modern-envelope.js';
 import { RpcError } from './rpc-error.js';
 import { noTaskState, type SharedTasks, type TaskView } from './shared-tasks.js';
@@ -54,7 +54,7 @@ export interface Task {
   error?: { code: number; message: string };
   /** While input_required: the questions still unanswered, and the run's state to resume. */
   inputRequests?: InputRequests;
-  payload?: Omit<RoundPayload, 'who'>;
+  payload?: RoundState;
   /** Answers received so far for the open questions (the run resumes when every one is in). */
   answers: Record<string, unknown>;
 }
@@ -210,7 +210,7 @@ export class TaskStore {
   }
 
   /** Waiting for the client: these questions, and the state the next run resumes from. */
-  ask(task: Task, inputRequests: InputRequests, payload: Omit<RoundPayload, 'who'>): void {
+  ask(task: Task, inputRequests: InputRequests, payload: RoundState): void {
     if (isTerminal(task)) return;
     task.inputRequests = inputRequests;
     task.payload = payload;

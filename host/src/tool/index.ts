@@ -28,6 +28,7 @@ export {
   type ClientAnswer,
   type CallClient,
   type ServedItem,
+  RESOURCE_URI_CHARS,
   type ServedSurface,
 } from './types.js';
 export { ToolFailure } from './errors.js';

@@ -237,6 +237,14 @@ export interface CallClient {
 /** One MCP resource, resource template or prompt as the module described it (validated JSON). */
 export type ServedItem = JsonObject;
 
+/**
+ * The longest resource URI, in characters, anywhere one is named: a resource or template a module
+ * describes, a URI it says was updated, and what a client reads, completes or subscribes to. One
+ * bound, so a URI one method accepts no other refuses (docs/decisions.md, "One table per fact,
+ * again").
+ */
+export const RESOURCE_URI_CHARS = 2048;
+
 export interface ServedSurface {
   /** The manifest's name (the plugin). */
   readonly plugin: string;

@@ -34,30 +34,18 @@ export const rateLimit = definePolicy({
       const keys = cfg.per.map((p) =>
         p === 'tool' ? `t:${exec.name}` : p === 'agent' ? `a:${agent}` : `ta:${exec.name}\u0000${agent}`,
       );
+      const refused = (why: string) =>
+        ({ kind: 'deny', code: 'RATE_LIMITED', reason: by(ctx.entryId, undefined, why) }) as const;
       let taken: boolean;
       try {
         taken = await buckets.tryTake(keys, !info.dryRun);
       } catch (err) {
-        return {
-          kind: 'deny',
-          code: 'RATE_LIMITED',
-          reason: by(
-            ctx.entryId,
-            undefined,
-            `rate limit: cannot reach the shared buckets, so the call is refused (${messageOf(err)})`,
-          ),
-        };
+        return refused(`rate limit: cannot reach the shared buckets, so the call is refused (${messageOf(err)})`);
       }
       if (taken) return later;
-      return {
-        kind: 'deny',
-        code: 'RATE_LIMITED',
-        reason: by(
-          ctx.entryId,
-          undefined,
-          `rate limit: more than ${cfg.capacity} calls in a burst or ${cfg.refillPerSecond}/s for ${cfg.per.join(', ')}`,
-        ),
-      };
+      return refused(
+        `rate limit: more than ${cfg.capacity} calls in a burst or ${cfg.refillPerSecond}/s for ${cfg.per.join(', ')}`,
+      );
     });
   },
 });

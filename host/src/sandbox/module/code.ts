@@ -2,8 +2,8 @@
 // only what the preemption instrumentation needs: function indices that moved, and fuel sites at
 // function entries and loop heads. Every opcode V8 in Node 20 accepts is known by its immediates;
 // an unknown opcode throws, and the caller then leaves the module uninstrumented.
-import { ToolgateError } from '../../errors/index.js';
 import { BinaryReader, concatBytes, encodeU32 } from './leb128.js';
+import { refuse } from './refusals.js';
 
 /** A place where fuel is charged: `cost` is the instructions its region can run before the next site. */
 export interface FuelSite {
@@ -40,19 +40,12 @@ type Part = Uint8Array | number[] | FuelSite;
 
 const I32 = 0x7f;
 
-/** An opcode this walker does not know: the module stays uninstrumented (and off the calling thread). */
-export class UnknownInstruction extends ToolgateError<'UNKNOWN_INSTRUCTION'> {
-  constructor(message: string) {
-    super('UNKNOWN_INSTRUCTION', message);
-  }
-}
-
 /** Skips one LEB128 number of any width (signed or not); returns its first byte. */
 function skipLeb(r: BinaryReader): number {
   const first = r.byte();
   let b = first;
   for (let i = 0; b & 0x80; i++) {
-    if (i >= 10) throw new Error(`LEB128 longer than 10 bytes at byte ${r.pos}`);
+    if (i >= 10) throw refuse.lebOver10Bytes(r.pos);
     b = r.byte();
   }
   return first;
@@ -82,7 +75,7 @@ function skipMisc(r: BinaryReader): void {
   if (op <= 7) return;
   const operands: Record<number, number> = { 8: 2, 9: 1, 10: 2, 11: 1, 12: 2, 13: 1, 14: 2, 15: 1, 16: 1, 17: 1 };
   const n = operands[op];
-  if (n === undefined) throw new UnknownInstruction(`unknown instruction 0xfc ${op}`);
+  if (n === undefined) throw refuse.unknownPrefixed(0xfc, op);
   for (let i = 0; i < n; i++) r.u32();
 }
 
@@ -95,7 +88,7 @@ function skipSimd(r: BinaryReader): void {
   else if (op >= 84 && op <= 91) {
     skipMemArg(r);
     r.byte();
-  } else if (op > 0x113) throw new UnknownInstruction(`unknown instruction 0xfd ${op}`);
+  } else if (op > 0x113) throw refuse.unknownPrefixed(0xfd, op);
 }
 
 /** 0xFE: atomics (valid on unshared memory too). */
@@ -103,7 +96,7 @@ function skipAtomic(r: BinaryReader): void {
   const op = r.u32();
   if (op === 3) r.byte();
   else if (op <= 2 || (op >= 0x10 && op <= 0x4e)) skipMemArg(r);
-  else throw new UnknownInstruction(`unknown instruction 0xfe ${op}`);
+  else throw refuse.unknownPrefixed(0xfe, op);
 }
 
 /** The immediates of every opcode not handled by the walker itself. */
@@ -163,7 +156,7 @@ function skipImmediates(r: BinaryReader, op: number): void {
       return skipAtomic(r);
     default:
       if (op >= 0x28 && op <= 0x3e) return skipMemArg(r);
-      throw new UnknownInstruction(`unknown instruction 0x${op.toString(16)}`);
+      throw refuse.unknownOpcode(op);
   }
 }
 
@@ -222,7 +215,7 @@ function walk(r: BinaryReader, rules: CodeRules, out: Part[]): void {
   };
   for (;;) {
     const at = r.pos;
-    if (at >= r.end) throw new Error(`unexpected end of data at byte ${at}`);
+    if (at >= r.end) throw refuse.endOfData(at);
     const op = bytes[at] as number; // r.byte() inlined: this line runs for every instruction
     r.pos = at + 1;
     if (region) region.cost++;
@@ -269,7 +262,7 @@ function walk(r: BinaryReader, rules: CodeRules, out: Part[]): void {
       case 0x18:
         if (op === 0x18) r.u32();
         if (regions.length === 0) {
-          if (op === 0x18) throw new Error('delegate outside a try');
+          if (op === 0x18) throw refuse.delegateOutsideTry();
           flush(r.pos);
           return;
         }
@@ -290,7 +283,7 @@ function walk(r: BinaryReader, rules: CodeRules, out: Part[]): void {
       case 0x23:
       case 0x24: {
         const index = r.u32();
-        if (index >= rules.globalCount) throw new Error(`global ${index} does not exist`);
+        if (index >= rules.globalCount) throw refuse.noSuchGlobal(index);
         break;
       }
       case 0xfc: {
@@ -341,7 +334,7 @@ export function rewriteBody(body: Uint8Array, rules: CodeRules, params: number):
   const declared = body.subarray(groupsStart, r.pos);
   const parts: Part[] = [];
   walk(r, rules, parts);
-  if (!r.done) throw new Error('bytes after the end of a function body');
+  if (!r.done) throw refuse.bodyTail();
   const hasLoop = parts.some((p) => !(p instanceof Uint8Array || Array.isArray(p)) && p.loop);
   if (!hasLoop || rules.pocketSite === undefined || locals + 1 > MAX_LOCALS)
     return concatBytes([body.subarray(0, groupsStart + declared.length), render(parts, rules.site, undefined)]);

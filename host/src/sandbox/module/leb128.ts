@@ -1,4 +1,6 @@
 // Minimal LEB128 codec for the WebAssembly binary format (unsigned u32 and the i32 constants we emit).
+// Its refusals are the instruction walkers' own (refusals.ts).
+import { refuse } from './refusals.js';
 
 export class BinaryReader {
   pos: number;
@@ -15,7 +17,7 @@ export class BinaryReader {
   }
 
   byte(): number {
-    if (this.pos >= this.end) throw new Error(`unexpected end of data at byte ${this.pos}`);
+    if (this.pos >= this.end) throw refuse.endOfData(this.pos);
     return this.bytes[this.pos++] as number;
   }
 
@@ -27,12 +29,12 @@ export class BinaryReader {
       const b = this.byte();
       result += (b & 0x7f) * 2 ** shift;
       if ((b & 0x80) === 0) {
-        if (result > 0xffffffff) throw new Error(`LEB128 value over 32 bits at byte ${this.pos}`);
+        if (result > 0xffffffff) throw refuse.u32Overflow(this.pos);
         return result;
       }
       shift += 7;
     }
-    throw new Error(`LEB128 longer than 5 bytes at byte ${this.pos}`);
+    throw refuse.u32Over5Bytes(this.pos);
   }
 
   /** An unsigned LEB128 up to 64 bits (memory64 limits), as a bigint. */
@@ -45,11 +47,11 @@ export class BinaryReader {
       if ((b & 0x80) === 0) return result;
       shift += 7n;
     }
-    throw new Error(`LEB128 longer than 10 bytes at byte ${this.pos}`);
+    throw refuse.lebOver10Bytes(this.pos);
   }
 
   take(n: number): Uint8Array {
-    if (n < 0 || this.pos + n > this.end) throw new Error(`length ${n} at byte ${this.pos} runs past the end`);
+    if (n < 0 || this.pos + n > this.end) throw refuse.runsPastEnd(n, this.pos);
     const out = this.bytes.subarray(this.pos, this.pos + n);
     this.pos += n;
     return out;

@@ -10,15 +10,9 @@
 // and every place that names a function (code, elements, globals, start, exports) is renumbered.
 import { BinaryReader, concatBytes, encodeI32, encodeName, encodeU32 } from './leb128.js';
 import { messageOf } from '../../errors/index.js';
-import {
-  BULK_MEMORY_OPS,
-  BULK_TABLE_OPS,
-  UnknownInstruction,
-  rewriteBody,
-  rewriteExpr,
-  type CodeRules,
-} from './code.js';
+import { BULK_MEMORY_OPS, BULK_TABLE_OPS, rewriteBody, rewriteExpr, type CodeRules } from './code.js';
 import { PREEMPT_CHECK, PREEMPT_NAMESPACE } from './host-imports.js';
+import { refuse, UnknownInstruction } from './refusals.js';
 import { SECTION, insertSection, type Section } from './sections.js';
 import { readFuncTypes, readTypes } from './shape.js';
 import { rewriteCodeInWasm, type CodeSectionRules } from './wasm-walker.js';
@@ -175,7 +169,7 @@ export function instrumentPreemption(
   const definedFuncs = vectorCount(find(SECTION.function));
   const globalCount = shape.importedGlobals + vectorCount(find(SECTION.global));
   const func = (i: number): number => {
-    if (i >= shape.importedFuncs + definedFuncs) throw new Error(`function ${i} does not exist`);
+    if (i >= shape.importedFuncs + definedFuncs) throw refuse.noSuchFunction(i);
     return i >= shape.importedFuncs ? i + 1 : i;
   };
   // read everything that may fail before anything changes
@@ -236,7 +230,7 @@ function rewriteCode(body: Uint8Array, rules: CodeRules, section: CodeSectionRul
   return rewriteVector(body, (r) => {
     const size = r.u32();
     const paramCount = section.params[defined++];
-    if (paramCount === undefined) throw new Error('more function bodies than functions');
+    if (paramCount === undefined) throw refuse.moreBodies();
     const rewritten = rewriteBody(r.take(size), rules, paramCount);
     return [encodeU32(rewritten.length), rewritten];
   });
@@ -273,7 +267,7 @@ function rewriteVector(body: Uint8Array, item: (r: BinaryReader) => (Uint8Array 
   const count = r.u32();
   const out: (Uint8Array | number[])[] = [encodeU32(count)];
   for (let i = 0; i < count; i++) out.push(...item(r));
-  if (!r.done) throw new Error('bytes after the end of a section');
+  if (!r.done) throw refuse.sectionTail();
   return concatBytes(out);
 }
 

@@ -19,7 +19,7 @@ import {
 } from './host-imports.js';
 import { noImports, rewriteImports, type ImportSummary } from './imports.js';
 import { capTables } from './tables.js';
-import { UnknownInstruction } from './code.js';
+import { UnknownInstruction } from './refusals.js';
 import { instrumentPreemption, type PreemptShape, type Preempted } from './preempt.js';
 import { checkEntry, readExports, readFuncTypes, readTypes, type Export } from './shape.js';
 import { messageOf } from '../../errors/index.js';

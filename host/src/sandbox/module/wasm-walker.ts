@@ -2,13 +2,13 @@
 // dist/sandbox/module/walker.wasm), run with plain WebAssembly: a fresh process then walks its first
 // module at compiled speed rather than as cold JavaScript (docs/decisions.md, "The instruction walker
 // as WebAssembly"). It writes the same bytes as the JavaScript walker (code.ts, preempt.ts) and
-// refuses what it refuses with the same error and message; when the file is missing or the module
-// is too big for the walker's memory, the JavaScript walker does the work (it is linear in the
-// module, as it always was).
+// refuses what it refuses with the same error and message (one table, refusals.ts); when the file
+// is missing or the module is too big for the walker's memory, the JavaScript walker does the work
+// (it is linear in the module, as it always was).
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { messageOf } from '../../errors/index.js';
-import { UnknownInstruction } from './code.js';
+import { WALKER_OUT_OF_MEMORY, WALKER_REFUSALS } from './refusals.js';
 
 /** What the walker needs besides the code section (preempt.ts instrumentPreemption's rules). */
 export interface CodeSectionRules {
@@ -72,40 +72,9 @@ export function wasmWalkerAvailable(): boolean {
   return walkerModule() !== null;
 }
 
-/** The JavaScript walker's message for a refusal the walker reported (walker.ts lists them). */
+/** The JavaScript walker's error for a refusal the walker reported (refusals.ts holds the table). */
 function refusal(code: number, a: number, b: number): Error {
-  switch (code) {
-    case 1:
-      return new Error(`unexpected end of data at byte ${a}`);
-    case 2:
-      return new Error(`LEB128 longer than 10 bytes at byte ${a}`);
-    case 3:
-      return new Error(`LEB128 value over 32 bits at byte ${a}`);
-    case 4:
-      return new Error(`LEB128 longer than 5 bytes at byte ${a}`);
-    case 5:
-      return new Error(`length ${a} at byte ${b} runs past the end`);
-    case 6:
-      return new UnknownInstruction(`unknown instruction 0x${a.toString(16)}`);
-    case 7:
-    case 8:
-    case 9:
-      return new UnknownInstruction(`unknown instruction 0x${(code + 0xf5).toString(16)} ${a}`);
-    case 10:
-      return new Error('delegate outside a try');
-    case 11:
-      return new Error(`function ${a} does not exist`);
-    case 12:
-      return new Error(`global ${a} does not exist`);
-    case 13:
-      return new Error('bytes after the end of a function body');
-    case 14:
-      return new Error('more function bodies than functions');
-    case 15:
-      return new Error('bytes after the end of a section');
-    default:
-      return new Error(`the instruction walker stopped with code ${code}`);
-  }
+  return WALKER_REFUSALS.get(code)?.error(a, b) ?? new Error(`the instruction walker stopped with code ${code}`);
 }
 
 /** Where things go in the walker's memory, and how many pages that takes to begin with. */
@@ -159,7 +128,7 @@ export function rewriteCodeInWasm(code: Uint8Array, rules: CodeSectionRules, max
   } catch (err) {
     if (!(err instanceof WebAssembly.RuntimeError)) throw err;
     const kind = walker.errorCode();
-    if (kind === 16)
+    if (kind === WALKER_OUT_OF_MEMORY)
       return { unavailable: `the rewritten code section outgrew the instruction walker's ${maxPages} pages of memory` };
     // a trap the walker did not mean (a fault of its own): the reference walker decides instead
     if (kind === 0) return { unavailable: `the instruction walker stopped: ${err.message}` };
