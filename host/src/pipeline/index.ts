@@ -15,6 +15,7 @@ export type {
   PostExecuteListener,
   CallRecord,
   ResultObserver,
+  CallTally,
   StageListeners,
   Stage,
   TrailStep,
