@@ -3,7 +3,6 @@
 // still gets the whole record, field for field, whatever tallies are registered beside it.
 import { describe, expect, it } from 'vitest';
 import type { CallRecord, DecisionTrail } from '../../host/src/pipeline/index.js';
-import { CallMetrics } from '../../host/src/server/metrics.js';
 import type { ToolResult } from '../../host/src/tool/index.js';
 import { harness, recordingTool } from './helpers.js';
 
@@ -123,21 +122,5 @@ describe('pipeline stage 7: tallies beside observers', () => {
     off();
     await h.pipeline.call('rec', {});
     expect(n).toBe(1);
-  });
-
-  it('the server metrics, fed by a tally, count each call by tool and outcome with its duration', async () => {
-    const h = harness();
-    h.tools.register(recordingTool());
-    const metrics = new CallMetrics();
-    h.hooks.tally('server-metrics', (result, tool, durationMs) => metrics.observe(result, tool, durationMs));
-    await h.pipeline.call('rec', { path: 'a' });
-    await h.pipeline.call('rec', { path: 'b' });
-    await h.pipeline.call('rec', { n: 'x' });
-    const text = metrics.render();
-    expect(text).toContain('toolgate_tool_calls_total{tool="rec",outcome="ok"} 2');
-    expect(text).toContain('toolgate_tool_calls_total{tool="rec",outcome="INVALID_ARGS"} 1');
-    expect(text).toContain('toolgate_tool_call_duration_seconds_count{tool="rec"} 3');
-    const sum = Number(/toolgate_tool_call_duration_seconds_sum\{tool="rec"\} (\S+)/.exec(text)?.[1]);
-    expect(sum).toBeGreaterThan(0);
   });
 });

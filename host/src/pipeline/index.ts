@@ -15,7 +15,6 @@ export type {
   PostExecuteListener,
   CallRecord,
   ResultObserver,
-  CallTally,
   StageListeners,
   Stage,
   TrailStep,
