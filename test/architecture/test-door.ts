@@ -141,6 +141,7 @@ export const INNER_FILES_FOR_TESTS: readonly string[] = [
   'server/call-client.ts',
   'server/direct-call.ts',
   'server/http-guard.ts',
+  'server/metrics.ts',
   'server/modern-http.ts',
   'server/response-gone.ts',
   'server/rpc-shape.ts',

@@ -97,6 +97,34 @@ describe('ask over MCP', () => {
     expect(r.core.approvals.size).toBe(0); // every call unbound its route
   });
 
+  test('a call is bound to its session for approvals only once a person is asked, and unbound when it ends', async () => {
+    const r = await start();
+    // a tool no policy asks about reports how many calls are bound while it runs
+    r.runtime.host.root.plugin(
+      (ctx) => {
+        ctx.tool({
+          name: 'bound_routes',
+          description: 'reports the bound approval routes',
+          parameters: {},
+          execute: () => ({ bound: r.core.approvals.size }),
+        });
+      },
+      undefined,
+      { name: 'test-bound' },
+    );
+    const whileAsked: number[] = [];
+    const client = await connect(r, { elicitation: {} }, () => {
+      whileAsked.push(r.core.approvals.size);
+      return { action: 'accept', content: {} };
+    });
+    const plain = await client.callTool({ name: 'bound_routes', arguments: {} });
+    expect(plain.structuredContent).toEqual({ bound: 0 });
+    const asked = await client.callTool({ name: 'echo', arguments: { text: 'hi' } });
+    expect(asked.isError).toBe(false);
+    expect(whileAsked).toEqual([1]);
+    expect(r.core.approvals.size).toBe(0);
+  });
+
   test('the approval form spells out every hidden character of the arguments; the tool still gets them exactly', async () => {
     const r = await start();
     const forms: ElicitRequest[] = [];

@@ -2,6 +2,7 @@
 // reload in the middle of a call cannot give that call half of the old set and half of the new.
 import {
   isStage,
+  type CallTally,
   type ClientRequestGuard,
   type DeadlineRule,
   type Guard,
@@ -19,12 +20,14 @@ export type HookSnapshot = {
   readonly guards: readonly HookEntry<Guard>[];
   readonly deadlines: readonly HookEntry<DeadlineRule>[];
   readonly clientRequests: readonly HookEntry<ClientRequestGuard>[];
+  readonly tallies: readonly HookEntry<CallTally>[];
 };
 
 type Lists = { [S in Stage]: HookEntry<StageListeners[S]>[] } & {
   guards: HookEntry<Guard>[];
   deadlines: HookEntry<DeadlineRule>[];
   clientRequests: HookEntry<ClientRequestGuard>[];
+  tallies: HookEntry<CallTally>[];
 };
 
 export class Hooks {
@@ -36,6 +39,7 @@ export class Hooks {
     guards: [],
     deadlines: [],
     clientRequests: [],
+    tallies: [],
   };
   #snapshot: HookSnapshot | undefined;
 
@@ -59,6 +63,11 @@ export class Hooks {
     return this.#add('clientRequests', id, fn);
   }
 
+  /** Told the tool's name and duration of every finished call, after its result is final. */
+  tally(id: string, fn: CallTally): () => void {
+    return this.#add('tallies', id, fn);
+  }
+
   snapshot(): HookSnapshot {
     this.#snapshot ??= Object.freeze({
       'tools/pre-execute': Object.freeze([...this.#lists['tools/pre-execute']]),
@@ -68,6 +77,7 @@ export class Hooks {
       guards: Object.freeze([...this.#lists.guards]),
       deadlines: Object.freeze([...this.#lists.deadlines]),
       clientRequests: Object.freeze([...this.#lists.clientRequests]),
+      tallies: Object.freeze([...this.#lists.tallies]),
     });
     return this.#snapshot;
   }

@@ -82,6 +82,16 @@ interface CallStart {
   readonly t0: number;
 }
 
+/** What a finished call's record is built from, beside its start: what was asked, and what was found. */
+interface CallSeen {
+  readonly name: string;
+  readonly options: CallOptions;
+  readonly traceId: string | undefined;
+  /** The frozen, default-filled arguments; undefined when the call never got that far. */
+  readonly args: Readonly<JsonObject> | undefined;
+  readonly tool: Tool | undefined;
+}
+
 const silent: PipelineLogger = { warn() {}, error() {} };
 /** Shared by calls made without a signal; it never aborts, so sharing it is safe. */
 const NEVER_ABORTED = new AbortController().signal;
@@ -141,23 +151,42 @@ export class Pipeline {
     }
     const result = deepFreeze(toResult(state, meta()));
     const t = tracer();
-    const traceId = t?.traceId();
     // The request's span (the active one) learns the pipeline's code of a failed call.
     if (t !== undefined && result.error !== undefined) t.annotate({ 'toolgate.error.code': result.error.code });
-    const observers = hooks['tools/result'];
-    // no observer, no record: it freezes the trail and formats a date, on every call
-    if (observers.length === 0) return result;
-    const record = callRecord(started, name, options, traceId, frozenArgs, tool);
-    for (const { id, fn } of observers) {
-      try {
-        const r: unknown = fn(result, record);
-        if (r instanceof Promise)
-          r.catch((err: unknown) => this.#log.warn({ err, id }, 'tools/result observer rejected'));
-      } catch (err) {
-        this.#log.warn({ err, id, callId }, `tools/result observer "${id}" threw; ignored`);
+    this.#observe(result, started, { name, options, traceId: t?.traceId(), args: frozenArgs, tool });
+    return result;
+  }
+
+  /**
+   * tools/result: the observers with the call's record, then the tallies with its tool and duration.
+   * The record is built only when an observer is there to read it: it freezes the trail and formats
+   * a date, on every call, and the server's own counters are tallies (docs/decisions.md, "Server
+   * CPU per call, ninth round").
+   */
+  #observe(result: ToolResult, started: CallStart, seen: CallSeen): void {
+    const observers = started.hooks['tools/result'];
+    const tallies = started.hooks.tallies;
+    if (observers.length === 0 && tallies.length === 0) return;
+    const durationMs = performance.now() - started.t0;
+    if (observers.length > 0) {
+      const record = callRecord(started, seen, durationMs);
+      for (const { id, fn } of observers) {
+        try {
+          const r: unknown = fn(result, record);
+          if (r instanceof Promise)
+            r.catch((err: unknown) => this.#log.warn({ err, id }, 'tools/result observer rejected'));
+        } catch (err) {
+          this.#log.warn({ err, id, callId: started.callId }, `tools/result observer "${id}" threw; ignored`);
+        }
       }
     }
-    return result;
+    for (const { id, fn } of tallies) {
+      try {
+        fn(result, seen.name, durationMs);
+      } catch (err) {
+        this.#log.warn({ err, id, callId: started.callId }, `tools/result tally "${id}" threw; ignored`);
+      }
+    }
   }
 
   async #dispatch(
@@ -288,25 +317,19 @@ function finalize(tool: Tool, state: CallState, meta: () => JsonObject): CallSta
  * What observers get beside the result. Built field by field rather than from conditional spreads
  * (each spread is an object made and copied, on every call); the keys keep their order.
  */
-function callRecord(
-  started: CallStart,
-  name: string,
-  options: CallOptions,
-  traceId: string | undefined,
-  args: Readonly<JsonObject> | undefined,
-  tool: Tool | undefined,
-): CallRecord {
-  const { callId, trail, startedAt, t0 } = started;
+function callRecord(started: CallStart, seen: CallSeen, durationMs: number): CallRecord {
+  const { callId, trail, startedAt } = started;
+  const { options, traceId, args } = seen;
   // the required fields follow below, in the order the record has always had
-  const r = { callId, tool: name } as Mutable<CallRecord>;
+  const r = { callId, tool: seen.name } as Mutable<CallRecord>;
   if (options.agent !== undefined) r.agent = options.agent;
   if (options.trace !== undefined) r.trace = Object.freeze({ ...options.trace });
   if (traceId !== undefined) r.traceId = traceId;
   if (args !== undefined) r.arguments = args;
-  r.sensitiveArguments = tool?.definition.sensitiveArguments === true;
+  r.sensitiveArguments = seen.tool?.definition.sensitiveArguments === true;
   r.trail = deepFreeze(trail);
   r.startedAt = new Date(startedAt).toISOString();
-  r.durationMs = performance.now() - t0;
+  r.durationMs = durationMs;
   return Object.freeze(r);
 }
 

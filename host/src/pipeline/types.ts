@@ -127,6 +127,13 @@ export interface CallRecord {
 /** Synchronous and read-only; a throw is logged and isolated. */
 export type ResultObserver = (result: Readonly<ToolResult>, record: CallRecord) => void;
 
+/**
+ * An observer that reads only the tool's name and the call's duration beside the result (the
+ * server's own call counters). Synchronous and read-only like a ResultObserver; with tallies alone
+ * registered, a call builds no CallRecord (docs/decisions.md, "Server CPU per call, ninth round").
+ */
+export type CallTally = (result: Readonly<ToolResult>, tool: string, durationMs: number) => void;
+
 /** Every stage and the type of its listeners. Adding a stage without its entry fails to compile. */
 export interface StageListeners {
   'tools/pre-execute': PreExecuteListener;

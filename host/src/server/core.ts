@@ -125,8 +125,10 @@ export class SidecarCore {
       const own = new CallMetrics();
       own.gauges.set('toolgate_calls_in_flight', { help: 'Tool calls running now.', read: () => this.calls.inFlight });
       own.gauges.set('toolgate_mcp_sessions', { help: 'Connected MCP sessions.', read: () => this.#servers.size });
-      const off = runtime.host.root.on('tools/result', 'server-metrics', (result, record) =>
-        own.observe(result, record),
+      // a tally, not a tools/result observer: it reads the tool and the duration only, and with no
+      // observer a call builds no record (docs/decisions.md, "Server CPU per call, ninth round")
+      const off = runtime.host.hooks.tally('server-metrics', (result, tool, durationMs) =>
+        own.observe(result, tool, durationMs),
       );
       this.#undo.push(() => off());
       this.metrics = own;

@@ -126,12 +126,7 @@ async function callTool(
   // An unknown tool is a protocol mistake (the client did not use tools/list), not a tool failure.
   if (core.tools.get(name) === undefined) throw UNKNOWN_TOOL(name);
   const callId = randomUUID();
-  const unbind = core.approvals.bind(callId, {
-    sessionId: extra.sessionId,
-    ...(server.getClientCapabilities()?.elicitation !== undefined
-      ? { elicit: (req, signal) => elicit(core, extra, req, signal) }
-      : {}),
-  });
+  const route = new AskRoute(core, server, extra, callId);
   const progressToken = extra._meta?.progressToken;
   // A tool that reports its own progress owns the token: ours would interleave with its values.
   const ownProgress =
@@ -143,7 +138,8 @@ async function callTool(
     if (ownProgress) await progress(0, `calling ${name}`);
     const agent = server.getClientVersion()?.name;
     const trace = traceOf(extra._meta as Record<string, unknown> | undefined, extra.requestInfo?.headers);
-    const onApprovalWait = approvalWait(link, ownProgress ? askKeepAlive(progress, core.askProgressMs) : undefined);
+    const keepAlive = ownProgress ? askKeepAlive(progress, core.askProgressMs) : undefined;
+    const onApprovalWait = approvalWait(link, keepAlive, route);
     // the link's signal is this call's own: the tracker aborts it on shutdown, making none of its
     // own; the pipeline gets its owner, so the AbortSignal is made only if something reads it
     const options: CallOptions = { cancel: link.cancel, callId, client, onApprovalWait };
@@ -163,7 +159,39 @@ async function callTool(
     if (err instanceof ServerClosingError) throw new RpcError(-32000, err.message);
     throw err;
   } finally {
-    unbind();
+    route.unbind();
+  }
+}
+
+/**
+ * The call's approval route (its session, and its client's elicitation when declared), bound when
+ * a person is first asked rather than on every call: the pipeline tells onApprovalWait before it
+ * asks the approval service, the only reader of routes, and most calls never ask (docs/decisions.md,
+ * "Server CPU per call, ninth round"). Unbound when the call ends.
+ */
+class AskRoute {
+  #unbind: (() => void) | undefined;
+
+  constructor(
+    private readonly core: SidecarCore,
+    private readonly server: Server,
+    private readonly extra: Extra,
+    private readonly callId: string,
+  ) {}
+
+  bind(): void {
+    if (this.#unbind !== undefined) return;
+    const { core, extra } = this;
+    this.#unbind = core.approvals.bind(this.callId, {
+      sessionId: extra.sessionId,
+      ...(this.server.getClientCapabilities()?.elicitation !== undefined
+        ? { elicit: (req, signal) => elicit(core, extra, req, signal) }
+        : {}),
+    });
+  }
+
+  unbind(): void {
+    this.#unbind?.();
   }
 }
 
@@ -172,8 +200,9 @@ async function callTool(
  * client hears progress. A tool that reports its own progress owns the token, and MCP wants its
  * values to increase on a scale only the tool knows, so it gets no keep-alive (docs/decisions.md).
  */
-function approvalWait(link: CallLink, keepAlive: (() => () => void) | undefined): () => () => void {
+function approvalWait(link: CallLink, keepAlive: (() => () => void) | undefined, route: AskRoute): () => () => void {
   return () => {
+    route.bind();
     const asked = link.waiting();
     const alive = keepAlive?.();
     return () => {

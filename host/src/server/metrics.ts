@@ -1,6 +1,5 @@
 // A minimal Prometheus exposition from tools/result observers, used when the policy engine's
 // metrics are not mounted, so /metrics always answers something a scraper can read.
-import type { CallRecord } from '../pipeline/index.js';
 import type { ToolResult } from '../tool/index.js';
 
 /** Anything that can render Prometheus text (the policy engine's metrics, or CallMetrics). */
@@ -23,17 +22,18 @@ export class CallMetrics implements MetricsSource {
   /** Extra gauges the server adds (in-flight calls, sessions). */
   readonly gauges = new Map<string, { help: string; read: () => number }>();
 
-  observe(result: Readonly<ToolResult>, record: CallRecord): void {
-    let c = this.#byTool.get(record.tool);
+  /** One finished call of `tool` (a pipeline tally: the record's tool and durationMs, without the record). */
+  observe(result: Readonly<ToolResult>, tool: string, durationMs: number): void {
+    let c = this.#byTool.get(tool);
     if (c === undefined) {
       // Unknown names come from clients; cap distinct series so a client cannot grow memory.
       if (this.#byTool.size >= 1000) return;
       c = { calls: new Map(), durationSumMs: 0, durationCount: 0 };
-      this.#byTool.set(record.tool, c);
+      this.#byTool.set(tool, c);
     }
     const outcome = result.isError ? (result.error?.code ?? 'ERROR') : 'ok';
     c.calls.set(outcome, (c.calls.get(outcome) ?? 0) + 1);
-    c.durationSumMs += record.durationMs;
+    c.durationSumMs += durationMs;
     c.durationCount += 1;
   }
 

@@ -1,5 +1,6 @@
 // Routes an `ask` to the client that made the call. The pipeline knows only the callId; the server
-// generates that id, binds it to its MCP session here before calling, and unbinds it after.
+// generates that id, binds it to its MCP session here (before calling, or, for a session's
+// tools/call, when a person is first asked: mcp-server.ts), and unbinds it after the call.
 import type { ApprovalOutcome, ApprovalReply, ApprovalRequest, ApprovalService } from '../pipeline/index.js';
 
 /** What the session that owns a call can do for an approval. */
