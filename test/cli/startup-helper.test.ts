@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { BY_HELPER, BY_SERVER, FREE } from '../../host/src/cli/startup-plan.js';
-import { coreToSpare, SPARE_CPU_PRESSURE, StartupHelper } from '../../host/src/cli/startup-prep.js';
+import { coreToSpare, StartupHelper } from '../../host/src/cli/startup-prep.js';
 import { openCache, openCacheFolder } from '../../host/src/cache-files/index.js';
 import { ManifestError } from '../../host/src/manifest/errors.js';
 import { parseManifestCached, useManifestParseCache, type YamlHelper } from '../../host/src/manifest/parse-cache.js';
@@ -146,24 +146,26 @@ setInterval(() => {}, 1000);`);
 });
 
 describe('a core to spare', () => {
-  const pressure =
-    (avg10: number): (() => string) =>
+  const cores = availableParallelism();
+  /** /proc/loadavg with `running` tasks runnable now, this thread among them. */
+  const loadavgWith =
+    (running: number): (() => string) =>
     () =>
-      `some avg10=${avg10.toFixed(2)} avg60=0.00 avg300=0.00 total=1\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n`;
+      `0.52 0.48 0.61 ${running}/312 40123\n`;
 
-  test('the helper starts only while under SPARE_CPU_PRESSURE of the last 10 s saw a task wait for a CPU', () => {
-    expect(coreToSpare(pressure(0))).toBe(true);
-    expect(coreToSpare(pressure(SPARE_CPU_PRESSURE - 0.01))).toBe(true);
-    expect(coreToSpare(pressure(SPARE_CPU_PRESSURE))).toBe(false);
-    expect(coreToSpare(pressure(63.5))).toBe(false);
+  test('the helper starts only while fewer tasks than the cores less one are runnable besides this thread', () => {
+    expect(coreToSpare(loadavgWith(1))).toBe(cores > 1);
+    expect(coreToSpare(loadavgWith(cores - 1))).toBe(cores > 1);
+    expect(coreToSpare(loadavgWith(cores))).toBe(false);
+    expect(coreToSpare(loadavgWith(cores + 6))).toBe(false);
   });
 
-  test('where the kernel reports no CPU pressure, the load average must leave a core free', () => {
+  test('where the kernel does not count runnable tasks, the load average must leave a core free', () => {
     const none = (): string => {
-      throw new Error('ENOENT: /proc/pressure/cpu');
+      throw new Error('ENOENT: /proc/loadavg');
     };
-    expect(coreToSpare(none)).toBe((loadavg()[0] ?? 0) < availableParallelism() - 1);
-    expect(coreToSpare(() => 'nothing the kernel would write')).toBe((loadavg()[0] ?? 0) < availableParallelism() - 1);
+    expect(coreToSpare(none)).toBe((loadavg()[0] ?? 0) < cores - 1);
+    expect(coreToSpare(() => 'nothing the kernel would write')).toBe((loadavg()[0] ?? 0) < cores - 1);
   });
 });
 

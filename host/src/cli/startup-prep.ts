@@ -121,26 +121,24 @@ function cacheIsEmpty(home: string): boolean {
 }
 
 /**
- * Above this share of the last 10 s in which some task waited for a CPU (Linux's pressure stall
- * information), the machine has no core to spare and the helper is not started: its thread's own
- * start (a Node isolate, at normal priority until its first step) would take CPU from the serving
- * thread and save nothing (docs/decisions.md, "YAML on a start-up thread at the lowest priority").
+ * Whether the machine has a core to spare now: fewer tasks runnable at this instant, besides this
+ * thread, than the cores there are less one (Linux's count of runnable tasks, the fourth field of
+ * /proc/loadavg), or, where that count is not to be had, a 1-minute load average under the cores
+ * less one. The helper's thread starts at normal priority (~30 ms of CPU before its first step can
+ * lower it) and then runs only on a core nobody else wants: with every core taken it costs the
+ * serving thread that start and saves nothing (docs/decisions.md, "YAML on a start-up thread at the
+ * lowest priority"). A count of this instant, not an average: an average over seconds still counts
+ * the last start of a client that starts servers one after another.
  */
-export const SPARE_CPU_PRESSURE = 10;
-
-/**
- * Whether the machine has a core to spare now: CPU pressure over the last 10 s under
- * SPARE_CPU_PRESSURE, or, where the kernel does not report pressure, a 1-minute load average under
- * the cores there are, less one (this process's own thread).
- */
-export function coreToSpare(readPressure = (): string => readFileSync('/proc/pressure/cpu', 'utf8')): boolean {
+export function coreToSpare(readLoadavg = (): string => readFileSync('/proc/loadavg', 'utf8')): boolean {
+  const spare = availableParallelism() - 1;
   try {
-    const some = /^some avg10=([\d.]+)/m.exec(readPressure());
-    if (some?.[1] !== undefined) return Number(some[1]) < SPARE_CPU_PRESSURE;
+    const running = /^\S+ \S+ \S+ (\d+)\//.exec(readLoadavg());
+    if (running?.[1] !== undefined) return Number(running[1]) - 1 < spare;
   } catch {
-    /* no pressure stall information here: the load average decides */
+    /* not Linux: the load average decides */
   }
-  return (loadavg()[0] ?? 0) < availableParallelism() - 1;
+  return (loadavg()[0] ?? 0) < spare;
 }
 
 /**
