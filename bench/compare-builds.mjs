@@ -3,7 +3,8 @@
 // starts so that a change in the machine's load lands on both alike (docs/decisions.md, issue 27).
 // A build is a folder holding dist/ (copy dist/ away before changing the code, then `make build`):
 //   node bench/compare-builds.mjs OLD_ROOT NEW_ROOT [starts=11] [empty|warm]
-// The environment's NEW_NODE_FLAGS are given to the new build's node only (to try a V8 flag).
+// The environment's NEW_NODE_FLAGS are given to the new build's node only (to try a V8 flag), and
+// NEW_ENV (KEY=VALUE, space-separated) to the new build's environment only (TOOLGATE_START_HELPER=0|1).
 // Prints, per build, the medians of the time to the list and to the call's answer (ms from spawn)
 // and of the server's CPU time by then (all threads, ms), and the load average at the end.
 import { spawn } from 'node:child_process';
@@ -22,11 +23,17 @@ if (oldRoot === undefined || newRoot === undefined || !['empty', 'warm'].include
   process.exit(2);
 }
 const builds = [
-  { name: 'old', main: join(resolve(oldRoot), 'dist/cli/main.js'), flags: [] },
+  { name: 'old', main: join(resolve(oldRoot), 'dist/cli/main.js'), flags: [], env: {} },
   {
     name: 'new',
     main: join(resolve(newRoot), 'dist/cli/main.js'),
     flags: (process.env.NEW_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+    env: Object.fromEntries(
+      (process.env.NEW_ENV ?? '')
+        .split(' ')
+        .filter(Boolean)
+        .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+    ),
   },
 ];
 
@@ -42,7 +49,7 @@ function firstCall(build, homeDir) {
     const t0 = performance.now();
     const args = [...build.flags, build.main, 'serve', '--stdio', '--no-watch', '--manifests', MANIFESTS];
     const server = spawn(process.execPath, [...args, '--policies', 'none', '--builtin-tools'], {
-      env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), TOOLGATE_HOME: homeDir },
+      env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), TOOLGATE_HOME: homeDir, ...build.env },
       stdio: ['pipe', 'pipe', 'ignore'],
     });
     const timer = setTimeout(() => {

@@ -133,7 +133,9 @@ const oneFileRequires = {
 // import from Node (node:wasi, whose import prints a warning) loads only when they do.
 await build({
   ...common,
-  entryPoints: { 'cli/main': at('host/src/cli/main.ts') },
+  // serve's start-up helper (host/src/cli/startup-prep.ts) is a second entry of the same build, so
+  // it shares the command's chunks: the caches key entries by the file of the code that made them.
+  entryPoints: { 'cli/main': at('host/src/cli/main.ts'), 'cli/prep-worker': at('host/src/cli/prep-worker.ts') },
   outdir: at('dist'),
   splitting: true,
   chunkNames: 'cli/chunk-[hash]',

@@ -96,6 +96,8 @@ export const INNER_FILES_FOR_TESTS: readonly string[] = [
   'cli/commands/registry-verify.ts',
   'cli/dispatch.ts',
   'cli/runtime.ts',
+  'cli/startup-plan.ts',
+  'cli/startup-prep.ts',
   'manifest/describe.ts',
   'manifest/errors.ts',
   'manifest/load.ts',

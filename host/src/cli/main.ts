@@ -2,8 +2,12 @@
 // The `toolgate` binary: wires the process to runCli. Kept tiny so startup stays fast; commands
 // import what they need when they run.
 import { dropUnusedStartupHold } from './startup-hold.js'; // before the commands' code loads: see there
+import { startHelperForServe } from './startup-prep.js';
 import { terminalWriter } from '../terminal/index.js';
 import type { CliIO } from './command.js';
+
+// likewise before the commands' code loads: serve's start-up helper runs while that code loads
+startHelperForServe(new URL('./prep-worker.js', import.meta.url));
 
 const interrupt = new AbortController();
 let interrupts = 0;

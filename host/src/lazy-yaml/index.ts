@@ -4,6 +4,7 @@
 // "yaml off a warm start"). A leaf, so every parser of YAML text loads it the same way
 // (docs/architecture.md §2).
 import { createRequire } from 'node:module';
+import { messageOf } from '../errors/index.js';
 
 // yaml's Node build is CommonJS, so requiring it keeps parsing synchronous. The bundled command
 // points YAML_MODULE at yaml bundled into one file beside its chunks (scripts/bundle.mjs): from
@@ -24,4 +25,37 @@ export function yaml(): typeof import('yaml') {
  */
 export function yamlFile(): string {
   return requireCjs.resolve(YAML_MODULE);
+}
+
+/** One problem yaml found in a text: its message and, when yaml knows it, where. */
+interface YamlProblem {
+  message: string;
+  line?: number;
+  col?: number;
+}
+
+/** A text read as a manifest is read: its data, or what is wrong with it (the composer's errors, or toJS's). */
+type YamlReading = { data: unknown } | { problems: YamlProblem[]; composed: boolean };
+
+/**
+ * Parses `text` with the settings manifests are parsed with (unique keys, strict, at most 50
+ * aliases expanded, which stops "billion laughs"). One function, so serve's start-up helper
+ * (cli/prep-worker.ts), which runs it on its own thread, reads a manifest exactly as
+ * manifest/parse.ts does; `composed` false means toJS failed after a clean parse.
+ */
+export function readYaml(text: string): YamlReading {
+  const doc = yaml().parseDocument(text, { prettyErrors: true, uniqueKeys: true, strict: true });
+  if (doc.errors.length > 0)
+    return {
+      composed: true,
+      problems: doc.errors.map((e) => {
+        const pos = e.linePos?.[0];
+        return pos === undefined ? { message: e.message } : { message: e.message, line: pos.line, col: pos.col };
+      }),
+    };
+  try {
+    return { data: doc.toJS({ maxAliasCount: 50 }) };
+  } catch (err) {
+    return { composed: false, problems: [{ message: messageOf(err) }] };
+  }
 }

@@ -23,10 +23,19 @@ const FORMAT = 2;
 const KIND = 'toolgate-parsed-manifest';
 
 let cache: CacheFolder | undefined;
+let helper: YamlHelper | undefined;
 
-/** Turns the cache on (an open cache folder) or off (undefined) for this process. */
-export function useManifestParseCache(folder: CacheFolder | undefined): void {
+/**
+ * Serve's start-up helper (cli/startup-prep.ts), asked on a miss: resolves with `text` as YAML gave
+ * it on the helper's thread, or undefined (not read there, read with a problem, another text, late,
+ * gone): then it is parsed here. Only the YAML step is taken from it (parseManifest).
+ */
+export type YamlHelper = (file: string, text: string) => Promise<{ data: unknown } | undefined>;
+
+/** Turns the cache on (an open cache folder) or off (undefined) for this process, with serve's start-up helper if any. */
+export function useManifestParseCache(folder: CacheFolder | undefined, yamlHelper?: YamlHelper): void {
   cache = folder;
+  helper = yamlHelper;
 }
 
 /** Where the last parses came from (tests read it). */
@@ -63,14 +72,14 @@ const keyOf = (text: string): string =>
 /** parseManifest, answered from the cache when this text was parsed before by the same code. */
 export async function parseManifestCached(text: string, file: string): Promise<Manifest> {
   const folder = cache;
-  if (folder === undefined) return parseManifest(text, file);
+  if (folder === undefined) return parseManifest(text, file, await helper?.(file, text));
   const key = keyOf(text);
   const hit = await readEntry(folder, key);
   if (hit !== undefined) {
     manifestParseCacheStats.fromDisk++;
     return hit;
   }
-  const manifest = parseManifest(text, file);
+  const manifest = parseManifest(text, file, await helper?.(file, text));
   manifestParseCacheStats.parsed++;
   // Only what survives JSON unchanged is stored: a hit must equal a fresh parse.
   const json = JSON.stringify({ format: FORMAT, key, manifest });

@@ -6,37 +6,43 @@ import { patternIssues } from './patterns.js';
 import { ruleFor, toManifestIssues } from './rules.js';
 import { shownTextIssues } from './shown-text.js';
 import { manifestSchema, type Manifest } from './schema.js';
-import { messageOf } from '../errors/index.js';
-import { yaml } from '../lazy-yaml/index.js';
+import { readYaml } from '../lazy-yaml/index.js';
 
 /** Manifests are small; a huge one is a mistake or an attack on the parser. */
 export const MAX_MANIFEST_BYTES = 256 * 1024;
 
-/** Parses and validates one manifest. `file` is only used to name the source in errors. */
-export function parseManifest(text: string, file: string): Manifest {
+/**
+ * Parses and validates one manifest. `file` is only used to name the source in errors. `read`, when
+ * given, is this very text as YAML gave it on serve's start-up helper's thread (cli/prep-worker.ts,
+ * the same readYaml): only the YAML step is taken from it; every check below runs here.
+ */
+export function parseManifest(text: string, file: string, read?: { data: unknown }): Manifest {
   if (Buffer.byteLength(text, 'utf8') > MAX_MANIFEST_BYTES)
     throw new ManifestError('INVALID_MANIFEST', file, [
       { path: '', rule: `must be at most ${MAX_MANIFEST_BYTES} bytes` },
     ]);
-  const doc = yaml().parseDocument(text, { prettyErrors: true, uniqueKeys: true, strict: true });
-  if (doc.errors.length > 0) {
+  return validateManifest(read === undefined ? yamlData(text, file) : read.data, file);
+}
+
+/** The YAML step of parseManifest: the text as data, or YAML_SYNTAX naming `file`. */
+function yamlData(text: string, file: string): unknown {
+  const read = readYaml(text);
+  if ('problems' in read) {
     throw new ManifestError(
       'YAML_SYNTAX',
       file,
-      doc.errors.map((e) => {
-        const pos = e.linePos?.[0];
-        const where = pos === undefined ? '' : `line ${pos.line}, column ${pos.col}: `;
-        return { path: '', rule: `YAML syntax error at ${where}${firstLine(e.message)}` };
+      read.problems.map((p) => {
+        if (!read.composed) return { path: '', rule: `YAML error: ${p.message}` };
+        const where = p.line === undefined ? '' : `line ${p.line}, column ${p.col}: `;
+        return { path: '', rule: `YAML syntax error at ${where}${firstLine(p.message)}` };
       }),
     );
   }
-  let data: unknown;
-  try {
-    // maxAliasCount stops "billion laughs" alias expansion.
-    data = doc.toJS({ maxAliasCount: 50 });
-  } catch (err) {
-    throw new ManifestError('YAML_SYNTAX', file, [{ path: '', rule: `YAML error: ${messageOf(err)}` }]);
-  }
+  return read.data;
+}
+
+/** The validation step of parseManifest: `data` checked against every rule; errors name `file`. */
+function validateManifest(data: unknown, file: string): Manifest {
   if (data === null || typeof data !== 'object' || Array.isArray(data))
     throw new ManifestError('INVALID_MANIFEST', file, [
       { path: '', rule: 'must be a YAML mapping (key: value) at the top level' },

@@ -5,15 +5,16 @@
 import type { Logger } from 'pino';
 import { openCache, openCacheFolder } from '../cache-files/index.js';
 import { usePreparedModuleCache } from '../sandbox/index.js';
-import { useManifestParseCache } from './parse-cache.js';
+import { useManifestParseCache, type YamlHelper } from './parse-cache.js';
 import { toolgateCacheDir } from './protected-dirs.js';
 
 /**
  * Prepared modules and parsed manifests are read from and written to `home`'s cache from now on in
  * this process, when that cache can be trusted; otherwise (warned on `logger`) both caches are off.
+ * `yamlHelper`: serve's start-up helper, which reads the manifests' YAML on its own thread (parse-cache.ts).
  */
-export async function enablePreparedModuleCache(home: string, logger: Logger): Promise<void> {
+export async function enablePreparedModuleCache(home: string, logger: Logger, yamlHelper?: YamlHelper): Promise<void> {
   const root = await openCache(toolgateCacheDir(home), (message) => logger.warn(message));
   usePreparedModuleCache(root === undefined ? undefined : await openCacheFolder(root, 'prepared'));
-  useManifestParseCache(root === undefined ? undefined : await openCacheFolder(root, 'manifests'));
+  useManifestParseCache(root === undefined ? undefined : await openCacheFolder(root, 'manifests'), yamlHelper);
 }

@@ -28,6 +28,7 @@ import { startTracing } from '../../telemetry/index.js';
 import { parseServeFlags, SERVE_HELP, type ServeFlags } from './serve-flags.js';
 import { noToolsWarning } from './serve-no-tools.js';
 import { startHttp, startStdio, type Transport } from './serve-transport.js';
+import { takeStartupHelper } from '../startup-prep.js';
 
 /** What the policy engine offers the server (see policyLink). */
 interface PolicyLink {
@@ -361,8 +362,15 @@ async function startManifestTools(
   resources: Scope,
 ): Promise<ManifestTools> {
   const { installedSource } = await import('../manifest-loader.js');
-  // a second start reads each module as prepared by the first, instead of patching it again
-  await (await import('../../manifest/index.js')).enablePreparedModuleCache(runtime.storeDir, runtime.logger);
+  // a second start reads each module as prepared by the first, instead of patching it again; with an
+  // empty home, the start-up helper started with the process reads the manifests' YAML meanwhile
+  const helper = takeStartupHelper();
+  if (helper !== undefined) resources.add('start-up helper', () => helper.end());
+  await (await import('../../manifest/index.js')).enablePreparedModuleCache(
+    runtime.storeDir,
+    runtime.logger,
+    helper === undefined ? undefined : (file, text) => helper.yaml(file, text),
+  );
   const store = flags.manifests.length > 0 ? undefined : installedSource(runtime.storeDir, runtime.logger);
   const manifests = new ManifestTools({
     dirs: runtime.manifestDirs,
@@ -377,6 +385,11 @@ async function startManifestTools(
   // Watching starts before the first sync, so a file written during it is not missed.
   if (flags.watch) manifests.watch();
   await manifests.sync();
+  // the helper ends itself once it has read every manifest; with the first sync at the latest
+  if (helper !== undefined) {
+    void helper.end();
+    runtime.logger.debug({ manifests: helper.taken }, "start-up helper: manifests' YAML read on its thread");
+  }
   return manifests;
 }
 
