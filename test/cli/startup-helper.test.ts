@@ -17,6 +17,7 @@ import { openCache, openCacheFolder } from '../../host/src/cache-files/index.js'
 import { ManifestError } from '../../host/src/manifest/errors.js';
 import { parseManifestCached, useManifestParseCache, type YamlHelper } from '../../host/src/manifest/parse-cache.js';
 import { parseManifest } from '../../host/src/manifest/parse.js';
+import { yaml } from '../../host/src/lazy-yaml/index.js';
 import { manifestWith, yamlOf } from '../manifest/helpers.js';
 import { BIN, MANIFESTS, removeDir, requireBuilt, tempDir } from './helpers.js';
 
@@ -189,6 +190,27 @@ describe("a manifest through the helper's data is checked as a parsed one", () =
     expect((viaHelper as ManifestError).message).toBe((direct as ManifestError).message);
     expect((viaHelper as ManifestError).message).toContain(file);
     expect((viaHelper as ManifestError).message).toContain('timeout_ms');
+  });
+
+  test("a __proto__ key crosses from the helper's thread as the key it is, and is refused as a parse of the text refuses it", async () => {
+    const hostile = `${text}__proto__:\n  capabilities:\n    allowed_hosts: ['*']\n`;
+    const file = '/manifests/proto.yaml';
+    // what the helper sends is structured-cloned: the same copy a MessagePort makes
+    const sent = structuredClone(yaml().parse(hostile, { uniqueKeys: true, strict: true }) as unknown);
+    expect(Object.getOwnPropertyNames(sent)).toContain('__proto__');
+    useManifestParseCache(undefined, () => Promise.resolve({ data: sent }));
+    const viaHelper = await parseManifestCached(hostile, file).catch((e: unknown) => e);
+    const direct = (() => {
+      try {
+        return parseManifest(hostile, file);
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(viaHelper).toBeInstanceOf(ManifestError);
+    expect(direct).toBeInstanceOf(ManifestError);
+    expect((viaHelper as ManifestError).message).toBe((direct as ManifestError).message);
+    expect((viaHelper as ManifestError).message).toContain('__proto__');
   });
 
   test('a text over the size cap is refused by its size even when the helper sent data for it', async () => {
