@@ -4,8 +4,8 @@
 // when asked for: `--policies none`, or an empty folder named with --policies (docs/decisions.md).
 // Anything else that finds no set is a configuration error, never "allow everything".
 import { readdirSync, statSync, type Dirent } from 'node:fs';
-import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
+import { toolgateHome } from './home.js';
 import { codeOf, messageOf } from '../errors/index.js';
 import { packageRoot } from './package-root.js';
 import { UsageError } from './usage.js';
@@ -126,7 +126,7 @@ function candidates(choice: PolicyChoice, { cwd, env }: Where): Candidate[] {
   list.push({
     origin: 'home',
     from: homeLabel,
-    path: join(resolve(cwd, home || join(homedir(), '.toolgate')), 'policies'),
+    path: join(toolgateHome(env, cwd), 'policies'),
     optional: true,
   });
   list.push({ origin: 'cwd', from: './policies', path: resolve(cwd, 'policies'), optional: true });

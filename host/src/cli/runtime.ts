@@ -1,8 +1,8 @@
 // Builds what a command needs to make calls: the plugin host with its registry and pipeline,
 // the built-in tools, then manifests and policies. Manifest and policy loading are hooks the
 // lead wires to host/src/manifest and host/src/policy; a command only ever sees createRuntime().
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { toolgateHome } from './home.js';
 import type { Logger } from 'pino';
 import { createPluginHost, type PluginHost } from '../plugin/index.js';
 import { builtinTools, type ToolRegistry } from '../tool/index.js';
@@ -83,7 +83,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const logger = await createLogger(io, logLevel(io, options.log, options.defaultLogLevel ?? 'warn'));
   const sources = manifestSources(options.manifests ?? [], io.cwd);
   const manifestDirs = sources.paths;
-  const storeDir = resolve(io.cwd, io.env.TOOLGATE_HOME || join(homedir(), '.toolgate'));
+  const storeDir = toolgateHome(io.env, io.cwd);
   const policySource = resolvePolicySource({ policies: options.policies, policySet: options.policySet }, io);
   const policyDir = policySource.kind === 'set' ? policySource.dir : undefined;
   // Every start without policies says so, on stderr, so it is never silent.

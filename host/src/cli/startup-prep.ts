@@ -9,8 +9,9 @@
 // TOOLGATE_START_HELPER=1 starts it regardless, 0 never (docs/decisions.md, "First call with an
 // empty home: YAML on a start-up thread at the lowest priority"; docs/architecture.md §3.4).
 import { readdirSync, readFileSync } from 'node:fs';
-import { availableParallelism, homedir, loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
+import { availableParallelism, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { toolgateHome } from './home.js';
 import { parseArgs } from 'node:util';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { afterIsolateStarted, nurseryHoldWord } from '../nursery/index.js';
@@ -107,8 +108,7 @@ function serveArgs(
   } catch {
     return undefined;
   }
-  const home = resolve(cwd, env.TOOLGATE_HOME || join(homedir(), '.toolgate'));
-  return { home, manifests };
+  return { home: toolgateHome(env, cwd), manifests };
 }
 
 /** True when the home's cache holds no parsed manifest (an empty home): the one case the helper serves. */

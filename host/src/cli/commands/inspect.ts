@@ -1,8 +1,8 @@
 // `toolgate inspect <tool>`: everything a person should know before letting an agent call a tool,
 // read from its manifest without running the module.
 import { spellHidden } from '../../terminal/index.js';
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { toolgateHome } from '../home.js';
 import {
   describeCapabilities,
   formatDuration,
@@ -181,7 +181,7 @@ async function findManifest(
   if (!sources.explicit) {
     // Same defaults as `call` and `serve` (docs/cli.md): ./manifests plus the installed store.
     const logger = await createLogger(io, logLevel(io, log, 'warn'));
-    const storeDir = resolve(io.cwd, io.env.TOOLGATE_HOME || join(homedir(), '.toolgate'));
+    const storeDir = toolgateHome(io.env, io.cwd);
     paths.push(...(await installedSource(storeDir, logger).dirs()));
   }
   const { manifests, errors } = await loadManifestDirs(paths, { ignoreMissingDirs: !sources.explicit });
