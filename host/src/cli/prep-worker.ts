@@ -9,12 +9,9 @@ import { readlinkSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { constants, setPriority } from 'node:os';
 import { workerData } from 'node:worker_threads';
-import { readYaml, yaml } from '../lazy-yaml/index.js';
+import { MAX_MANIFEST_BYTES, readYaml, yaml } from '../lazy-yaml/index.js';
 import { followNurseryHold } from '../nursery/index.js';
 import { BY_HELPER, FREE, type HelperNote, type HelperStart } from './startup-plan.js';
-
-/** Past this a file is left to the serving thread, which refuses it by its size (manifest/parse.ts). */
-const MAX_TEXT_BYTES = 256 * 1024;
 
 const { files, claims, nursery, port } = workerData as HelperStart;
 const tell = (note: HelperNote): void => port.postMessage(note);
@@ -23,7 +20,8 @@ const tell = (note: HelperNote): void => port.postMessage(note);
 async function readOne(file: string): Promise<HelperNote> {
   try {
     const bytes = await readFile(file);
-    if (bytes.length > MAX_TEXT_BYTES) return { file };
+    // past the bound, left to the serving thread, which refuses it by its size (manifest/parse.ts)
+    if (bytes.length > MAX_MANIFEST_BYTES) return { file };
     const text = bytes.toString('utf8');
     const read = readYaml(text);
     return 'data' in read ? { file, text, data: read.data } : { file };

@@ -27,6 +27,13 @@ export function yamlFile(): string {
   return requireCjs.resolve(YAML_MODULE);
 }
 
+/**
+ * The largest manifest text, in bytes: manifests are small, and a huge one is a mistake or an attack
+ * on the parser. Here beside readYaml, so serve's start-up helper leaves such a text to the serving
+ * thread (which refuses it, manifest/parse.ts) by the same bound without loading the manifest rules.
+ */
+export const MAX_MANIFEST_BYTES = 256 * 1024;
+
 /** One problem yaml found in a text: its message and, when yaml knows it, where. */
 interface YamlProblem {
   message: string;

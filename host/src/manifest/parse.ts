@@ -6,10 +6,9 @@ import { patternIssues } from './patterns.js';
 import { ruleFor, toManifestIssues } from './rules.js';
 import { shownTextIssues } from './shown-text.js';
 import { manifestSchema, type Manifest } from './schema.js';
-import { readYaml } from '../lazy-yaml/index.js';
+import { MAX_MANIFEST_BYTES, readYaml } from '../lazy-yaml/index.js';
 
-/** Manifests are small; a huge one is a mistake or an attack on the parser. */
-export const MAX_MANIFEST_BYTES = 256 * 1024;
+export { MAX_MANIFEST_BYTES };
 
 /**
  * Parses and validates one manifest. `file` is only used to name the source in errors. `read`, when
