@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { build, transformSync } from 'esbuild';
+import { noPinoTransport, noZodV3 } from './bundle-leave-out.mjs';
 
 const root = new URL('../', import.meta.url);
 const require = createRequire(import.meta.url);
@@ -92,91 +93,6 @@ const zodEnglishOnly = {
           : others.length > 0 &&
             `${others.length} zod locale files still bundled (${others.slice(0, 3).join(', ')}, ...)`;
       return why ? { errors: [{ text: `zod-english-only: ${why}; update scripts/bundle.mjs` }] } : undefined;
-    });
-  },
-};
-
-/** The paths of the modules the output files hold (metafile.inputs also lists modules tree-shaking dropped). */
-const bundledInputs = (result) => Object.values(result.metafile?.outputs ?? {}).flatMap((o) => Object.keys(o.inputs));
-
-// The MCP SDK's zod compatibility layer imports zod v3 as a namespace (server/zod-compat.js, only to
-// build an object schema from a raw shape of v3 schemas) and zod-to-json-schema, which imports zod
-// v3 itself (server/zod-json-schema-compat.js, only to convert a v3 schema). toolgate hands the SDK
-// zod v4 schemas alone, yet esbuild kept all of zod v3 (~116 KB the SDK's chunk compiled and
-// evaluated at every start) for its top-level statements. Both imports are pointed at a module
-// whose functions refuse v3 by name (docs/decisions.md "Less code and fewer schemas on serve's
-// start"). If the SDK stops importing either by that name from that file, or any zod v3 or
-// zod-to-json-schema module still reaches an output file, the build fails.
-const V3_IMPORTS = [
-  { spec: 'zod/v3', importer: 'server/zod-compat.js', name: 'object' },
-  { spec: 'zod-to-json-schema', importer: 'server/zod-json-schema-compat.js', name: 'zodToJsonSchema' },
-];
-const noZodV3 = {
-  name: 'no-zod-v3',
-  setup(b) {
-    const replaced = new Set();
-    b.onStart(() => {
-      replaced.clear();
-    });
-    b.onResolve({ filter: /^(zod\/v3|zod-to-json-schema)$/ }, (args) => {
-      const hit = V3_IMPORTS.find(
-        (v) => v.spec === args.path && args.importer.endsWith(`/@modelcontextprotocol/sdk/dist/esm/${v.importer}`),
-      );
-      if (hit === undefined) return undefined;
-      replaced.add(hit.spec);
-      return { path: hit.spec, namespace: 'no-zod-v3', pluginData: hit.name };
-    });
-    b.onLoad({ filter: /.*/, namespace: 'no-zod-v3' }, (args) => ({
-      contents: `export function ${args.pluginData}() { throw new Error("zod v3 schemas are not supported: toolgate's command is built without zod v3 (${args.path}); give the MCP SDK zod v4 schemas"); }`,
-      loader: 'js',
-    }));
-    b.onEnd((result) => {
-      if (result.errors.length > 0) return undefined;
-      const kept = bundledInputs(result).filter((f) => /\/(zod\/v3|zod-to-json-schema)\//.test(f));
-      const missing = V3_IMPORTS.filter((v) => !replaced.has(v.spec));
-      const why =
-        missing.length > 0
-          ? `the MCP SDK's ${missing.map((v) => `${v.importer} no longer imports ${v.spec}`).join(', ')}`
-          : kept.length > 0 && `${kept.length} zod v3 files still bundled (${kept.slice(0, 3).join(', ')}, ...)`;
-      return why ? { errors: [{ text: `no-zod-v3: ${why}; update scripts/bundle.mjs` }] } : undefined;
-    });
-  },
-};
-
-// pino requires its transport module (lib/transport.js, with thread-stream, atomic-sleep and
-// on-exit-leak-free: ~35 KB) when it loads, for `pino.transport()` and the `transport` option.
-// toolgate's loggers write to a stream of their own and never build a transport; in this bundle a
-// transport could not start anyway (its worker is found through `__dirname`, which an ES module
-// bundle does not define). pino's two requires of it are pointed at a module whose function
-// refuses by name. If pino stops requiring it by these names, or thread-stream still reaches an
-// output file, the build fails (docs/decisions.md "Less code and fewer schemas on serve's start").
-const noPinoTransport = {
-  name: 'no-pino-transport',
-  setup(b) {
-    let replaced = 0;
-    b.onStart(() => {
-      replaced = 0;
-    });
-    b.onResolve({ filter: /^\.\/(lib\/)?transport$/ }, (args) => {
-      if (!/\/node_modules\/pino\/(pino|lib\/tools)\.js$/.test(args.importer)) return undefined;
-      replaced += 1;
-      return { path: 'pino-transport-refused', namespace: 'no-pino-transport' };
-    });
-    b.onLoad({ filter: /.*/, namespace: 'no-pino-transport' }, () => ({
-      contents:
-        'module.exports = function transport() { throw new Error("pino transports are not supported: toolgate\'s command is built without pino\'s transport code; give pino a destination stream"); };',
-      loader: 'js',
-    }));
-    b.onEnd((result) => {
-      if (result.errors.length > 0) return undefined;
-      const kept = bundledInputs(result).filter((f) =>
-        /\/node_modules\/(thread-stream\/|pino\/lib\/transport\.js$)/.test(f),
-      );
-      const why =
-        replaced < 2
-          ? `pino.js and lib/tools.js no longer both require ./transport (${replaced} of 2 found)`
-          : kept.length > 0 && `pino's transport code still bundled (${kept.slice(0, 3).join(', ')})`;
-      return why ? { errors: [{ text: `no-pino-transport: ${why}; update scripts/bundle.mjs` }] } : undefined;
     });
   },
 };
