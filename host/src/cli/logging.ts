@@ -8,7 +8,8 @@ import { UsageError } from './usage.js';
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 const LOG_FORMATS = ['pretty', 'json'] as const;
-// built when the variable is set, not at every start (docs/decisions.md, "Less code and fewer schemas on serve's start")
+// built when the variable is set, not at every start (docs/decisions.md, "Less code and fewer
+// schemas on serve's start")
 let levelSchema: z.ZodEnum<{ [L in LogLevel]: L }> | undefined;
 let formatSchema: z.ZodEnum<{ [F in (typeof LOG_FORMATS)[number]]: F }> | undefined;
 

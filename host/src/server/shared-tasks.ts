@@ -31,7 +31,10 @@ export interface TaskView {
   inputRequests?: InputRequests;
 }
 
-/** What the tasks read back from Redis, built on first use (docs/decisions.md, "Less code and fewer schemas on serve's start"). */
+/**
+ * What the tasks read back from Redis, built on first use (docs/decisions.md, "Less code and fewer
+ * schemas on serve's start").
+ */
 function buildTaskSchemas() {
   const View = z.object({
     id: z.string(),
