@@ -42,7 +42,7 @@ export const noZodV3 = {
     }));
     b.onEnd((result) => {
       if (result.errors.length > 0) return undefined;
-      const kept = bundledInputs(result).filter((f) => /\/(zod\/v3|zod-to-json-schema)\//.test(f));
+      const kept = bundledInputs(result).filter((f) => /(^|\/)node_modules\/(zod\/v3|zod-to-json-schema)\//.test(f));
       const missing = V3_IMPORTS.filter((v) => !replaced.has(v.spec));
       const why =
         missing.length > 0
@@ -60,17 +60,19 @@ export const noZodV3 = {
 // bundle does not define). pino's two requires of it are pointed at a module whose function
 // refuses by name. If pino stops requiring it by these names, or thread-stream still reaches an
 // output file, the build fails (docs/decisions.md "Less code and fewer schemas on serve's start").
+const PINO_IMPORTERS = ['pino/pino.js', 'pino/lib/tools.js'];
 export const noPinoTransport = {
   name: 'no-pino-transport',
   setup(b) {
-    let replaced = 0;
+    const replaced = new Set();
     b.initialOptions.metafile = true; // the guard reads what the output files hold
     b.onStart(() => {
-      replaced = 0;
+      replaced.clear();
     });
     b.onResolve({ filter: /^\.\/(lib\/)?transport$/ }, (args) => {
-      if (!/\/node_modules\/pino\/(pino|lib\/tools)\.js$/.test(args.importer)) return undefined;
-      replaced += 1;
+      const importer = PINO_IMPORTERS.find((i) => args.importer.endsWith(`/node_modules/${i}`));
+      if (importer === undefined) return undefined;
+      replaced.add(importer);
       return { path: 'pino-transport-refused', namespace: 'no-pino-transport' };
     });
     b.onLoad({ filter: /.*/, namespace: 'no-pino-transport' }, () => ({
@@ -81,11 +83,12 @@ export const noPinoTransport = {
     b.onEnd((result) => {
       if (result.errors.length > 0) return undefined;
       const kept = bundledInputs(result).filter((f) =>
-        /\/node_modules\/(thread-stream\/|pino\/lib\/transport\.js$)/.test(f),
+        /(^|\/)node_modules\/(thread-stream\/|pino\/lib\/transport\.js$)/.test(f),
       );
+      const missing = PINO_IMPORTERS.filter((i) => !replaced.has(i));
       const why =
-        replaced < 2
-          ? `pino.js and lib/tools.js no longer both require ./transport (${replaced} of 2 found)`
+        missing.length > 0
+          ? `${missing.join(' and ')} no longer require ./transport`
           : kept.length > 0 && `pino's transport code still bundled (${kept.slice(0, 3).join(', ')})`;
       return why ? { errors: [{ text: `no-pino-transport: ${why}; update scripts/bundle.mjs` }] } : undefined;
     });

@@ -179,16 +179,20 @@ describe("what the command's bundle leaves out", () => {
     expect(v3.error).toMatch(/no-zod-v3: the MCP SDK's server\/zod-compat\.js no longer imports zod\/v3/);
     const transport = await buildWith("export { z } from 'zod';", [noPinoTransport]);
     expect(transport.error).toMatch(
-      /no-pino-transport: pino\.js and lib\/tools\.js no longer both require \.\/transport/,
+      /no-pino-transport: pino\/pino\.js and pino\/lib\/tools\.js no longer require \.\/transport/,
     );
   });
 
-  test('a build that still holds what a plugin leaves out fails: zod v3 imported by another path', async () => {
-    const { noZodV3 } = await plugins();
+  test('a build that still holds what a plugin leaves out fails: zod v3 or thread-stream imported by another path', async () => {
+    const { noZodV3, noPinoTransport } = await plugins();
     const entry = `
       export { objectFromShape } from '@modelcontextprotocol/sdk/server/zod-compat.js';
       export { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
       export { z as z3 } from 'zod/v3';`;
     expect((await buildWith(entry, [noZodV3])).error).toMatch(/no-zod-v3: \d+ zod v3 files still bundled/);
+    const pinoEntry = "export { pino } from 'pino'; export { default as ThreadStream } from 'thread-stream';";
+    expect((await buildWith(pinoEntry, [noPinoTransport])).error).toMatch(
+      /no-pino-transport: pino's transport code still bundled \(node_modules\/thread-stream\//,
+    );
   });
 });
