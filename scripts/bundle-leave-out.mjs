@@ -47,8 +47,9 @@ export const noZodV3 = {
       const why =
         missing.length > 0
           ? `the MCP SDK's ${missing.map((v) => `${v.importer} no longer imports ${v.spec}`).join(', ')}`
-          : kept.length > 0 && `${kept.length} zod v3 files still bundled (${kept.slice(0, 3).join(', ')}, ...)`;
-      return why ? { errors: [{ text: `no-zod-v3: ${why}; update scripts/bundle.mjs` }] } : undefined;
+          : kept.length > 0 &&
+            `${kept.length} zod v3 or zod-to-json-schema files still bundled (${kept.slice(0, 3).join(', ')}, ...)`;
+      return why ? { errors: [{ text: `no-zod-v3: ${why}; update scripts/bundle-leave-out.mjs` }] } : undefined;
     });
   },
 };
@@ -90,7 +91,7 @@ export const noPinoTransport = {
         missing.length > 0
           ? `${missing.join(' and ')} no longer require ./transport`
           : kept.length > 0 && `pino's transport code still bundled (${kept.slice(0, 3).join(', ')})`;
-      return why ? { errors: [{ text: `no-pino-transport: ${why}; update scripts/bundle.mjs` }] } : undefined;
+      return why ? { errors: [{ text: `no-pino-transport: ${why}; update scripts/bundle-leave-out.mjs` }] } : undefined;
     });
   },
 };
