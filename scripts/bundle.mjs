@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { build, transformSync } from 'esbuild';
+import { noPinoTransport, noZodV3 } from './bundle-leave-out.mjs';
 
 const root = new URL('../', import.meta.url);
 const require = createRequire(import.meta.url);
@@ -140,7 +141,7 @@ await build({
   splitting: true,
   chunkNames: 'cli/chunk-[hash]',
   metafile: true,
-  plugins: [lazySdkAjv, zodEnglishOnly, oneFileRequires],
+  plugins: [lazySdkAjv, zodEnglishOnly, noZodV3, noPinoTransport, oneFileRequires],
 });
 
 // Each of those packages and everything it requires, as one CommonJS file (see oneFileRequires).

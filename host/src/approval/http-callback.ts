@@ -16,7 +16,10 @@ export interface HttpChannelOptions {
 }
 
 const MAX_BODY = 64 * 1024;
-const Answer = z.object({ outcome: z.enum(APPROVAL_OUTCOMES) });
+/** The service's answer, built on the first one (docs/decisions.md, "Less code and fewer schemas on serve's start"). */
+const buildAnswer = () => z.object({ outcome: z.enum(APPROVAL_OUTCOMES) });
+let answer: ReturnType<typeof buildAnswer> | undefined;
+const Answer = (): ReturnType<typeof buildAnswer> => (answer ??= buildAnswer());
 
 export class HttpApprovalChannel implements ApprovalService {
   readonly #opts: HttpChannelOptions;
@@ -54,7 +57,7 @@ export class HttpApprovalChannel implements ApprovalService {
       }
       if (res.statusCode < 200 || res.statusCode >= 300)
         throw new Error(`approval callback answered HTTP ${res.statusCode}`);
-      const parsed = Answer.safeParse(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      const parsed = Answer().safeParse(JSON.parse(Buffer.concat(chunks).toString('utf8')));
       if (!parsed.success)
         throw new Error(
           'approval callback body is not {"outcome": "allowed-once"|"rejected"|"cancelled"|"unavailable"}',

@@ -68,27 +68,36 @@ redis.call('PUBLISH', ARGV[4], ARGV[5])
 return {1}
 `;
 
-const Ended = z.object({
-  outcome: z.enum(APPROVAL_OUTCOMES),
-  answeredBy: z.string().optional(),
-  at: z.string(),
-  expired: z.boolean(),
-  withdrawn: z.string().optional(),
-});
-const Pending = z.looseObject({
-  id: z.string(),
-  callId: z.string(),
-  tool: z.string(),
-  agent: z.string().optional(),
-  reason: z.string(),
-  decidedBy: z.string(),
-  arguments: z.unknown(),
-  createdAt: z.string(),
-  expiresAt: z.string().optional(),
-  replica: z.string().optional(),
-});
+/**
+ * What the queue reads back from Redis, built on first use: a server without Redis never reads
+ * (docs/decisions.md, "Less code and fewer schemas on serve's start").
+ */
+function buildRecordSchemas() {
+  const Ended = z.object({
+    outcome: z.enum(APPROVAL_OUTCOMES),
+    answeredBy: z.string().optional(),
+    at: z.string(),
+    expired: z.boolean(),
+    withdrawn: z.string().optional(),
+  });
+  const Pending = z.looseObject({
+    id: z.string(),
+    callId: z.string(),
+    tool: z.string(),
+    agent: z.string().optional(),
+    reason: z.string(),
+    decidedBy: z.string(),
+    arguments: z.unknown(),
+    createdAt: z.string(),
+    expiresAt: z.string().optional(),
+    replica: z.string().optional(),
+  });
+  const Message = z.object({ type: z.enum(['changed', 'ended']), id: z.string().optional(), record: Ended.optional() });
+  return { Ended, Pending, Message };
+}
+let built: ReturnType<typeof buildRecordSchemas> | undefined;
+const records = (): ReturnType<typeof buildRecordSchemas> => (built ??= buildRecordSchemas());
 type Listed = PendingApproval & { replica?: string };
-const Message = z.object({ type: z.enum(['changed', 'ended']), id: z.string().optional(), record: Ended.optional() });
 
 const parseJson = (text: unknown): unknown => {
   if (typeof text !== 'string') return undefined;
@@ -238,7 +247,7 @@ export class SharedApprovalQueue implements PendingQueue {
       this.#ended.set(id, record);
       return true;
     }
-    const prior = Ended.safeParse(parseJson(before));
+    const prior = records().Ended.safeParse(parseJson(before));
     if (prior.success) rememberEnded(this.#ended, id, stripUndefined(prior.data));
     return false;
   }
@@ -250,7 +259,7 @@ export class SharedApprovalQueue implements PendingQueue {
   }
 
   #message(raw: Record<string, unknown>): void {
-    const m = Message.safeParse(raw);
+    const m = records().Message.safeParse(raw);
     if (!m.success) return;
     if (m.data.type === 'ended' && m.data.id !== undefined && m.data.record !== undefined) {
       const record = stripUndefined(m.data.record);
@@ -282,7 +291,7 @@ export class SharedApprovalQueue implements PendingQueue {
     try {
       if (this.#held.size > 0) await this.#renewLease();
       for (const id of [...this.#held.keys()]) {
-        const e = Ended.safeParse(parseJson(await this.#state.command(['GET', endedKey(id)])));
+        const e = records().Ended.safeParse(parseJson(await this.#state.command(['GET', endedKey(id)])));
         if (e.success) this.#held.get(id)?.settle(e.data.outcome, e.data.answeredBy, undefined, true);
       }
       if (this.#answerers.watching) await this.#refresh();
@@ -300,7 +309,7 @@ export class SharedApprovalQueue implements PendingQueue {
     }
     if (!Array.isArray(all)) return;
     const parsed = all.flatMap((text) => {
-      const p = Pending.safeParse(parseJson(text));
+      const p = records().Pending.safeParse(parseJson(text));
       return p.success ? [stripUndefined(p.data) as Listed] : [];
     });
     const items = await this.#withoutLapsed(parsed);

@@ -7,8 +7,11 @@ import { UsageError } from './usage.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
-const LOG_LEVEL = z.enum(LOG_LEVELS);
-const LOG_FORMAT = z.enum(['pretty', 'json']);
+const LOG_FORMATS = ['pretty', 'json'] as const;
+// built when the variable is set, not at every start (docs/decisions.md, "Less code and fewer
+// schemas on serve's start")
+let levelSchema: z.ZodEnum<{ [L in LogLevel]: L }> | undefined;
+let formatSchema: z.ZodEnum<{ [F in (typeof LOG_FORMATS)[number]]: F }> | undefined;
 
 /** What -v (counted) and -q asked for. */
 export interface LogChoice {
@@ -34,7 +37,7 @@ export function logLevel(io: CliIO, choice: LogChoice | undefined, fallback: Log
   if (choice?.quiet === true) return 'error';
   const env = io.env.TOOLGATE_LOG_LEVEL;
   if (env === undefined || env === '') return fallback;
-  const level = LOG_LEVEL.safeParse(env);
+  const level = (levelSchema ??= z.enum(LOG_LEVELS)).safeParse(env);
   if (!level.success)
     throw new UsageError(`TOOLGATE_LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(env)})`);
   return level.data;
@@ -44,7 +47,7 @@ export function logLevel(io: CliIO, choice: LogChoice | undefined, fallback: Log
 function logFormat(io: CliIO): 'pretty' | 'json' {
   const env = io.env.TOOLGATE_LOG_FORMAT;
   if (env === undefined || env === '') return stderrIsTTY(io) ? 'pretty' : 'json';
-  const format = LOG_FORMAT.safeParse(env);
+  const format = (formatSchema ??= z.enum(LOG_FORMATS)).safeParse(env);
   if (!format.success) throw new UsageError(`TOOLGATE_LOG_FORMAT: must be pretty or json (got ${JSON.stringify(env)})`);
   return format.data;
 }

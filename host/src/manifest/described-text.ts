@@ -84,14 +84,18 @@ export function changedParts(kind: DescribedKind, pinned: DescribedEntry | undef
 
 /** Far above what the load caps let a module describe; a bigger file is not a pin the store wrote. */
 const MAX_PIN_BYTES = 32 * 1024 * 1024;
-const entrySchema = z.strictObject({ key: z.string(), parts: z.record(z.string(), z.json()) });
-const pinSchema = z.strictObject({
-  plugin: z.string(),
-  tools: z.array(entrySchema),
-  resources: z.array(entrySchema),
-  resourceTemplates: z.array(entrySchema),
-  prompts: z.array(entrySchema),
-});
+/** The pin's shape, built on the first pin read (docs/decisions.md, "Less code and fewer schemas on serve's start"). */
+function buildPinSchema() {
+  const entrySchema = z.strictObject({ key: z.string(), parts: z.record(z.string(), z.json()) });
+  return z.strictObject({
+    plugin: z.string(),
+    tools: z.array(entrySchema),
+    resources: z.array(entrySchema),
+    resourceTemplates: z.array(entrySchema),
+    prompts: z.array(entrySchema),
+  });
+}
+let pinSchema: ReturnType<typeof buildPinSchema> | undefined;
 
 /** `manifest.yaml` -> `manifest.described.json`, in the manifest's folder. */
 export function describedPinFile(manifestFile: string): string {
@@ -120,7 +124,7 @@ export async function readDescribedPin(manifestFile: string): Promise<DescribedT
       { path: '', rule: `its pin of described text ${file} is not JSON: ${messageOf(err)}` },
     ]);
   }
-  const parsed = pinSchema.safeParse(raw);
+  const parsed = (pinSchema ??= buildPinSchema()).safeParse(raw);
   if (!parsed.success)
     throw new ManifestError('TEXT_CHANGED', manifestFile, [
       { path: '', rule: `its pin of described text ${file} is malformed` },

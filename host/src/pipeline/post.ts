@@ -2,7 +2,7 @@
 // failure stays a failure (accept({value}) is refused on it), so no listener can turn a denial
 // into data.
 import { deepFreeze, type ExecIdentity, type Json, type JsonObject, type Tool } from '../tool/index.js';
-import { CONTENT_KINDS } from '../tool/index.js';
+import { contentKinds } from '../tool/index.js';
 import { ListenerError, attempt, raceSignal, withTimeout } from './async.js';
 import { POST_DEADLINE_GRACE_MS, type CallClock } from './clock.js';
 import type { CallContext } from './call.js';
@@ -149,7 +149,7 @@ function accepted(state: CallState, id: string, tool: Tool, input: AcceptInput):
 function withContent(state: CallState, id: string, content: unknown): CallState {
   if (!isContent(content))
     throw new ListenerError(
-      `post-execute listener "${id}": content must be an array of content blocks, each of type ${CONTENT_KINDS.join(', ')}`,
+      `post-execute listener "${id}": content must be an array of content blocks, each of type ${contentKinds().join(', ')}`,
     );
   return { ...state, content: copyContent(content) };
 }

@@ -32,26 +32,34 @@ function lookup(value: Json, path: string): Json | undefined {
   return cur;
 }
 
-const contentList = z.array(contentBlockSchema);
-
-/** render: mcp — the module's JSON is an MCP result: content blocks, and structuredContent if any. */
-const mcpEnvelope = z.strictObject({
-  content: contentList.max(1024),
-  structuredContent: z.record(z.string(), z.json()).optional(),
-});
+/**
+ * A list of content blocks, and render: mcp's envelope (the module's JSON is an MCP result: content
+ * blocks, and structuredContent if any), built on their first use: a server whose tools render json
+ * or text never checks a block (docs/decisions.md, "Less code and fewer schemas on serve's start").
+ */
+function buildEnvelopeSchemas() {
+  const contentList = z.array(contentBlockSchema());
+  const mcpEnvelope = z.strictObject({
+    content: contentList.max(1024),
+    structuredContent: z.record(z.string(), z.json()).optional(),
+  });
+  return { contentList, mcpEnvelope };
+}
+let built: ReturnType<typeof buildEnvelopeSchemas> | undefined;
+const schemas = (): ReturnType<typeof buildEnvelopeSchemas> => (built ??= buildEnvelopeSchemas());
 
 export type McpEnvelope = { content: ContentBlock[]; structuredContent?: JsonObject | undefined };
 
 /** The envelope, or a message naming the first field that is wrong. */
 export function parseMcpEnvelope(value: Json): { ok: true; envelope: McpEnvelope } | { ok: false; message: string } {
-  const r = mcpEnvelope.safeParse(value);
+  const r = schemas().mcpEnvelope.safeParse(value);
   if (r.success) return { ok: true, envelope: r.data };
   const issue = r.error.issues[0];
   return { ok: false, message: `${issue?.path.join('.') || '(output)'}: ${issue?.message ?? 'not an MCP result'}` };
 }
 
 export function isContent(value: unknown): value is ContentBlock[] {
-  return contentList.safeParse(value).success;
+  return schemas().contentList.safeParse(value).success;
 }
 
 /** A copy of content that shares nothing with what a listener or tool still holds. */

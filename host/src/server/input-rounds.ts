@@ -11,7 +11,6 @@ import {
   MissingRequiredClientCapabilityError,
   type InputRequests,
 } from '@modelcontextprotocol/server';
-import type { z } from 'zod';
 import type { ApprovalOutcome } from '../pipeline/index.js';
 import { argumentSizeProblem, type ClientAnswer, type ClientRequestKind, type JsonObject } from '../tool/index.js';
 import { outcomeOf, type ElicitForm } from './elicit.js';
@@ -101,7 +100,7 @@ export class InputRound {
   readonly #start: RoundStart;
   readonly #argsDigest: string;
   /** Answers from earlier rounds (signed, in the state), by key, with the digest of their question. */
-  readonly #answers: Map<string, z.infer<typeof Answer>>;
+  readonly #answers: Map<string, Answer>;
   readonly #pending: Pending[] = [];
   readonly #abort = new AbortController();
   #approved: boolean;
@@ -109,12 +108,7 @@ export class InputRound {
   #missing: Record<string, object> | undefined;
   #asked = 0;
 
-  private constructor(
-    start: RoundStart,
-    argsDigest: string,
-    answers: Map<string, z.infer<typeof Answer>>,
-    approved: boolean,
-  ) {
+  private constructor(start: RoundStart, argsDigest: string, answers: Map<string, Answer>, approved: boolean) {
     this.#start = start;
     this.#argsDigest = argsDigest;
     this.#answers = answers;

@@ -14,21 +14,31 @@ export const APPROVAL_KEY = 'toolgate/approval';
 /** The smallest key the SDK's codec takes. */
 const MIN_KEY_BYTES = 32;
 
-export const Answer = z.object({ d: z.string(), r: z.record(z.string(), z.unknown()) });
-const Payload = z.object({
-  v: z.literal(1),
-  who: z.string(),
-  tool: z.string(),
-  args: z.string(),
-  set: z.string(),
-  n: z.string(),
-  round: z.number().int().min(1),
-  /** What the last round asked: key -> digest of the request, so an answer fits only its question. */
-  asked: z.record(z.string(), z.string()),
-  answers: z.record(z.string(), Answer),
-  approved: z.boolean().optional(),
-});
-export type RoundPayload = z.infer<typeof Payload>;
+/**
+ * A round's signed state, checked when it comes back; built on the first (docs/decisions.md, "Less
+ * code and fewer schemas on serve's start").
+ */
+function buildPayload() {
+  const Answer = z.object({ d: z.string(), r: z.record(z.string(), z.unknown()) });
+  return z.object({
+    v: z.literal(1),
+    who: z.string(),
+    tool: z.string(),
+    args: z.string(),
+    set: z.string(),
+    n: z.string(),
+    round: z.number().int().min(1),
+    /** What the last round asked: key -> digest of the request, so an answer fits only its question. */
+    asked: z.record(z.string(), z.string()),
+    answers: z.record(z.string(), Answer),
+    approved: z.boolean().optional(),
+  });
+}
+let payloadSchema: ReturnType<typeof buildPayload> | undefined;
+
+export type RoundPayload = z.infer<ReturnType<typeof buildPayload>>;
+/** A client's answer a round carries: its digest and result. */
+export type Answer = RoundPayload['answers'][string];
 /** A round's state as a run, a task or a retry carries it: everything but `who`, which mint sets. */
 export type RoundState = Omit<RoundPayload, 'who'>;
 
@@ -148,7 +158,7 @@ export class RoundKeys {
   /** The SDK's seam calls this before the handler; a throw is answered -32602 and nothing runs. */
   async verify(state: string, principal: RoundPrincipal, method: string): Promise<RoundPayload> {
     const codec = await this.#codecOf();
-    const payload = Payload.parse(await codec.verify(state, undefined as never));
+    const payload = (payloadSchema ??= buildPayload()).parse(await codec.verify(state, undefined as never));
     if (payload.who !== whoDigest(principal, method)) throw new Error('bind');
     if (!(await this.#used.consume(payload.n, this.ttlMs))) throw new Error('replayed');
     return payload;

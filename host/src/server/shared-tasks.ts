@@ -31,21 +31,30 @@ export interface TaskView {
   inputRequests?: InputRequests;
 }
 
-const View = z.object({
-  id: z.string(),
-  owner: z.string(),
-  createdAt: z.number(),
-  updatedAt: z.number(),
-  status: z.enum(['working', 'input_required', 'completed', 'cancelled', 'failed']),
-  result: z.record(z.string(), z.unknown()).optional(),
-  error: z.object({ code: z.number(), message: z.string() }).optional(),
-  inputRequests: z.record(z.string(), z.unknown()).optional(),
-});
-const Message = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('cancel'), id: z.string() }),
-  z.object({ type: z.literal('update'), id: z.string(), responses: z.record(z.string(), z.unknown()) }),
-]);
-export type TaskMessage = z.infer<typeof Message>;
+/**
+ * What the tasks read back from Redis, built on first use (docs/decisions.md, "Less code and fewer
+ * schemas on serve's start").
+ */
+function buildTaskSchemas() {
+  const View = z.object({
+    id: z.string(),
+    owner: z.string(),
+    createdAt: z.number(),
+    updatedAt: z.number(),
+    status: z.enum(['working', 'input_required', 'completed', 'cancelled', 'failed']),
+    result: z.record(z.string(), z.unknown()).optional(),
+    error: z.object({ code: z.number(), message: z.string() }).optional(),
+    inputRequests: z.record(z.string(), z.unknown()).optional(),
+  });
+  const Message = z.discriminatedUnion('type', [
+    z.object({ type: z.literal('cancel'), id: z.string() }),
+    z.object({ type: z.literal('update'), id: z.string(), responses: z.record(z.string(), z.unknown()) }),
+  ]);
+  return { View, Message };
+}
+let built: ReturnType<typeof buildTaskSchemas> | undefined;
+const taskSchemas = (): ReturnType<typeof buildTaskSchemas> => (built ??= buildTaskSchemas());
+export type TaskMessage = z.infer<ReturnType<typeof buildTaskSchemas>['Message']>;
 
 // KEYS[1] the principal's set; ARGV: now, the cap (0: count only, add nothing), the id, its score,
 // the set's own expiry (ms). Returns {1} when added, else {0, how many it holds}.
@@ -96,7 +105,7 @@ export class SharedTasks {
   /** Messages for tasks this replica may run (cancel, answers); the function unsubscribes. */
   onMessage(fn: (m: TaskMessage) => void): () => void {
     return this.#state.subscribe(CHANNEL, (raw) => {
-      const m = Message.safeParse(raw);
+      const m = taskSchemas().Message.safeParse(raw);
       if (m.success) fn(m.data);
     });
   }
@@ -166,7 +175,7 @@ export class SharedTasks {
     } catch {
       return undefined;
     }
-    const v = View.safeParse(raw);
+    const v = taskSchemas().View.safeParse(raw);
     if (!v.success || v.data.owner !== owner) return undefined;
     return v.data as TaskView;
   }

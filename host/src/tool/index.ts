@@ -33,7 +33,7 @@ export {
 } from './types.js';
 export { ToolFailure } from './errors.js';
 export { execIdentity, execAbortable, type ExecFields } from './exec-signal.js';
-export { CONTENT_KINDS, contentBlockSchema } from './content.js';
+export { contentBlockSchema, contentKinds } from './content.js';
 export { ToolDefinitionError } from './definition-error.js';
 export { defineTool, TOOL_NAME_RE, type Tool } from './define.js';
 export { modelView, type ModelToolView } from './projection.js';
