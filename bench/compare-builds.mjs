@@ -4,7 +4,8 @@
 // A build is a folder holding dist/ (copy dist/ away before changing the code, then `make build`):
 //   node bench/compare-builds.mjs OLD_ROOT NEW_ROOT [starts=11] [empty|warm]
 // The environment's NEW_NODE_FLAGS are given to the new build's node only (to try a V8 flag), and
-// NEW_ENV (KEY=VALUE, space-separated) to the new build's environment only (TOOLGATE_START_HELPER=0|1).
+// NEW_ENV (KEY=VALUE, space-separated) to the new build's environment only (TOOLGATE_START_HELPER=0|1),
+// and BOTH_ENV to both builds' (TOOLGATE_START_HELPER=1 compares two builds with the helper on).
 // Prints, per build, the medians of the time to the list and to the call's answer (ms from spawn)
 // and of the server's CPU time by then (all threads, ms), and the load average at the end.
 import { spawn } from 'node:child_process';
@@ -22,18 +23,20 @@ if (oldRoot === undefined || newRoot === undefined || !['empty', 'warm'].include
   console.error('usage: node bench/compare-builds.mjs OLD_ROOT NEW_ROOT [starts] [empty|warm]');
   process.exit(2);
 }
+const envOf = (text) =>
+  Object.fromEntries(
+    (text ?? '')
+      .split(' ')
+      .filter(Boolean)
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  );
 const builds = [
-  { name: 'old', main: join(resolve(oldRoot), 'dist/cli/main.js'), flags: [], env: {} },
+  { name: 'old', main: join(resolve(oldRoot), 'dist/cli/main.js'), flags: [], env: envOf(process.env.BOTH_ENV) },
   {
     name: 'new',
     main: join(resolve(newRoot), 'dist/cli/main.js'),
     flags: (process.env.NEW_NODE_FLAGS ?? '').split(' ').filter(Boolean),
-    env: Object.fromEntries(
-      (process.env.NEW_ENV ?? '')
-        .split(' ')
-        .filter(Boolean)
-        .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
-    ),
+    env: { ...envOf(process.env.BOTH_ENV), ...envOf(process.env.NEW_ENV) },
   },
 ];
 

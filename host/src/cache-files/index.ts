@@ -4,3 +4,4 @@
 export { writeCacheFile } from './write.js';
 export { openCache, openCacheFolder, type CacheFolder } from './open.js';
 export { sealOf, sealMatches } from './seal.js';
+export { writeCacheEntry, writeCacheEntriesWhen, cacheEntriesWritten, type WriteGate } from './later.js';

@@ -13,7 +13,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
-import { sealMatches, sealOf, writeCacheFile, type CacheFolder } from '../cache-files/index.js';
+import { sealMatches, sealOf, writeCacheEntry, type CacheFolder } from '../cache-files/index.js';
 import { parseManifest } from './parse.js';
 import { yamlFile } from '../lazy-yaml/index.js';
 import type { Manifest } from './schema.js';
@@ -81,11 +81,12 @@ export async function parseManifestCached(text: string, file: string): Promise<M
   }
   const manifest = parseManifest(text, file, await helper?.(file, text));
   manifestParseCacheStats.parsed++;
-  // Only what survives JSON unchanged is stored: a hit must equal a fresh parse.
+  // Only what survives JSON unchanged is stored: a hit must equal a fresh parse. Checked now, as
+  // parsed; the seal and the write may come later (cache-files/later.ts).
   const json = JSON.stringify({ format: FORMAT, key, manifest });
   const back: unknown = JSON.parse(json);
   if (typeof back === 'object' && back !== null && 'manifest' in back && isDeepStrictEqual(back.manifest, manifest)) {
-    await writeCacheFile(folder.dir, `${key}.json`, `${sealOf(folder.secret, sealed(key, json))}\n${json}`);
+    await writeCacheEntry(folder.dir, `${key}.json`, () => `${sealOf(folder.secret, sealed(key, json))}\n${json}`);
   }
   return manifest;
 }

@@ -391,6 +391,16 @@ export class ManifestTools {
     }
   }
 
+  /**
+   * A later turn in which no manifest tool's call runs, as the background warm-up waits for; at
+   * once when the warm-ups have stopped (shutdown) or the loader is closed. Serve writes its cache
+   * entries in these turns (cache-files/later.ts).
+   */
+  async quietTurn(): Promise<void> {
+    if (this.#closed || this.#warmStopped) return;
+    await this.#quiet();
+  }
+
   /** A later turn of the event loop in which no manifest tool's call runs. */
   async #quiet(): Promise<void> {
     await this.#calls.idle();

@@ -1,6 +1,7 @@
 // `toolgate serve`: the sidecar. MCP over stdio (default) or Streamable HTTP, plus the plain HTTP
 // API, over one runtime whose manifest folders are watched while serving.
 import { join, resolve } from 'node:path';
+import { cacheEntriesWritten, writeCacheEntriesWhen } from '../../cache-files/index.js';
 import { messageOf } from '../../errors/index.js';
 import type { ApprovalService } from '../../pipeline/index.js';
 import { Scope } from '../../plugin/index.js';
@@ -382,6 +383,14 @@ async function startManifestTools(
     compile: 'background',
   });
   resources.add('manifest tools', () => manifests.close());
+  // Cache entries (parsed manifests, prepared modules) wait for quiet turns once the first listing
+  // is answered, and are all written as serving ends (docs/decisions.md, "Cache entries written
+  // after the answers").
+  writeCacheEntriesWhen(() => after.listing.then(() => manifests.quietTurn()));
+  resources.add('cache entries', async () => {
+    writeCacheEntriesWhen(undefined);
+    await cacheEntriesWritten();
+  });
   // Watching starts before the first sync, so a file written during it is not missed.
   if (flags.watch) manifests.watch();
   await manifests.sync();

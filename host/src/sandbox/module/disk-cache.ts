@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { sealMatches, sealOf, writeCacheFile, type CacheFolder } from '../../cache-files/index.js';
+import { sealMatches, sealOf, writeCacheEntry, type CacheFolder } from '../../cache-files/index.js';
 import { preparedModuleCache } from '../prepared-cache-dir.js';
 import type { PrepareOptions, PreparedModule } from './prepare.js';
 import { CLIENT_IMPORT_NAMES } from './host-imports.js';
@@ -173,16 +173,19 @@ export function checkPrepared(entry: PreparedEntry, read: UncheckedEntry): Prepa
   }
 }
 
-/** Stores a prepared module; any failure (no folder, not writable, disk full) leaves the cache as it was. */
+/**
+ * Stores a prepared module; any failure (no folder, not writable, disk full) leaves the cache as it
+ * was. The entry may be sealed and written later (cache-files/later.ts): `bytes` must be the
+ * caller's to give up (module/cache.ts keeps no other reference to them).
+ */
 export async function writePrepared(entry: PreparedEntry, bytes: Uint8Array, info: PreparedInfo): Promise<void> {
+  // the header now: `info` goes on to the caller
   const header = Buffer.from(
     JSON.stringify({ format: FORMAT, key: entry.key, source: entry.source, path: entry.path, info }),
     'utf8',
   );
-  const seal = sealOf(entry.cache.secret, sealed(entry, header, bytes));
-  await writeCacheFile(
-    entry.cache.dir,
-    `${entry.key}.bin`,
-    Buffer.concat([Buffer.from(`${MAGIC}${seal}\n`, 'latin1'), header, Buffer.from('\n'), bytes]),
-  );
+  await writeCacheEntry(entry.cache.dir, `${entry.key}.bin`, () => {
+    const seal = sealOf(entry.cache.secret, sealed(entry, header, bytes));
+    return Buffer.concat([Buffer.from(`${MAGIC}${seal}\n`, 'latin1'), header, Buffer.from('\n'), bytes]);
+  });
 }
