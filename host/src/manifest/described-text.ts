@@ -84,14 +84,18 @@ export function changedParts(kind: DescribedKind, pinned: DescribedEntry | undef
 
 /** Far above what the load caps let a module describe; a bigger file is not a pin the store wrote. */
 const MAX_PIN_BYTES = 32 * 1024 * 1024;
-const entrySchema = z.strictObject({ key: z.string(), parts: z.record(z.string(), z.json()) });
-const pinSchema = z.strictObject({
-  plugin: z.string(),
-  tools: z.array(entrySchema),
-  resources: z.array(entrySchema),
-  resourceTemplates: z.array(entrySchema),
-  prompts: z.array(entrySchema),
-});
+/** The pin file's shape: each kind's entries, a key and its parts. */
+function buildPinSchema() {
+  const entrySchema = z.strictObject({ key: z.string(), parts: z.record(z.string(), z.json()) });
+  return z.strictObject({
+    plugin: z.string(),
+    tools: z.array(entrySchema),
+    resources: z.array(entrySchema),
+    resourceTemplates: z.array(entrySchema),
+    prompts: z.array(entrySchema),
+  });
+}
+let pinSchema: ReturnType<typeof buildPinSchema> | undefined;
 
 /** `manifest.yaml` -> `manifest.described.json`, in the manifest's folder. */
 export function describedPinFile(manifestFile: string): string {
@@ -120,6 +124,9 @@ export async function readDescribedPin(manifestFile: string): Promise<DescribedT
       { path: '', rule: `its pin of described text ${file} is not JSON: ${messageOf(err)}` },
     ]);
   }
+  // built on the first pin read: a start that serves no hyper-mcp module never builds it (docs/decisions.md,
+  // "The manifest schema on zod/mini")
+  pinSchema ??= buildPinSchema();
   const parsed = pinSchema.safeParse(raw);
   if (!parsed.success)
     throw new ManifestError('TEXT_CHANGED', manifestFile, [
