@@ -114,7 +114,11 @@ function hyperMcpRawIssues(raw: unknown, ctx: z.core.ParsePayload): void {
       );
   }
   if (Object.hasOwn(mod, 'entry'))
-    addCustomIssue(ctx, ['module', 'entry'], 'is not allowed when module.abi is hyper-mcp: the interface names the exports');
+    addCustomIssue(
+      ctx,
+      ['module', 'entry'],
+      'is not allowed when module.abi is hyper-mcp: the interface names the exports',
+    );
   const name = doc['name'];
   // `<plugin>__<tool>` must split one way only (docs/decisions.md, "Served names of module tools")
   if (typeof name === 'string' && (name.includes('__') || name.endsWith('_') || name.length > 48))
@@ -145,33 +149,33 @@ function paramSchemas() {
       .strictObject({
         type: z.enum(PARAM_TYPES),
         required: z.optional(z.boolean()),
-        description: z.optional(
-          z.string().check(z.minLength(1), z.maxLength(MANIFEST_BOUNDS.paramDescriptionChars)),
-        ),
+        description: z.optional(z.string().check(z.minLength(1), z.maxLength(MANIFEST_BOUNDS.paramDescriptionChars))),
         enum: z.optional(z.array(json).check(z.minLength(1))),
         default: z.optional(json),
         items: z.optional(paramSpecSchema),
         properties: z.optional(z.record(paramName, paramSpecSchema)),
       })
-      .check(z.superRefine((spec, ctx) => {
-        if (spec.items !== undefined && spec.type !== 'array')
-          ctx.addIssue({ code: 'custom', path: ['items'], message: 'is allowed only when type is array' });
-        if (spec.properties !== undefined && spec.type !== 'object')
-          ctx.addIssue({ code: 'custom', path: ['properties'], message: 'is allowed only when type is object' });
-        spec.enum?.forEach((v, i) => {
-          if (!matchesType(v, spec.type))
-            ctx.addIssue({ code: 'custom', path: ['enum', i], message: `must be of type ${spec.type}` });
-        });
-        if (spec.default !== undefined) {
-          if (!matchesType(spec.default, spec.type))
-            ctx.addIssue({ code: 'custom', path: ['default'], message: `must be of type ${spec.type}` });
-          else if (
-            spec.enum !== undefined &&
-            !spec.enum.some((v) => JSON.stringify(v) === JSON.stringify(spec.default))
-          )
-            ctx.addIssue({ code: 'custom', path: ['default'], message: 'must be one of the enum values' });
-        }
-      })),
+      .check(
+        z.superRefine((spec, ctx) => {
+          if (spec.items !== undefined && spec.type !== 'array')
+            ctx.addIssue({ code: 'custom', path: ['items'], message: 'is allowed only when type is array' });
+          if (spec.properties !== undefined && spec.type !== 'object')
+            ctx.addIssue({ code: 'custom', path: ['properties'], message: 'is allowed only when type is object' });
+          spec.enum?.forEach((v, i) => {
+            if (!matchesType(v, spec.type))
+              ctx.addIssue({ code: 'custom', path: ['enum', i], message: `must be of type ${spec.type}` });
+          });
+          if (spec.default !== undefined) {
+            if (!matchesType(spec.default, spec.type))
+              ctx.addIssue({ code: 'custom', path: ['default'], message: `must be of type ${spec.type}` });
+            else if (
+              spec.enum !== undefined &&
+              !spec.enum.some((v) => JSON.stringify(v) === JSON.stringify(spec.default))
+            )
+              ctx.addIssue({ code: 'custom', path: ['default'], message: 'must be one of the enum values' });
+          }
+        }),
+      ),
   );
 
   return { jsonSchemaObject, paramName, paramSpecSchema };
@@ -294,14 +298,15 @@ function grantSchemasOf() {
           }
         }),
       ),
-    z.transform((g: { host: string; mode: 'ro' | 'rw'; max_bytes?: number | undefined; max_entries?: number | undefined }) =>
-      g.mode === 'rw'
-        ? {
-            ...g,
-            max_bytes: g.max_bytes ?? MANIFEST_DEFAULTS.maxWriteBytes,
-            max_entries: g.max_entries ?? MANIFEST_DEFAULTS.maxWriteEntries,
-          }
-        : g,
+    z.transform(
+      (g: { host: string; mode: 'ro' | 'rw'; max_bytes?: number | undefined; max_entries?: number | undefined }) =>
+        g.mode === 'rw'
+          ? {
+              ...g,
+              max_bytes: g.max_bytes ?? MANIFEST_DEFAULTS.maxWriteBytes,
+              max_entries: g.max_entries ?? MANIFEST_DEFAULTS.maxWriteEntries,
+            }
+          : g,
     ),
   );
 
@@ -481,12 +486,10 @@ function buildManifestSchema() {
       apiVersion: z.literal('toolgate/v1'),
       name: z.string().check(z.regex(TOOL_NAME_RE, `must match ${TOOL_NAME_RE.source}`)),
       version: z.string().check(z.regex(SEMVER, 'must be a semantic version such as 1.2.0')),
-      description: z
-        .string()
-        .check(
-          z.maxLength(MANIFEST_BOUNDS.descriptionChars),
-          z.refine((s: string) => s.trim() !== '', 'must not be empty'),
-        ),
+      description: z.string().check(
+        z.maxLength(MANIFEST_BOUNDS.descriptionChars),
+        z.refine((s: string) => s.trim() !== '', 'must not be empty'),
+      ),
       module: moduleSchemaOf(),
       parameters: z.optional(z.record(paramName, paramSpecSchema)),
       inputSchema: z.optional(jsonSchemaObject),
