@@ -100,7 +100,7 @@ function inputParameterProblem(m: {
  * schema in the manifest that no call is checked against. Checked on the raw input (defaults
  * would make `input` and `output` always present).
  */
-function hyperMcpRawIssues(raw: unknown, ctx: z.core.ParsePayload): void {
+function hyperMcpRawIssues(raw: unknown, payload: z.core.ParsePayload): void {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return;
   const doc = raw as Record<string, unknown>;
   const mod = doc['module'];
@@ -108,14 +108,14 @@ function hyperMcpRawIssues(raw: unknown, ctx: z.core.ParsePayload): void {
   for (const key of MODULE_DESCRIBED_KEYS) {
     if (Object.hasOwn(doc, key))
       addCustomIssue(
-        ctx,
+        payload,
         [key],
         'is not allowed when module.abi is hyper-mcp: the module describes its own tools (names, schemas, results)',
       );
   }
   if (Object.hasOwn(mod, 'entry'))
     addCustomIssue(
-      ctx,
+      payload,
       ['module', 'entry'],
       'is not allowed when module.abi is hyper-mcp: the interface names the exports',
     );
@@ -123,7 +123,7 @@ function hyperMcpRawIssues(raw: unknown, ctx: z.core.ParsePayload): void {
   // `<plugin>__<tool>` must split one way only (docs/decisions.md, "Served names of module tools")
   if (typeof name === 'string' && (name.includes('__') || name.endsWith('_') || name.length > 48))
     addCustomIssue(
-      ctx,
+      payload,
       ['name'],
       'must not contain "__", end with "_" or be longer than 48 characters when module.abi is hyper-mcp (it prefixes every tool the module serves as <name>__<tool>)',
     );
@@ -517,8 +517,9 @@ function buildManifestSchema() {
 let built: ReturnType<typeof buildManifestSchema> | undefined;
 
 /**
- * The manifest schema, built on its first use: building it took 13-16 ms of every start, where a
- * warm home reads its manifests from the parse cache and never parses (docs/decisions.md, issue 27).
+ * The manifest schema, built on its first use: building it took 13-16 ms of every start (on zod's
+ * classic API; ~6 ms on mini), where a warm home reads its manifests from the parse cache and never
+ * parses (docs/decisions.md, issue 27, and "The manifest schema on zod/mini").
  */
 export function manifestSchema(): ReturnType<typeof buildManifestSchema> {
   built ??= buildManifestSchema();
