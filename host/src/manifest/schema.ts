@@ -1,6 +1,9 @@
 // The manifest YAML schema (docs/authoring.md, "The manifest"). Strict objects everywhere: an unknown key is a typo or a
 // capability we do not understand, and either way it must not load silently.
-import { z } from 'zod';
+// Written on zod's mini API (functions, not methods; the same core, checks and issues as zod's
+// classic API): an empty home builds and uses it on a fresh server's first list, and a mini schema
+// costs about half a classic one to build (docs/decisions.md, "The manifest schema on zod/mini").
+import * as z from 'zod/mini';
 import {
   CLIENT_FEATURES,
   jsonSchemaProblem,
@@ -18,7 +21,12 @@ const SEMVER =
 const ENV_NAME = /^[A-Z_][A-Z0-9_]{0,127}$/;
 const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 
-const boundedInt = (min: number, max: number) => z.number().int().min(min).max(max);
+const boundedInt = (min: number, max: number) => z.number().check(z.int(), z.minimum(min), z.maximum(max));
+
+/** What zod's classic `ctx.addIssue` does in a transform (mini's transforms are given the bare payload). */
+function addCustomIssue(payload: z.core.ParsePayload, path: PropertyKey[], message: string): void {
+  payload.issues.push({ code: 'custom', path, message, input: payload.value });
+}
 
 const PARAM_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object'] as const;
 
@@ -92,80 +100,82 @@ function inputParameterProblem(m: {
  * schema in the manifest that no call is checked against. Checked on the raw input (defaults
  * would make `input` and `output` always present).
  */
-function hyperMcpRawIssues(raw: unknown, ctx: z.core.$RefinementCtx): void {
+function hyperMcpRawIssues(raw: unknown, payload: z.core.ParsePayload): void {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return;
   const doc = raw as Record<string, unknown>;
   const mod = doc['module'];
   if (mod === null || typeof mod !== 'object' || (mod as Record<string, unknown>)['abi'] !== 'hyper-mcp') return;
   for (const key of MODULE_DESCRIBED_KEYS) {
     if (Object.hasOwn(doc, key))
-      ctx.addIssue({
-        code: 'custom',
-        path: [key],
-        message:
-          'is not allowed when module.abi is hyper-mcp: the module describes its own tools (names, schemas, results)',
-      });
+      addCustomIssue(
+        payload,
+        [key],
+        'is not allowed when module.abi is hyper-mcp: the module describes its own tools (names, schemas, results)',
+      );
   }
   if (Object.hasOwn(mod, 'entry'))
-    ctx.addIssue({
-      code: 'custom',
-      path: ['module', 'entry'],
-      message: 'is not allowed when module.abi is hyper-mcp: the interface names the exports',
-    });
+    addCustomIssue(
+      payload,
+      ['module', 'entry'],
+      'is not allowed when module.abi is hyper-mcp: the interface names the exports',
+    );
   const name = doc['name'];
   // `<plugin>__<tool>` must split one way only (docs/decisions.md, "Served names of module tools")
   if (typeof name === 'string' && (name.includes('__') || name.endsWith('_') || name.length > 48))
-    ctx.addIssue({
-      code: 'custom',
-      path: ['name'],
-      message:
-        'must not contain "__", end with "_" or be longer than 48 characters when module.abi is hyper-mcp (it prefixes every tool the module serves as <name>__<tool>)',
-    });
+    addCustomIssue(
+      payload,
+      ['name'],
+      'must not contain "__", end with "_" or be longer than 48 characters when module.abi is hyper-mcp (it prefixes every tool the module serves as <name>__<tool>)',
+    );
 }
 
 /** Parameters and raw JSON Schemas: the DSL's ParamSpec (recursive) and what it is made of. */
 function paramSchemas() {
-  const json = z.json() as unknown as z.ZodType<Json>;
+  const json = z.json() as unknown as z.ZodMiniType<Json>;
 
   /** A raw JSON Schema object, checked against the 2020-12 meta-schema. */
-  const jsonSchemaObject = z.record(z.string(), json).superRefine((schema, ctx) => {
-    const problem = jsonSchemaProblem(schema);
-    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-  }) as unknown as z.ZodType<JsonObject>;
+  const jsonSchemaObject = z.record(z.string(), json).check(
+    z.superRefine((schema, ctx) => {
+      const problem = jsonSchemaProblem(schema);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+  ) as unknown as z.ZodMiniType<JsonObject>;
 
-  const paramName = z.string().regex(PARAM_NAME, `must match ${PARAM_NAME.source}`);
+  const paramName = z.string().check(z.regex(PARAM_NAME, `must match ${PARAM_NAME.source}`));
 
   // Recursive: items and properties are ParamSpecs again; nonsense combinations are refused.
-  const paramSpecSchema: z.ZodType<ParamSpec> = z.lazy(() =>
+  const paramSpecSchema: z.ZodMiniType<ParamSpec> = z.lazy(() =>
     z
       .strictObject({
         type: z.enum(PARAM_TYPES),
-        required: z.boolean().optional(),
-        description: z.string().min(1).max(MANIFEST_BOUNDS.paramDescriptionChars).optional(),
-        enum: z.array(json).min(1).optional(),
-        default: json.optional(),
-        items: paramSpecSchema.optional(),
-        properties: z.record(paramName, paramSpecSchema).optional(),
+        required: z.optional(z.boolean()),
+        description: z.optional(z.string().check(z.minLength(1), z.maxLength(MANIFEST_BOUNDS.paramDescriptionChars))),
+        enum: z.optional(z.array(json).check(z.minLength(1))),
+        default: z.optional(json),
+        items: z.optional(paramSpecSchema),
+        properties: z.optional(z.record(paramName, paramSpecSchema)),
       })
-      .superRefine((spec, ctx) => {
-        if (spec.items !== undefined && spec.type !== 'array')
-          ctx.addIssue({ code: 'custom', path: ['items'], message: 'is allowed only when type is array' });
-        if (spec.properties !== undefined && spec.type !== 'object')
-          ctx.addIssue({ code: 'custom', path: ['properties'], message: 'is allowed only when type is object' });
-        spec.enum?.forEach((v, i) => {
-          if (!matchesType(v, spec.type))
-            ctx.addIssue({ code: 'custom', path: ['enum', i], message: `must be of type ${spec.type}` });
-        });
-        if (spec.default !== undefined) {
-          if (!matchesType(spec.default, spec.type))
-            ctx.addIssue({ code: 'custom', path: ['default'], message: `must be of type ${spec.type}` });
-          else if (
-            spec.enum !== undefined &&
-            !spec.enum.some((v) => JSON.stringify(v) === JSON.stringify(spec.default))
-          )
-            ctx.addIssue({ code: 'custom', path: ['default'], message: 'must be one of the enum values' });
-        }
-      }),
+      .check(
+        z.superRefine((spec, ctx) => {
+          if (spec.items !== undefined && spec.type !== 'array')
+            ctx.addIssue({ code: 'custom', path: ['items'], message: 'is allowed only when type is array' });
+          if (spec.properties !== undefined && spec.type !== 'object')
+            ctx.addIssue({ code: 'custom', path: ['properties'], message: 'is allowed only when type is object' });
+          spec.enum?.forEach((v, i) => {
+            if (!matchesType(v, spec.type))
+              ctx.addIssue({ code: 'custom', path: ['enum', i], message: `must be of type ${spec.type}` });
+          });
+          if (spec.default !== undefined) {
+            if (!matchesType(spec.default, spec.type))
+              ctx.addIssue({ code: 'custom', path: ['default'], message: `must be of type ${spec.type}` });
+            else if (
+              spec.enum !== undefined &&
+              !spec.enum.some((v) => JSON.stringify(v) === JSON.stringify(spec.default))
+            )
+              ctx.addIssue({ code: 'custom', path: ['default'], message: 'must be one of the enum values' });
+          }
+        }),
+      ),
   );
 
   return { jsonSchemaObject, paramName, paramSpecSchema };
@@ -173,213 +183,254 @@ function paramSchemas() {
 
 /** `module:` with its links. */
 function moduleSchemaOf() {
-  const sha256Hex = z
-    .string()
-    .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal characters')
-    .transform((s) => s.toLowerCase());
+  const sha256Hex = z.pipe(
+    z.string().check(z.regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal characters')),
+    z.transform((s: string) => s.toLowerCase()),
+  );
+  const noControl = z.regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters');
 
   // module.link: NAMESPACE -> path (or {path, sha256}); the module serves that import namespace.
-  const linkSchema = z
-    .record(
-      z
-        .string()
-        .min(1)
-        .max(256)
-        .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters')
-        .refine(
-          (ns) => !RESERVED_LINK_NAMESPACES.includes(ns) && !ns.startsWith('toolgate:'),
-          "is a namespace toolgate serves itself (or the main module's name)",
+  const linkSchema = z.pipe(
+    z
+      .record(
+        z.string().check(
+          z.minLength(1),
+          z.maxLength(256),
+          noControl,
+          z.refine(
+            (ns: string) => !RESERVED_LINK_NAMESPACES.includes(ns) && !ns.startsWith('toolgate:'),
+            "is a namespace toolgate serves itself (or the main module's name)",
+          ),
         ),
-      z.union([z.string().min(1), z.strictObject({ path: z.string().min(1), sha256: sha256Hex.optional() })]),
-    )
-    .refine(
-      (links) => Object.keys(links).length <= MANIFEST_BOUNDS.maxLinks,
-      `must list at most ${MANIFEST_BOUNDS.maxLinks} modules`,
-    )
-    .transform((links) =>
+        z.union([
+          z.string().check(z.minLength(1)),
+          z.strictObject({ path: z.string().check(z.minLength(1)), sha256: z.optional(sha256Hex) }),
+        ]),
+      )
+      .check(
+        z.refine(
+          (links: Record<string, unknown>) => Object.keys(links).length <= MANIFEST_BOUNDS.maxLinks,
+          `must list at most ${MANIFEST_BOUNDS.maxLinks} modules`,
+        ),
+      ),
+    z.transform((links: Record<string, string | { path: string; sha256?: string | undefined }>) =>
       Object.entries(links).map(([namespace, v]) =>
         typeof v === 'string' ? { namespace, path: v } : { namespace, ...v },
       ),
-    );
+    ),
+  );
 
   return z.strictObject({
-    path: z.string().min(1),
-    abi: z.enum(MODULE_ABIS).default('toolgate'),
-    sha256: sha256Hex.optional(),
-    link: linkSchema.optional(),
-    entry: z
-      .string()
-      .min(1)
-      .max(256)
-      .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters')
-      .optional(),
+    path: z.string().check(z.minLength(1)),
+    abi: z._default(z.enum(MODULE_ABIS), 'toolgate'),
+    sha256: z.optional(sha256Hex),
+    link: z.optional(linkSchema),
+    entry: z.optional(z.string().check(z.minLength(1), z.maxLength(256), noControl)),
   });
 }
 
 /** `output:`. */
-function outputSchemaOf(jsonSchemaObject: z.ZodType<JsonObject>) {
+function outputSchemaOf(jsonSchemaObject: z.ZodMiniType<JsonObject>) {
   const renderSchema = z.union([
     z.enum(['json', 'text', 'mcp']),
-    z.strictObject({ template: z.string().min(1).max(MANIFEST_BOUNDS.templateChars) }),
+    z.strictObject({ template: z.string().check(z.minLength(1), z.maxLength(MANIFEST_BOUNDS.templateChars)) }),
   ]);
 
   return z
     .strictObject({
-      schema: jsonSchemaObject.optional(),
-      render: renderSchema.default('json'),
-      encoding: z.enum(['json', 'text', 'base64']).default('json'),
+      schema: z.optional(jsonSchemaObject),
+      render: z._default(renderSchema, 'json'),
+      encoding: z._default(z.enum(['json', 'text', 'base64']), 'json'),
     })
-    .superRefine((out, ctx) => {
-      // With encoding text or base64 the value is always a string; a schema that forbids strings can never pass.
-      const type = out.schema?.['type'];
-      if (out.encoding !== 'json' && type !== undefined) {
-        const allowsString = type === 'string' || (Array.isArray(type) && type.includes('string'));
-        if (!allowsString)
-          ctx.addIssue({
-            code: 'custom',
-            path: ['schema', 'type'],
-            message: `must allow string when output.encoding is ${out.encoding}`,
-          });
-      }
-    });
+    .check(
+      z.superRefine((out, ctx) => {
+        // With encoding text or base64 the value is always a string; a schema that forbids strings can never pass.
+        const type = out.schema?.['type'];
+        if (out.encoding !== 'json' && type !== undefined) {
+          const allowsString = type === 'string' || (Array.isArray(type) && type.includes('string'));
+          if (!allowsString)
+            ctx.addIssue({
+              code: 'custom',
+              path: ['schema', 'type'],
+              message: `must allow string when output.encoding is ${out.encoding}`,
+            });
+        }
+      }),
+    );
 }
 
-/** `capabilities:`: hosts, paths, memory, limits, config, secrets, client features. */
-function capabilitiesSchemaOf() {
+/** `capabilities.allowed_hosts` and `capabilities.allowed_paths`. */
+function grantSchemasOf() {
   // Stored in the sandbox grammar's normal form (`0x7f.1:8080` -> `127.0.0.1:8080`), so consent,
   // `inspect`, the upgrade diff, guard-hosts and ceilings all see the host the sandbox will reach.
-  const hostPattern = z.string().transform((raw, ctx) => {
-    const parsed = normalHostPattern(raw);
-    if ('problem' in parsed) {
-      ctx.addIssue({ code: 'custom', message: `"${raw}" ${parsed.problem}` });
-      return z.NEVER;
-    }
-    return parsed.normal;
-  });
+  const hostPattern = z.pipe(
+    z.string(),
+    z.transform((raw: string, payload) => {
+      const parsed = normalHostPattern(raw);
+      if ('problem' in parsed) {
+        addCustomIssue(payload, [], `"${raw}" ${parsed.problem}`);
+        return z.NEVER;
+      }
+      return parsed.normal;
+    }),
+  );
 
   // max_bytes: what one call may write to an rw mount (writes, and growth by set_size/allocate);
   // max_entries: how many files and directories it may create there (empty ones cost an inode each).
   // An ro mount writes nothing, so a quota there is a mistake; an rw mount always has both.
-  const pathGrant = z
-    .strictObject({
-      host: z.string().min(1).max(4096),
-      mode: z.enum(['ro', 'rw']).default('ro'),
-      max_bytes: boundedInt(1, MANIFEST_BOUNDS.maxWriteBytes).optional(),
-      max_entries: boundedInt(0, MANIFEST_BOUNDS.maxWriteEntries).optional(),
-    })
-    .superRefine((g, ctx) => {
-      for (const key of ['max_bytes', 'max_entries'] as const) {
-        if (g.mode === 'ro' && g[key] !== undefined)
-          ctx.addIssue({
-            code: 'custom',
-            path: [key],
-            message: 'is allowed only when mode is rw (a read-only mount writes nothing)',
-          });
-      }
-    })
-    .transform((g) =>
-      g.mode === 'rw'
-        ? {
-            ...g,
-            max_bytes: g.max_bytes ?? MANIFEST_DEFAULTS.maxWriteBytes,
-            max_entries: g.max_entries ?? MANIFEST_DEFAULTS.maxWriteEntries,
+  const pathGrant = z.pipe(
+    z
+      .strictObject({
+        host: z.string().check(z.minLength(1), z.maxLength(4096)),
+        mode: z._default(z.enum(['ro', 'rw']), 'ro'),
+        max_bytes: z.optional(boundedInt(1, MANIFEST_BOUNDS.maxWriteBytes)),
+        max_entries: z.optional(boundedInt(0, MANIFEST_BOUNDS.maxWriteEntries)),
+      })
+      .check(
+        z.superRefine((g, ctx) => {
+          for (const key of ['max_bytes', 'max_entries'] as const) {
+            if (g.mode === 'ro' && g[key] !== undefined)
+              ctx.addIssue({
+                code: 'custom',
+                path: [key],
+                message: 'is allowed only when mode is rw (a read-only mount writes nothing)',
+              });
           }
-        : g,
-    );
+        }),
+      ),
+    z.transform(
+      (g: { host: string; mode: 'ro' | 'rw'; max_bytes?: number | undefined; max_entries?: number | undefined }) =>
+        g.mode === 'rw'
+          ? {
+              ...g,
+              max_bytes: g.max_bytes ?? MANIFEST_DEFAULTS.maxWriteBytes,
+              max_entries: g.max_entries ?? MANIFEST_DEFAULTS.maxWriteEntries,
+            }
+          : g,
+    ),
+  );
 
-  const allowedPaths = z.record(z.string(), pathGrant).superRefine((paths, ctx) => {
-    for (const key of Object.keys(paths)) {
-      const problem = guestPathProblem(key);
-      if (problem !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: problem });
-    }
-  });
+  const allowedPaths = z.record(z.string(), pathGrant).check(
+    z.superRefine((paths, ctx) => {
+      for (const key of Object.keys(paths)) {
+        const problem = guestPathProblem(key);
+        if (problem !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: problem });
+      }
+    }),
+  );
 
+  return { hostPattern, allowedPaths };
+}
+
+/** `capabilities:`: hosts, paths, memory, limits, config, secrets, client features. */
+function capabilitiesSchemaOf() {
+  const { hostPattern, allowedPaths } = grantSchemasOf();
+  const anyBytes = boundedInt(1, MANIFEST_BOUNDS.maxBytes);
   const memorySchema = z.strictObject({
-    max_pages: boundedInt(1, MANIFEST_BOUNDS.maxPages).default(MANIFEST_DEFAULTS.maxPages),
-    max_var_bytes: boundedInt(1, MANIFEST_BOUNDS.maxBytes).default(MANIFEST_DEFAULTS.maxVarBytes),
-    max_http_response_bytes: boundedInt(1, MANIFEST_BOUNDS.maxBytes).default(MANIFEST_DEFAULTS.maxHttpResponseBytes),
+    max_pages: z._default(boundedInt(1, MANIFEST_BOUNDS.maxPages), MANIFEST_DEFAULTS.maxPages),
+    max_var_bytes: z._default(anyBytes, MANIFEST_DEFAULTS.maxVarBytes),
+    max_http_response_bytes: z._default(anyBytes, MANIFEST_DEFAULTS.maxHttpResponseBytes),
   });
 
   return z
     .strictObject({
-      allowed_hosts: z.array(hostPattern).max(256).default([]),
-      allowed_paths: allowedPaths.default({}),
-      memory: memorySchema.prefault({}),
-      timeout_ms: boundedInt(1, MANIFEST_BOUNDS.timeoutMs).default(MANIFEST_DEFAULTS.timeoutMs),
-      max_output_bytes: boundedInt(1, MANIFEST_BOUNDS.maxBytes).default(MANIFEST_DEFAULTS.maxOutputBytes),
-      max_input_bytes: boundedInt(1, MANIFEST_BOUNDS.maxBytes).default(MANIFEST_DEFAULTS.maxInputBytes),
-      config: z.record(z.string().min(1).max(256), z.string().max(MANIFEST_BOUNDS.configValueChars)).default({}),
-      secrets: z
-        .array(z.string().regex(ENV_NAME, `must be an environment variable name (${ENV_NAME.source})`))
-        .max(64)
-        .default([]),
+      allowed_hosts: z._default(z.array(hostPattern).check(z.maxLength(256)), []),
+      allowed_paths: z._default(allowedPaths, {}),
+      memory: z.prefault(memorySchema, {}),
+      timeout_ms: z._default(boundedInt(1, MANIFEST_BOUNDS.timeoutMs), MANIFEST_DEFAULTS.timeoutMs),
+      max_output_bytes: z._default(anyBytes, MANIFEST_DEFAULTS.maxOutputBytes),
+      max_input_bytes: z._default(anyBytes, MANIFEST_DEFAULTS.maxInputBytes),
+      config: z._default(
+        z.record(
+          z.string().check(z.minLength(1), z.maxLength(256)),
+          z.string().check(z.maxLength(MANIFEST_BOUNDS.configValueChars)),
+        ),
+        {},
+      ),
+      secrets: z._default(
+        z
+          .array(z.string().check(z.regex(ENV_NAME, `must be an environment variable name (${ENV_NAME.source})`)))
+          .check(z.maxLength(64)),
+        [],
+      ),
       // What the module may ask of the MCP client during a call (toolgate:mcp imports); none by default.
-      mcp: z.array(z.enum(CLIENT_FEATURES)).max(CLIENT_FEATURES.length).default([]),
+      mcp: z._default(z.array(z.enum(CLIENT_FEATURES)).check(z.maxLength(CLIENT_FEATURES.length)), []),
     })
-    .superRefine((caps, ctx) => {
-      caps.mcp.forEach((f, i) => {
-        if (caps.mcp.indexOf(f) !== i) ctx.addIssue({ code: 'custom', path: ['mcp', i], message: `lists ${f} twice` });
+    .check(z.superRefine(capabilitiesIssues));
+}
+
+/** Duplicates in capabilities.mcp and .secrets, and a secret that is also a config key. */
+function capabilitiesIssues(
+  caps: { mcp: readonly string[]; secrets: readonly string[]; config: Record<string, string> },
+  ctx: z.core.$RefinementCtx,
+): void {
+  caps.mcp.forEach((f, i) => {
+    if (caps.mcp.indexOf(f) !== i) ctx.addIssue({ code: 'custom', path: ['mcp', i], message: `lists ${f} twice` });
+  });
+  const seen = new Set<string>();
+  caps.secrets.forEach((name, i) => {
+    if (seen.has(name)) ctx.addIssue({ code: 'custom', path: ['secrets', i], message: `lists ${name} twice` });
+    seen.add(name);
+    // Both arrive as Extism config keys; sharing one would let config shadow the secret.
+    if (Object.hasOwn(caps.config, name))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['secrets', i],
+        message: `${name} is also a config key; config and secrets may not share a key`,
       });
-      const seen = new Set<string>();
-      caps.secrets.forEach((name, i) => {
-        if (seen.has(name)) ctx.addIssue({ code: 'custom', path: ['secrets', i], message: `lists ${name} twice` });
-        seen.add(name);
-        // Both arrive as Extism config keys; sharing one would let config shadow the secret.
-        if (Object.hasOwn(caps.config, name))
-          ctx.addIssue({
-            code: 'custom',
-            path: ['secrets', i],
-            message: `${name} is also a config key; config and secrets may not share a key`,
-          });
-      });
-    });
+  });
 }
 
 /** `input:`, `pool:`, `annotations:`, `execution:`. */
-function smallSchemas(paramName: z.ZodString) {
+function smallSchemas(paramName: z.ZodMiniString<string>) {
   // What the module receives: the JSON arguments object (default), or the bytes of one string argument
   // (raw: its UTF-8; base64: the bytes it encodes), as stock Extism plugins read their input.
   const inputEncodingSchema = z
     .strictObject({
-      encoding: z.enum(['json', 'raw', 'base64']).default('json'),
-      parameter: paramName.optional(),
+      encoding: z._default(z.enum(['json', 'raw', 'base64']), 'json'),
+      parameter: z.optional(paramName),
     })
-    .superRefine((input, ctx) => {
-      if (input.encoding !== 'json' && input.parameter === undefined)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['parameter'],
-          message: `is required when encoding is ${input.encoding} (the string argument whose bytes the module gets)`,
-        });
-      if (input.encoding === 'json' && input.parameter !== undefined)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['parameter'],
-          message: 'is allowed only when encoding is raw or base64',
-        });
-    });
+    .check(
+      z.superRefine((input, ctx) => {
+        if (input.encoding !== 'json' && input.parameter === undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['parameter'],
+            message: `is required when encoding is ${input.encoding} (the string argument whose bytes the module gets)`,
+          });
+        if (input.encoding === 'json' && input.parameter !== undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['parameter'],
+            message: 'is allowed only when encoding is raw or base64',
+          });
+      }),
+    );
 
   const poolSchema = z.strictObject({
-    max: boundedInt(1, MANIFEST_BOUNDS.poolMax).optional(),
-    idle_ms: boundedInt(1, MANIFEST_BOUNDS.poolIdleMs).optional(),
+    max: z.optional(boundedInt(1, MANIFEST_BOUNDS.poolMax)),
+    idle_ms: z.optional(boundedInt(1, MANIFEST_BOUNDS.poolIdleMs)),
   });
 
+  const hint = z.optional(z.boolean());
   const annotationsSchema = z
     .strictObject({
-      title: z.string().min(1).max(MANIFEST_BOUNDS.titleChars).optional(),
-      readOnlyHint: z.boolean().optional(),
-      destructiveHint: z.boolean().optional(),
-      idempotentHint: z.boolean().optional(),
-      openWorldHint: z.boolean().optional(),
+      title: z.optional(z.string().check(z.minLength(1), z.maxLength(MANIFEST_BOUNDS.titleChars))),
+      readOnlyHint: hint,
+      destructiveHint: hint,
+      idempotentHint: hint,
+      openWorldHint: hint,
     })
-    .superRefine((a, ctx) => {
-      if (a.readOnlyHint === true && a.destructiveHint === true)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['destructiveHint'],
-          message: 'cannot be true when readOnlyHint is true',
-        });
-    });
+    .check(
+      z.superRefine((a, ctx) => {
+        if (a.readOnlyHint === true && a.destructiveHint === true)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['destructiveHint'],
+            message: 'cannot be true when readOnlyHint is true',
+          });
+      }),
+    );
 
   // How MCP clients may run the tool (the Tasks extension, docs/mcp.md "Tasks"): forbidden (always
   // answered in the request; the default, so manifests written before tasks mean what they meant),
@@ -387,75 +438,88 @@ function smallSchemas(paramName: z.ZodString) {
   // sync_ms: how long a task call first runs as an ordinary request, so questions it asks at once
   // are an ordinary input round and the task starts once they are answered.
   const executionSchema = z.strictObject({
-    task: z.enum(['forbidden', 'optional', 'required']).default('forbidden'),
-    sync_ms: boundedInt(0, MANIFEST_BOUNDS.timeoutMs).default(0),
+    task: z._default(z.enum(['forbidden', 'optional', 'required']), 'forbidden'),
+    sync_ms: z._default(boundedInt(0, MANIFEST_BOUNDS.timeoutMs), 0),
   });
 
   return { inputEncodingSchema, poolSchema, annotationsSchema, executionSchema };
 }
 
+/** Rules across keys: parameters or inputSchema, its type, execution.sync_ms, input.parameter. */
+function manifestIssues(
+  m: {
+    parameters?: Record<string, ParamSpec> | undefined;
+    inputSchema?: JsonObject | undefined;
+    input: { parameter?: string | undefined };
+    execution?: { task: string; sync_ms: number } | undefined;
+  },
+  ctx: z.core.$RefinementCtx,
+): void {
+  if (m.parameters !== undefined && m.inputSchema !== undefined)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['inputSchema'],
+      message: 'cannot be given together with parameters (use one)',
+    });
+  const type = m.inputSchema?.['type'];
+  if (m.inputSchema !== undefined && type !== undefined && type !== 'object')
+    ctx.addIssue({
+      code: 'custom',
+      path: ['inputSchema', 'type'],
+      message: 'must be object (arguments are a JSON object)',
+    });
+  if (m.execution !== undefined && m.execution.task === 'forbidden' && m.execution.sync_ms !== 0)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['execution', 'sync_ms'],
+      message: 'is allowed only when task is optional or required',
+    });
+  const problem = inputParameterProblem(m);
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', path: ['input', 'parameter'], message: problem });
+}
+
 function buildManifestSchema() {
   const { jsonSchemaObject, paramName, paramSpecSchema } = paramSchemas();
-  const moduleSchema = moduleSchemaOf();
-  const outputSchema = outputSchemaOf(jsonSchemaObject);
-  const capabilitiesSchema = capabilitiesSchemaOf();
   const { inputEncodingSchema, poolSchema, annotationsSchema, executionSchema } = smallSchemas(paramName);
-  return z.preprocess(
-    (raw, ctx) => {
-      hyperMcpRawIssues(raw, ctx);
+  const fields = z
+    .strictObject({
+      apiVersion: z.literal('toolgate/v1'),
+      name: z.string().check(z.regex(TOOL_NAME_RE, `must match ${TOOL_NAME_RE.source}`)),
+      version: z.string().check(z.regex(SEMVER, 'must be a semantic version such as 1.2.0')),
+      description: z.string().check(
+        z.maxLength(MANIFEST_BOUNDS.descriptionChars),
+        z.refine((s: string) => s.trim() !== '', 'must not be empty'),
+      ),
+      module: moduleSchemaOf(),
+      parameters: z.optional(z.record(paramName, paramSpecSchema)),
+      inputSchema: z.optional(jsonSchemaObject),
+      input: z.prefault(inputEncodingSchema, {}),
+      output: z.prefault(outputSchemaOf(jsonSchemaObject), {}),
+      capabilities: z.prefault(capabilitiesSchemaOf(), {}),
+      pool: z.optional(poolSchema),
+      annotations: z.optional(annotationsSchema),
+      execution: z.optional(executionSchema),
+    })
+    .check(z.superRefine(manifestIssues));
+  // hyperMcpRawIssues runs first, on the raw input (as zod's classic preprocess would)
+  return z.pipe(
+    z.transform((raw: unknown, payload) => {
+      hyperMcpRawIssues(raw, payload);
       return raw;
-    },
-    z
-      .strictObject({
-        apiVersion: z.literal('toolgate/v1'),
-        name: z.string().regex(TOOL_NAME_RE, `must match ${TOOL_NAME_RE.source}`),
-        version: z.string().regex(SEMVER, 'must be a semantic version such as 1.2.0'),
-        description: z
-          .string()
-          .max(MANIFEST_BOUNDS.descriptionChars)
-          .refine((s) => s.trim() !== '', 'must not be empty'),
-        module: moduleSchema,
-        parameters: z.record(paramName, paramSpecSchema).optional(),
-        inputSchema: jsonSchemaObject.optional(),
-        input: inputEncodingSchema.prefault({}),
-        output: outputSchema.prefault({}),
-        capabilities: capabilitiesSchema.prefault({}),
-        pool: poolSchema.optional(),
-        annotations: annotationsSchema.optional(),
-        execution: executionSchema.optional(),
-      })
-      .superRefine((m, ctx) => {
-        if (m.parameters !== undefined && m.inputSchema !== undefined)
-          ctx.addIssue({
-            code: 'custom',
-            path: ['inputSchema'],
-            message: 'cannot be given together with parameters (use one)',
-          });
-        const type = m.inputSchema?.['type'];
-        if (m.inputSchema !== undefined && type !== undefined && type !== 'object')
-          ctx.addIssue({
-            code: 'custom',
-            path: ['inputSchema', 'type'],
-            message: 'must be object (arguments are a JSON object)',
-          });
-        if (m.execution !== undefined && m.execution.task === 'forbidden' && m.execution.sync_ms !== 0)
-          ctx.addIssue({
-            code: 'custom',
-            path: ['execution', 'sync_ms'],
-            message: 'is allowed only when task is optional or required',
-          });
-        const problem = inputParameterProblem(m);
-        if (problem !== undefined) ctx.addIssue({ code: 'custom', path: ['input', 'parameter'], message: problem });
-      })
-      .transform((m) => ({ ...m, module: { ...m.module, entry: m.module.entry ?? m.name } })),
+    }),
+    z.pipe(
+      fields,
+      z.transform((m: z.output<typeof fields>) => ({ ...m, module: { ...m.module, entry: m.module.entry ?? m.name } })),
+    ),
   );
 }
 
 let built: ReturnType<typeof buildManifestSchema> | undefined;
 
 /**
- * The manifest schema, built on its first use: building it took 13-16 ms of every start, where a
- * warm home reads its manifests from the parse cache and never parses (docs/decisions.md, issue 27).
+ * The manifest schema, built on its first use: building it took 13-16 ms of every start (on zod's
+ * classic API; ~6 ms on mini), where a warm home reads its manifests from the parse cache and never
+ * parses (docs/decisions.md, issue 27, and "The manifest schema on zod/mini").
  */
 export function manifestSchema(): ReturnType<typeof buildManifestSchema> {
   built ??= buildManifestSchema();
