@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BuildOptions, BuildResult, Plugin } from 'esbuild';
 import { describe, expect, test } from 'vitest';
-import { BIN, MANIFESTS, removeDir, ROOT, tempDir } from './helpers.js';
+import { BIN, MANIFESTS, removeDir, ROOT, tempDir, onJsonLines } from './helpers.js';
 
 const CLI = join(ROOT, 'dist/cli');
 const LEFT_OUT = /^node_modules\/(zod\/v3\/|zod-to-json-schema\/|thread-stream\/|pino\/lib\/transport\.js$)/;
@@ -70,15 +70,10 @@ function serve(home: string, requests: object[]): Promise<{ answers: Map<number,
   server.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   return new Promise((done, fail) => {
     const timer = setTimeout(() => (server.kill(), fail(new Error('no answer within 30 s'))), 30_000);
-    let buffered = '';
-    server.stdout.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      for (let at = buffered.indexOf('\n'); at >= 0; at = buffered.indexOf('\n')) {
-        const msg = JSON.parse(buffered.slice(0, at)) as { id: number };
-        buffered = buffered.slice(at + 1);
-        answers.set(msg.id, msg);
-        if (answers.size === requests.length) server.stdin.end();
-      }
+    onJsonLines(server.stdout, (line) => {
+      const msg = line as { id: number };
+      answers.set(msg.id, msg);
+      if (answers.size === requests.length) server.stdin.end();
     });
     server.on('exit', () => (clearTimeout(timer), done({ answers, stderr })));
     for (const r of requests) server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...r })}\n`);

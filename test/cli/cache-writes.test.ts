@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, expect, test } from 'vitest';
-import { BIN, MANIFESTS, removeDir, requireBuilt, tempDir } from './helpers.js';
+import { BIN, MANIFESTS, removeDir, requireBuilt, tempDir, onJsonLines } from './helpers.js';
 
 beforeAll(requireBuilt);
 const dirs: string[] = [];
@@ -39,27 +39,22 @@ function serveOnce(home: string): Promise<Run> {
       server.kill();
       fail(new Error('serve did not answer within 30 s'));
     }, 30_000);
-    let buffered = '';
-    server.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      buffered += chunk;
-      for (let at = buffered.indexOf('\n'); at >= 0; at = buffered.indexOf('\n')) {
-        const msg = JSON.parse(buffered.slice(0, at)) as { id?: number; result?: { isError?: boolean } };
-        buffered = buffered.slice(at + 1);
-        if (msg.id === 1) {
-          run.initMs = performance.now() - t0;
-          run.atInit = entriesIn(join(home, 'cache', 'manifests'), '.json');
-          send({ method: 'notifications/initialized' });
-          send({ id: 2, method: 'tools/list' });
-        } else if (msg.id === 2) {
-          send({
-            id: 3,
-            method: 'tools/call',
-            params: { name: 'convert_units', arguments: { value: 1, from: 'km', to: 'mi' } },
-          });
-        } else if (msg.id === 3) {
-          run.called = msg.result?.isError !== true;
-          server.stdin.end();
-        }
+    onJsonLines(server.stdout, (line) => {
+      const msg = line as { id?: number; result?: { isError?: boolean } };
+      if (msg.id === 1) {
+        run.initMs = performance.now() - t0;
+        run.atInit = entriesIn(join(home, 'cache', 'manifests'), '.json');
+        send({ method: 'notifications/initialized' });
+        send({ id: 2, method: 'tools/list' });
+      } else if (msg.id === 2) {
+        send({
+          id: 3,
+          method: 'tools/call',
+          params: { name: 'convert_units', arguments: { value: 1, from: 'km', to: 'mi' } },
+        });
+      } else if (msg.id === 3) {
+        run.called = msg.result?.isError !== true;
+        server.stdin.end();
       }
     });
     server.on('close', () => {

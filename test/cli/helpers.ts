@@ -51,3 +51,17 @@ export function tempDir(prefix: string): string {
 export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
+
+/** Calls `fn` with each JSON line `stream` gives (a server's stdout), decoded as UTF-8 across chunks. */
+export function onJsonLines(stream: NodeJS.ReadableStream, fn: (message: unknown) => void): void {
+  let buffered = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    buffered += chunk;
+    for (let at = buffered.indexOf('\n'); at >= 0; at = buffered.indexOf('\n')) {
+      const line = buffered.slice(0, at);
+      buffered = buffered.slice(at + 1);
+      fn(JSON.parse(line));
+    }
+  });
+}

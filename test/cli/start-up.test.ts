@@ -12,7 +12,7 @@ import { describe, expect, test } from 'vitest';
 import { compileLinear } from '../../host/src/regex/index.js';
 import { AjvJsonSchemaValidator } from '../../host/src/server/sdk-ajv.js';
 import { PROTOCOL_VERSION_META_KEY } from '../../host/src/server/stdio-era.js';
-import { BIN, MANIFESTS, removeDir, ROOT, tempDir } from './helpers.js';
+import { BIN, MANIFESTS, removeDir, ROOT, tempDir, onJsonLines } from './helpers.js';
 
 const CLI = join(ROOT, 'dist/cli');
 /** Every module esbuild put in the command's files, by the path comment it writes before each. */
@@ -84,24 +84,19 @@ M._load = function (request, parent) { fs.appendFileSync(${JSON.stringify(trace)
   const send = (msg: object) => server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...msg })}\n`);
   return new Promise((done, fail) => {
     const timer = setTimeout(() => (server.kill(), fail(new Error('no answer within 30 s'))), 30_000);
-    let buffered = '';
-    server.stdout.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      for (let at = buffered.indexOf('\n'); at >= 0; at = buffered.indexOf('\n')) {
-        const msg = JSON.parse(buffered.slice(0, at)) as { id?: number; result?: unknown };
-        buffered = buffered.slice(at + 1);
-        if (msg.id === 1) {
-          send({ method: 'notifications/initialized' });
-          send({ id: 2, method: 'tools/list' });
-        } else if (msg.id === 2) {
-          const call = { name: 'convert_units', arguments: { value: 1, from: 'km', to: 'mi' } };
-          send({ id: 3, method: 'tools/call', params: call });
-        } else if (msg.id === 3) {
-          clearTimeout(timer);
-          server.kill();
-          const loaded = existsSync(trace) ? readFileSync(trace, 'utf8').split('\n') : [];
-          done({ answer: JSON.stringify(msg.result), loaded });
-        }
+    onJsonLines(server.stdout, (line) => {
+      const msg = line as { id?: number; result?: unknown };
+      if (msg.id === 1) {
+        send({ method: 'notifications/initialized' });
+        send({ id: 2, method: 'tools/list' });
+      } else if (msg.id === 2) {
+        const call = { name: 'convert_units', arguments: { value: 1, from: 'km', to: 'mi' } };
+        send({ id: 3, method: 'tools/call', params: call });
+      } else if (msg.id === 3) {
+        clearTimeout(timer);
+        server.kill();
+        const loaded = existsSync(trace) ? readFileSync(trace, 'utf8').split('\n') : [];
+        done({ answer: JSON.stringify(msg.result), loaded });
       }
     });
     const init = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'start-up', version: '1' } };
@@ -243,14 +238,9 @@ describe('start-up', () => {
         .map((l) => (JSON.parse(l) as { step: string }).step);
     try {
       const answers = new Map<number, unknown>();
-      let buffered = '';
-      server.stdout.on('data', (chunk: Buffer) => {
-        buffered += chunk.toString('utf8');
-        for (let at = buffered.indexOf('\n'); at >= 0; at = buffered.indexOf('\n')) {
-          const msg = JSON.parse(buffered.slice(0, at)) as { id: number; result?: unknown };
-          buffered = buffered.slice(at + 1);
-          answers.set(msg.id, msg.result);
-        }
+      onJsonLines(server.stdout, (line) => {
+        const msg = line as { id: number; result?: unknown };
+        answers.set(msg.id, msg.result);
       });
       const until = async (what: string, ok: () => boolean) => {
         for (let i = 0; i < 300 && !ok(); i++) await new Promise((r) => setTimeout(r, 100));

@@ -19,7 +19,7 @@ import { parseManifestCached, useManifestParseCache, type YamlHelper } from '../
 import { parseManifest } from '../../host/src/manifest/parse.js';
 import { yaml } from '../../host/src/lazy-yaml/index.js';
 import { manifestWith, yamlOf } from '../manifest/helpers.js';
-import { BIN, MANIFESTS, removeDir, requireBuilt, tempDir } from './helpers.js';
+import { BIN, MANIFESTS, removeDir, requireBuilt, tempDir, onJsonLines } from './helpers.js';
 
 const dirs: string[] = [];
 function dir(prefix: string): string {
@@ -266,21 +266,16 @@ function listOnce(
     }, 30_000);
     let stderr = '';
     let tools: unknown;
-    let buffered = '';
     server.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t));
     const send = (msg: object): void => void server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...msg })}\n`);
-    server.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      buffered += chunk;
-      for (let at = buffered.indexOf('\n'); at >= 0; at = buffered.indexOf('\n')) {
-        const msg = JSON.parse(buffered.slice(0, at)) as { id?: number; result?: { tools?: unknown } };
-        buffered = buffered.slice(at + 1);
-        if (msg.id === 1) {
-          send({ method: 'notifications/initialized' });
-          send({ id: 2, method: 'tools/list' });
-        } else if (msg.id === 2) {
-          tools = msg.result?.tools;
-          server.stdin.end();
-        }
+    onJsonLines(server.stdout, (line) => {
+      const msg = line as { id?: number; result?: { tools?: unknown } };
+      if (msg.id === 1) {
+        send({ method: 'notifications/initialized' });
+        send({ id: 2, method: 'tools/list' });
+      } else if (msg.id === 2) {
+        tools = msg.result?.tools;
+        server.stdin.end();
       }
     });
     server.on('close', () => {
