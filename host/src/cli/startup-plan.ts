@@ -1,9 +1,9 @@
 // What serve's start-up helper (prep-worker.ts) is given and what it says back, and the list of files
 // it is given: a file of its own, so the helper loads none of the serving thread's code.
 import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import type { MessagePort } from 'node:worker_threads';
 import { manifestSources } from './manifest-sources.js';
+import { manifestFilesIn } from '../lazy-yaml/index.js';
 
 /** What the helper is started with. */
 export interface HelperStart {
@@ -39,7 +39,8 @@ export interface HelperNote {
 
 /**
  * The manifest files serve will load from `--manifests` (or its default folders), in its order:
- * each *.yaml / *.yml directly in a folder by name, or a file named alone (server/manifest-scan.ts).
+ * each *.yaml / *.yml directly in a folder by name (lazy-yaml's manifestFilesIn, the loaders' own
+ * rule), or a file named alone.
  * The installed store's tools are left to serve, which checks them against the lockfile first.
  */
 export function helperPlanOf(manifests: string[], cwd: string): string[] {
@@ -53,13 +54,7 @@ export function helperPlanOf(manifests: string[], cwd: string): string[] {
   for (const path of paths) {
     try {
       if (!statSync(path).isDirectory()) files.push(path);
-      else
-        files.push(
-          ...readdirSync(path, { withFileTypes: true })
-            .filter((e) => (e.isFile() || e.isSymbolicLink()) && /\.ya?ml$/i.test(e.name))
-            .map((e) => join(path, e.name))
-            .sort(),
-        );
+      else files.push(...manifestFilesIn(path, readdirSync(path, { withFileTypes: true })));
     } catch {
       /* serve reports a folder it cannot read */
     }

@@ -3,7 +3,9 @@
 // parses no YAML at all, so it should not evaluate yaml's 262 KB (20-46 ms cold; docs/decisions.md
 // "yaml off a warm start"). A leaf, so every parser of YAML text loads it the same way
 // (docs/architecture.md §2).
+import type { Dirent } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { messageOf } from '../errors/index.js';
 
 // yaml's Node build is CommonJS, so requiring it keeps parsing synchronous. The bundled command
@@ -33,6 +35,20 @@ export function yamlFile(): string {
  * thread (which refuses it, manifest/parse.ts) by the same bound without loading the manifest rules.
  */
 export const MAX_MANIFEST_BYTES = 256 * 1024;
+
+/**
+ * The manifest files among a folder's entries (`readdir(folder, { withFileTypes: true })`): each
+ * *.yaml / *.yml file or symlink, as a path in `folder`, by name. Here beside readYaml, so serve's
+ * start-up helper lists a folder by the very rule the loaders use (manifest/load.ts,
+ * server/manifest-scan.ts) without loading them.
+ */
+export function manifestFilesIn(folder: string, entries: readonly Dirent[]): string[] {
+  return entries
+    .filter((e) => (e.isFile() || e.isSymbolicLink()) && /\.ya?ml$/i.test(e.name))
+    .map((e) => e.name)
+    .sort()
+    .map((name) => join(folder, name));
+}
 
 /** One problem yaml found in a text: its message and, when yaml knows it, where. */
 interface YamlProblem {

@@ -1,7 +1,7 @@
 // Manifest files on disk -> LoadedManifest: the validated manifest plus everything it points at
 // (module bytes checked against sha256, host directories resolved to real absolute paths).
 import { readdir, realpath, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { ManifestError, formatKeyPath } from './errors.js';
 import { DEFAULT_MAX_MODULE_BYTES, FileRuleError, readManifestModule, readRegularFile } from './module-file.js';
 import { MAX_MANIFEST_BYTES } from './parse.js';
@@ -12,6 +12,7 @@ import type { Manifest } from './schema.js';
 import { readDescribedPin, type DescribedText } from './described-text.js';
 import { codeOf, messageOf } from '../errors/index.js';
 import { sha256HexOnce } from '../digest/index.js';
+import { manifestFilesIn } from '../lazy-yaml/index.js';
 
 export interface LoadedManifest {
   /** Absolute path of the manifest file. */
@@ -206,10 +207,7 @@ export async function loadManifestDirs(dirs: string[], opts: LoadDirsOptions = {
     try {
       // A manifest file named directly is loaded as it is (docs/cli.md: --manifests takes files too).
       files = (await stat(dir)).isDirectory()
-        ? (await readdir(dir, { withFileTypes: true }))
-            .filter((e) => (e.isFile() || e.isSymbolicLink()) && /\.ya?ml$/i.test(e.name))
-            .map((e) => join(dir, e.name))
-            .sort()
+        ? manifestFilesIn(dir, await readdir(dir, { withFileTypes: true }))
         : [dir];
     } catch (err) {
       if (codeOf(err) === 'ENOENT' && opts.ignoreMissingDirs === true) continue;

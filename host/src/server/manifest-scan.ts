@@ -2,7 +2,7 @@
 // another (three file-system round trips each), which was about half of a 20-tool server's
 // start-up sync; the result here is the same, in the same order.
 import { readdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import {
   loadManifestFile,
   ManifestError,
@@ -12,6 +12,7 @@ import {
   type LoadFileOptions,
 } from '../manifest/index.js';
 import { codeOf, messageOf } from '../errors/index.js';
+import { manifestFilesIn } from '../lazy-yaml/index.js';
 
 /** Files read at once: enough to keep libuv's four threads busy, few enough to bound memory. */
 const CONCURRENCY = 8;
@@ -19,11 +20,7 @@ const CONCURRENCY = 8;
 /** *.yaml / *.yml directly in `dir`, by name, or `dir` itself when it is a file; a missing folder has none. */
 async function manifestFiles(dir: string): Promise<{ files: string[]; error?: ManifestError }> {
   try {
-    const names = (await readdir(dir, { withFileTypes: true }))
-      .filter((e) => (e.isFile() || e.isSymbolicLink()) && /\.ya?ml$/i.test(e.name))
-      .map((e) => e.name)
-      .sort();
-    return { files: names.map((n) => join(dir, n)) };
+    return { files: manifestFilesIn(dir, await readdir(dir, { withFileTypes: true })) };
   } catch (err) {
     if (codeOf(err) === 'ENOENT') return { files: [] };
     // A manifest file named directly (--manifests FILE, or one picked up in the current folder).
