@@ -16,7 +16,8 @@ afterEach(() => {
 test('*.yaml and *.yml files and symlinks, any case, by name; folders and other names are not manifests', () => {
   const dir = mkdtempSync(join(tmpdir(), 'tg-manifest-files-'));
   dirs.push(dir);
-  for (const name of ['b.yaml', 'a.yml', 'C.YAML', 'notes.txt', 'yaml', 'x.yaml.bak']) writeFileSync(join(dir, name), '');
+  for (const name of ['b.yaml', 'a.yml', 'C.YAML', 'notes.txt', 'yaml', 'x.yaml.bak'])
+    writeFileSync(join(dir, name), '');
   mkdirSync(join(dir, 'folder.yaml'));
   symlinkSync(join(dir, 'b.yaml'), join(dir, 'link.yaml'));
   const files = manifestFilesIn(dir, readdirSync(dir, { withFileTypes: true }));
